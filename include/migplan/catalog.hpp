@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file catalog.hpp
+/// The built-in GPU models and lookups over them. The tables live in
+/// detail/catalog_data.hpp, generated from data/mig-profiles.json by
+/// data/gen_catalog.py; every model names the data/ evidence it was
+/// transcribed from (`gpu_model::evidence`). Everything here is constexpr and
+/// allocation-free.
+
+#include <cstdint>
+#include <migplan/detail/catalog_data.hpp>
+#include <migplan/detail/strings.hpp>
+#include <migplan/gpu.hpp>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace migplan {
+inline namespace v1 {
+
+namespace detail {
+/// `name` without a leading "NVIDIA " (any case): older drivers print "A100-SXM4-40GB",
+/// newer ones "NVIDIA A100-SXM4-40GB".
+constexpr std::string_view strip_vendor(std::string_view name) noexcept {
+  constexpr std::string_view vendor = "NVIDIA ";
+  return istarts_with(name, vendor) ? name.substr(vendor.size()) : name;
+}
+}  // namespace detail
+
+/// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-6000).
+constexpr std::span<const gpu_model> catalog() noexcept { return detail::catalog_models; }
+
+/// The model whose slug equals `slug` ignoring ASCII case, or nullptr.
+constexpr const gpu_model* find_model(std::string_view slug) noexcept {
+  for (const gpu_model& m : catalog()) {
+    if (detail::iequals(m.slug, slug)) return &m;
+  }
+  return nullptr;
+}
+
+/// The model listing PCI ID `id`, or nullptr. `id` is either a full ID as nvidia-smi
+/// prints it (device in the upper 16 bits, vendor 0x10DE in the lower: 0x20B010DE) or the
+/// 16-bit device part alone (0x20B0). Mappings marked `pci_id::inferred` match too; callers
+/// that care can check the flag on the returned model's `pci_ids`.
+constexpr const gpu_model* find_model_by_pci(std::uint32_t id) noexcept {
+  const bool device_only = id <= 0xFFFFu;
+  for (const gpu_model& m : catalog()) {
+    for (const pci_id& p : m.pci_ids) {
+      if (device_only ? (p.value >> 16) == id : p.value == id) return &m;
+    }
+  }
+  return nullptr;
+}
+
+/// The model one of whose `smi_names` equals `name`, ignoring ASCII case and an optional
+/// leading "NVIDIA " on either side; nullptr if none. Names truncated by nvidia-smi's main
+/// table ("NVIDIA A100 80G...") do not match.
+constexpr const gpu_model* find_model_by_smi_name(std::string_view name) noexcept {
+  const std::string_view wanted = detail::strip_vendor(name);
+  for (const gpu_model& m : catalog()) {
+    for (std::string_view known : m.smi_names) {
+      if (detail::iequals(detail::strip_vendor(known), wanted)) return &m;
+    }
+  }
+  return nullptr;
+}
+
+/// Index in `m.profiles` of the profile named `name` (ignoring ASCII case, without "MIG "),
+/// or -1. Only current names match, not `profile::former_names`.
+constexpr int find_profile(const gpu_model& m, std::string_view name) noexcept {
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+    if (detail::iequals(m.profiles[i].name, name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Index in `m.profiles` of the profile with `-lgip` ID `id`, or -1.
+constexpr int find_profile_by_id(const gpu_model& m, int id) noexcept {
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+    if (m.profiles[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Index of the first profile that takes the whole GPU (all units and all compute slices,
+/// e.g. 7g.40gb on A100-40GB), or -1.
+constexpr int full_profile(const gpu_model& m) noexcept {
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+    const profile& p = m.profiles[i];
+    if (p.size == m.units && p.compute_slices == m.compute_slices) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Printed memory of one placement unit in GiB x 100: the full profile's `memory_gib_x100`
+/// divided by `units`, rounded down (A100-40GB: 3925 / 8 = 490). An approximation for
+/// display and estimates only: the driver reserves memory per instance, so a k-unit profile
+/// prints less than k times this. Empty if there is no full profile or its memory is unknown.
+constexpr std::optional<int> unit_memory_gib_x100(const gpu_model& m) noexcept {
+  const int full = full_profile(m);
+  if (full < 0 || m.units <= 0) return std::nullopt;
+  const std::optional<int> mem = m.profiles[static_cast<std::size_t>(full)].memory_gib_x100;
+  if (!mem) return std::nullopt;
+  return *mem / m.units;
+}
+
+}  // namespace v1
+}  // namespace migplan

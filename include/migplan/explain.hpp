@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file explain.hpp
+/// Why a request does not fit, and what comes closest: the smallest
+/// conflicting subset of a placement failure, the largest sub-requests that
+/// do fit, and the other catalog models it fits on.
+
+#include <algorithm>
+#include <migplan/catalog.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <migplan/rules.hpp>
+#include <migplan/search.hpp>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace migplan {
+inline namespace v1 {
+
+/// A sub-request that fits: what was dropped and the preferred layout of the rest.
+struct closest_fit {
+  std::vector<item> drop;  ///< the items left out
+  std::vector<item> keep;  ///< the items kept
+  scored_layout where;     ///< preferred layout of the kept items
+};
+
+namespace detail {
+
+// The request as groups of identical items (same profile, same pin), each
+// with its count; sub-requests are count vectors over these groups.
+struct item_group {
+  item what;
+  int count;
+};
+
+inline std::vector<item_group> group_items(std::span<const item> items) {
+  std::vector<item> sorted(items.begin(), items.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<item_group> out;
+  for (const item& it : sorted) {
+    if (!out.empty() && out.back().what == it)
+      ++out.back().count;
+    else
+      out.push_back({it, 1});
+  }
+  return out;
+}
+
+inline std::vector<item> expand(const std::vector<item_group>& g, const std::vector<int>& k) {
+  std::vector<item> out;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (int j = 0; j < k[i]; ++j) out.push_back(g[i].what);
+  return out;
+}
+
+// Calls f(k) for every count vector 0 <= k[i] <= hi[i]; f returns false to stop.
+template <class F>
+bool each_vector(const std::vector<int>& hi, std::vector<int>& k, std::size_t i, F& f) {
+  if (i == hi.size()) return f(static_cast<const std::vector<int>&>(k));
+  for (int v = 0; v <= hi[i]; ++v) {
+    k[i] = v;
+    if (!each_vector(hi, k, i + 1, f)) return false;
+  }
+  k[i] = 0;
+  return true;
+}
+
+}  // namespace detail
+
+/// The smallest subset of `items` that already cannot be placed (fewest
+/// items; among those, the first in canonical order). Empty when `items`
+/// fits. Meant for reason_code::placement, where requests are small.
+inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const item> items) {
+  const rules r(gpu);
+  const auto groups = detail::group_items(items);
+  std::vector<int> hi;
+  for (const auto& g : groups) hi.push_back(g.count);
+  const int n = static_cast<int>(items.size());
+  for (int size = 1; size <= n; ++size) {
+    std::vector<int> k(hi.size(), 0);
+    std::vector<item> found;
+    auto f = [&](const std::vector<int>& v) {
+      int total = 0;
+      for (int x : v) total += x;
+      if (total != size) return true;
+      auto sub = detail::expand(groups, v);
+      if (fits(gpu, r, sub)) return true;
+      found = std::move(sub);
+      return false;
+    };
+    detail::each_vector(hi, k, 0, f);
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+/// The largest sub-requests of `items` that fit (fewest instances dropped),
+/// at most `limit` of them. Among equally large ones, those keeping more
+/// compute slices, then more units, come first. Counts above a profile's cap
+/// are dropped outright, so a huge count costs no more than the cap.
+inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<const item> items,
+                                             std::size_t limit = 3) {
+  const rules r(gpu);
+  const auto groups = detail::group_items(items);
+  std::vector<int> hi;
+  for (const auto& g : groups)
+    hi.push_back(
+        std::min(g.count, gpu.profiles[static_cast<std::size_t>(g.what.profile)].max_instances));
+  struct cand {
+    std::vector<int> k;
+    int kept = 0, compute = 0, units = 0;
+  };
+  std::vector<cand> best;
+  int best_kept = -1;
+  std::vector<int> k(hi.size(), 0);
+  auto f = [&](const std::vector<int>& v) {
+    cand c{v};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const profile& p = gpu.profiles[static_cast<std::size_t>(groups[i].what.profile)];
+      c.kept += v[i];
+      c.compute += v[i] * p.compute_slices;
+      c.units += v[i] * p.size;
+    }
+    if (c.kept == 0 || c.kept < best_kept) return true;
+    if (!fits(gpu, r, detail::expand(groups, v))) return true;
+    if (c.kept > best_kept) {
+      best.clear();
+      best_kept = c.kept;
+    }
+    best.push_back(std::move(c));
+    return true;
+  };
+  detail::each_vector(hi, k, 0, f);
+  std::stable_sort(best.begin(), best.end(), [](const cand& a, const cand& b) {
+    if (a.compute != b.compute) return a.compute > b.compute;
+    return a.units > b.units;
+  });
+  std::vector<closest_fit> out;
+  for (const cand& c : best) {
+    if (out.size() == limit) break;
+    closest_fit cf;
+    cf.keep = detail::expand(groups, c.k);
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      for (int j = c.k[i]; j < groups[i].count; ++j) cf.drop.push_back(groups[i].what);
+    solve_options one;
+    one.max_layouts = 1;
+    cf.where = solve(gpu, cf.keep, one).layouts.front();
+    out.push_back(std::move(cf));
+  }
+  return out;
+}
+
+/// Fills in the evidence solve() leaves out: for reason_code::placement the
+/// smallest conflicting subset. Returns the completed reason.
+inline reason explain(const gpu_model& gpu, std::span<const item> items, reason why) {
+  if (why.code == reason_code::placement && why.conflict.empty()) {
+    why.conflict = smallest_conflict(gpu, items);
+    for (const item& it : why.conflict) detail::add_unique(why.profiles, it.profile);
+    std::sort(why.profiles.begin(), why.profiles.end());
+  }
+  return why;
+}
+
+/// The same request on another model, matching profiles by name and keeping
+/// pinned starts; empty when `to` lacks one of the profiles.
+inline std::optional<std::vector<item>> translate(const gpu_model& from, const gpu_model& to,
+                                                  std::span<const item> items) {
+  std::vector<item> out;
+  out.reserve(items.size());
+  for (const item& it : items) {
+    const int p = find_profile(to, from.profiles[static_cast<std::size_t>(it.profile)].name);
+    if (p < 0) return std::nullopt;
+    out.push_back({p, it.start});
+  }
+  return out;
+}
+
+/// The other catalog models whose profiles have the same names and on which
+/// the request fits, in catalog order.
+inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
+                                                    std::span<const item> items) {
+  std::vector<const gpu_model*> out;
+  for (const gpu_model& m : catalog()) {
+    if (&m == &origin || m.slug == origin.slug) continue;
+    const auto mapped = translate(origin, m, items);
+    if (mapped && fits(m, rules(m), *mapped)) out.push_back(&m);
+  }
+  return out;
+}
+
+}  // namespace v1
+}  // namespace migplan

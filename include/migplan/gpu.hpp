@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file gpu.hpp
+/// The data model: a MIG-capable GPU model and its GPU-instance profiles, as
+/// plain aggregates usable at compile time. Unknown values are empty
+/// optionals, never invented; every profile says where it came from and which
+/// of its fields were inferred rather than observed.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace migplan {
+inline namespace v1 {
+
+/// Largest number of placement units any supported GPU has (RTX PRO 6000: 12).
+inline constexpr int max_units = 16;
+
+/// A set of placement units, bit i = unit i.
+using unit_mask = std::uint32_t;
+
+/// The media and copy engines a profile owns. Order matches `engine_names`.
+enum class engine : std::uint8_t { ce, dec, enc, jpg, ofa };
+/// Number of engine kinds.
+inline constexpr std::size_t engine_kinds = 5;
+/// Short names as `nvidia-smi mig -lgip` heads its columns.
+inline constexpr std::array<std::string_view, engine_kinds> engine_names{"CE", "DEC", "ENC", "JPG",
+                                                                         "OFA"};
+/// Engine counts of one profile; an empty optional is unknown.
+using engine_counts = std::array<std::optional<std::uint8_t>, engine_kinds>;
+
+/// Fields of a profile that can be inferred rather than observed (bit flags).
+enum class field : std::uint16_t {
+  none = 0,
+  id = 1u << 0,
+  sm_count = 1u << 1,
+  memory = 1u << 2,
+  engines = 1u << 3,
+  ce = 1u << 4,
+  max_instances = 1u << 5,
+  placements = 1u << 6,
+};
+/// Union of field flags.
+constexpr field operator|(field a, field b) noexcept {
+  return static_cast<field>(static_cast<std::uint16_t>(a) | static_cast<std::uint16_t>(b));
+}
+/// True when `set` contains `f`.
+constexpr bool has(field set, field f) noexcept {
+  return (static_cast<std::uint16_t>(set) & static_cast<std::uint16_t>(f)) != 0;
+}
+
+/// A name an older driver printed for a profile that now has another name.
+struct former_name {
+  std::string_view name;  ///< the old name, e.g. "3g.95gb"
+  std::string_view note;  ///< where and when it was seen
+};
+
+/// Where a profile's values come from.
+struct provenance {
+  std::string_view source;             ///< capture or document for the row
+  std::string_view placements_source;  ///< capture or document for the placements
+  field inferred = field::none;        ///< fields not observed but inferred by analogy
+  std::string_view notes;              ///< conflicts and caveats, may be empty
+};
+
+/// One GPU-instance profile of one GPU model.
+struct profile {
+  std::string_view name;   ///< as nvidia-smi prints it, without "MIG " (e.g. "1g.5gb+me")
+  int id = 0;              ///< profile ID as printed by `nvidia-smi mig -lgip` (not the NVML enum)
+  int compute_slices = 0;  ///< the "g" of the name
+  int size = 0;            ///< placement units one instance occupies
+  unit_mask starts = 0;    ///< allowed start units, as `-lgipp` prints them
+  int max_instances = 0;   ///< instance cap on an empty GPU ("Total" of -lgip)
+  std::optional<int> memory_gib_x100;  ///< -lgip "Memory GiB" x 100 (4.75 -> 475)
+  std::optional<int> sm_count;         ///< SMs of the instance
+  engine_counts engines{};             ///< CE, DEC, ENC, JPG, OFA
+  std::string_view min_driver;         ///< first driver branch with the profile, empty if unknown
+  provenance prov{};
+  std::span<const former_name> former_names{};
+
+  /// Mask of the units this profile occupies when started at `start`.
+  constexpr unit_mask mask_at(int start) const noexcept {
+    return ((unit_mask{1} << size) - 1) << start;
+  }
+  /// True when `start` is one of the allowed starts.
+  constexpr bool allows_start(int start) const noexcept {
+    return start >= 0 && start < max_units && ((starts >> start) & 1u) != 0;
+  }
+  /// True when any field of the row is inferred.
+  constexpr bool inferred() const noexcept { return prov.inferred != field::none; }
+};
+
+/// A PCI device ID (e.g. 0x20B010DE) and whether its mapping to the model is inferred.
+struct pci_id {
+  std::uint32_t value = 0;
+  bool inferred = false;
+};
+
+/// How well the tables of a model are backed by real captures.
+enum class coverage : std::uint8_t {
+  full,         ///< -lgip and -lgipp captured
+  partial,      ///< some rows or the placements inferred
+  config_only,  ///< names and counts from NVIDIA configs only; nothing captured
+};
+
+/// A MIG-capable GPU model.
+struct gpu_model {
+  std::string_view slug;          ///< stable identifier used by --gpu (e.g. "a100-40gb")
+  std::string_view display_name;  ///< human name; may describe rather than quote
+  std::span<const std::string_view> smi_names;  ///< names exactly as nvidia-smi prints them
+  std::span<const pci_id> pci_ids;
+  std::optional<int> memory_mib;  ///< total framebuffer as nvidia-smi reports it
+  int units = 0;                  ///< placement units (memory slices on 8-unit boards)
+  int compute_slices = 0;         ///< compute (SM) slices
+  std::span<const profile> profiles;
+  coverage cover = coverage::full;
+  std::string_view coverage_note;  ///< what is and is not captured
+  std::string_view evidence;       ///< data/ files the tables were transcribed from
+
+  /// Mask of all placement units.
+  constexpr unit_mask all_units() const noexcept { return (unit_mask{1} << units) - 1; }
+};
+
+}  // namespace v1
+}  // namespace migplan

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file search.hpp
+/// Exact, exhaustive placement search over unit bitmasks.
+///
+/// A request is a multiset of profiles, some with pinned starts. Two layouts
+/// are the same when they place the same profiles at the same starts
+/// (instances of one profile are interchangeable), so a layout is a set of
+/// (profile, start) pairs and `layout_count` counts those sets. The rules are
+/// in rules.hpp; the multiset-level ones (caps, compute, engines, units) are
+/// checked first, and only the placement itself is searched.
+
+#include <algorithm>
+#include <cstdint>
+#include <migplan/capacity.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <migplan/rules.hpp>
+#include <span>
+#include <vector>
+
+namespace migplan {
+inline namespace v1 {
+
+/// Why a request does not fit. Checked in this order; the first that applies wins.
+enum class reason_code : std::uint8_t {
+  none,            ///< it fits
+  instance_cap,    ///< more instances of a profile than its cap
+  bad_start,       ///< a pinned start is not an allowed start of its profile
+  memory_units,    ///< the instances need more placement units than the GPU has
+  compute_slices,  ///< the compute slices sum to more than the GPU's
+  engines,         ///< a copy/media engine kind is over the full-GPU budget
+  placement,       ///< the totals fit but no arrangement of the allowed starts does
+};
+
+/// The reason a request does not fit, with the evidence.
+struct reason {
+  reason_code code = reason_code::none;  ///< what failed
+  std::vector<int> profiles;             ///< profile indices involved
+  int needed = 0;                        ///< what the request needs of the failing resource
+  int available = 0;                     ///< what the GPU has of it
+  int engine = -1;                       ///< engine kind for reason_code::engines
+  std::vector<item> conflict;            ///< the offending items (bad_start, placement)
+};
+
+namespace detail {
+
+inline void add_unique(std::vector<int>& v, int x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// Profiles present in the request, in profile order.
+inline std::vector<int> present(const profile_counts& c) {
+  std::vector<int> out;
+  for (int p = 0; p < max_profiles; ++p)
+    if (c[p] > 0) out.push_back(p);
+  return out;
+}
+
+}  // namespace detail
+
+/// Checks the multiset-level rules and pinned starts (everything but the
+/// arrangement). Counts may be huge; nothing here iterates over instances.
+inline reason check_totals(const gpu_model& gpu, const rules& r, std::span<const item> items) {
+  reason out;
+  profile_counts c;
+  for (const item& it : items) ++c[it.profile];
+  for (std::size_t p = 0; p < gpu.profiles.size(); ++p) {
+    const int pi = static_cast<int>(p);
+    if (c[pi] > gpu.profiles[p].max_instances) {
+      if (out.code == reason_code::none) {
+        out.code = reason_code::instance_cap;
+        out.needed = c[pi];
+        out.available = gpu.profiles[p].max_instances;
+      }
+      out.profiles.push_back(pi);
+    }
+  }
+  if (out.code != reason_code::none) return out;
+  for (const item& it : items) {
+    const profile& p = gpu.profiles[static_cast<std::size_t>(it.profile)];
+    if (it.start != item::any_start && !p.allows_start(it.start)) {
+      out.code = reason_code::bad_start;
+      detail::add_unique(out.profiles, it.profile);
+      out.conflict.push_back(it);
+    }
+  }
+  if (out.code != reason_code::none) return out;
+  long long units = 0, compute = 0;
+  std::array<long long, engine_kinds> eng{};
+  for (int p = 0; p < static_cast<int>(gpu.profiles.size()); ++p) {
+    const profile& pr = gpu.profiles[static_cast<std::size_t>(p)];
+    units += static_cast<long long>(c[p]) * pr.size;
+    compute += static_cast<long long>(c[p]) * pr.compute_slices;
+    for (std::size_t e = 0; e < engine_kinds; ++e)
+      eng[e] += static_cast<long long>(c[p]) * pr.engines[e].value_or(0);
+  }
+  if (units > gpu.units) {
+    out.code = reason_code::memory_units;
+    out.needed = static_cast<int>(units);
+    out.available = gpu.units;
+    out.profiles = detail::present(c);
+    return out;
+  }
+  if (compute > gpu.compute_slices) {
+    out.code = reason_code::compute_slices;
+    out.needed = static_cast<int>(compute);
+    out.available = gpu.compute_slices;
+    out.profiles = detail::present(c);
+    return out;
+  }
+  for (std::size_t e = 0; e < engine_kinds; ++e) {
+    if (!r.budgets[e] || eng[e] <= *r.budgets[e]) continue;
+    out.code = reason_code::engines;
+    out.engine = static_cast<int>(e);
+    out.needed = static_cast<int>(eng[e]);
+    out.available = *r.budgets[e];
+    for (int p : detail::present(c))
+      if (gpu.profiles[static_cast<std::size_t>(p)].engines[e].value_or(0) > 0)
+        out.profiles.push_back(p);
+    return out;
+  }
+  return out;
+}
+
+namespace detail {
+
+struct group {
+  int profile;
+  int count;
+};
+
+// Chooses `left` more starts of group g (in increasing start order, from
+// `from`), then moves to the next group. Calls f(layout) for each complete
+// layout; stops early when f returns false.
+template <class F>
+bool place(const gpu_model& gpu, const std::vector<group>& groups, std::size_t g, int left,
+           int from, unit_mask used, layout& l, F& f) {
+  if (left == 0) {
+    if (g + 1 == groups.size()) return f(static_cast<const layout&>(l));
+    return place(gpu, groups, g + 1, groups[g + 1].count, 0, used, l, f);
+  }
+  const profile& p = gpu.profiles[static_cast<std::size_t>(groups[g].profile)];
+  for (int s = from; s + p.size <= gpu.units; ++s) {
+    if (!p.allows_start(s)) continue;
+    const unit_mask m = p.mask_at(s);
+    if ((used & m) != 0) continue;
+    l.add({groups[g].profile, s});
+    const bool go_on = place(gpu, groups, g, left - 1, s + 1, used | m, l, f);
+    l.remove({groups[g].profile, s});
+    if (!go_on) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/// Calls f(const layout&) for every distinct layout of `items` under rules 1
+/// and 2 only (the caller checks totals first), in no particular order; f
+/// returns false to stop. Returns false when stopped early.
+template <class F>
+bool for_each_layout(const gpu_model& gpu, std::span<const item> items, F&& f) {
+  layout l;
+  unit_mask used = 0;
+  profile_counts free_counts;
+  for (const item& it : items) {
+    if (it.start == item::any_start) {
+      ++free_counts[it.profile];
+      continue;
+    }
+    const profile& p = gpu.profiles[static_cast<std::size_t>(it.profile)];
+    if (!p.allows_start(it.start) || it.start + p.size > gpu.units) return true;
+    const unit_mask m = p.mask_at(it.start);
+    if ((used & m) != 0) return true;
+    used |= m;
+    l.add({it.profile, it.start});
+  }
+  std::vector<detail::group> groups;
+  for (int p = 0; p < static_cast<int>(gpu.profiles.size()); ++p)
+    if (free_counts[p] > 0) groups.push_back({p, free_counts[p]});
+  // Largest instances first: they have the fewest starts, so the tree stays narrow.
+  std::stable_sort(groups.begin(), groups.end(),
+                   [&](const detail::group& a, const detail::group& b) {
+                     return gpu.profiles[static_cast<std::size_t>(a.profile)].size >
+                            gpu.profiles[static_cast<std::size_t>(b.profile)].size;
+                   });
+  if (groups.empty()) return f(static_cast<const layout&>(l));
+  return detail::place(gpu, groups, 0, groups[0].count, 0, used, l, f);
+}
+
+/// True when `items` fits on `gpu`.
+inline bool fits(const gpu_model& gpu, const rules& r, std::span<const item> items) {
+  if (check_totals(gpu, r, items).code != reason_code::none) return false;
+  bool found = false;
+  for_each_layout(gpu, items, [&](const layout&) {
+    found = true;
+    return false;
+  });
+  return found;
+}
+
+/// A layout with its preference score.
+struct scored_layout {
+  layout where;  ///< the instances, by start
+  score rank;    ///< higher is preferred
+  room left;     ///< the room it leaves
+};
+
+/// Options for solve().
+struct solve_options {
+  /// Most layouts to return (all are still counted); 0 returns none.
+  std::size_t max_layouts = static_cast<std::size_t>(-1);
+  /// Score every layout and put the preferred first. Without it the layouts
+  /// come in canonical order and `rank`/`left` are empty.
+  bool rank = true;
+};
+
+/// The answer to a request.
+struct solution {
+  std::uint64_t layout_count = 0;      ///< distinct layouts; 0 when it does not fit
+  std::vector<scored_layout> layouts;  ///< preferred first, then by score, then canonical
+  reason why;                          ///< reason_code::none when it fits
+  /// True when at least one layout exists.
+  bool feasible() const noexcept { return layout_count > 0; }
+};
+
+/// Solves a request exactly: counts every distinct layout and returns them,
+/// the one that keeps the most room first (see score), or the reason none exists.
+inline solution solve(const gpu_model& gpu, std::span<const item> items,
+                      const solve_options& opt = {}) {
+  const rules r(gpu);
+  solution out;
+  out.why = check_totals(gpu, r, items);
+  if (out.why.code != reason_code::none) return out;
+  std::vector<layout> all;
+  for_each_layout(gpu, items, [&](const layout& l) {
+    ++out.layout_count;
+    all.push_back(l);
+    return true;
+  });
+  if (out.layout_count == 0) {
+    out.why.code = reason_code::placement;
+    return out;  // explain.hpp finds the smallest conflicting subset
+  }
+  std::sort(all.begin(), all.end());
+  out.layouts.reserve(all.size());
+  if (opt.rank) {
+    const std::vector<instance> places = all_placements(gpu);
+    for (const layout& l : all) {
+      room rm = room_of(gpu, r, places, l);
+      out.layouts.push_back({l, score_of(rm), rm});
+    }
+    std::stable_sort(
+        out.layouts.begin(), out.layouts.end(),
+        [](const scored_layout& a, const scored_layout& b) { return a.rank > b.rank; });
+  } else {
+    for (const layout& l : all) out.layouts.push_back({l, {}, {}});
+  }
+  if (out.layouts.size() > opt.max_layouts) out.layouts.resize(opt.max_layouts);
+  return out;
+}
+
+}  // namespace v1
+}  // namespace migplan
