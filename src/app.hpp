@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The command-line application: builds the CLI11 app, registers every
+// command, runs it and maps the outcome to an exit code.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace migplan::cli {
+
+/// Where a command reads and writes, and how it may decorate its output.
+struct context {
+  std::ostream& out;   ///< results
+  std::ostream& err;   ///< diagnostics
+  std::istream& in;    ///< standard input, for "-"
+  bool color = false;  ///< ANSI colour allowed on `out` (a terminal, no NO_COLOR, TERM not dumb)
+  int code = 0;        ///< exit code the command chose
+};
+
+/// Registers a command on `app`; its callback writes through `ctx` and sets ctx.code.
+void add_pack(CLI::App& app, context& ctx);
+void add_gpus(CLI::App& app, context& ctx);       ///< see add_pack
+void add_profiles(CLI::App& app, context& ctx);   ///< see add_pack
+void add_enumerate(CLI::App& app, context& ctx);  ///< see add_pack
+void add_fit(CLI::App& app, context& ctx);        ///< see add_pack
+void add_check(CLI::App& app, context& ctx);      ///< see add_pack
+
+/// Runs migplan on an argument vector (args[0] is the program name).
+int run(const std::vector<std::string>& args, context& ctx);
+
+/// True when colour may be used on a stream that is `is_tty`, given NO_COLOR and TERM.
+bool color_allowed(bool is_tty);
+
+}  // namespace migplan::cli

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/names.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <migplan/catalog.hpp>
+#include <numeric>
+
+namespace migplan::cli {
+namespace {
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+bool iequal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return lower(x) == lower(y); });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_int(std::string_view s, int& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::string join_or(const std::vector<std::string>& v, std::string_view last = " or ") {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += i + 1 == v.size() ? last : ", ";
+    out += v[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+int edit_distance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j) {
+      const int cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+std::vector<std::string> nearest(std::string_view input, std::span<const std::string> candidates,
+                                 std::size_t n) {
+  // Close enough to be a typo: about a third of the longer string, at least 2.
+  std::vector<std::pair<int, std::string>> scored;
+  for (const std::string& c : candidates) {
+    const int d = edit_distance(input, c);
+    const int limit = std::max<int>(2, static_cast<int>(std::max(input.size(), c.size())) / 3);
+    if (d <= limit) scored.emplace_back(d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [d, c] : scored) {
+    if (out.size() == n) break;
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+std::string did_you_mean(std::string_view input, std::span<const std::string> candidates) {
+  const auto near = nearest(input, candidates);
+  return near.empty() ? std::string() : " (did you mean " + join_or(near) + "?)";
+}
+
+bool parse_pci_id(std::string_view text, std::uint32_t& out) {
+  text = trim(text);
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+    text.remove_prefix(2);
+  if (text.size() != 4 && text.size() != 8) return false;
+  std::uint32_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
+  if (ec != std::errc() || p != text.data() + text.size()) return false;
+  out = text.size() == 4 ? (v << 16) | 0x10DEu : v;
+  return true;
+}
+
+result<const gpu_model*> resolve_gpu(std::string_view text) {
+  const std::string_view t = trim(text);
+  if (t.empty()) return error{"empty gpu name"};
+  if (const gpu_model* g = find_model(t)) return g;
+  if (const gpu_model* g = find_model_by_smi_name(t)) return g;
+  std::uint32_t id = 0;
+  if (parse_pci_id(t, id)) {
+    if (const gpu_model* g = find_model_by_pci(id)) return g;
+    return error{
+        fmt::format("no supported gpu has pci device id 0x{:08X} (see 'migplan gpus')", id)};
+  }
+  std::vector<std::string> names;
+  for (const gpu_model& g : catalog()) {
+    names.emplace_back(g.slug);
+    for (std::string_view n : g.smi_names) names.emplace_back(n);
+  }
+  return error{
+      fmt::format("unknown gpu '{}'{}; 'migplan gpus' lists them", t, did_you_mean(t, names))};
+}
+
+std::string_view strip_profile_name(std::string_view text) {
+  text = trim(text);
+  if (text.size() > 4 && iequal(text.substr(0, 4), "mig ")) text = trim(text.substr(4));
+  return text;
+}
+
+int profile_by_name(const gpu_model& gpu, std::string_view text) {
+  return find_profile(gpu, strip_profile_name(text));
+}
+
+std::string former_name_note(std::string_view name) {
+  name = strip_profile_name(name);
+  for (const gpu_model& g : catalog())
+    for (const profile& p : g.profiles)
+      for (const former_name& f : p.former_names)
+        if (iequal(f.name, name))
+          return fmt::format("{} is what older {} drivers called {} (profile {}; {})", f.name,
+                             g.slug, p.name, p.id, f.note);
+  return {};
+}
+
+std::vector<std::string> all_profile_names() {
+  std::vector<std::string> out;
+  for (const gpu_model& g : catalog())
+    for (const profile& p : g.profiles)
+      if (std::find(out.begin(), out.end(), p.name) == out.end()) out.emplace_back(p.name);
+  return out;
+}
+
+result<int> resolve_profile(const gpu_model& gpu, std::string_view text) {
+  const std::string_view name = strip_profile_name(text);
+  if (name.empty()) return error{"empty profile name"};
+  int id = 0;
+  if (parse_int(name, id)) {
+    const int p = find_profile_by_id(gpu, id);
+    if (p >= 0) return p;
+    std::string ids;
+    for (const profile& pr : gpu.profiles)
+      ids += fmt::format("{}{}", ids.empty() ? "" : ", ", pr.id);
+    return error{fmt::format("{} has no profile id {} (ids: {})", gpu.slug, id, ids)};
+  }
+  const int p = find_profile(gpu, name);
+  if (p >= 0) return p;
+  std::string msg = fmt::format("unknown profile '{}' on {}", name, gpu.slug);
+  // A profile of other models is not a typo: say which, and still offer the nearest here.
+  std::vector<std::string> owners;
+  for (const gpu_model& g : catalog())
+    if (find_profile(g, name) >= 0) owners.emplace_back(g.slug);
+  std::vector<std::string> names;
+  for (const profile& pr : gpu.profiles) names.emplace_back(pr.name);
+  const std::string hint = did_you_mean(name, names);
+  if (!owners.empty()) {
+    const auto near = nearest(name, names);
+    return error{msg + " (it is a profile of " + join_or(owners, " and ") +
+                 (near.empty() ? "" : "; here, did you mean " + join_or(near) + "?") + ")"};
+  }
+  if (const std::string note = former_name_note(name); !note.empty())
+    return error{msg + ": " + note};
+  if (!hint.empty()) return error{msg + hint};
+  return error{msg + "; 'migplan profiles --gpu " + std::string(gpu.slug) + "' lists them"};
+}
+
+}  // namespace migplan::cli

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Resolving what people type to catalog entries: GPU models by slug,
+// nvidia-smi name or PCI device ID; profiles by name ("MIG " prefix and case
+// ignored) or profile ID; with "did you mean" suggestions by edit distance.
+
+#include <migplan/gpu.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.hpp"
+
+namespace migplan::cli {
+
+/// Case-insensitive Levenshtein distance (adjacent transpositions count 1).
+int edit_distance(std::string_view a, std::string_view b);
+
+/// The candidates nearest to `input` (at most `n`, only reasonably close ones).
+std::vector<std::string> nearest(std::string_view input, std::span<const std::string> candidates,
+                                 std::size_t n = 3);
+
+/// " (did you mean a, b or c?)" or "" when there is nothing close.
+std::string did_you_mean(std::string_view input, std::span<const std::string> candidates);
+
+/// Parses a PCI device ID: "0x20B010DE", "20B010DE", "0x20B0" (case-insensitive).
+bool parse_pci_id(std::string_view text, std::uint32_t& out);
+
+/// A GPU model by slug, nvidia-smi name or PCI device ID.
+result<const gpu_model*> resolve_gpu(std::string_view text);
+
+/// The profile name with a leading "MIG " removed and surrounding spaces trimmed.
+std::string_view strip_profile_name(std::string_view text);
+
+/// A profile of `gpu` by name or ID; -1 and no error text when `quiet`.
+result<int> resolve_profile(const gpu_model& gpu, std::string_view text);
+
+/// Index of the profile named `text` on `gpu` (name only), or -1.
+int profile_by_name(const gpu_model& gpu, std::string_view text);
+
+/// When `name` is one an older driver used, "<model>: <old> is now <current>".
+std::string former_name_note(std::string_view name);
+
+/// Every profile name of every model, unique, for suggestions.
+std::vector<std::string> all_profile_names();
+
+}  // namespace migplan::cli

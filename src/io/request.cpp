@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/request.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <migplan/catalog.hpp>
+
+#include "io/names.hpp"
+
+namespace migplan::cli {
+namespace {
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+}  // namespace
+
+result<token> parse_item(std::string_view text) {
+  token t;
+  t.text = std::string(text);
+  std::string_view rest = text;
+  if (rest.empty()) return error{"empty item"};
+  // Count: leading digits (or a sign) followed by 'x'. A profile name never
+  // starts with digits and an 'x' ("1g.5gb" has a 'g' after its digit).
+  std::size_t i = 0;
+  if (i < rest.size() && (rest[i] == '-' || rest[i] == '+')) ++i;
+  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
+  if (i < rest.size() && i > 0 && (rest[i] == 'x' || rest[i] == 'X')) {
+    const std::string_view num = rest.substr(0, i);
+    if (num[0] == '-' || num[0] == '+' || !all_digits(num))
+      return error{fmt::format("invalid count '{}' in '{}': expected a whole number from 1 to {}",
+                               num, text, max_item_count)};
+    long long n = 0;
+    auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+    if (ec != std::errc() || n > max_item_count)
+      return error{
+          fmt::format("count {} in '{}' is too large (at most {})", num, text, max_item_count)};
+    if (n < 1) return error{fmt::format("count {} in '{}' must be at least 1", num, text)};
+    t.count = n;
+    rest.remove_prefix(i + 1);
+  }
+  const std::size_t at = rest.find('@');
+  std::string_view name = rest.substr(0, at);
+  if (at != std::string_view::npos) {
+    const std::string_view s = rest.substr(at + 1);
+    if (!all_digits(s))
+      return error{
+          fmt::format("invalid start '{}' in '{}': expected a placement unit number", s, text)};
+    int v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || v > 1000)
+      return error{fmt::format("start {} in '{}' is out of range", s, text)};
+    t.start = v;
+  }
+  if (name.empty()) return error{fmt::format("missing profile name in '{}'", text)};
+  t.profile = std::string(name);
+  return t;
+}
+
+std::vector<std::string> split_items(std::string_view line) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == ' ' || c == '\t' || c == ',' || c == '\r' || c == '\n') {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+result<std::vector<token>> parse_items(std::span<const std::string> words) {
+  std::vector<token> out;
+  for (const std::string& w : words) {
+    // "MIG 1g.5gb" arrives as two words from a shell; rejoin a lone "MIG".
+    for (const std::string& part : split_items(w)) {
+      auto t = parse_item(part);
+      if (!t) return t.error();
+      out.push_back(std::move(*t));
+    }
+  }
+  // A lone "MIG" word belongs to the next item ("MIG 3g.20gb").
+  std::vector<token> joined;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].count == 1 && !out[i].start &&
+        (out[i].profile == "MIG" || out[i].profile == "mig") && out[i].text == out[i].profile &&
+        i + 1 < out.size())
+      continue;
+    joined.push_back(std::move(out[i]));
+  }
+  if (joined.empty()) return error{"no profiles given"};
+  return joined;
+}
+
+result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const token> tokens) {
+  std::vector<item> out;
+  for (const token& t : tokens) {
+    auto p = resolve_profile(gpu, t.profile);
+    if (!p) return p.error();
+    int start = item::any_start;
+    if (t.start) {
+      if (*t.start >= gpu.units)
+        return error{fmt::format("start {} in '{}' is outside {}'s placement units 0-{}", *t.start,
+                                 t.text, gpu.slug, gpu.units - 1)};
+      start = *t.start;
+    }
+    for (long long i = 0; i < t.count; ++i) out.push_back({*p, start});
+  }
+  return out;
+}
+
+std::vector<const gpu_model*> candidate_models(std::span<const token> tokens) {
+  // Best-verified models first, so an answer shared by several is shown on
+  // the one whose tables are captured rather than inferred.
+  std::vector<const gpu_model*> out;
+  for (const gpu_model& g : catalog()) {
+    bool all = true;
+    for (const token& t : tokens)
+      if (!resolve_profile(g, t.profile)) {
+        all = false;
+        break;
+      }
+    if (all) out.push_back(&g);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const gpu_model* a, const gpu_model* b) {
+    return static_cast<int>(a->cover) < static_cast<int>(b->cover);
+  });
+  return out;
+}
+
+error no_common_model(std::span<const token> tokens) {
+  std::vector<std::string> names = all_profile_names();
+  std::string owners_list;
+  for (const token& t : tokens) {
+    std::vector<std::string> owners;
+    for (const gpu_model& g : catalog())
+      if (resolve_profile(g, t.profile)) owners.emplace_back(g.slug);
+    const std::string_view name = strip_profile_name(t.profile);
+    if (owners.empty()) {
+      std::string msg = fmt::format("unknown profile '{}'", name);
+      if (const std::string note = former_name_note(name); !note.empty())
+        return error{msg + ": " + note};
+      return error{msg + did_you_mean(name, names) + "; 'migplan profiles' lists them"};
+    }
+    owners_list += fmt::format("\n  {}: {}", name, fmt::join(owners, ", "));
+  }
+  return error{"no single gpu has all of these profiles:" + owners_list};
+}
+
+}  // namespace migplan::cli

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "render/messages.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <vector>
+
+namespace migplan::cli {
+namespace {
+
+const profile& prof(const gpu_model& gpu, int p) {
+  return gpu.profiles[static_cast<std::size_t>(p)];
+}
+
+std::string names_of(const gpu_model& gpu, const std::vector<int>& ps) {
+  std::string out;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (i > 0) out += i + 1 == ps.size() ? " and " : ", ";
+    out += prof(gpu, ps[i]).name;
+  }
+  return out;
+}
+
+std::string starts_text(unit_mask m) {
+  std::string out;
+  for (int s = 0; s < max_units; ++s)
+    if ((m >> s) & 1u) out += fmt::format("{}{}", out.empty() ? "" : ",", s);
+  return "{" + out + "}";
+}
+
+}  // namespace
+
+std::string_view reason_name(reason_code code) {
+  switch (code) {
+    case reason_code::none:
+      return "";
+    case reason_code::instance_cap:
+      return "instance_cap";
+    case reason_code::bad_start:
+      return "bad_start";
+    case reason_code::memory_units:
+      return "memory_units";
+    case reason_code::compute_slices:
+      return "compute_slices";
+    case reason_code::engines:
+      return "engines";
+    case reason_code::placement:
+      return "placement";
+  }
+  return "";
+}
+
+std::string item_text(const gpu_model& gpu, const item& it) {
+  if (it.start == item::any_start) return std::string(prof(gpu, it.profile).name);
+  return fmt::format("{}@{}", prof(gpu, it.profile).name, it.start);
+}
+
+std::string items_text(const gpu_model& gpu, std::span<const item> items) {
+  // Keep first-seen order; group equal items as "Nx".
+  std::vector<std::pair<item, int>> groups;
+  for (const item& it : items) {
+    bool found = false;
+    for (auto& [g, n] : groups)
+      if (g == it) {
+        ++n;
+        found = true;
+        break;
+      }
+    if (!found) groups.emplace_back(it, 1);
+  }
+  std::string out;
+  for (const auto& [g, n] : groups) {
+    if (!out.empty()) out += ' ';
+    if (n > 1) out += fmt::format("{}x", n);
+    out += item_text(gpu, g);
+  }
+  return out;
+}
+
+std::string layout_text(const gpu_model& gpu, const layout& l) {
+  std::string out;
+  for (const instance& in : l) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}@{}", prof(gpu, in.profile).name, in.start);
+  }
+  return out;
+}
+
+std::string describe(const gpu_model& gpu, const reason& why) {
+  switch (why.code) {
+    case reason_code::none:
+      return "it fits";
+    case reason_code::instance_cap: {
+      std::string out;
+      for (int p : why.profiles) {
+        if (!out.empty()) out += "; ";
+        out += fmt::format("{} allows at most {} instance{} on {}", prof(gpu, p).name,
+                           prof(gpu, p).max_instances, prof(gpu, p).max_instances == 1 ? "" : "s",
+                           gpu.slug);
+      }
+      return out + fmt::format(" (the request has {})", why.needed);
+    }
+    case reason_code::bad_start: {
+      std::string out;
+      for (const item& it : why.conflict) {
+        if (!out.empty()) out += "; ";
+        const profile& p = prof(gpu, it.profile);
+        out += fmt::format("{} cannot start at unit {} on {}: its allowed starts are {}", p.name,
+                           it.start, gpu.slug, starts_text(p.starts));
+      }
+      return out;
+    }
+    case reason_code::memory_units:
+      return fmt::format("{} need {} placement units but {} has {}", names_of(gpu, why.profiles),
+                         why.needed, gpu.slug, why.available);
+    case reason_code::compute_slices:
+      return fmt::format("{} need {} compute slices but {} has {}", names_of(gpu, why.profiles),
+                         why.needed, gpu.slug, why.available);
+    case reason_code::engines:
+      return fmt::format(
+          "{} need {} {} engines together but {} has {} (the full-GPU profile's count); "
+          "they cannot coexist",
+          names_of(gpu, why.profiles), why.needed,
+          engine_names[static_cast<std::size_t>(why.engine)], gpu.slug, why.available);
+    case reason_code::placement: {
+      if (why.conflict.empty())
+        return fmt::format("the totals fit but no arrangement of the allowed starts on {} does",
+                           gpu.slug);
+      return fmt::format(
+          "the totals fit but no arrangement of the allowed starts on {} does: {} cannot be "
+          "placed together",
+          gpu.slug, items_text(gpu, why.conflict));
+    }
+  }
+  return {};
+}
+
+}  // namespace migplan::cli

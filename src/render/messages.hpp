@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Sentences for people: reasons a request does not fit, named layouts.
+
+#include <migplan/explain.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/search.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace migplan::cli {
+
+/// The stable code of a reason ("instance_cap", "placement", ...; "" for none).
+std::string_view reason_name(reason_code code);
+
+/// One sentence saying why `items` does not fit on `gpu`, naming the profiles involved.
+std::string describe(const gpu_model& gpu, const reason& why);
+
+/// "1g.5gb@6" for an item (no "@" when unpinned).
+std::string item_text(const gpu_model& gpu, const item& it);
+
+/// "2x1g.5gb 3g.20gb" for a list of items, grouping equal ones.
+std::string items_text(const gpu_model& gpu, std::span<const item> items);
+
+/// "4g.20gb@0 2g.10gb@4 1g.5gb@6" for a layout.
+std::string layout_text(const gpu_model& gpu, const layout& l);
+
+}  // namespace migplan::cli

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden tests of the built binary: stdout, stderr and exit code, checked separately.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_binary.hpp"
+
+using migplan::test::run_migplan;
+using json = nlohmann::json;
+
+namespace {
+
+json parse_json(const std::string& text) { return json::parse(text); }
+
+// Every JSON line of a --batch run.
+std::vector<json> parse_lines(const std::string& text) {
+  std::vector<json> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    out.push_back(json::parse(text.substr(pos, nl - pos)));
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pack prints the design-notes layout with its diagram", "[cli][pack]") {
+  const auto r = run_migplan({"pack", "4g.20gb", "2g.10gb", "1g.5gb"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(
+      r.out ==
+      "a100-40gb  NVIDIA A100-SXM4-40GB  (8 placement units, 7 compute slices)\n"
+      "request  4g.20gb 2g.10gb 1g.5gb\n"
+      "fits: 1 layout\n"
+      "\n"
+      "  unit      0  1  2  3  4  5  6  7\n"
+      "  memory   [A  A  A  A][B  B][C][~]\n"
+      "  compute  [#######]  7 of 7 slices used\n"
+      "           # used  . free  ~ stranded (free, but nothing can use it)\n"
+      "\n"
+      "      profile           id  start  units      memory   SMs\n"
+      "  A   4g.20gb            5      0    0-3   19.50 GiB    56\n"
+      "  B   2g.10gb           14      4    4-5    9.62 GiB    28\n"
+      "  C   1g.5gb            19      6      6    4.75 GiB    14\n"
+      "\n"
+      "  free      1 unit (7), 0 compute slices\n"
+      "  stranded  1 unit (4.91 GiB), 0 compute slices: free, but no further instance can use it\n"
+      "  can add   nothing\n");
+}
+
+TEST_CASE("pack explains a request that does not fit and exits 1", "[cli][pack]") {
+  const auto r = run_migplan({"pack", "--gpu", "h100-80gb", "3x3g.40gb"});
+  CHECK(r.code == 1);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "h100-80gb  NVIDIA H100 80GB HBM3  (8 placement units, 7 compute slices)\n"
+        "request  3x3g.40gb\n"
+        "does not fit (instance_cap): 3g.40gb allows at most 2 instances on h100-80gb (the "
+        "request has 3)\n"
+        "\n"
+        "closest fits:\n"
+        "  drop 3g.40gb              -> 3g.40gb@0 3g.40gb@4\n");
+}
+
+TEST_CASE("pack --json follows schema version 1", "[cli][pack][json]") {
+  const auto r =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--json", "3g.20gb", "2g.10gb", "2x1g.5gb"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  const json j = parse_json(r.out);
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["gpu"]["id"] == "a100-40gb");
+  CHECK(j["gpu"]["name"] == "NVIDIA A100-SXM4-40GB");
+  CHECK(j["request"] == json({"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}));
+  CHECK(j["request_starts"] == json({nullptr, nullptr, nullptr, nullptr}));
+  CHECK(j["feasible"] == true);
+  CHECK(j["layout_count"] == 2);
+  REQUIRE(j["layouts"].size() == 1);
+  const json& l = j["layouts"][0];
+  REQUIRE(l["instances"].size() == 4);
+  int last = -1;
+  for (const json& in : l["instances"]) {
+    CHECK(in["start"].get<int>() > last);  // sorted by start
+    last = in["start"].get<int>();
+    CHECK(in.contains("profile"));
+    CHECK(in.contains("profile_id"));
+    CHECK(in.contains("size"));
+  }
+  CHECK(l["instances"][3] ==
+        json({{"profile", "3g.20gb"}, {"profile_id", 9}, {"start", 4}, {"size", 4}}));
+  CHECK(l["free_units"] == json::array());
+  CHECK(l["stranded"] == json({{"units", 0}, {"compute_slices", 0}, {"memory_gib", 0.0}}));
+  CHECK(j["reason"].is_null());
+  CHECK(j["closest"] == json::array());
+
+  const auto all = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--json", "--all", "3g.20gb", "2g.10gb", "2x1g.5gb"});
+  CHECK(parse_json(all.out)["layouts"].size() == 2);
+}
+
+TEST_CASE("pack --json on a request that does not fit carries the reason and closest fits",
+          "[cli][pack][json]") {
+  const auto r = run_migplan({"pack", "--json", "7x1g.5gb", "3g.20gb"});
+  CHECK(r.code == 1);
+  const json j = parse_json(r.out);
+  CHECK(j["feasible"] == false);
+  CHECK(j["layout_count"] == 0);
+  CHECK(j["layouts"] == json::array());
+  CHECK(j["reason"]["code"] == "memory_units");
+  CHECK(j["reason"]["message"] == "1g.5gb and 3g.20gb need 11 placement units but a100-40gb has 8");
+  CHECK(j["reason"]["profiles"] == json({"1g.5gb", "3g.20gb"}));
+  REQUIRE(j["closest"].size() == 1);
+  CHECK(j["closest"][0]["drop"] == json({"3g.20gb"}));
+  CHECK(j["closest"][0]["layout"]["instances"].size() == 7);
+}
+
+TEST_CASE("pack names the smallest conflicting subset of pinned starts", "[cli][pack]") {
+  const auto r = run_migplan({"pack", "--json", "3g.20gb@0", "4g.20gb"});
+  CHECK(r.code == 1);
+  const json j = parse_json(r.out);
+  CHECK(j["reason"]["code"] == "placement");
+  CHECK(j["reason"]["profiles"] == json({"3g.20gb", "4g.20gb"}));
+  CHECK(j["request_starts"] == json({0, nullptr}));
+  CHECK(j["closest"].size() == 2);
+}
+
+TEST_CASE("a request that fits on several GPUs the same way is answered once", "[cli][pack]") {
+  const auto r = run_migplan({"pack", "--json", "2g.20gb"});
+  CHECK(r.code == 0);
+  const json j = parse_json(r.out);
+  CHECK(j["gpu"]["id"] == "h100-80gb");  // captured tables before inferred ones
+  CHECK(j["same_answer_on"] == json({"h100-pcie", "a100-80gb"}));
+}
+
+TEST_CASE("a request whose answer depends on the GPU asks for --gpu", "[cli][pack]") {
+  const auto r = run_migplan({"pack", "5x1g.10gb"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: the gpu is ambiguous: these profiles exist on several gpus with different "
+        "answers; pass --gpu:\n"
+        "  a100-40gb     does not fit (instance_cap)\n"
+        "  h100-80gb     fits (21 layouts)\n"
+        "  h100-pcie     fits (21 layouts)\n"
+        "  a100-80gb     fits (21 layouts)\n");
+}
+
+TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
+  struct bad {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<bad> cases{
+      {{"pack", "0x1g.5gb"}, "migplan: count 0 in '0x1g.5gb' must be at least 1\n"},
+      {{"pack", "-1x1g.5gb"},
+       "migplan: invalid count '-1' in '-1x1g.5gb': expected a whole number from 1 to 1000\n"},
+      {{"pack", "99999999999x1g.5gb"},
+       "migplan: count 99999999999 in '99999999999x1g.5gb' is too large (at most 1000)\n"},
+      {{"pack", "1g.5gb@9"},
+       "migplan: start 9 in '1g.5gb@9' is outside a100-40gb's placement units 0-7\n"},
+      {{"pack", "1g.5gb@x"},
+       "migplan: invalid start 'x' in '1g.5gb@x': expected a placement unit number\n"},
+      {{"pack"}, "migplan: no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'\n"},
+      {{"pack", ""}, "migplan: no profiles given\n"},
+      {{"pack", "3g.20g"},
+       "migplan: unknown profile '3g.20g' (did you mean 3g.20gb, 4g.20gb or 1g.20gb?); 'migplan "
+       "profiles' lists them\n"},
+      {{"pack", "--gpu", "a100-40g", "1g.5gb"},
+       "migplan: unknown gpu 'a100-40g' (did you mean a100-40gb, a100-80gb or h100-80gb?); "
+       "'migplan gpus' lists them\n"},
+      {{"pack", "--gpu", "a100-40gb", "1g.24gb+me.all"},
+       "migplan: unknown profile '1g.24gb+me.all' on a100-40gb (it is a profile of "
+       "rtx-pro-6000)\n"},
+      {{"pack", "1g.5gb", "1g.24gb+me.all"},
+       "migplan: no single gpu has all of these profiles:\n  1g.5gb: a100-40gb\n  1g.24gb+me.all: "
+       "rtx-pro-6000\n"},
+      {{"pack", "--batch", "/nonexistent/requests.txt"},
+       "migplan: cannot read '/nonexistent/requests.txt': No such file or directory\n"},
+      {{"pakc", "1g.5gb"},
+       "migplan: unknown command 'pakc' (did you mean pack?); 'migplan --help' lists them\n"},
+      {{"enumerate"}, "migplan: --gpu is required\n"},
+      {{"fit", "--gpu", "a100-40gb", "--memory", "12"},
+       "migplan: invalid size unit in '12': use GiB (or G), MiB (or M) or TiB\n"},
+  };
+  for (const bad& b : cases) {
+    INFO("args: " << Catch::Detail::stringify(b.args));
+    const auto r = run_migplan(b.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == b.err);
+  }
+}
+
+TEST_CASE("a start the profile does not allow is an answer, not an error", "[cli][pack]") {
+  const auto r = run_migplan({"pack", "--json", "1g.5gb@7"});
+  CHECK(r.code == 1);
+  const json j = parse_json(r.out);
+  CHECK(j["reason"]["code"] == "bad_start");
+  CHECK(j["reason"]["message"] ==
+        "1g.5gb cannot start at unit 7 on a100-40gb: its allowed starts are {0,1,2,3,4,5,6}");
+}
+
+TEST_CASE("pack --batch answers one JSON line per request and keeps going after bad lines",
+          "[cli][pack][batch]") {
+  const std::string input =
+      "# header comment\n"
+      "3g.20gb 3g.20gb\n"
+      "\n"
+      "7g.40gb 1g.5gb\n"
+      "2x1g.5gbb\n"
+      "4g.20gb, 2g.10gb, 1g.5gb   # commas are fine\n";
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "-"}, input);
+  CHECK(r.code == 2);  // one line was bad input
+  CHECK(r.err.empty());
+  const auto lines = parse_lines(r.out);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0]["line"] == 2);
+  CHECK(lines[0]["feasible"] == true);
+  CHECK(lines[1]["line"] == 4);
+  CHECK(lines[1]["feasible"] == false);
+  CHECK(lines[1]["reason"]["code"] == "memory_units");
+  CHECK(lines[2]["line"] == 5);
+  CHECK(lines[2]["error"]["code"] == "bad_input");
+  CHECK(lines[2]["error"]["message"] ==
+        "unknown profile '1g.5gbb' on a100-40gb (did you mean 1g.5gb or 1g.5gb+me?)");
+  CHECK(lines[3]["line"] == 6);
+  CHECK(lines[3]["layout_count"] == 1);
+
+  const auto ok =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "-"}, "7g.40gb\n4x1g.10gb\n");
+  CHECK(ok.code == 0);
+  const auto some_no =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "-"}, "7g.40gb\n8x1g.5gb\n");
+  CHECK(some_no.code == 1);
+}
+
+TEST_CASE("every command answers --help with exit 0", "[cli][help]") {
+  for (const char* cmd : {"pack", "gpus", "profiles", "enumerate", "fit", "check"}) {
+    INFO(cmd);
+    const auto r = run_migplan({cmd, "--help"});
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.find(std::string("Usage: migplan ") + cmd) != std::string::npos);
+  }
+  const auto top = run_migplan({"--help"});
+  CHECK(top.code == 0);
+  CHECK(top.out.find(
+            "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage.") !=
+        std::string::npos);
+  const auto none = run_migplan({});
+  CHECK(none.code == 2);
+  CHECK(none.err == "migplan: a subcommand is required\n");
+}
+
+TEST_CASE("output has no colour when it is not a terminal or NO_COLOR is set", "[cli][style]") {
+  for (const std::vector<std::string>& env :
+       {std::vector<std::string>{}, std::vector<std::string>{"NO_COLOR=1"}}) {
+    const auto r = run_migplan({"pack", "7x1g.5gb", "3g.20gb"}, "", env);
+    CHECK(r.out.find('\x1b') == std::string::npos);
+  }
+}
+
+TEST_CASE("gpus, profiles and enumerate list the catalog in JSON", "[cli][json]") {
+  const json gpus = parse_json(run_migplan({"gpus", "--json"}).out);
+  CHECK(gpus["schema_version"] == 1);
+  CHECK(gpus["gpus"].size() == 15);
+  CHECK(gpus["gpus"][0]["id"] == "a30");
+
+  const auto prof = run_migplan({"profiles", "--gpu", "0x2BB510DE", "--json"});
+  CHECK(prof.code == 0);
+  const json p = parse_json(prof.out);
+  REQUIRE(p["gpus"].size() == 1);
+  CHECK(p["gpus"][0]["units"] == 12);
+  CHECK(p["gpus"][0]["profiles"][0]["starts"] == json({0, 3, 6, 9}));
+
+  const auto inferred = parse_json(run_migplan({"profiles", "--gpu", "h200", "--json"}).out);
+  CHECK(inferred["gpus"][0]["profiles"][0]["inferred"] == json({"placements"}));
+
+  const auto e = run_migplan({"enumerate", "--gpu", "a30", "--json"});
+  CHECK(e.code == 0);
+  const json ej = parse_json(e.out);
+  CHECK(ej["geometry_count"] == ej["geometries"].size());
+  std::uint64_t sum = 0;
+  std::size_t maximal = 0;
+  for (const json& g : ej["geometries"]) {
+    sum += g["layout_count"].get<std::uint64_t>();
+    maximal += g["maximal"].get<bool>() ? 1 : 0;
+  }
+  CHECK(ej["layout_count"] == sum);
+  CHECK(ej["maximal_count"] == maximal);
+  const json em = parse_json(run_migplan({"enumerate", "--gpu", "a30", "--maximal", "--json"}).out);
+  CHECK(em["geometries"].size() == maximal);
+}
+
+TEST_CASE("fit sizes a workload and says when nothing is big enough", "[cli][fit]") {
+  const auto r = run_migplan({"fit", "--gpu", "h100-80gb", "--memory", "12GiB", "--count", "20"});
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "h100-80gb: 1g.20gb (19.62 GiB, 26 SMs) is the smallest profile with at least 12288 MiB\n"
+        "one gpu holds 4 of it: 1g.20gb@0 1g.20gb@2 1g.20gb@4 1g.20gb@6\n"
+        "20 instances need 5 gpus\n"
+        "each full gpu strands 0 units (0.00 GiB) and 3 compute slices\n");
+  const auto big = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "41G"});
+  CHECK(big.code == 1);
+  CHECK(big.out ==
+        "a100-40gb: no profile has at least 41984 MiB; the largest is 7g.40gb (39.25 GiB)\n");
+  const auto j =
+      parse_json(run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "4864MiB", "--json"}).out);
+  CHECK(j["profile"]["name"] == "1g.5gb");
+  CHECK(j["per_gpu"] == 7);
+  const auto j2 =
+      parse_json(run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "4865MiB", "--json"}).out);
+  CHECK(j2["profile"]["name"] == "1g.10gb");
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// In-process tests of the CLI's parsers: items, names, sizes.
+
+#include "io/request.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <migplan/catalog.hpp>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "io/names.hpp"
+
+namespace migplan::cli {
+result<std::int64_t> parse_size_mib(std::string_view text);  // commands/fit.cpp
+}
+
+using namespace migplan;
+using namespace migplan::cli;
+
+TEST_CASE("an item parses its count, profile and start", "[request]") {
+  auto t = parse_item("2x1g.5gb@6");
+  REQUIRE(t);
+  CHECK(t->count == 2);
+  CHECK(t->profile == "1g.5gb");
+  REQUIRE(t->start);
+  CHECK(*t->start == 6);
+
+  auto plain = parse_item("3g.20gb");
+  REQUIRE(plain);
+  CHECK(plain->count == 1);
+  CHECK_FALSE(plain->start);
+}
+
+TEST_CASE("malformed counts and starts are refused with the item named", "[request]") {
+  CHECK(parse_item("0x1g.5gb").error().message == "count 0 in '0x1g.5gb' must be at least 1");
+  CHECK(parse_item("-1x1g.5gb").error().message ==
+        "invalid count '-1' in '-1x1g.5gb': expected a whole number from 1 to 1000");
+  CHECK(parse_item("99999999999x1g.5gb").error().message ==
+        "count 99999999999 in '99999999999x1g.5gb' is too large (at most 1000)");
+  CHECK(parse_item("1001x1g.5gb").error().message ==
+        "count 1001 in '1001x1g.5gb' is too large (at most 1000)");
+  CHECK(parse_item("1g.5gb@x").error().message ==
+        "invalid start 'x' in '1g.5gb@x': expected a placement unit number");
+  CHECK(parse_item("1g.5gb@").error().message ==
+        "invalid start '' in '1g.5gb@': expected a placement unit number");
+  CHECK(parse_item("2x").error().message == "missing profile name in '2x'");
+  CHECK(parse_item("@3").error().message == "missing profile name in '@3'");
+}
+
+TEST_CASE("items split on spaces and commas and a lone MIG joins the next word", "[request]") {
+  const std::vector<std::string> words{"MIG", "3g.20gb", "2x1g.5gb,1g.5gb@6"};
+  auto toks = parse_items(words);
+  REQUIRE(toks);
+  REQUIRE(toks->size() == 3);
+  CHECK((*toks)[0].profile == "3g.20gb");
+  CHECK((*toks)[2].start.value_or(-1) == 6);
+  CHECK(parse_items(std::vector<std::string>{}).error().message == "no profiles given");
+  CHECK(parse_items(std::vector<std::string>{" , "}).error().message == "no profiles given");
+}
+
+TEST_CASE("profiles resolve by name, MIG prefix, case or id, and pins are range-checked",
+          "[request]") {
+  const gpu_model& a100 = *find_model("a100-40gb");
+  CHECK(*resolve_profile(a100, "MIG 3G.20GB") == find_profile(a100, "3g.20gb"));
+  CHECK(*resolve_profile(a100, "9") == find_profile(a100, "3g.20gb"));
+  CHECK(resolve_profile(a100, "3g.20g").error().message ==
+        "unknown profile '3g.20g' on a100-40gb (did you mean 3g.20gb or 4g.20gb?)");
+  CHECK(resolve_profile(a100, "1g.24gb+me.all").error().message ==
+        "unknown profile '1g.24gb+me.all' on a100-40gb (it is a profile of rtx-pro-6000)");
+  CHECK(resolve_profile(a100, "42").error().message ==
+        "a100-40gb has no profile id 42 (ids: 19, 20, 15, 14, 9, 5, 0)");
+  auto toks = parse_items(std::vector<std::string>{"1g.5gb@8"});
+  REQUIRE(toks);
+  CHECK(resolve_items(a100, *toks).error().message ==
+        "start 8 in '1g.5gb@8' is outside a100-40gb's placement units 0-7");
+}
+
+TEST_CASE("an old driver's profile name points to the current one", "[request]") {
+  const gpu_model& gb200 = *find_model("gb200");
+  const std::string msg = resolve_profile(gb200, "3g.95gb").error().message;
+  CHECK(
+      msg.starts_with("unknown profile '3g.95gb' on gb200: 3g.95gb is what older gb200 drivers "
+                      "called 3g.93gb (profile 9;"));
+}
+
+TEST_CASE("gpus resolve by slug, nvidia-smi name and PCI device id", "[request]") {
+  CHECK((*resolve_gpu("A100-40GB"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu("NVIDIA A100-SXM4-40GB"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu("a100-sxm4-40gb"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu("0x20B010DE"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu("0x20b0"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu("0x2BB510DE"))->slug == "rtx-pro-6000");
+  CHECK(resolve_gpu("0x12345678").error().message ==
+        "no supported gpu has pci device id 0x12345678 (see 'migplan gpus')");
+  CHECK(resolve_gpu("a100-40g").error().message ==
+        "unknown gpu 'a100-40g' (did you mean a100-40gb, a100-80gb or h100-80gb?); 'migplan gpus' "
+        "lists them");
+  CHECK(resolve_gpu("").error().message == "empty gpu name");
+}
+
+TEST_CASE("the models a request could mean are those having every profile", "[request]") {
+  auto toks = parse_items(std::vector<std::string>{"4g.20gb", "1g.5gb"});
+  REQUIRE(toks);
+  const auto c = candidate_models(*toks);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0]->slug == "a100-40gb");
+  auto mixed = parse_items(std::vector<std::string>{"1g.5gb", "1g.24gb+me.all"});
+  REQUIRE(mixed);
+  CHECK(candidate_models(*mixed).empty());
+  CHECK(no_common_model(*mixed).message ==
+        "no single gpu has all of these profiles:\n  1g.5gb: a100-40gb\n  1g.24gb+me.all: "
+        "rtx-pro-6000");
+  auto typo = parse_items(std::vector<std::string>{"1g.5gbb"});
+  REQUIRE(typo);
+  CHECK(
+      no_common_model(*typo).message.starts_with("unknown profile '1g.5gbb' (did you mean 1g.5gb"));
+}
+
+TEST_CASE("sizes take binary units and refuse the rest", "[request][fit]") {
+  CHECK(*parse_size_mib("12GiB") == 12288);
+  CHECK(*parse_size_mib("12g") == 12288);
+  CHECK(*parse_size_mib("12288MiB") == 12288);
+  CHECK(*parse_size_mib("1.5G") == 1536);
+  CHECK(*parse_size_mib("0.5M") == 1);
+  CHECK(parse_size_mib("12").error().message ==
+        "invalid size unit in '12': use GiB (or G), MiB (or M) or TiB");
+  CHECK(parse_size_mib("12GB").error().message ==
+        "invalid size unit in '12GB': use GiB (or G), MiB (or M) or TiB");
+  CHECK(parse_size_mib("GiB").error().message ==
+        "invalid size 'GiB': expected a number with a unit, e.g. 12GiB or 12288MiB");
+  CHECK(parse_size_mib("0G").error().message == "size '0G' must be more than zero");
+}
+
+TEST_CASE("colour is off for NO_COLOR, TERM=dumb and non-terminals", "[style]") {
+  ::unsetenv("NO_COLOR");
+  ::setenv("TERM", "xterm", 1);
+  CHECK(color_allowed(true));
+  CHECK_FALSE(color_allowed(false));
+  ::setenv("NO_COLOR", "1", 1);
+  CHECK_FALSE(color_allowed(true));
+  ::unsetenv("NO_COLOR");
+  ::setenv("TERM", "dumb", 1);
+  CHECK_FALSE(color_allowed(true));
+}
