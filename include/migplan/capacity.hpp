@@ -22,7 +22,7 @@ struct room {
   int free_compute = 0;          ///< compute slices no instance uses
   int reachable_units = 0;       ///< most extra units any further instances can occupy
   int reachable_compute = 0;     ///< most extra compute slices any further instances can use
-  std::uint64_t extensions = 0;  ///< distinct sets of further instances (the empty set included)
+  std::uint64_t extensions = 0;  ///< distinct non-empty sets of further instances
   unit_mask free_mask = 0;       ///< the free units
   unit_mask reachable_mask = 0;  ///< units some further instance can occupy
 };
@@ -91,6 +91,7 @@ inline room room_of(const gpu_model& gpu, const rules& r, const std::vector<inst
   out.free_units = unit_count(out.free_mask);
   out.free_compute = gpu.compute_slices - u.compute;
   detail::extend(r, places, 0, u, u.units, compute0, out);
+  --out.extensions;  // extend() also counted the empty set
   return out;
 }
 

@@ -93,17 +93,5 @@ constexpr int full_profile(const gpu_model& m) noexcept {
   return -1;
 }
 
-/// Printed memory of one placement unit in GiB x 100: the full profile's `memory_gib_x100`
-/// divided by `units`, rounded down (A100-40GB: 3925 / 8 = 490). An approximation for
-/// display and estimates only: the driver reserves memory per instance, so a k-unit profile
-/// prints less than k times this. Empty if there is no full profile or its memory is unknown.
-constexpr std::optional<int> unit_memory_gib_x100(const gpu_model& m) noexcept {
-  const int full = full_profile(m);
-  if (full < 0 || m.units <= 0) return std::nullopt;
-  const std::optional<int> mem = m.profiles[static_cast<std::size_t>(full)].memory_gib_x100;
-  if (!mem) return std::nullopt;
-  return *mem / m.units;
-}
-
 }  // namespace v1
 }  // namespace migplan

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+// size_for on boundary sizes, SM needs, unknown memory and the GPU arithmetic.
+
+#include <catch2/catch.hpp>
+#include <migplan/catalog.hpp>
+#include <migplan/sizing.hpp>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using migplan::gpu_model;
+
+const gpu_model& model(std::string_view slug) {
+  const gpu_model* m = migplan::find_model(slug);
+  REQUIRE(m != nullptr);
+  return *m;
+}
+
+int index_of(const gpu_model& gpu, std::string_view name) {
+  const int p = migplan::find_profile(gpu, name);
+  INFO("profile " << name << " on " << gpu.slug);
+  REQUIRE(p >= 0);
+  return p;
+}
+
+migplan::need memory(std::int64_t mib, std::int64_t instances = 1) {
+  migplan::need n;
+  n.memory_mib = mib;
+  n.instances = instances;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a need of exactly 4.75 GiB picks 1g.5gb on an A100 40GB", "[sizing]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const auto s = migplan::size_for(gpu, memory(4864));  // 4.75 GiB = 4864 MiB
+  CHECK(s.profile == index_of(gpu, "1g.5gb"));
+  CHECK(s.per_gpu == 7);
+  CHECK(s.gpus == 1);
+  CHECK(s.last_gpu == 1);
+  CHECK(s.unknown.empty());
+  CHECK(s.largest == index_of(gpu, "7g.40gb"));
+  CHECK(s.full_gpu.where.size() == 7);
+  // Seven 1g.5gb leave unit 7 free and no compute: unit 7 is stranded.
+  CHECK(s.strands.units == 1);
+  CHECK(s.strands.compute_slices == 0);
+}
+
+TEST_CASE("one MiB more than 4.75 GiB picks the next larger profile, 1g.10gb", "[sizing]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const auto s = migplan::size_for(gpu, memory(4865));
+  // 1g.10gb and 2g.10gb both take two units; 1g.10gb uses fewer compute slices.
+  CHECK(s.profile == index_of(gpu, "1g.10gb"));
+  CHECK(s.per_gpu == 4);
+  CHECK(s.strands.compute_slices == 3);
+}
+
+TEST_CASE(
+    "each profile's exact memory picks a profile at least that big, one MiB more does not "
+    "pick it",
+    "[sizing]") {
+  for (const gpu_model& gpu : migplan::catalog()) {
+    for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
+      const migplan::profile& p = gpu.profiles[i];
+      if (!p.memory_gib_x100) continue;
+      // GiB x 100 to MiB, rounded down: the largest need this profile meets.
+      const std::int64_t mib = std::int64_t{*p.memory_gib_x100} * 1024 / 100;
+      INFO(gpu.slug << " " << p.name << ": " << mib << " MiB");
+      const auto at = migplan::size_for(gpu, memory(mib));
+      REQUIRE(at.profile >= 0);
+      const migplan::profile& chosen = gpu.profiles[static_cast<std::size_t>(at.profile)];
+      CHECK(*chosen.memory_gib_x100 >= *p.memory_gib_x100);
+      CHECK(chosen.size <= p.size);
+      const auto above = migplan::size_for(gpu, memory(mib + 1));
+      if (above.profile >= 0) {
+        const migplan::profile& bigger = gpu.profiles[static_cast<std::size_t>(above.profile)];
+        CHECK(*bigger.memory_gib_x100 > *p.memory_gib_x100);
+      }
+    }
+  }
+}
+
+TEST_CASE("a need bigger than the whole GPU picks nothing and names the 7g as the largest",
+          "[sizing]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const auto s = migplan::size_for(gpu, memory(40960));  // 40 GiB > 39.25 GiB
+  CHECK(s.profile == -1);
+  CHECK(s.largest == index_of(gpu, "7g.40gb"));
+  CHECK(s.per_gpu == 0);
+  CHECK(s.gpus == 0);
+  // 39.25 GiB itself still fits the 7g.
+  const auto full = migplan::size_for(gpu, memory(39 * 1024 + 256));
+  CHECK(full.profile == index_of(gpu, "7g.40gb"));
+  CHECK(full.per_gpu == 1);
+}
+
+TEST_CASE("an SM need skips profiles with too few SMs", "[sizing]") {
+  const gpu_model& gpu = model("a100-40gb");
+  migplan::need n = memory(1024);
+  n.sms = 15;  // every 1g has 14
+  const auto s = migplan::size_for(gpu, n);
+  CHECK(s.profile == index_of(gpu, "2g.10gb"));
+  CHECK(s.per_gpu == 3);
+  n.sms = 14;
+  CHECK(migplan::size_for(gpu, n).profile == index_of(gpu, "1g.5gb"));
+  n.sms = 99;  // more than the 7g.40gb's 98
+  CHECK(migplan::size_for(gpu, n).profile == -1);
+}
+
+TEST_CASE("an SM need on the H100 80GB picks 1g.20gb for its 26 SMs", "[sizing]") {
+  // 1g.20gb has more SMs than 1g.10gb (26 vs 16) and still one compute slice.
+  const gpu_model& gpu = model("h100-80gb");
+  migplan::need n = memory(1024);
+  n.sms = 20;
+  const auto s = migplan::size_for(gpu, n);
+  CHECK(s.profile == index_of(gpu, "1g.20gb"));
+  CHECK(s.per_gpu == 4);
+}
+
+TEST_CASE("a model with unknown memory picks nothing and lists every profile as unknown",
+          "[sizing]") {
+  const gpu_model& gpu = model("b300");
+  const auto s = migplan::size_for(gpu, memory(1024));
+  CHECK(s.profile == -1);
+  CHECK(s.largest == -1);
+  std::vector<int> all;
+  for (int p = 0; p < static_cast<int>(gpu.profiles.size()); ++p) all.push_back(p);
+  CHECK(s.unknown == all);
+  CHECK(s.gpus == 0);
+}
+
+TEST_CASE("unknown SM counts are listed when SMs matter and skipped", "[sizing]") {
+  // b200 3g/4g/7g memory and SMs are unknown; 2g.45gb (36 SMs) is the only known fit.
+  const gpu_model& gpu = model("b200");
+  migplan::need n = memory(1024);
+  n.sms = 31;
+  const auto s = migplan::size_for(gpu, n);
+  CHECK(s.profile == index_of(gpu, "2g.45gb"));
+  CHECK(s.unknown == std::vector<int>{index_of(gpu, "3g.90gb"), index_of(gpu, "4g.90gb"),
+                                      index_of(gpu, "7g.180gb")});
+}
+
+TEST_CASE("ten instances of a two-per-GPU profile need five GPUs", "[sizing]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const auto s = migplan::size_for(gpu, memory(19 * 1024, 10));  // 3g.20gb: 19.50 GiB
+  CHECK(s.profile == index_of(gpu, "3g.20gb"));
+  CHECK(s.per_gpu == 2);
+  CHECK(s.gpus == 5);
+  CHECK(s.last_gpu == 2);
+  CHECK(s.full_gpu.where.size() == 2);
+  CHECK(s.strands.units == 0);
+  CHECK(s.strands.compute_slices == 1);
+
+  const auto eleven = migplan::size_for(gpu, memory(19 * 1024, 11));
+  CHECK(eleven.gpus == 6);
+  CHECK(eleven.last_gpu == 1);
+
+  const auto one = migplan::size_for(gpu, memory(19 * 1024, 1));
+  CHECK(one.gpus == 1);
+  CHECK(one.last_gpu == 1);
+
+  const auto none = migplan::size_for(gpu, memory(19 * 1024, 0));  // treated as one
+  CHECK(none.gpus == 1);
+}
+
+TEST_CASE("a large instance count is plain arithmetic", "[sizing]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const auto s = migplan::size_for(gpu, memory(4864, 7'000'000'001));
+  CHECK(s.per_gpu == 7);
+  CHECK(s.gpus == 1'000'000'001);
+  CHECK(s.last_gpu == 1);
+}
