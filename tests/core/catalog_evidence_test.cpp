@@ -912,8 +912,7 @@ TEST_CASE("profiles are found by name and ID within one model", "[catalog][looku
   CHECK(gb200.profiles[0].former_names.size() == 1);
 }
 
-TEST_CASE("the full profile follows from the tables",
-          "[catalog][lookup]") {
+TEST_CASE("the full profile follows from the tables", "[catalog][lookup]") {
   CHECK(model("a100-40gb")
             .profiles[static_cast<std::size_t>(full_profile(model("a100-40gb")))]
             .name == "7g.40gb");
