@@ -6,11 +6,15 @@
 /// still be added. "Reachable" is exact: the most that any further set of
 /// instances, placed under all the rules, could claim from here.
 
+#include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstdint>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
 #include <migplan/rules.hpp>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace migplan {
@@ -99,6 +103,98 @@ inline room room_of(const gpu_model& gpu, const rules& r, const std::vector<inst
 inline room room_of(const gpu_model& gpu, const layout& l) {
   return room_of(gpu, rules(gpu), all_placements(gpu), l);
 }
+
+/// Answers room_of() for one model from a table of all its layouts, and
+/// remembers each answer. Every rule is monotone (a subset of a valid layout
+/// is valid), so the further instance sets that can join a layout L are
+/// exactly M \ L for the valid layouts M that contain L: one pass over the
+/// model's layouts (2318 on an 8-unit board) replaces the exhaustive
+/// extension search, and answers are kept per state (occupied units and
+/// instance counts, which fix compute and engines). Build one per model and
+/// reuse it across requests. Not thread-safe: one per thread.
+class room_memo {
+ public:
+  /// A memo for `gpu`; enumerates its layouts once.
+  explicit room_memo(const gpu_model& gpu) : gpu_(&gpu), rules_(gpu), places_(all_placements(gpu)) {
+    assert(places_.size() <= 64 && "a place_set holds 64 placements");
+    for (std::size_t i = 0; i < places_.size(); ++i)
+      index_[static_cast<std::size_t>(places_[i].profile)]
+            [static_cast<std::size_t>(places_[i].start)] = static_cast<int>(i);
+    usage u;
+    walk(0, u, 0);
+  }
+  /// The model the memo answers for.
+  const gpu_model& gpu() const noexcept { return *gpu_; }
+  /// Same as room_of(gpu, l).
+  const room& get(const layout& l) {
+    const key k{l.used(*gpu_), l.counts()};
+    auto it = map_.find(k);
+    if (it == map_.end()) it = map_.emplace(k, compute(l, k.units)).first;
+    return it->second;
+  }
+
+ private:
+  using place_set = std::uint64_t;  // bit i = places_[i]; at most 64 placements per model
+  struct entry {
+    place_set places;
+    unit_mask units;
+    int compute;
+  };
+  struct key {
+    unit_mask units = 0;
+    profile_counts counts;
+    bool operator==(const key&) const = default;
+  };
+  struct key_hash {
+    std::size_t operator()(const key& k) const noexcept {
+      std::size_t h = k.units;
+      for (int c : k.counts.n) h = h * 1000003u + static_cast<std::size_t>(c);
+      return h;
+    }
+  };
+
+  void walk(std::size_t from, usage& u, place_set set) {
+    all_.push_back({set, u.units, u.compute});
+    for (std::size_t i = from; i < places_.size(); ++i) {
+      const instance pl = places_[i];
+      if (!rules_.can_add(u, pl.profile, pl.start)) continue;
+      const profile& p = gpu_->profiles[static_cast<std::size_t>(pl.profile)];
+      u.add(p, pl.profile, pl.start);
+      walk(i + 1, u, set | (place_set{1} << i));
+      u.remove(p, pl.profile, pl.start);
+    }
+  }
+
+  room compute(const layout& l, unit_mask used) const {
+    place_set mine = 0;
+    int compute0 = 0;
+    for (const instance& in : l) {
+      mine |= place_set{1}
+              << index_[static_cast<std::size_t>(in.profile)][static_cast<std::size_t>(in.start)];
+      compute0 += gpu_->profiles[static_cast<std::size_t>(in.profile)].compute_slices;
+    }
+    room out;
+    out.free_mask = gpu_->all_units() & ~used;
+    out.free_units = unit_count(out.free_mask);
+    out.free_compute = gpu_->compute_slices - compute0;
+    for (const entry& e : all_) {
+      if ((e.places & mine) != mine || e.places == mine) continue;
+      ++out.extensions;
+      const unit_mask added = e.units & ~used;
+      out.reachable_mask |= added;
+      out.reachable_units = std::max(out.reachable_units, unit_count(added));
+      out.reachable_compute = std::max(out.reachable_compute, e.compute - compute0);
+    }
+    return out;
+  }
+
+  const gpu_model* gpu_;
+  rules rules_;
+  std::vector<instance> places_;
+  std::array<std::array<int, max_units>, max_profiles> index_{};
+  std::vector<entry> all_;
+  std::unordered_map<key, room, key_hash> map_;
+};
 
 /// Stranded capacity: free minus reachable.
 inline stranded stranded_of(const gpu_model& gpu, const room& rm) {

@@ -48,23 +48,41 @@ inline std::vector<item_group> group_items(std::span<const item> items) {
   return out;
 }
 
-inline std::vector<item> expand(const std::vector<item_group>& g, const std::vector<int>& k) {
-  std::vector<item> out;
+// The items of count vector k, into `out` (reused to avoid allocations).
+inline void expand_into(const std::vector<item_group>& g, const std::vector<int>& k,
+                        std::vector<item>& out) {
+  out.clear();
   for (std::size_t i = 0; i < g.size(); ++i)
     for (int j = 0; j < k[i]; ++j) out.push_back(g[i].what);
+}
+
+inline std::vector<item> expand(const std::vector<item_group>& g, const std::vector<int>& k) {
+  std::vector<item> out;
+  expand_into(g, k, out);
   return out;
 }
 
-// Calls f(k) for every count vector 0 <= k[i] <= hi[i]; f returns false to stop.
+// Calls f(k) for every count vector with 0 <= k[j] <= hi[j] and k[i..] summing
+// to `left`, in lexicographic order; `room[j]` is the sum of hi[j..]. f returns
+// false to stop.
 template <class F>
-bool each_vector(const std::vector<int>& hi, std::vector<int>& k, std::size_t i, F& f) {
-  if (i == hi.size()) return f(static_cast<const std::vector<int>&>(k));
-  for (int v = 0; v <= hi[i]; ++v) {
+bool each_vector_sum(const std::vector<int>& hi, const std::vector<int>& room, std::vector<int>& k,
+                     std::size_t i, int left, F& f) {
+  if (i == hi.size()) return left != 0 || f(static_cast<const std::vector<int>&>(k));
+  const int rest = i + 1 < hi.size() ? room[i + 1] : 0;
+  for (int v = std::max(0, left - rest); v <= std::min(hi[i], left); ++v) {
     k[i] = v;
-    if (!each_vector(hi, k, i + 1, f)) return false;
+    if (!each_vector_sum(hi, room, k, i + 1, left - v, f)) return false;
   }
   k[i] = 0;
   return true;
+}
+
+// Suffix sums of hi, for each_vector_sum.
+inline std::vector<int> suffix_sums(const std::vector<int>& hi) {
+  std::vector<int> room(hi.size() + 1, 0);
+  for (std::size_t i = hi.size(); i-- > 0;) room[i] = room[i + 1] + hi[i];
+  return room;
 }
 
 }  // namespace detail
@@ -77,21 +95,18 @@ inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const
   const auto groups = detail::group_items(items);
   std::vector<int> hi;
   for (const auto& g : groups) hi.push_back(g.count);
-  const int n = static_cast<int>(items.size());
-  for (int size = 1; size <= n; ++size) {
+  const std::vector<int> room = detail::suffix_sums(hi);
+  std::vector<item> sub;
+  for (int size = 1; size <= static_cast<int>(items.size()); ++size) {
     std::vector<int> k(hi.size(), 0);
-    std::vector<item> found;
+    bool found = false;
     auto f = [&](const std::vector<int>& v) {
-      int total = 0;
-      for (int x : v) total += x;
-      if (total != size) return true;
-      auto sub = detail::expand(groups, v);
-      if (fits(gpu, r, sub)) return true;
-      found = std::move(sub);
-      return false;
+      detail::expand_into(groups, v, sub);
+      found = !fits(gpu, r, sub);
+      return !found;
     };
-    detail::each_vector(hi, k, 0, f);
-    if (!found.empty()) return found;
+    detail::each_vector_sum(hi, room, k, 0, size, f);
+    if (found) return sub;
   }
   return {};
 }
@@ -101,38 +116,37 @@ inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const
 /// compute slices, then more units, come first. Counts above a profile's cap
 /// are dropped outright, so a huge count costs no more than the cap.
 inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<const item> items,
-                                             std::size_t limit = 3) {
+                                             std::size_t limit = 3, room_memo* memo = nullptr) {
   const rules r(gpu);
   const auto groups = detail::group_items(items);
   std::vector<int> hi;
   for (const auto& g : groups)
     hi.push_back(
         std::min(g.count, gpu.profiles[static_cast<std::size_t>(g.what.profile)].max_instances));
+  const std::vector<int> room = detail::suffix_sums(hi);
   struct cand {
     std::vector<int> k;
-    int kept = 0, compute = 0, units = 0;
+    int compute = 0, units = 0;
   };
+  // Largest sub-requests first: the first level with any fit is the answer.
   std::vector<cand> best;
-  int best_kept = -1;
-  std::vector<int> k(hi.size(), 0);
-  auto f = [&](const std::vector<int>& v) {
-    cand c{v};
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      const profile& p = gpu.profiles[static_cast<std::size_t>(groups[i].what.profile)];
-      c.kept += v[i];
-      c.compute += v[i] * p.compute_slices;
-      c.units += v[i] * p.size;
-    }
-    if (c.kept == 0 || c.kept < best_kept) return true;
-    if (!fits(gpu, r, detail::expand(groups, v))) return true;
-    if (c.kept > best_kept) {
-      best.clear();
-      best_kept = c.kept;
-    }
-    best.push_back(std::move(c));
-    return true;
-  };
-  detail::each_vector(hi, k, 0, f);
+  std::vector<item> sub;
+  for (int kept = room[0]; kept > 0 && best.empty(); --kept) {
+    std::vector<int> k(hi.size(), 0);
+    auto f = [&](const std::vector<int>& v) {
+      detail::expand_into(groups, v, sub);
+      if (!fits(gpu, r, sub)) return true;
+      cand c{v};
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const profile& p = gpu.profiles[static_cast<std::size_t>(groups[i].what.profile)];
+        c.compute += v[i] * p.compute_slices;
+        c.units += v[i] * p.size;
+      }
+      best.push_back(std::move(c));
+      return true;
+    };
+    detail::each_vector_sum(hi, room, k, 0, kept, f);
+  }
   std::stable_sort(best.begin(), best.end(), [](const cand& a, const cand& b) {
     if (a.compute != b.compute) return a.compute > b.compute;
     return a.units > b.units;
@@ -146,6 +160,7 @@ inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<con
       for (int j = c.k[i]; j < groups[i].count; ++j) cf.drop.push_back(groups[i].what);
     solve_options one;
     one.max_layouts = 1;
+    one.memo = memo;
     cf.where = solve(gpu, cf.keep, one).layouts.front();
     out.push_back(std::move(cf));
   }

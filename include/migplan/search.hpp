@@ -12,6 +12,7 @@
 /// checked first, and only the placement itself is searched.
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <migplan/capacity.hpp>
 #include <migplan/gpu.hpp>
@@ -214,6 +215,8 @@ struct solve_options {
   /// Score every layout and put the preferred first. Without it the layouts
   /// come in canonical order and `rank`/`left` are empty.
   bool rank = true;
+  /// Optional memo of rooms for this model, reused across calls (see room_memo).
+  room_memo* memo = nullptr;
 };
 
 /// The answer to a request.
@@ -246,9 +249,10 @@ inline solution solve(const gpu_model& gpu, std::span<const item> items,
   std::sort(all.begin(), all.end());
   out.layouts.reserve(all.size());
   if (opt.rank) {
-    const std::vector<instance> places = all_placements(gpu);
+    assert(opt.memo == nullptr || &opt.memo->gpu() == &gpu);
+    const std::vector<instance> places = opt.memo ? std::vector<instance>{} : all_placements(gpu);
     for (const layout& l : all) {
-      room rm = room_of(gpu, r, places, l);
+      const room rm = opt.memo ? opt.memo->get(l) : room_of(gpu, r, places, l);
       out.layouts.push_back({l, score_of(rm), rm});
     }
     std::stable_sort(

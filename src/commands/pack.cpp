@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
@@ -27,6 +28,7 @@ struct pack_options {
   std::string gpu;
   bool all = false;
   bool json = false;
+  bool brief = false;
   std::string batch;
   std::vector<std::string> items;
 };
@@ -51,22 +53,44 @@ std::string signature(const gpu_model& g, const solution& s) {
   return out;
 }
 
-void finish(answer& a) {
+// Room memos per model, kept across the requests of one run (--batch).
+class memo_pool {
+ public:
+  room_memo* get(const gpu_model& g) {
+    auto it = memos_.find(&g);
+    if (it == memos_.end()) it = memos_.emplace(&g, room_memo(g)).first;
+    return &it->second;
+  }
+
+ private:
+  std::map<const gpu_model*, room_memo> memos_;
+};
+
+solution solve_with(const gpu_model& g, const std::vector<item>& items, memo_pool& pool) {
+  solve_options opt;
+  opt.memo = pool.get(g);
+  return solve(g, items, opt);
+}
+
+void finish(answer& a, memo_pool& pool) {
   if (a.sol.feasible()) return;
   a.sol.why = explain(*a.gpu, a.items, a.sol.why);
-  a.closest = closest_fits(*a.gpu, a.items);
+  a.closest = closest_fits(*a.gpu, a.items, 3, pool.get(*a.gpu));
   a.also_fits = fits_elsewhere(*a.gpu, a.items);
 }
 
-result<answer> answer_request(const std::string& gpu_text, const std::vector<token>& tokens) {
+// Answers a request; with `explain` false (--brief), a request that does not
+// fit gets its reason code only, no closest fits.
+result<answer> answer_request(const std::string& gpu_text, const std::vector<token>& tokens,
+                              memo_pool& pool, bool explain = true) {
   if (!gpu_text.empty()) {
     auto g = resolve_gpu(gpu_text);
     if (!g) return g.error();
     auto items = resolve_items(**g, tokens);
     if (!items) return items.error();
     answer a{*g, std::move(*items), {}, {}, {}, {}};
-    a.sol = solve(*a.gpu, a.items);
-    finish(a);
+    a.sol = solve_with(*a.gpu, a.items, pool);
+    if (explain) finish(a, pool);
     return a;
   }
   const auto candidates = candidate_models(tokens);
@@ -80,7 +104,7 @@ result<answer> answer_request(const std::string& gpu_text, const std::vector<tok
       continue;
     }
     answer a{g, std::move(*items), {}, {}, {}, {}};
-    a.sol = solve(*g, a.items);
+    a.sol = solve_with(*g, a.items, pool);
     answers.push_back(std::move(a));
   }
   if (answers.empty()) return *first_error;
@@ -101,43 +125,65 @@ result<answer> answer_request(const std::string& gpu_text, const std::vector<tok
   }
   answer a = std::move(answers[0]);
   for (std::size_t i = 1; i < answers.size(); ++i) a.same_answer.push_back(answers[i].gpu);
-  finish(a);
+  if (explain) finish(a, pool);
   return a;
 }
 
-ojson answer_json(const answer& a, bool all) {
+// The answer as compact JSON (schema_version 1); `line` is added in --batch.
+void write_answer(std::string& out, const answer& a, bool all, int line = 0) {
   const gpu_model& g = *a.gpu;
-  ojson gpu = gpu_json(g);
-  ojson same = ojson::array();
-  for (const gpu_model* m : a.same_answer) same.push_back(m->slug);
-  ojson layouts = ojson::array();
+  json_writer w(out);
+  w.begin_object().key("schema_version").value(json_schema_version);
+  w.key("gpu")
+      .begin_object()
+      .key("id")
+      .value(g.slug)
+      .key("name")
+      .value(g.display_name)
+      .end_object();
+  w.key("same_answer_on").begin_array();
+  for (const gpu_model* m : a.same_answer) w.value(m->slug);
+  w.end_array();
+  w.key("request").begin_array();
+  for (const item& it : a.items) w.value(prof(g, it.profile).name);
+  w.end_array();
+  w.key("request_starts").begin_array();
+  for (const item& it : a.items) {
+    if (it.start == item::any_start)
+      w.null();
+    else
+      w.value(it.start);
+  }
+  w.end_array();
+  w.key("feasible").value(a.sol.feasible());
+  w.key("layout_count").value(static_cast<unsigned long long>(a.sol.layout_count));
+  w.key("layouts").begin_array();
   for (const scored_layout& sl : a.sol.layouts) {
-    layouts.push_back(layout_json(g, sl));
+    write_layout(w, g, sl);
     if (!all) break;
   }
-  ojson also = ojson::array();
-  for (const gpu_model* m : a.also_fits) also.push_back(m->slug);
-  ojson inferred = ojson::array();
+  w.end_array();
+  w.key("reason");
+  write_reason(w, g, a.sol.why);
+  w.key("closest");
+  write_closest(w, g, a.closest);
+  w.key("also_fits_on").begin_array();
+  for (const gpu_model* m : a.also_fits) w.value(m->slug);
+  w.end_array();
+  w.key("inferred").begin_array();
+  std::vector<int> seen;
   for (const item& it : a.items) {
     const profile& p = prof(g, it.profile);
-    if (!p.inferred()) continue;
-    const ojson row = profile_json(g, p);
-    ojson entry{{"profile", p.name}, {"fields", row["inferred"]}};
-    if (std::find(inferred.begin(), inferred.end(), entry) == inferred.end())
-      inferred.push_back(entry);
+    if (!p.inferred() || std::find(seen.begin(), seen.end(), it.profile) != seen.end()) continue;
+    seen.push_back(it.profile);
+    w.begin_object().key("profile").value(p.name).key("fields").begin_array();
+    for (std::string_view f : inferred_field_names(p.prov.inferred)) w.value(f);
+    w.end_array().end_object();
   }
-  return ojson{{"schema_version", json_schema_version},
-               {"gpu", gpu},
-               {"same_answer_on", same},
-               {"request", request_json(g, a.items)},
-               {"request_starts", request_starts_json(a.items)},
-               {"feasible", a.sol.feasible()},
-               {"layout_count", a.sol.layout_count},
-               {"layouts", layouts},
-               {"reason", reason_json(g, a.sol.why)},
-               {"closest", closest_json(g, a.closest)},
-               {"also_fits_on", also},
-               {"inferred", inferred}};
+  w.end_array();
+  if (line > 0) w.key("line").value(line);
+  w.end_object();
+  out += '\n';
 }
 
 std::string span_text(int start, int size) {
@@ -266,6 +312,7 @@ int run_batch(const pack_options& o, context& ctx) {
     text = std::move(*src);
   }
   int worst = exit_ok;
+  memo_pool pool;
   std::istringstream lines(text);
   std::string line;
   int number = 0;
@@ -276,20 +323,32 @@ int run_batch(const pack_options& o, context& ctx) {
     const std::vector<std::string> words = split_items(line.substr(0, hash));
     if (words.empty()) continue;
     auto tokens = parse_items(words);
-    result<answer> a = tokens ? answer_request(o.gpu, *tokens) : result<answer>(tokens.error());
-    ojson j;
-    if (!a) {
-      j = ojson{{"schema_version", json_schema_version},
-                {"line", number},
-                {"error", {{"code", "bad_input"}, {"message", a.error().message}}}};
+    result<answer> a =
+        tokens ? answer_request(o.gpu, *tokens, pool, !o.brief) : result<answer>(tokens.error());
+    if (o.brief) {
+      // LINE, GPU, STATUS, LAYOUT_COUNT, then the preferred layout, the reason code or the error.
+      if (!a) {
+        fmt::format_to(std::back_inserter(out), "{}\t-\terror\t0\t{}\n", number, a.error().message);
+        worst = exit_bad_input;
+      } else if (a->sol.feasible()) {
+        fmt::format_to(std::back_inserter(out), "{}\t{}\tfits\t{}\t{}\n", number, a->gpu->slug,
+                       a->sol.layout_count, layout_text(*a->gpu, a->sol.layouts.front().where));
+      } else {
+        fmt::format_to(std::back_inserter(out), "{}\t{}\tno_fit\t0\t{}\n", number, a->gpu->slug,
+                       reason_name(a->sol.why.code));
+        if (worst == exit_ok) worst = exit_no_fit;
+      }
+    } else if (!a) {
+      json_writer w(out);
+      w.begin_object().key("schema_version").value(json_schema_version).key("line").value(number);
+      w.key("error").begin_object().key("code").value("bad_input");
+      w.key("message").value(a.error().message).end_object().end_object();
+      out += '\n';
       worst = exit_bad_input;
     } else {
-      j = answer_json(*a, o.all);
-      j["line"] = number;
+      write_answer(out, *a, o.all, number);
       if (!a->sol.feasible() && worst == exit_ok) worst = exit_no_fit;
     }
-    out += j.dump();
-    out += '\n';
     if (out.size() > (1u << 16)) {
       ctx.out << out;
       out.clear();
@@ -300,6 +359,10 @@ int run_batch(const pack_options& o, context& ctx) {
 }
 
 int run_pack(const pack_options& o, context& ctx) {
+  if (o.brief && o.batch.empty()) {
+    ctx.err << "migplan: --brief needs --batch\n";
+    return exit_bad_input;
+  }
   if (!o.batch.empty()) {
     if (!o.items.empty()) {
       ctx.err << "migplan: give either ITEMs or --batch, not both\n";
@@ -312,14 +375,17 @@ int run_pack(const pack_options& o, context& ctx) {
     ctx.err << "migplan: " << tokens.error().message << "\n";
     return exit_bad_input;
   }
-  auto a = answer_request(o.gpu, *tokens);
+  memo_pool pool;
+  auto a = answer_request(o.gpu, *tokens, pool);
   if (!a) {
     ctx.err << "migplan: " << a.error().message << "\n";
     return exit_bad_input;
   }
-  if (o.json)
-    ctx.out << answer_json(*a, o.all).dump(2) << "\n";
-  else
+  if (o.json) {
+    std::string compact;
+    write_answer(compact, *a, o.all);
+    ctx.out << ojson::parse(compact).dump(2) << "\n";
+  } else
     print_answer(ctx.out, *a, o.all, ctx.color);
   return a->sol.feasible() ? exit_ok : exit_no_fit;
 }
@@ -339,6 +405,9 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_option(
       "--batch", o->batch,
       "Read one request per line from FILE ('-' for stdin); one JSON object per line out");
+  cmd->add_flag("--brief", o->brief,
+                "With --batch: one tab-separated line per request (line, gpu, fits|no_fit|error, "
+                "layout count, preferred layout or reason code or message) instead of JSON");
   cmd->add_option("ITEM", o->items,
                   "[Nx]PROFILE[@START]: 3g.20gb, 2x1g.5gb, 1g.5gb@6; PROFILE is a name as "
                   "nvidia-smi prints it ('MIG ' prefix allowed) or a profile ID");
@@ -348,6 +417,7 @@ void add_pack(CLI::App& app, context& ctx) {
       "  migplan pack --gpu h100-80gb 2x3g.40gb 1g.10gb\n"
       "  migplan pack --gpu a100-40gb --all --json 3g.20gb 2g.10gb 2x1g.5gb\n"
       "  printf '3g.20gb 3g.20gb\\n7g.40gb\\n' | migplan pack --gpu a100-40gb --batch -\n"
+      "  migplan pack --gpu a100-40gb --batch requests.txt --brief | awk -F'\\t' '$3 != \"fits\"'\n"
       "Exit codes: 0 fits, 1 does not fit, 2 bad input.");
   cmd->callback([o, &ctx] {
     if (o->items.empty() && o->batch.empty()) {

@@ -39,7 +39,8 @@ std::string diagram(const gpu_model& gpu, const layout& l, const room& left, boo
   }
   const int used = gpu.compute_slices - left.free_compute;
   const int stranded = left.free_compute - left.reachable_compute;
-  std::string bar = "[" + std::string(static_cast<std::size_t>(used), '#');
+  std::string bar = "[";
+  bar.append(static_cast<std::size_t>(used), '#');
   bar +=
       paint(color, tone::good, std::string(static_cast<std::size_t>(left.reachable_compute), '.'));
   bar += paint(color, tone::bad, std::string(static_cast<std::size_t>(stranded), '~'));

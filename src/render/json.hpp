@@ -10,6 +10,10 @@
 #include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <string_view>
+#include <vector>
+
+#include "render/json_writer.hpp"
 
 namespace migplan::cli {
 
@@ -17,6 +21,16 @@ using ojson = nlohmann::ordered_json;
 
 /// Version of every JSON document migplan writes.
 inline constexpr int json_schema_version = 1;
+
+/// Writers for the hot path; the ojson functions below give the same JSON as trees.
+void write_units(json_writer& w, unit_mask m);  ///< [0, 3]
+void write_instances(json_writer& w, const gpu_model& gpu,
+                     const layout& l);  ///< see instances_json
+void write_layout(json_writer& w, const gpu_model& gpu,
+                  const scored_layout& sl);                                  ///< see layout_json
+void write_reason(json_writer& w, const gpu_model& gpu, const reason& why);  ///< see reason_json
+void write_closest(json_writer& w, const gpu_model& gpu,
+                   std::span<const closest_fit> closest);  ///< see closest_json
 
 /// {"id": slug, "name": display name}.
 ojson gpu_json(const gpu_model& gpu);
@@ -41,6 +55,9 @@ ojson request_json(const gpu_model& gpu, std::span<const item> items);
 
 /// Pinned starts of a request, null where unpinned (parallel to request_json).
 ojson request_starts_json(std::span<const item> items);
+
+/// Names of the inferred fields in a flag set ("id", "placements", ...).
+std::vector<std::string_view> inferred_field_names(field f);
 
 /// A profile row as `migplan profiles --json` prints it.
 ojson profile_json(const gpu_model& gpu, const profile& p);

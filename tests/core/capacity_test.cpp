@@ -226,3 +226,26 @@ TEST_CASE("room_of and addable_to match a brute-force extension search on every 
     }
   }
 }
+
+TEST_CASE("room_memo answers exactly as room_of on every layout of every model",
+          "[capacity][memo]") {
+  for (const gpu_model& gpu : migplan::catalog()) {
+    INFO(gpu.slug);
+    migplan::room_memo memo(gpu);
+    for (const auto& [counts, layouts] : oracle::all_layouts(gpu)) {
+      for (const oracle::layout_set& set : layouts) {
+        migplan::layout l;
+        for (const auto& [start, p] : set) l.add({p, start});
+        const migplan::room want = migplan::room_of(gpu, l);
+        const migplan::room& got = memo.get(l);
+        const bool same =
+            got.free_units == want.free_units && got.free_compute == want.free_compute &&
+            got.reachable_units == want.reachable_units &&
+            got.reachable_compute == want.reachable_compute && got.extensions == want.extensions &&
+            got.free_mask == want.free_mask && got.reachable_mask == want.reachable_mask;
+        if (!same) FAIL_CHECK("room_memo differs on a layout of " << gpu.slug);
+        CHECK(memo.get(l).extensions == want.extensions);  // a second lookup hits the memo
+      }
+    }
+  }
+}
