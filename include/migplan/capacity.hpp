@@ -15,6 +15,7 @@
 #include <migplan/rules.hpp>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace migplan {
@@ -125,6 +126,9 @@ class room_memo {
   }
   /// The model the memo answers for.
   const gpu_model& gpu() const noexcept { return *gpu_; }
+  /// True when a geometry (counts, no pinned starts) has a layout: a lookup
+  /// in the geometries seen while enumerating the layouts.
+  bool feasible(const profile_counts& counts) const { return geometries_.count(counts) != 0; }
   /// Same as room_of(gpu, l).
   const room& get(const layout& l) {
     const key k{l.used(*gpu_), l.counts()};
@@ -155,6 +159,7 @@ class room_memo {
 
   void walk(std::size_t from, usage& u, place_set set) {
     all_.push_back({set, u.units, u.compute});
+    geometries_.insert(u.counts);
     for (std::size_t i = from; i < places_.size(); ++i) {
       const instance pl = places_[i];
       if (!rules_.can_add(u, pl.profile, pl.start)) continue;
@@ -193,7 +198,15 @@ class room_memo {
   std::vector<instance> places_;
   std::array<std::array<int, max_units>, max_profiles> index_{};
   std::vector<entry> all_;
+  struct counts_hash {
+    std::size_t operator()(const profile_counts& c) const noexcept {
+      std::size_t h = 0;
+      for (int v : c.n) h = h * 1000003u + static_cast<std::size_t>(v);
+      return h;
+    }
+  };
   std::unordered_map<key, room, key_hash> map_;
+  std::unordered_set<profile_counts, counts_hash> geometries_;
 };
 
 /// Stranded capacity: free minus reachable.

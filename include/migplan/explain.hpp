@@ -129,13 +129,23 @@ inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<con
     int compute = 0, units = 0;
   };
   // Largest sub-requests first: the first level with any fit is the answer.
+  // Without pinned starts a memo answers feasibility by lookup.
+  const bool by_lookup =
+      memo != nullptr && std::all_of(groups.begin(), groups.end(),
+                                     [](const auto& g) { return g.what.start == item::any_start; });
   std::vector<cand> best;
   std::vector<item> sub;
   for (int kept = room[0]; kept > 0 && best.empty(); --kept) {
     std::vector<int> k(hi.size(), 0);
     auto f = [&](const std::vector<int>& v) {
-      detail::expand_into(groups, v, sub);
-      if (!fits(gpu, r, sub)) return true;
+      if (by_lookup) {
+        profile_counts counts;
+        for (std::size_t i = 0; i < v.size(); ++i) counts[groups[i].what.profile] += v[i];
+        if (!memo->feasible(counts)) return true;
+      } else {
+        detail::expand_into(groups, v, sub);
+        if (!fits(gpu, r, sub)) return true;
+      }
       cand c{v};
       for (std::size_t i = 0; i < v.size(); ++i) {
         const profile& p = gpu.profiles[static_cast<std::size_t>(groups[i].what.profile)];

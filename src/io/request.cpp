@@ -80,8 +80,15 @@ std::vector<std::string> split_items(std::string_view line) {
 
 result<std::vector<token>> parse_items(std::span<const std::string> words) {
   std::vector<token> out;
+  out.reserve(words.size());
   for (const std::string& w : words) {
-    // "MIG 1g.5gb" arrives as two words from a shell; rejoin a lone "MIG".
+    // A word may hold several items ("MIG 3g.20gb" quoted, or "a,b"); most hold one.
+    if (w.find_first_of(" \t,\r\n") == std::string::npos) {
+      auto t = parse_item(w);
+      if (!t) return t.error();
+      out.push_back(std::move(*t));
+      continue;
+    }
     for (const std::string& part : split_items(w)) {
       auto t = parse_item(part);
       if (!t) return t.error();

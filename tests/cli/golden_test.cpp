@@ -318,3 +318,18 @@ TEST_CASE("fit sizes a workload and says when nothing is big enough", "[cli][fit
       parse_json(run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "4865MiB", "--json"}).out);
   CHECK(j2["profile"]["name"] == "1g.10gb");
 }
+
+TEST_CASE("pack --batch --brief prints one tab-separated line per request", "[cli][pack][batch]") {
+  const std::string input = "4g.20gb 2g.10gb 1g.5gb\n# skipped\n3x3g.20gb\n1g.5gbb\n";
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "-", "--brief"}, input);
+  CHECK(r.code == 2);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "1\ta100-40gb\tfits\t1\t4g.20gb@0 2g.10gb@4 1g.5gb@6\n"
+        "3\ta100-40gb\tno_fit\t0\tinstance_cap\n"
+        "4\t-\terror\t0\tunknown profile '1g.5gbb' on a100-40gb (did you mean 1g.5gb or "
+        "1g.5gb+me?)\n");
+  const auto lone = run_migplan({"pack", "--brief", "1g.5gb"});
+  CHECK(lone.code == 2);
+  CHECK(lone.err == "migplan: --brief needs --batch\n");
+}

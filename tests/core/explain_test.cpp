@@ -363,3 +363,27 @@ TEST_CASE("closest fits keep the most items on every small over-full A30 and H20
     }
   }
 }
+
+TEST_CASE("closest fits are the same with a room memo as without", "[explain][closest][memo]") {
+  for (std::string_view slug : {"a100-40gb", "a30", "rtx-pro-6000", "h100-80gb"}) {
+    const gpu_model& gpu = model(slug);
+    migplan::room_memo memo(gpu);
+    // Every pair of profiles, each one past its cap: never fits, always has closest fits.
+    for (std::size_t a = 0; a < gpu.profiles.size(); ++a)
+      for (std::size_t b = a; b < gpu.profiles.size(); ++b) {
+        std::vector<item> items(static_cast<std::size_t>(gpu.profiles[a].max_instances + 1),
+                                item{static_cast<int>(a)});
+        items.insert(items.end(), static_cast<std::size_t>(gpu.profiles[b].max_instances),
+                     item{static_cast<int>(b)});
+        INFO(slug << ": " << show(gpu, items));
+        const auto plain = migplan::closest_fits(gpu, items);
+        const auto with = migplan::closest_fits(gpu, items, 3, &memo);
+        REQUIRE(plain.size() == with.size());
+        for (std::size_t i = 0; i < plain.size(); ++i) {
+          CHECK(plain[i].drop == with[i].drop);
+          CHECK(plain[i].where.where == with[i].where.where);
+          CHECK(plain[i].where.rank == with[i].where.rank);
+        }
+      }
+  }
+}
