@@ -83,6 +83,7 @@ result<std::vector<token>> parse_items(std::span<const std::string> words) {
   out.reserve(words.size());
   for (const std::string& w : words) {
     // A word may hold several items ("MIG 3g.20gb" quoted, or "a,b"); most hold one.
+    if (w.empty()) continue;
     if (w.find_first_of(" \t,\r\n") == std::string::npos) {
       auto t = parse_item(w);
       if (!t) return t.error();

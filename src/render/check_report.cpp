@@ -349,7 +349,8 @@ void render_json(std::ostream& os, std::span<const file_check> files, const summ
                     {"warnings", s.warnings},
                     {"notes", s.notes},
                     {"exit_code", s.exit_code}}}};
-  os << doc.dump(2) << "\n";
+  // Invalid UTF-8 in a file (a key, a name) must not stop the report: replace it.
+  os << doc.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
 }
 
 }  // namespace migplan::cli::check
