@@ -1,0 +1,953 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/check_input.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <utility>
+
+#include "io/names.hpp"
+#include "io/request.hpp"
+
+namespace migplan::cli::check {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Scalars. Both formats are read with YAML 1.1's plain-scalar rules, because
+// mig-parted reads its configs through go-yaml v2 (YAML 1.1), which turns an
+// unquoted 0x20B010DE into a number and `yes` into a boolean; quoted scalars
+// are always strings. JSON arrives here through the same YAML reader (JSON is
+// YAML flow style), so its strings are quoted and its numbers plain.
+
+enum class kind { null, string, integer, number, boolean, list, mapping };
+
+constexpr std::string_view str_tag = "tag:yaml.org,2002:str";
+
+bool is_quoted(const YAML::Node& n) { return n.Tag() == "!" || n.Tag() == str_tag; }
+
+bool all_of(std::string_view s, std::string_view allowed) {
+  return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
+}
+
+// A YAML 1.1 integer: decimal, 0x hex, 0b binary, 0 octal, with '_' separators.
+bool yaml11_int(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    return all_of(s.substr(2), "0123456789abcdefABCDEF_");
+  if (s.size() > 2 && s[0] == '0' && s[1] == 'b') return all_of(s.substr(2), "01_");
+  return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) && all_of(s, "0123456789_");
+}
+
+// A YAML 1.1 float: [-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)? or .inf/.nan.
+bool yaml11_float(std::string_view s) {
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == ".nan" || s == ".NaN" || s == ".NAN" ||
+      s == "-.inf" || s == "+.inf" || s == "-.Inf" || s == "+.Inf")
+    return true;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  const std::size_t e = s.find_first_of("eE");
+  std::string_view mant = s.substr(0, e);
+  if (e != std::string_view::npos) {
+    std::string_view exp = s.substr(e + 1);
+    if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) exp.remove_prefix(1);
+    if (!all_of(exp, "0123456789")) return false;
+  }
+  const std::size_t dot = mant.find('.');
+  if (dot == std::string_view::npos) return false;
+  return all_of(mant, "0123456789_.") && mant.find_first_of("0123456789") != std::string_view::npos;
+}
+
+bool yaml11_bool(std::string_view s, bool& v) {
+  static constexpr std::string_view yes[] = {"y",  "Y",  "yes",  "Yes",  "YES", "on",
+                                             "On", "ON", "true", "True", "TRUE"};
+  static constexpr std::string_view no[] = {"n",   "N",   "no",    "No",    "NO",   "off",
+                                            "Off", "OFF", "false", "False", "FALSE"};
+  if (std::find(std::begin(yes), std::end(yes), s) != std::end(yes)) return v = true, true;
+  if (std::find(std::begin(no), std::end(no), s) != std::end(no)) return v = false, true;
+  return false;
+}
+
+kind kind_of(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Sequence:
+      return kind::list;
+    case YAML::NodeType::Map:
+      return kind::mapping;
+    case YAML::NodeType::Scalar:
+      break;
+    default:
+      return kind::null;
+  }
+  if (is_quoted(n)) return kind::string;
+  const std::string& s = n.Scalar();
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return kind::null;
+  bool b = false;
+  if (yaml11_bool(s, b)) return kind::boolean;
+  if (yaml11_int(s)) return kind::integer;
+  if (yaml11_float(s)) return kind::number;
+  return kind::string;
+}
+
+std::string_view kind_name(kind k) {
+  switch (k) {
+    case kind::null:
+      return "empty";
+    case kind::string:
+      return "a string";
+    case kind::integer:
+      return "an integer";
+    case kind::number:
+      return "a number";
+    case kind::boolean:
+      return "a boolean";
+    case kind::list:
+      return "a list";
+    case kind::mapping:
+      return "a mapping";
+  }
+  return "";
+}
+
+// A plain decimal integer (what both formats accept for counts and indices).
+bool decimal_int(const YAML::Node& n, long long& v) {
+  if (kind_of(n) != kind::integer) return false;
+  const std::string& s = n.Scalar();
+  const char* b = s.data() + (s[0] == '+' ? 1 : 0);
+  auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::string q(std::string_view s) { return fmt::format("'{}'", s); }
+
+// A value as a message names it: '2', the string "true", a list.
+std::string shown(const YAML::Node& n) {
+  const kind k = kind_of(n);
+  if (k == kind::string && is_quoted(n)) return fmt::format("the string \"{}\"", n.Scalar());
+  if (k == kind::string || k == kind::integer || k == kind::number || k == kind::boolean)
+    return q(n.Scalar());
+  return std::string(kind_name(k));
+}
+
+std::string join_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view n : names) out += fmt::format("{}{}", out.empty() ? "" : ", ", n);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+class reader {
+ public:
+  explicit reader(parsed_input& out) : out_(out) {}
+
+  static location at(const YAML::Node& n) {
+    const YAML::Mark m = n.Mark();
+    if (m.is_null()) return {};
+    return {m.line + 1, m.column + 1};
+  }
+
+  void error(location where, std::string message, fault kind = fault::malformed) {
+    out_.diagnostics.push_back({severity::error, kind, where, std::move(message), {}});
+  }
+  void warning(location where, std::string message) {
+    out_.diagnostics.push_back({severity::warning, fault::invalid, where, std::move(message), {}});
+  }
+  void note(location where, std::string message) {
+    out_.diagnostics.push_back({severity::note, fault::invalid, where, std::move(message), {}});
+  }
+
+  /// One key of a mapping and its value.
+  struct entry {
+    std::string key;
+    YAML::Node key_node;
+    YAML::Node value;
+  };
+
+  // A mapping's entries in order. Duplicate keys are reported (an error for
+  // migplan files; for mig-parted, which keeps the last silently, a warning)
+  // and only the last one is kept, as mig-parted does. YAML::Node's assignment
+  // writes through to the document, so entries are only ever copy-constructed
+  // (push_back), never assigned (erase, sort).
+  std::vector<entry> entries(const YAML::Node& map, bool dup_is_error, std::string_view what) {
+    std::vector<entry> all;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node k = it->first;
+      if (!k.IsScalar()) {
+        error(at(k), fmt::format("{} keys must be strings, not {}", what, kind_name(kind_of(k))));
+        continue;
+      }
+      all.push_back({k.Scalar(), k, it->second});
+    }
+    std::vector<entry> out;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      std::size_t first = i;
+      for (std::size_t j = 0; j < i; ++j)
+        if (all[j].key == all[i].key) {
+          first = j;
+          break;
+        }
+      if (first != i) {
+        const std::string msg = fmt::format("duplicate key {} (first at line {})", q(all[i].key),
+                                            at(all[first].key_node).line);
+        if (dup_is_error)
+          error(at(all[i].key_node), msg);
+        else
+          warning(at(all[i].key_node), msg + "; mig-parted keeps only the last one");
+      }
+      bool later = false;
+      for (std::size_t j = i + 1; j < all.size() && !later; ++j) later = all[j].key == all[i].key;
+      if (!later) out.push_back(all[i]);
+    }
+    return out;
+  }
+
+  // Reports keys not in `allowed`, suggesting the nearest; returns the
+  // suggestions, so that a misspelt required key is reported once, as
+  // misspelt, rather than also as missing.
+  std::vector<std::string> unknown_keys(const std::vector<entry>& es,
+                                        std::span<const std::string_view> allowed,
+                                        std::string_view what, std::string_view suffix) {
+    std::vector<std::string> names(allowed.begin(), allowed.end()), suggested;
+    for (const entry& e : es) {
+      if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;
+      std::string hint = did_you_mean(e.key, names);
+      if (hint.empty()) hint = fmt::format(" (expected {})", join_names(allowed));
+      for (std::string& n : nearest(e.key, names, 1)) suggested.push_back(std::move(n));
+      error(at(e.key_node), fmt::format("unknown {} {}{}{}", what, q(e.key), hint, suffix));
+    }
+    return suggested;
+  }
+
+  static bool contains(const std::vector<std::string>& v, std::string_view s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  }
+
+  static const entry* find(const std::vector<entry>& es, std::string_view key) {
+    for (const entry& e : es)
+      if (e.key == key) return &e;
+    return nullptr;
+  }
+
+  // Where a key's value is: the value itself, or the key when the value is empty.
+  static location value_at(const entry& e) {
+    return e.value.IsNull() || !e.value.IsDefined() ? at(e.key_node) : at(e.value);
+  }
+
+  parsed_input& out_;
+};
+
+// ---------------------------------------------------------------------------
+// migplan geometry files.
+
+void locate_tokens(std::string_view line_text, location start, std::vector<token>& tokens,
+                   std::vector<location>& where) {
+  // Each token's column: its text searched on the source line from the scalar's start.
+  std::size_t from = start.col > 0 ? static_cast<std::size_t>(start.col - 1) : 0;
+  for (const token& t : tokens) {
+    location l = start;
+    const std::size_t pos =
+        from < line_text.size() ? line_text.find(t.text, from) : std::string_view::npos;
+    if (pos != std::string_view::npos) {
+      l.col = static_cast<int>(pos) + 1;
+      from = pos + t.text.size();
+    }
+    where.push_back(l);
+  }
+}
+
+class geometry_reader : public reader {
+ public:
+  geometry_reader(parsed_input& out, std::span<const std::string_view> lines)
+      : reader(out), lines_(lines) {}
+
+  void read(const YAML::Node& root) {
+    const auto top = entries(root, true, "top-level");
+    const auto misspelt = unknown_keys(top, geometry_top_keys, "key", "");
+    const entry* version = find(top, "version");
+    if (version == nullptr) {
+      if (!contains(misspelt, "version"))
+        error({1, 1},
+              "missing required key 'version' (a migplan geometry file starts with 'version: 1')");
+    } else {
+      long long v = 0;
+      const YAML::Node& value = version->value;
+      if (!(decimal_int(value, v) && v == 1)) {
+        std::string why;
+        if (value.IsNull())
+          why = "version is empty: migplan geometry files are version 1";
+        else if (kind_of(value) == kind::string && is_quoted(value) && value.Scalar() == "1")
+          why = "version must be the number 1, not the string \"1\"";
+        else
+          why = fmt::format("unsupported version {}: migplan geometry files are version 1",
+                            shown(value));
+        error(value_at(*version), why);
+        return;  // another version's schema: nothing below can be trusted
+      }
+    }
+    if (const entry* c = find(top, "comment"); c != nullptr) check_comment(*c);
+    const entry* gpus = find(top, "gpus");
+    if (gpus == nullptr) {
+      if (!contains(misspelt, "gpus"))
+        error({1, 1},
+              "missing required key 'gpus' (a list of gpu entries with 'model' and 'instances')");
+      return;
+    }
+    if (!gpus->value.IsSequence()) {
+      error(value_at(*gpus), fmt::format("'gpus' must be a list of gpu entries, not {}",
+                                         kind_name(kind_of(gpus->value))));
+      return;
+    }
+    if (gpus->value.size() == 0) {
+      error(value_at(*gpus), "'gpus' is empty: list at least one gpu entry");
+      return;
+    }
+    int i = 0;
+    for (const YAML::Node& g : gpus->value) read_entry(g, i++);
+  }
+
+ private:
+  void check_comment(const entry& e) {
+    if (!e.value.IsScalar() && !e.value.IsNull())
+      error(value_at(e),
+            fmt::format("'comment' must be a string, not {}", kind_name(kind_of(e.value))));
+  }
+
+  void read_entry(const YAML::Node& node, int index) {
+    geometry_spec g;
+    g.entry = index;
+    g.label = fmt::format("gpus[{}]", index);
+    g.at = at(node);
+    g.items_at = g.at;
+    if (!node.IsMap()) {
+      error(at(node), fmt::format("each entry of 'gpus' must be a mapping with 'model' and "
+                                  "'instances', not {}",
+                                  kind_name(kind_of(node))));
+      return;
+    }
+    const std::size_t errors_before = count_errors();
+    const auto es = entries(node, true, "gpu entry");
+    const auto misspelt = unknown_keys(es, geometry_entry_keys, "key", "");
+    if (const entry* n = find(es, "name"); n != nullptr) {
+      if (n->value.IsScalar() && !n->value.Scalar().empty())
+        g.label = n->value.Scalar();
+      else
+        error(value_at(*n),
+              fmt::format("'name' must be a string, not {}", kind_name(kind_of(n->value))));
+    }
+    if (const entry* c = find(es, "comment"); c != nullptr) check_comment(*c);
+    if (const entry* m = find(es, "model"); m != nullptr) {
+      if (m->value.IsScalar() && !m->value.Scalar().empty()) {
+        g.model = m->value.Scalar();
+        g.model_at = at(m->value);
+      } else {
+        error(value_at(*m), fmt::format("'model' must be a gpu name, slug or pci id, not {}",
+                                        kind_name(kind_of(m->value))));
+      }
+    }
+    if (const entry* ix = find(es, "index"); ix != nullptr) read_index(*ix, g);
+    const entry* inst = find(es, "instances");
+    if (inst == nullptr) {
+      if (!contains(misspelt, "instances"))
+        error(g.at, fmt::format("missing required key 'instances' in {} (a list such as "
+                                "[\"3g.20gb\", \"2x1g.5gb\"])",
+                                q(g.label)));
+    } else {
+      g.items_at = at(inst->key_node);
+      read_instances(*inst, g);
+    }
+    g.broken = count_errors() > errors_before;
+    if (!g.broken) claim_indices(g);
+    index_at_.clear();
+    out_.geometries.push_back(std::move(g));
+  }
+
+  std::size_t count_errors() const {
+    return static_cast<std::size_t>(
+        std::count_if(out_.diagnostics.begin(), out_.diagnostics.end(), [](const diagnostic& d) {
+          return d.level == severity::error && d.kind == fault::malformed;
+        }));
+  }
+
+  void read_index(const entry& e, geometry_spec& g) {
+    const auto bad = [&](location l) {
+      error(l, "'index' must be a gpu index (0, 1, ...) or a list of them");
+    };
+    long long v = 0;
+    if (e.value.IsScalar()) {
+      if (!decimal_int(e.value, v) || v < 0) return bad(at(e.value));
+      g.all_devices = false;
+      g.devices.push_back(v);
+      index_at_.push_back(at(e.value));
+      return;
+    }
+    if (!e.value.IsSequence() || e.value.size() == 0) return bad(value_at(e));
+    g.all_devices = false;
+    for (const YAML::Node& n : e.value) {
+      if (!decimal_int(n, v) || v < 0) {
+        bad(at(n));
+        continue;
+      }
+      g.devices.push_back(v);
+      index_at_.push_back(at(n));
+    }
+  }
+
+  // A GPU of a node has one geometry: an index given twice is a conflict.
+  void claim_indices(geometry_spec& g) {
+    for (std::size_t i = 0; i < g.devices.size(); ++i) {
+      const location l = i < index_at_.size() ? index_at_[i] : g.at;
+      auto [it, fresh] = claimed_.try_emplace(g.devices[i], claim{g.entry, g.label, l.line});
+      if (fresh) continue;
+      g.conflict = true;
+      if (it->second.entry == g.entry)
+        error(l, fmt::format("gpu index {} is listed twice", g.devices[i]), fault::invalid);
+      else
+        error(l,
+              fmt::format("gpu index {} is already given to {} (line {}); a gpu has one geometry",
+                          g.devices[i], q(it->second.label), it->second.line),
+              fault::invalid);
+    }
+  }
+
+  void read_instances(const entry& e, geometry_spec& g) {
+    if (!e.value.IsSequence()) {
+      error(value_at(e), fmt::format("'instances' must be a list of strings such as \"2x1g.5gb\", "
+                                     "not {}",
+                                     kind_name(kind_of(e.value))));
+      return;
+    }
+    for (const YAML::Node& n : e.value) {
+      const location l = at(n);
+      if (!n.IsScalar()) {
+        error(l, fmt::format("each instance must be a string such as \"2x1g.5gb\" or "
+                             "\"1g.5gb@6\", not {}",
+                             kind_name(kind_of(n))));
+        continue;
+      }
+      const std::string& text = n.Scalar();
+      const std::vector<std::string> words = split_items(text);
+      if (words.empty()) {
+        error(l, "empty instance: expected [Nx]PROFILE[@START], e.g. \"2x1g.5gb\"");
+        continue;
+      }
+      auto tokens = parse_items(words);
+      if (!tokens) {
+        error(l, tokens.error().message);
+        continue;
+      }
+      std::vector<location> where;
+      const std::string_view line_text =
+          l.line >= 1 && static_cast<std::size_t>(l.line) <= lines_.size()
+              ? lines_[static_cast<std::size_t>(l.line - 1)]
+              : std::string_view();
+      locate_tokens(line_text, l, *tokens, where);
+      for (std::size_t i = 0; i < tokens->size(); ++i) {
+        const token& t = (*tokens)[i];
+        g.items.push_back({t.text, t.profile, t.count, t.start, where[i]});
+      }
+    }
+  }
+
+  std::span<const std::string_view> lines_;
+  std::vector<location> index_at_;
+  struct claim {
+    int entry;
+    std::string label;
+    int line;
+  };
+  std::map<long long, claim> claimed_;
+};
+
+// ---------------------------------------------------------------------------
+// NVIDIA mig-parted configs, as api/spec/v1 reads them.
+
+class mig_parted_reader : public reader {
+ public:
+  using reader::reader;
+
+  void read(const YAML::Node& root) {
+    const auto top = entries(root, false, "top-level");
+    const auto misspelt =
+        unknown_keys(top, mig_parted_top_keys, "field", "; mig-parted rejects unknown fields");
+    const entry* version = find(top, "version");
+    if (version == nullptr) {
+      if (!contains(misspelt, "version"))
+        error({1, 1}, "missing 'version: v1'; mig-parted refuses a config without it");
+    } else if (kind_of(version->value) != kind::string || version->value.Scalar() != "v1") {
+      const kind k = kind_of(version->value);
+      error(value_at(*version),
+            fmt::format("unsupported version {}: mig-parted configs must say version: v1",
+                        k == kind::list || k == kind::mapping || k == kind::null
+                            ? std::string(kind_name(k))
+                            : q(version->value.Scalar())));
+      return;  // another version's schema: nothing below can be trusted
+    }
+    const entry* configs = find(top, "mig-configs");
+    if (configs == nullptr) {
+      if (!contains(misspelt, "mig-configs")) note({1, 1}, "no 'mig-configs': nothing to check");
+      return;
+    }
+    if (configs->value.IsNull() || (configs->value.IsMap() && configs->value.size() == 0)) {
+      error(value_at(*configs), "'mig-configs' is empty; mig-parted requires at least one config");
+      return;
+    }
+    if (!configs->value.IsMap()) {
+      error(value_at(*configs),
+            fmt::format("'mig-configs' must be a mapping from config label to a list of entries, "
+                        "not {}",
+                        kind_name(kind_of(configs->value))));
+      return;
+    }
+    for (const entry& c : entries(configs->value, false, "config label")) read_config(c);
+  }
+
+ private:
+  void read_config(const entry& c) {
+    if (c.value.IsNull() || (c.value.IsSequence() && c.value.size() == 0)) {
+      error(at(c.key_node),
+            fmt::format("config {} has no entries; mig-parted requires at least one", q(c.key)));
+      return;
+    }
+    if (!c.value.IsSequence()) {
+      error(value_at(c), fmt::format("config {} must be a list of entries, not {}", q(c.key),
+                                     kind_name(kind_of(c.value))));
+      return;
+    }
+    int i = 0;
+    for (const YAML::Node& n : c.value) read_entry(c.key, n, i++);
+  }
+
+  std::size_t count_errors() const {
+    return static_cast<std::size_t>(
+        std::count_if(out_.diagnostics.begin(), out_.diagnostics.end(),
+                      [](const diagnostic& d) { return d.level == severity::error; }));
+  }
+
+  void read_entry(const std::string& label, const YAML::Node& node, int index) {
+    geometry_spec g;
+    g.label = label;
+    g.entry = index;
+    g.at = at(node);
+    g.items_at = g.at;
+    if (!node.IsMap()) {
+      error(at(node), fmt::format("entry {} of config {} must be a mapping with 'devices' and "
+                                  "'mig-enabled', not {}",
+                                  index, q(label), kind_name(kind_of(node))));
+      return;
+    }
+    const std::size_t errors_before = count_errors();
+    const auto es = entries(node, false, "entry");
+    const auto misspelt =
+        unknown_keys(es, mig_parted_entry_keys, "field", "; mig-parted rejects unknown fields");
+    for (std::string_view required : {"devices", "mig-enabled"})
+      if (find(es, required) == nullptr && !contains(misspelt, required))
+        error(g.at, fmt::format("missing required field '{}' in config {}", required, q(label)));
+    if (const entry* f = find(es, "device-filter"); f != nullptr) read_filter(*f, g);
+    if (const entry* d = find(es, "devices"); d != nullptr) read_devices(*d, g);
+    if (const entry* e = find(es, "mig-enabled"); e != nullptr) {
+      bool v = false;
+      if (e->value.IsNull()) {
+        warning(at(e->key_node), "'mig-enabled' is empty; mig-parted reads it as false");
+        g.mig_enabled = false;
+      } else if (kind_of(e->value) == kind::boolean && yaml11_bool(e->value.Scalar(), v)) {
+        g.mig_enabled = v;
+      } else {
+        error(at(e->value),
+              fmt::format("'mig-enabled' must be true or false, not {}", shown(e->value)));
+      }
+    }
+    const entry* md = find(es, "mig-devices");
+    if (md != nullptr) {
+      g.items_at = at(md->key_node);
+      read_mig_devices(*md, g);
+    }
+    if (g.mig_enabled && md == nullptr && find(es, "mig-enabled") != nullptr &&
+        !contains(misspelt, "mig-devices"))
+      error(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
+                              "'mig-enabled' is true (write mig-devices: {{}} for none)",
+                              q(label)));
+    if (!g.mig_enabled && md != nullptr && md->value.IsMap() && md->value.size() != 0)
+      error(at(md->key_node), fmt::format("'mig-devices' must be empty when 'mig-enabled' is "
+                                          "false; mig-parted rejects config {}",
+                                          q(label)));
+    g.broken = count_errors() > errors_before;
+    out_.geometries.push_back(std::move(g));
+  }
+
+  void read_filter(const entry& e, geometry_spec& g) {
+    g.filter_at = at(e.key_node);
+    std::vector<YAML::Node> ids;
+    if (e.value.IsNull()) return;  // mig-parted reads null as "": no filter
+    const auto bad_type = [&](const YAML::Node& n) {
+      const kind k = kind_of(n);
+      if (k == kind::integer || k == kind::number)
+        error(at(n), fmt::format("device-filter {} is read as a number; quote it (\"{}\"): "
+                                 "mig-parted wants a string",
+                                 n.Scalar(), n.Scalar()));
+      else
+        error(at(n), fmt::format("device-filter must be a pci id string or a list of them, not {}",
+                                 kind_name(k)));
+    };
+    const bool list = e.value.IsSequence();
+    if (list) {
+      for (const YAML::Node& n : e.value) {
+        if (kind_of(n) != kind::string) {
+          bad_type(n);
+          continue;
+        }
+        ids.push_back(n);
+      }
+    } else if (kind_of(e.value) == kind::string) {
+      ids.push_back(e.value);
+    } else {
+      bad_type(e.value);
+      return;
+    }
+    for (const YAML::Node& n : ids) {
+      const std::string& text = n.Scalar();
+      if (text.empty() && !list) continue;  // a lone "" matches every device, like no filter
+      filter_id f{text, 0, false, at(n)};
+      if (!parse_filter_id(text, f.value)) {
+        warning(f.at, fmt::format("device-filter {} is not a pci id mig-parted can read "
+                                  "(such as 0x20B010DE); it matches no gpu",
+                                  q(text)));
+      } else if (f.value <= 0xFFFFu) {
+        warning(f.at, fmt::format("device-filter {} has no vendor part: mig-parted reads it as "
+                                  "device 0x0000 of vendor 0x{:04X}, which matches no gpu; "
+                                  "write 0x{:04X}10DE",
+                                  q(text), f.value, f.value));
+      } else {
+        f.readable = true;
+      }
+      g.filter.push_back(std::move(f));
+    }
+    g.has_filter = !g.filter.empty();
+  }
+
+  void read_devices(const entry& e, geometry_spec& g) {
+    const YAML::Node& v = e.value;
+    const kind k = kind_of(v);
+    if (k == kind::string && v.Scalar() == "all") return;
+    if (k == kind::integer) {
+      error(at(v), fmt::format("'devices' must be \"all\" or a list of gpu indices; mig-parted "
+                               "rejects a bare integer (write [{}])",
+                               v.Scalar()));
+      return;
+    }
+    if (k == kind::list) {
+      g.all_devices = false;
+      for (const YAML::Node& n : v) {
+        long long d = 0;
+        if (!decimal_int(n, d)) {
+          error(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
+          continue;
+        }
+        g.devices.push_back(d);
+      }
+      return;
+    }
+    error(value_at(e),
+          fmt::format("'devices' must be \"all\" or a list of gpu indices, not {}", shown(v)));
+  }
+
+  void read_mig_devices(const entry& e, geometry_spec& g) {
+    if (e.value.IsNull()) return;  // mig-parted reads null as an empty map
+    if (!e.value.IsMap()) {
+      error(value_at(e), fmt::format("'mig-devices' must be a mapping from profile name to count, "
+                                     "not {}",
+                                     kind_name(kind_of(e.value))));
+      return;
+    }
+    for (const entry& d : entries(e.value, false, "mig-devices")) {
+      const location l = at(d.key_node);
+      if (const std::string why = mig_profile_format_error(d.key); !why.empty()) {
+        error(l, fmt::format("invalid profile name {}: {}; mig-parted rejects it{}", q(d.key), why,
+                             did_you_mean(d.key, all_profile_names())));
+        continue;
+      }
+      long long n = 0;
+      if (!decimal_int(d.value, n)) {
+        error(value_at(d),
+              fmt::format("count of {} must be a whole number, not {}", d.key, shown(d.value)));
+        continue;
+      }
+      if (n < 0) {
+        error(at(d.value),
+              fmt::format("invalid count {} for {}: counts must be 0 or more", n, d.key));
+        continue;
+      }
+      g.items.push_back({d.key, d.key, n, std::nullopt, l});
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t nl = text.find('\n', from);
+    std::string_view line =
+        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(line);
+    if (nl == std::string_view::npos) break;
+    from = nl + 1;
+  }
+  return out;
+}
+
+// nlohmann reports a byte offset; a caret needs a line and a column.
+location offset_location(std::string_view text, std::size_t byte) {
+  const std::size_t off = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  location l{1, 1};
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < off; ++i)
+    if (text[i] == '\n') {
+      ++l.line;
+      line_start = i + 1;
+    }
+  l.col = static_cast<int>(off - line_start) + 1;
+  return l;
+}
+
+// "[json.exception.parse_error.101] parse error at line 3, column 3: syntax error while
+// parsing object key - unexpected '}'; expected string literal" -> from "syntax error".
+std::string json_message(const std::string& what) {
+  const std::size_t at = what.find("syntax error");
+  if (at != std::string::npos) return what.substr(at);
+  const std::size_t colon = what.find(": ");
+  return colon != std::string::npos ? what.substr(colon + 2) : what;
+}
+
+// Where a second, non-empty YAML document starts, if there is one. Not
+// YAML::LoadAll: yaml-cpp 0.7 turns a stray top-level ',' into an endless run
+// of empty documents, so the documents are counted here, a bounded few.
+class document_counter : public YAML::EventHandler {
+ public:
+  std::optional<location> content;  // first content of the current document
+  void OnDocumentStart(const YAML::Mark&) override { content.reset(); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { saw(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    saw(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    saw(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    saw(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void saw(const YAML::Mark& m) {
+    if (!content) content = location{m.line + 1, m.column + 1};
+  }
+};
+
+std::optional<location> second_document(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  document_counter counter;
+  for (int doc = 0; doc < 4 && parser.HandleNextDocument(counter); ++doc)
+    if (doc > 0 && counter.content) return counter.content;
+  return std::nullopt;
+}
+
+bool has_key(const YAML::Node& map, std::string_view key) {
+  for (auto it = map.begin(); it != map.end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() == key) return true;
+  return false;
+}
+
+input_format detect(const YAML::Node& root) {
+  if (has_key(root, "mig-configs")) return input_format::mig_parted;
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() == "version" && it->second.IsScalar() &&
+        it->second.Scalar() == "v1")
+      return input_format::mig_parted;
+  if (has_key(root, "gpus") || has_key(root, "version")) return input_format::geometry;
+  return input_format::unknown;
+}
+
+}  // namespace
+
+std::string mig_profile_format_error(std::string_view name) {
+  if (name.empty()) return "the name is empty";
+  const std::size_t plus = name.find('+'), minus = name.find('-');
+  if (plus != std::string_view::npos && minus != std::string_view::npos)
+    return "it has both '+' and '-' attributes";
+  const std::size_t split = plus != std::string_view::npos ? plus : minus;
+  const std::string_view fields = name.substr(0, split);
+  const std::string_view expected = "expected [Cc.]Gg.MEMgb such as 1g.5gb or 1c.3g.20gb";
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  while (parts.size() < 2) {
+    const std::size_t dot = fields.find('.', from);
+    if (dot == std::string_view::npos) break;
+    parts.push_back(fields.substr(from, dot - from));
+    from = dot + 1;
+  }
+  parts.push_back(fields.substr(from));
+  if (parts.size() < 2) return std::string(expected);
+  const std::string_view suffixes3[] = {"c", "g", "gb"};
+  const std::string_view suffixes2[] = {"g", "gb"};
+  const std::span<const std::string_view> want = parts.size() == 3
+                                                     ? std::span<const std::string_view>(suffixes3)
+                                                     : std::span<const std::string_view>(suffixes2);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string_view p = parts[i];
+    if (p.size() <= want[i].size() || p.substr(p.size() - want[i].size()) != want[i] ||
+        !all_of(p.substr(0, p.size() - want[i].size()), "0123456789"))
+      return std::string(expected);
+  }
+  if (split == std::string_view::npos) return "";
+  std::string_view attrs = name.substr(split + 1);
+  std::vector<std::string_view> seen;
+  while (true) {
+    const std::size_t comma = attrs.find(',');
+    const std::string_view a = attrs.substr(0, comma);
+    if (a.empty()) return "an attribute after '+' or '-' is empty";
+    if (std::isdigit(static_cast<unsigned char>(a[0])))
+      return fmt::format("attribute '{}' begins with a digit", a);
+    if (a.front() == '.' || a.back() == '.')
+      return fmt::format("attribute '{}' begins or ends with a dot", a);
+    if (!all_of(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789."))
+      return fmt::format("attribute '{}' has a character other than letters, digits and '.'", a);
+    if (std::find(seen.begin(), seen.end(), a) != seen.end())
+      return fmt::format("attribute '{}' appears twice", a);
+    seen.push_back(a);
+    if (comma == std::string_view::npos) break;
+    attrs.remove_prefix(comma + 1);
+  }
+  return "";
+}
+
+bool parse_filter_id(std::string_view text, std::uint32_t& out) {
+  // strconv.ParseUint(s, 0, 32) on the part before an optional ":SUBSYSTEM".
+  const std::size_t colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    std::uint32_t sub = 0;
+    if (text.find(':', colon + 1) != std::string_view::npos ||
+        !parse_filter_id(text.substr(colon + 1), sub))
+      return false;
+    text = text.substr(0, colon);
+  }
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  } else if (text.size() > 1 && text[0] == '0') {
+    base = 8;
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return false;
+  std::uint32_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
+  if (ec != std::errc() || p != text.data() + text.size()) return false;
+  out = v;
+  return true;
+}
+
+parsed_input parse_check_input(std::string_view text, bool json) {
+  parsed_input out;
+  const auto lines = split_lines(text);
+  if (json) {
+    try {
+      const auto doc = nlohmann::json::parse(text.begin(), text.end());
+      (void)doc;
+    } catch (const nlohmann::json::parse_error& e) {
+      out.diagnostics.push_back({severity::error,
+                                 fault::malformed,
+                                 offset_location(text, e.byte),
+                                 "invalid json: " + json_message(e.what()),
+                                 {}});
+      return out;
+    } catch (const std::exception& e) {
+      out.diagnostics.push_back(
+          {severity::error, fault::malformed, {}, std::string("invalid json: ") + e.what(), {}});
+      return out;
+    }
+  }
+  try {
+    const std::string copy(text);
+    if (const std::optional<location> second = second_document(copy)) {
+      out.diagnostics.push_back({severity::error,
+                                 fault::malformed,
+                                 *second,
+                                 "a second yaml document starts here; check reads one document "
+                                 "per file",
+                                 {}});
+      return out;
+    }
+    const YAML::Node root = YAML::Load(copy);
+    if (root.IsNull() || !root.IsDefined()) {
+      out.diagnostics.push_back({severity::error,
+                                 fault::malformed,
+                                 {},
+                                 "empty file: expected a migplan geometry file (version: 1) or a "
+                                 "mig-parted config (version: v1)",
+                                 {}});
+      return out;
+    }
+    if (!root.IsMap()) {
+      out.diagnostics.push_back(
+          {severity::error,
+           fault::malformed,
+           reader::at(root),
+           fmt::format("expected a mapping with 'version' at the top level, not {}",
+                       kind_name(kind_of(root))),
+           {}});
+      return out;
+    }
+    out.format = detect(root);
+    switch (out.format) {
+      case input_format::geometry:
+        geometry_reader(out, lines).read(root);
+        break;
+      case input_format::mig_parted:
+        mig_parted_reader(out).read(root);
+        break;
+      case input_format::unknown:
+        out.diagnostics.push_back({severity::error,
+                                   fault::malformed,
+                                   {1, 1},
+                                   "not a migplan geometry file (version: 1, gpus: ...) or a "
+                                   "mig-parted config (version: v1, mig-configs: ...)",
+                                   {}});
+        break;
+    }
+  } catch (const YAML::Exception& e) {
+    location l;
+    if (!e.mark.is_null()) l = {e.mark.line + 1, e.mark.column + 1};
+    out.diagnostics.push_back({severity::error,
+                               fault::malformed,
+                               l,
+                               (json ? "cannot read this json: " : "invalid yaml: ") + e.msg,
+                               {}});
+  } catch (const std::exception& e) {
+    out.diagnostics.push_back({severity::error,
+                               fault::malformed,
+                               {},
+                               std::string("cannot read the file: ") + e.what(),
+                               {}});
+  }
+  return out;
+}
+
+}  // namespace migplan::cli::check

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan check`: golden runs of the built binary (stdout, stderr and the exit
+// code asserted separately, diagnostics as full text), plus the pieces of the
+// reader that mirror mig-parted's own rules, in-process.
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "io/check_input.hpp"
+#include "render/check_report.hpp"
+#include "run_binary.hpp"
+
+using migplan::test::run_migplan;
+using migplan::test::source_path;
+using migplan::test::test_path;
+
+namespace {
+
+std::string fixture(const std::string& name) { return test_path("fixtures/check/" + name); }
+
+// `text` with every "{F}" replaced by `path` (diagnostics start with the path).
+std::string with_path(std::string text, const std::string& path) {
+  for (std::size_t at = text.find("{F}"); at != std::string::npos; at = text.find("{F}", at))
+    text.replace(at, 3, path), at += path.size();
+  return text;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("check --help describes the command and its exit codes", "[check]") {
+  const auto r = run_migplan({"check", "--help"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("--format") != std::string::npos);
+  CHECK(r.out.find("--gpu") != std::string::npos);
+  CHECK(r.out.find("Exit codes: 0 every geometry valid, 1 a geometry invalid or impossible, 2 a "
+                   "file unreadable or malformed") != std::string::npos);
+}
+
+TEST_CASE("check needs a file", "[check]") {
+  const auto r = run_migplan({"check"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: check: no files given (name files or directories, or - for standard input)\n");
+}
+
+TEST_CASE("check accepts a valid geometry file silently", "[check]") {
+  const auto r = run_migplan({"check", fixture("valid.yaml")});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+}
+
+TEST_CASE("check reports instances pinned onto the same units", "[check]") {
+  const std::string f = fixture("overlap.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:5:5: error: 'pinned' does not fit on a100-40gb: the totals fit but no arrangement of the allowed starts on a100-40gb does: 2g.10gb@4 3g.20gb@4 cannot be placed together
+    instances: ["3g.20gb@4", "2g.10gb@4"]
+    ^
+  closest fit: drop 2g.10gb@4 -> 3g.20gb@4
+  closest fit: drop 3g.20gb@4 -> 2g.10gb@4
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+}
+
+TEST_CASE("check reports more instances of a profile than its cap", "[check]") {
+  const std::string f = fixture("over-cap.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:4:5: error: 'gpus[0]' does not fit on a100-40gb: 1g.5gb allows at most 7 instances on a100-40gb (the request has 8)
+    instances:
+    ^
+  closest fit: drop 1g.5gb -> 1g.5gb@0 1g.5gb@1 1g.5gb@2 1g.5gb@3 1g.5gb@4 1g.5gb@5 1g.5gb@6
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+}
+
+TEST_CASE("check reports too many compute slices", "[check]") {
+  const std::string f = fixture("compute.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:5:5: error: 'too-much-compute' does not fit on a100-40gb: 2g.10gb and 4g.20gb need 8 compute slices but a100-40gb has 7
+    instances: [4g.20gb, 2x2g.10gb]
+    ^
+  closest fit: drop 2g.10gb -> 4g.20gb@0 2g.10gb@4
+  closest fit: drop 4g.20gb -> 2g.10gb@0 2g.10gb@2
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+}
+
+TEST_CASE("check reports two +me instances", "[check]") {
+  const std::string f = fixture("two-me.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:5:5: error: 'media' does not fit on h100-80gb: 1g.10gb+me allows at most 1 instance on h100-80gb (the request has 2)
+    instances: ["1g.10gb+me", "1g.10gb+me", "3g.40gb"]
+    ^
+  closest fit: drop 1g.10gb+me -> 1g.10gb+me@0 3g.40gb@4
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+}
+
+TEST_CASE("check names the model a foreign profile belongs to", "[check]") {
+  const std::string f = fixture("other-model.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:5:29: error: unknown profile '4g.96gb+gfx' on a100-40gb (it is a profile of rtx-pro-6000)
+    instances: ["3g.20gb", "4g.96gb+gfx"]
+                            ^
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+}
+
+TEST_CASE("check suggests the nearest profile for a misspelt name", "[check]") {
+  const std::string f = fixture("misspelt.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        with_path(R"({F}:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
+      - 2x1g.5bg
+        ^
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+                  f));
+}
+
+TEST_CASE("check reports a yaml syntax error with its line", "[check]") {
+  const std::string f = fixture("yaml-syntax.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == with_path(R"({F}:5:3: error: invalid yaml: illegal block entry
+  - model: a100-40gb
+  ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)",
+                           f));
+}
+
+TEST_CASE("check reports a json syntax error at its line and column", "[check]") {
+  const std::string f = fixture("json-syntax.json");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:4:52: error: invalid json: syntax error while parsing value - unexpected ']'; expected '[', '{', or a literal
+    {"model": "a100-40gb", "instances": ["3g.20gb",]}
+                                                   ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)",
+          f));
+}
+
+TEST_CASE("check reports an unknown key once, with the nearest valid key", "[check]") {
+  const std::string f = fixture("unknown-key.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == with_path(R"({F}:4:5: error: unknown key 'instance' (did you mean instances?)
+    instance: ["3g.20gb"]
+    ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)",
+                           f));
+}
+
+TEST_CASE("check names the supported geometry-file version", "[check]") {
+  const std::string f = fixture("wrong-version.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        with_path(R"({F}:1:10: error: unsupported version '2': migplan geometry files are version 1
+version: 2
+         ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)",
+                  f));
+}
+
+TEST_CASE("check rejects a bare integer for mig-parted devices", "[check]") {
+  const std::string f = fixture("bare-int-devices.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:4:16: error: 'devices' must be "all" or a list of gpu indices; mig-parted rejects a bare integer (write [0])
+    - devices: 0
+               ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)",
+          f));
+}
+
+TEST_CASE("check rejects mig-devices on a disabled mig-parted entry", "[check]") {
+  const std::string f = fixture("disabled-with-devices.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:6:7: error: 'mig-devices' must be empty when 'mig-enabled' is false; mig-parted rejects config 'half-disabled'
+      mig-devices:
+      ^
+checked 1 file: 1 geometry valid, 0 invalid; 1 file malformed
+)",
+          f));
+}
+
+TEST_CASE("check rejects an unquoted pci id, which yaml reads as a number", "[check]") {
+  const std::string f = fixture("unquoted-filter.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 2);
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:4:22: error: device-filter 0x20B010DE is read as a number; quote it ("0x20B010DE"): mig-parted wants a string
+    - device-filter: 0x20B010DE
+                     ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)",
+          f));
+}
+
+TEST_CASE("check tries an unfiltered mig-parted entry on every model with its profiles",
+          "[check]") {
+  const std::string f = fixture("all-devices.yaml");
+  const auto r = run_migplan({"check", "-v", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:6:7: error: config 'all-1g.10gb' does not fit on a100-40gb: 1g.10gb allows at most 4 instances on a100-40gb (the request has 5)
+      mig-devices:
+      ^
+  closest fit: drop 1g.10gb -> 1g.10gb@0 1g.10gb@2 1g.10gb@4 1g.10gb@6
+{F}:6:7: note: config 'all-1g.10gb' fits on a100-80gb: 1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3 1g.10gb@4 (21 layouts)
+      mig-devices:
+      ^
+{F}:6:7: note: config 'all-1g.10gb' fits on h100-80gb: 1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3 1g.10gb@4 (21 layouts)
+      mig-devices:
+      ^
+{F}:6:7: note: config 'all-1g.10gb' fits on h100-pcie: 1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3 1g.10gb@4 (21 layouts)
+      mig-devices:
+      ^
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+}
+
+TEST_CASE("check resolves unfiltered mig-parted profile names across the catalog", "[check]") {
+  const std::string f = fixture("unfiltered.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:7:9: error: unknown profile '2g.11gb': no gpu in migplan's catalog has it (did you mean 2g.12gb, 2g.10gb or 1g.10gb?)
+        "2g.11gb": 2
+        ^
+{F}:11:7: error: no single gpu has all the profiles of config 'mixed-models': 1g.5gb (a100-40gb), 1g.12gb (h100-nvl, gh200-96gb, h20)
+      mig-devices:
+      ^
+{F}:17:21: warning: 3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); current drivers need '3g.93gb'
+      mig-devices: {"3g.95gb": 1, "3g.93gb": 1}
+                    ^
+{F}:17:35: error: 3g.95gb and 3g.93gb name the same gb200 profile under an older and a current driver; no driver accepts both
+      mig-devices: {"3g.95gb": 1, "3g.93gb": 1}
+                                  ^
+checked 1 file: 0 geometries valid, 3 invalid; 1 warning
+)",
+          f));
+}
+
+TEST_CASE("check --gpu gives geometry entries without a model their model", "[check]") {
+  const std::string text = "version: 1\ngpus:\n  - instances: [\"4x1g.6gb\"]\n";
+  auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "<stdin>:3:5: error: missing required key 'model' in 'gpus[0]' (or give a "
+        "default with --gpu)\n"
+        "  - instances: [\"4x1g.6gb\"]\n"
+        "    ^\n"
+        "checked 1 file: 0 geometries valid, 0 invalid, 1 not checked; 1 file malformed\n");
+  r = run_migplan({"check", "--gpu", "NVIDIA A30", "-"}, text);
+  CHECK(r.code == 0);
+  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+}
+
+TEST_CASE("check --gpu limits a mig-parted config to one model", "[check]") {
+  const std::string f = fixture("all-devices.yaml");
+  auto r = run_migplan({"check", "--gpu", "h100-80gb", f});
+  CHECK(r.code == 0);
+  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  r = run_migplan({"check", "--gpu", "a30", f});
+  CHECK(r.code == 1);
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:7:9: error: unknown profile '1g.10gb' on a30 (it is a profile of a100-40gb, a100-80gb, h100-80gb and h100-pcie; here, did you mean 1g.6gb or 2g.12gb?)
+        "1g.10gb": 5
+        ^
+checked 1 file: 0 geometries valid, 1 invalid
+)",
+          f));
+  r = run_migplan({"check", "--gpu", "a100-40gbb", f});
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("migplan: unknown gpu 'a100-40gbb' (did you mean a100-40gb", 0) == 0);
+}
+
+TEST_CASE("check warns about a name only an older driver uses, with the current name", "[check]") {
+  const std::string f = fixture("gb200-early.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:5:18: warning: 3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); current drivers need '3g.93gb'
+    instances: ["2x3g.95gb"]
+                 ^
+checked 1 file: 1 geometry valid, 0 invalid; 1 warning
+)",
+          f));
+}
+
+TEST_CASE("check over several files exits with the worst outcome", "[check]") {
+  const std::string valid = fixture("valid.yaml"), invalid = fixture("misspelt.yaml"),
+                    malformed = fixture("wrong-version.yaml");
+  auto r = run_migplan({"check", valid, invalid});
+  CHECK(r.code == 1);
+  CHECK(r.err.substr(r.err.rfind("checked")) == "checked 2 files: 1 geometry valid, 1 invalid\n");
+  r = run_migplan({"check", malformed, valid, invalid});
+  CHECK(r.code == 2);
+  CHECK(r.err.substr(r.err.rfind("checked")) ==
+        "checked 3 files: 1 geometry valid, 1 invalid; 1 file malformed\n");
+  r = run_migplan({"check", valid, test_path("fixtures/check/no-such-file.yaml")});
+  CHECK(r.code == 2);
+  CHECK(r.err == test_path("fixtures/check/no-such-file.yaml") +
+                     ": error: cannot read file: No such file or directory\n"
+                     "checked 2 files: 1 geometry valid, 0 invalid; 1 file unreadable\n");
+}
+
+TEST_CASE("check reads every yaml and json file under a directory, sorted", "[check]") {
+  const std::string dir = test_path("fixtures/check/dir");
+  const auto r = run_migplan({"check", dir});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}/sub/too-many.json:5:47: error: config 'too-many' does not fit on a30: 1g.6gb allows at most 4 instances on a30 (the request has 5)
+      {"devices": "all", "mig-enabled": true, "mig-devices": {"1g.6gb": 5}}
+                                              ^
+  closest fit: drop 1g.6gb -> 1g.6gb@0 1g.6gb@1 1g.6gb@2 1g.6gb@3
+checked 2 files: 1 geometry valid, 1 invalid
+)",
+          dir));
+}
+
+TEST_CASE("check reads standard input for -, as json when it opens with a brace", "[check]") {
+  auto r = run_migplan({"check", "-"}, slurp(fixture("misspelt.yaml")));
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == R"(<stdin>:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
+      - 2x1g.5bg
+        ^
+checked 1 file: 0 geometries valid, 1 invalid
+)");
+  r = run_migplan({"check", "-"}, slurp(fixture("json-syntax.json")));
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("<stdin>:4:52: error: invalid json: ", 0) == 0);
+  r = run_migplan({"check", "-"}, slurp(source_path("examples/geometry.json")));
+  CHECK(r.code == 0);
+  CHECK(r.err == "checked 1 file: 4 geometries valid, 0 invalid\n");
+}
+
+TEST_CASE("check --format github prints workflow annotations on stdout", "[check]") {
+  const std::string f = fixture("overlap.yaml"), g = fixture("gb200-early.yaml");
+  const auto r = run_migplan({"check", "--format", "github", f, g});
+  CHECK(r.code == 1);
+  const std::string fp = migplan::cli::check::github_escape_property(f),
+                    gp = migplan::cli::check::github_escape_property(g);
+  CHECK(r.out ==
+        "::error file=" + fp +
+            ",line=5,col=5::'pinned' does not fit on a100-40gb: the totals fit but no arrangement "
+            "of the allowed starts on a100-40gb does: 2g.10gb@4 3g.20gb@4 cannot be placed "
+            "together%0Aclosest fit: drop 2g.10gb@4 -> 3g.20gb@4%0Aclosest fit: drop 3g.20gb@4 "
+            "-> 2g.10gb@4\n"
+            "::warning file=" +
+            gp +
+            ",line=5,col=18::3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; early "
+            "NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); "
+            "current drivers need '3g.93gb'\n");
+  CHECK(r.err == "checked 2 files: 1 geometry valid, 1 invalid; 1 warning\n");
+}
+
+TEST_CASE("github annotations escape data and property values", "[check]") {
+  using migplan::cli::check::github_escape_data;
+  using migplan::cli::check::github_escape_property;
+  CHECK(github_escape_data("100% full\r\nnext: a,b") == "100%25 full%0D%0Anext: a,b");
+  CHECK(github_escape_property("dir:a,b/c%.yaml") == "dir%3Aa%2Cb/c%25.yaml");
+}
+
+TEST_CASE("check --format json prints one document with every finding", "[check]") {
+  const std::string bad = fixture("compute.yaml"), good = fixture("valid.yaml"),
+                    typo = fixture("misspelt.yaml"), broken = fixture("yaml-syntax.yaml");
+  const auto r = run_migplan({"check", "--format", "json", good, bad, typo, broken});
+  CHECK(r.code == 2);
+  CHECK(r.err.empty());
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["schema_version"] == 1);
+  REQUIRE(doc["files"].size() == 4);
+
+  const auto& g = doc["files"][0];
+  CHECK(g["file"] == good);
+  CHECK(g["format"] == "migplan");
+  CHECK(g["status"] == "valid");
+  CHECK(g["diagnostics"].empty());
+  REQUIRE(g["geometries"].size() == 1);
+  const auto& geo = g["geometries"][0];
+  CHECK(geo["label"] == "gpus[0]");
+  CHECK(geo["entry"] == 0);
+  CHECK(geo["line"] == 3);
+  CHECK(geo["devices"] == "all");
+  CHECK(geo["device_filter"].is_null());
+  CHECK(geo["request"] == nlohmann::json::array({"3g.20gb", "2g.10gb", "2x1g.5gb"}));
+  CHECK(geo["status"] == "valid");
+  REQUIRE(geo["models"].size() == 1);
+  const auto& fit = geo["models"][0];
+  CHECK(fit["gpu"] == "a100-40gb");
+  CHECK(fit["status"] == "fits");
+  CHECK(fit["reason"].is_null());
+  CHECK(fit["layout_count"] == 2);
+  REQUIRE(fit["layout"].size() == 4);
+  CHECK(fit["layout"][0] ==
+        nlohmann::json{{"profile", "1g.5gb"}, {"profile_id", 19}, {"start", 0}, {"size", 1}});
+
+  const auto& b = doc["files"][1];
+  CHECK(b["status"] == "invalid");
+  const auto& no = b["geometries"][0]["models"][0];
+  CHECK(no["status"] == "does_not_fit");
+  CHECK(no["layout"].is_null());
+  CHECK(no["reason"]["code"] == "compute_slices");
+  CHECK(no["reason"]["profiles"] == nlohmann::json::array({"2g.10gb", "4g.20gb"}));
+  CHECK(no["reason"]["message"] == "2g.10gb and 4g.20gb need 8 compute slices but a100-40gb has 7");
+  REQUIRE(no["closest"].size() == 2);
+  CHECK(no["closest"][0]["drop"] == nlohmann::json::array({"2g.10gb"}));
+  CHECK(no["closest"][0]["layout"].size() == 2);
+  REQUIRE(b["diagnostics"].size() == 1);
+  CHECK(b["diagnostics"][0] ==
+        nlohmann::json{{"severity", "error"},
+                       {"line", 5},
+                       {"col", 5},
+                       {"message",
+                        "'too-much-compute' does not fit on a100-40gb: 2g.10gb and 4g.20gb need 8 "
+                        "compute slices but a100-40gb has 7"},
+                       {"notes",
+                        {"closest fit: drop 2g.10gb -> 4g.20gb@0 2g.10gb@4",
+                         "closest fit: drop 4g.20gb -> 2g.10gb@0 2g.10gb@2"}}});
+
+  const auto& t = doc["files"][2]["geometries"][0]["models"][0];
+  CHECK(t["status"] == "unknown_profile");
+  CHECK(t["reason"]["code"] == "unknown_profile");
+  CHECK(t["reason"]["profiles"] == nlohmann::json::array({"1g.5bg"}));
+
+  const auto& m = doc["files"][3];
+  CHECK(m["status"] == "malformed");
+  CHECK(m["format"].is_null());
+  CHECK(m["geometries"].empty());
+  CHECK(m["diagnostics"][0]["line"] == 5);
+
+  CHECK(doc["summary"] == nlohmann::json{{"files", 4},
+                                         {"geometries", 3},
+                                         {"valid", 1},
+                                         {"invalid", 2},
+                                         {"unchecked", 0},
+                                         {"malformed_files", 1},
+                                         {"unreadable_files", 0},
+                                         {"errors", 3},
+                                         {"warnings", 0},
+                                         {"notes", 0},
+                                         {"exit_code", 2}});
+}
+
+TEST_CASE("check --format json describes mig-parted entries", "[check]") {
+  const std::string f = test_path("fixtures/mig-parted/example-dgx-station-80gb-config.yaml");
+  const auto r = run_migplan({"check", "--format", "json", f});
+  CHECK(r.code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& file = doc["files"][0];
+  CHECK(file["format"] == "mig-parted");
+  CHECK(file["status"] == "valid");
+  const auto& gs = file["geometries"];
+  REQUIRE(gs.size() == 21);
+  // The display GPU's entry: MIG disabled, nothing to check on it.
+  CHECK(gs[1]["label"] == "all-disabled-dgx-station-80");
+  CHECK(gs[1]["entry"] == 1);
+  CHECK(gs[1]["device_filter"] == nlohmann::json::array({"0x1FB010DE"}));
+  CHECK(gs[1]["mig_enabled"] == false);
+  CHECK(gs[1]["models"].empty());
+  const auto& k8s = gs[17];
+  CHECK(k8s["label"] == "balanced-k8s-dgx-station-80");
+  CHECK(k8s["devices"] == nlohmann::json::array({1}));
+  CHECK(k8s["request"] == nlohmann::json::array({"2x3g.40gb"}));
+  CHECK(k8s["models"][0]["gpu"] == "a100-80gb");
+  CHECK(k8s["models"][0]["status"] == "fits");
+}
+
+// NVIDIA's own configs, exactly as shipped: every finding below is backed by
+// the reference data (see the comments), and nothing else is reported.
+TEST_CASE("check finds exactly the known problems in NVIDIA's default mig-parted config",
+          "[check]") {
+  const std::string f = test_path("fixtures/mig-parted/config-default.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  // - H800 (0x2322, 0x2324), H100-96GB (0x233D) and PG506-96GB (0x20B6) have
+  //   no capture or profile table: notes, and the entries are checked on the
+  //   catalog models of the same filter.
+  // - all-3g.95gb / all-4g.95gb / all-7g.189gb use the early GB200 driver's
+  //   names; production GB200 boards call them 3g.93gb / 4g.93gb / 7g.186gb
+  //   (mig-profiles.md, GB200 table and section 7), which the file also has.
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:107:51: note: 0x232210DE and 0x232410DE are not in migplan's catalog; checked on h100-80gb, h100-pcie and a100-80gb only
+    - device-filter: ["0x233010DE", "0x233110DE", "0x232210DE", "0x20B210DE", "0x20B510DE", "0x20F310DE", "0x20F510DE", "0x232410DE"]
+                                                  ^
+{F}:359:51: note: 0x232210DE and 0x232410DE are not in migplan's catalog; checked on h100-80gb, h100-pcie and a100-80gb only
+    - device-filter: ["0x233010DE", "0x233110DE", "0x232210DE", "0x20B210DE", "0x20B510DE", "0x20F310DE", "0x20F510DE", "0x232410DE"]
+                                                  ^
+{F}:385:37: note: 0x233D10DE and 0x20B610DE are not in migplan's catalog; checked on gh200-96gb and h20 only
+    - device-filter: ["0x234210DE", "0x233D10DE", "0x20B610DE", "0x232910DE"]
+                                    ^
+{F}:541:9: warning: 3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); current drivers need '3g.93gb'
+        "3g.95gb": 2
+        ^
+{F}:571:9: warning: 4g.95gb is what older gb200 drivers called 4g.93gb (profile 5; early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); current drivers need '4g.93gb'
+        "4g.95gb": 1
+        ^
+{F}:601:9: warning: 7g.189gb is what older gb200 drivers called 7g.186gb (profile 0; early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); current drivers need '7g.186gb'
+        "7g.189gb": 1
+        ^
+checked 1 file: 94 geometries valid, 0 invalid; 3 warnings
+)",
+          f));
+}
+
+TEST_CASE("check finds nothing wrong in NVIDIA's example mig-parted configs", "[check]") {
+  auto r = run_migplan({"check", test_path("fixtures/mig-parted/example-config.yaml")});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "checked 1 file: 13 geometries valid, 0 invalid\n");
+  // The DGX Station's display GPU (0x1FB0) is not in the catalog, but every
+  // entry for it has MIG disabled: nothing to check, nothing to say.
+  r = run_migplan({"check", test_path("fixtures/mig-parted/example-dgx-station-80gb-config.yaml")});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "checked 1 file: 21 geometries valid, 0 invalid\n");
+}
+
+TEST_CASE("the geometry examples check cleanly, in yaml and in json", "[check]") {
+  const auto r = run_migplan(
+      {"check", source_path("examples/geometry.yaml"), source_path("examples/geometry.json")});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err == "checked 2 files: 8 geometries valid, 0 invalid\n");
+  const auto y = run_migplan({"check", "--format", "json", source_path("examples/geometry.yaml")});
+  const auto j = run_migplan({"check", "--format", "json", source_path("examples/geometry.json")});
+  auto yd = nlohmann::json::parse(y.out), jd = nlohmann::json::parse(j.out);
+  // The same geometries, wherever they sit in each file.
+  for (auto* d : {&yd, &jd}) {
+    for (auto& g : (*d)["files"][0]["geometries"]) g.erase("line"), g.erase("col");
+    (*d)["files"][0].erase("file");
+  }
+  CHECK(yd == jd);
+}
+
+TEST_CASE("the invalid example reports each planted problem", "[check]") {
+  const std::string f = source_path("examples/invalid-geometry.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        with_path(R"({F}:10:29: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
+    instances: ["3g.20gb", "2x1g.5bg"]        # 1g.5bg: did you mean 1g.5gb?
+                            ^
+{F}:15:18: error: unknown profile '4g.96gb+gfx' on a100-40gb (it is a profile of rtx-pro-6000)
+    instances: ["4g.96gb+gfx"]                # an RTX PRO 6000 profile
+                 ^
+{F}:20:5: error: 'over-the-cap' does not fit on a100-40gb: 1g.5gb allows at most 7 instances on a100-40gb (the request has 8)
+    instances: ["8x1g.5gb"]                   # at most 7
+    ^
+  closest fit: drop 1g.5gb -> 1g.5gb@0 1g.5gb@1 1g.5gb@2 1g.5gb@3 1g.5gb@4 1g.5gb@5 1g.5gb@6
+{F}:25:5: error: 'two-media-engines' does not fit on a100-40gb: 1g.5gb+me allows at most 1 instance on a100-40gb (the request has 2)
+    instances: ["2x1g.5gb+me", "3g.20gb"]     # only one +me instance per GPU
+    ^
+  closest fit: drop 1g.5gb+me -> 1g.5gb+me@0 3g.20gb@4
+{F}:30:5: error: 'too-much-compute' does not fit on a100-40gb: 2g.10gb and 4g.20gb need 8 compute slices but a100-40gb has 7
+    instances: ["4g.20gb", "2x2g.10gb"]       # 8 compute slices, the GPU has 7
+    ^
+  closest fit: drop 2g.10gb -> 4g.20gb@0 2g.10gb@4
+  closest fit: drop 4g.20gb -> 2g.10gb@0 2g.10gb@2
+{F}:35:5: error: 'overlap' does not fit on a100-40gb: the totals fit but no arrangement of the allowed starts on a100-40gb does: 2g.10gb@4 3g.20gb@4 cannot be placed together
+    instances: ["3g.20gb@4", "2g.10gb@4"]     # both pinned to unit 4
+    ^
+  closest fit: drop 2g.10gb@4 -> 3g.20gb@4
+  closest fit: drop 3g.20gb@4 -> 2g.10gb@4
+{F}:38:12: error: unknown gpu 'a100-40g' (did you mean a100-40gb, a100-80gb or h100-80gb?); 'migplan gpus' lists them
+    model: a100-40g                           # did you mean a100-40gb?
+           ^
+{F}:44:12: error: gpu index 5 is already given to 'overlap' (line 34); a gpu has one geometry
+    index: 5                                  # gpu 5 is "overlap" already
+           ^
+checked 1 file: 0 geometries valid, 8 invalid
+)",
+                  f));
+}
+
+TEST_CASE("the github actions example runs check in github format on a directory", "[check]") {
+  const std::string wf = slurp(source_path("examples/github-actions/migplan-check.yml"));
+  CHECK(wf.find("cmake --preset release") != std::string::npos);
+  CHECK(wf.find("migplan check --format github configs/") != std::string::npos);
+  CHECK(wf.find("libyaml-cpp-dev") != std::string::npos);
+}
+
+TEST_CASE("mig-parted profile names are checked as mig-parted checks them", "[check]") {
+  using migplan::cli::check::mig_profile_format_error;
+  for (const char* ok : {"1g.5gb", "1g.5gb+me", "1c.3g.20gb", "1g.24gb-me", "1g.24gb+me.all",
+                         "4g.96gb+gfx", "0g.0gb", "1g.5gb+me,gfx"})
+    CHECK(mig_profile_format_error(ok).empty());
+  CHECK(mig_profile_format_error("1g.5gbb") ==
+        "expected [Cc.]Gg.MEMgb such as 1g.5gb or 1c.3g.20gb");
+  CHECK(mig_profile_format_error("MIG 1g.5gb") ==
+        "expected [Cc.]Gg.MEMgb such as 1g.5gb or 1c.3g.20gb");
+  CHECK(mig_profile_format_error("1g.5gb+me-x") == "it has both '+' and '-' attributes");
+  CHECK(mig_profile_format_error("1g.5gb+") == "an attribute after '+' or '-' is empty");
+  CHECK(mig_profile_format_error("1g.5gb+me,me") == "attribute 'me' appears twice");
+  CHECK(mig_profile_format_error("1g.5gb+.me") == "attribute '.me' begins or ends with a dot");
+  CHECK(mig_profile_format_error("1g.5gb+2me") == "attribute '2me' begins with a digit");
+}
+
+TEST_CASE("device-filter ids are read as mig-parted reads them", "[check]") {
+  using migplan::cli::check::parse_filter_id;
+  std::uint32_t v = 0;
+  CHECK(parse_filter_id("0x20B010DE", v));
+  CHECK(v == 0x20B010DEu);
+  CHECK(parse_filter_id("0x20B010DE:0x145F10DE", v));
+  CHECK(v == 0x20B010DEu);
+  CHECK(parse_filter_id("548409566", v));
+  CHECK(v == 0x20B010DEu);
+  CHECK_FALSE(parse_filter_id("20B010DE", v));  // no 0x: not a number strconv reads
+  CHECK_FALSE(parse_filter_id("A100-SXM4-40GB", v));
+  CHECK_FALSE(parse_filter_id("0x1:0x2:0x3", v));
+}
+
+TEST_CASE("check reports what mig-parted rejects in a config", "[check]") {
+  const std::string text = R"(version: v1
+mig-configs:
+  a:
+    - devices: [0, "1"]
+      mig-enabled: "true"
+      mig-device: {}
+      mig-devices:
+        "MIG 1g.5gb": 1
+        "1g.5gb": -1
+  b:
+    - device-filter: ["20B010DE", "0x20B0"]
+      devices: all
+      mig-enabled: true
+      mig-devices: {"1c.3g.20gb": 2}
+  c:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"1g.5gb": 8}
+  c:
+    - devices: all
+      mig-enabled: false
+)";
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  CHECK(r.err == R"(<stdin>:4:20: error: 'devices' must list gpu indices, not the string "1"
+    - devices: [0, "1"]
+                   ^
+<stdin>:5:20: error: 'mig-enabled' must be true or false, not the string "true"
+      mig-enabled: "true"
+                   ^
+<stdin>:6:7: error: unknown field 'mig-device' (did you mean mig-devices?); mig-parted rejects unknown fields
+      mig-device: {}
+      ^
+<stdin>:8:9: error: invalid profile name 'MIG 1g.5gb': expected [Cc.]Gg.MEMgb such as 1g.5gb or 1c.3g.20gb; mig-parted rejects it
+        "MIG 1g.5gb": 1
+        ^
+<stdin>:9:19: error: invalid count -1 for 1g.5gb: counts must be 0 or more
+        "1g.5gb": -1
+                  ^
+<stdin>:11:23: warning: device-filter '20B010DE' is not a pci id mig-parted can read (such as 0x20B010DE); it matches no gpu
+    - device-filter: ["20B010DE", "0x20B0"]
+                      ^
+<stdin>:11:35: warning: device-filter '0x20B0' has no vendor part: mig-parted reads it as device 0x0000 of vendor 0x20B0, which matches no gpu; write 0x20B010DE
+    - device-filter: ["20B010DE", "0x20B0"]
+                                  ^
+<stdin>:14:21: note: 1c.3g.20gb is a compute-instance profile; migplan checks gpu-instance geometries, so config 'b' entry 0 is not checked
+      mig-devices: {"1c.3g.20gb": 2}
+                    ^
+<stdin>:19:3: warning: duplicate key 'c' (first at line 15); mig-parted keeps only the last one
+  c:
+  ^
+checked 1 file: 1 geometry valid, 0 invalid, 1 not checked; 1 file malformed; 3 warnings
+)");
+}
+
+TEST_CASE("check explains files that are neither format", "[check]") {
+  auto r = run_migplan({"check", "-"}, "");
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "<stdin>: error: empty file: expected a migplan geometry file (version: 1) or a "
+        "mig-parted config (version: v1)\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  r = run_migplan({"check", "-"}, "hello: world\n");
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "<stdin>:1:1: error: not a migplan geometry file (version: 1, gpus: ...) or a "
+        "mig-parted config (version: v1, mig-configs: ...)\n"
+        "hello: world\n"
+        "^\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  r = run_migplan({"check", "-"}, "version: 1\ngpus: []\n---\nversion: 1\n");
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "<stdin>:4:1: error: a second yaml document starts here; check reads one "
+        "document per file\n"
+        "version: 1\n"
+        "^\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+}
