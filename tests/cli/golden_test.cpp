@@ -333,3 +333,16 @@ TEST_CASE("pack --batch --brief prints one tab-separated line per request", "[cl
   CHECK(lone.code == 2);
   CHECK(lone.err == "migplan: --brief needs --batch\n");
 }
+
+TEST_CASE("a request that does not fit says where it fits as asked", "[cli][pack]") {
+  // 1g.10gb is a two-unit profile capped at 4 on A100-40GB but a one-unit one on 80GB boards.
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "5x1g.10gb"});
+  CHECK(r.code == 1);
+  const json j = parse_json(r.out);
+  CHECK(j["reason"]["code"] == "instance_cap");
+  CHECK(j["also_fits_on"] == json({"a100-80gb", "h100-80gb", "h100-pcie"}));
+  // 1g.35gb is profile 15 (two units, cap 4) on H200 but profile 19 (cap 7) on GB300.
+  const json h200 = parse_json(run_migplan({"pack", "--gpu", "h200", "--json", "5x1g.35gb"}).out);
+  CHECK(h200["also_fits_on"] == json({"gb300"}));
+  CHECK(h200["inferred"] == json({{{"profile", "1g.35gb"}, {"fields", {"placements"}}}}));
+}

@@ -387,3 +387,18 @@ TEST_CASE("closest fits are the same with a room memo as without", "[explain][cl
       }
   }
 }
+
+TEST_CASE("fits_elsewhere names the models where the same profile names fit", "[explain]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const auto items = request(a100, "5x1g.10gb");
+  std::vector<std::string_view> slugs;
+  for (const gpu_model* m : migplan::fits_elsewhere(a100, items)) slugs.push_back(m->slug);
+  CHECK(slugs == std::vector<std::string_view>{"a100-80gb", "h100-80gb", "h100-pcie"});
+  // Every model named really fits the translated request, and no other model with the names does.
+  for (const gpu_model& m : migplan::catalog()) {
+    if (m.slug == a100.slug) continue;
+    const auto mapped = migplan::translate(a100, m, items);
+    const bool named = std::find(slugs.begin(), slugs.end(), m.slug) != slugs.end();
+    CHECK(named == (mapped && oracle_fits(m, *mapped)));
+  }
+}
