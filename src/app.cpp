@@ -21,6 +21,11 @@ bool color_allowed(bool is_tty) {
   return true;
 }
 
+void report_bad_input(context& ctx, const std::string& message) {
+  ctx.err << "migplan: " << message << "\n";
+  ctx.code = exit_bad_input;
+}
+
 int run(const std::vector<std::string>& args, context& ctx) {
   CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
   app.name("migplan");

@@ -31,6 +31,9 @@ void add_enumerate(CLI::App& app, context& ctx);  ///< see add_pack
 void add_fit(CLI::App& app, context& ctx);        ///< see add_pack
 void add_check(CLI::App& app, context& ctx);      ///< see add_pack
 
+/// Prints "migplan: MESSAGE" on ctx.err and sets ctx.code to exit_bad_input.
+void report_bad_input(context& ctx, const std::string& message);
+
 /// Runs migplan on an argument vector (args[0] is the program name).
 int run(const std::vector<std::string>& args, context& ctx);
 

@@ -47,8 +47,7 @@ void add_enumerate(CLI::App& app, context& ctx) {
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(o->gpu);
     if (!g) {
-      ctx.err << "migplan: " << g.error().message << "\n";
-      ctx.code = exit_bad_input;
+      report_bad_input(ctx, g.error().message);
       return;
     }
     const gpu_model& gpu = **g;

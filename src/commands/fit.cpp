@@ -71,14 +71,12 @@ void add_fit(CLI::App& app, context& ctx) {
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(o->gpu);
     if (!g) {
-      ctx.err << "migplan: " << g.error().message << "\n";
-      ctx.code = exit_bad_input;
+      report_bad_input(ctx, g.error().message);
       return;
     }
     auto mib = parse_size_mib(o->memory);
     if (!mib) {
-      ctx.err << "migplan: " << mib.error().message << "\n";
-      ctx.code = exit_bad_input;
+      report_bad_input(ctx, mib.error().message);
       return;
     }
     const gpu_model& gpu = **g;

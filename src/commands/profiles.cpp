@@ -83,8 +83,7 @@ void add_profiles(CLI::App& app, context& ctx) {
     if (!gpu->empty()) {
       auto g = resolve_gpu(*gpu);
       if (!g) {
-        ctx.err << "migplan: " << g.error().message << "\n";
-        ctx.code = exit_bad_input;
+        report_bad_input(ctx, g.error().message);
         return;
       }
       models.push_back(*g);

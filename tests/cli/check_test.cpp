@@ -28,13 +28,6 @@ std::string with_path(std::string text, const std::string& path) {
   return text;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("check --help describes the command and its exit codes", "[check]") {
@@ -404,7 +397,7 @@ checked 2 files: 1 geometry valid, 1 invalid
 }
 
 TEST_CASE("check reads standard input for -, as json when it opens with a brace", "[check]") {
-  auto r = run_migplan({"check", "-"}, slurp(fixture("misspelt.yaml")));
+  auto r = run_migplan({"check", "-"}, migplan::test::read_file(fixture("misspelt.yaml")));
   CHECK(r.code == 1);
   CHECK(r.out.empty());
   CHECK(r.err == R"(<stdin>:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
@@ -412,10 +405,10 @@ TEST_CASE("check reads standard input for -, as json when it opens with a brace"
         ^
 checked 1 file: 0 geometries valid, 1 invalid
 )");
-  r = run_migplan({"check", "-"}, slurp(fixture("json-syntax.json")));
+  r = run_migplan({"check", "-"}, migplan::test::read_file(fixture("json-syntax.json")));
   CHECK(r.code == 2);
   CHECK(r.err.rfind("<stdin>:4:52: error: invalid json: ", 0) == 0);
-  r = run_migplan({"check", "-"}, slurp(source_path("examples/geometry.json")));
+  r = run_migplan({"check", "-"}, migplan::test::read_file(source_path("examples/geometry.json")));
   CHECK(r.code == 0);
   CHECK(r.err == "checked 1 file: 4 geometries valid, 0 invalid\n");
 }
@@ -664,7 +657,8 @@ checked 1 file: 0 geometries valid, 8 invalid
 }
 
 TEST_CASE("the github actions example runs check in github format on a directory", "[check]") {
-  const std::string wf = slurp(source_path("examples/github-actions/migplan-check.yml"));
+  const std::string wf =
+      migplan::test::read_file(source_path("examples/github-actions/migplan-check.yml"));
   CHECK(wf.find("cmake --preset release") != std::string::npos);
   CHECK(wf.find("migplan check --format github configs/") != std::string::npos);
   CHECK(wf.find("libyaml-cpp-dev") != std::string::npos);

@@ -16,16 +16,12 @@
 extern char** environ;
 
 namespace migplan::test {
-namespace {
-
-std::string slurp(const std::string& path) {
+std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 run_result run_migplan(const std::vector<std::string>& args, const std::string& input,
                        const std::vector<std::string>& env) {
@@ -63,7 +59,8 @@ run_result run_migplan(const std::vector<std::string>& args, const std::string& 
   if (rc != 0) throw std::runtime_error(std::string("cannot run migplan: ") + std::strerror(rc));
   int status = 0;
   waitpid(pid, &status, 0);
-  run_result r{slurp(out_path), slurp(err_path), WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+  run_result r{read_file(out_path), read_file(err_path),
+               WIFEXITED(status) ? WEXITSTATUS(status) : -1};
   std::remove(in_path.c_str());
   std::remove(out_path.c_str());
   std::remove(err_path.c_str());

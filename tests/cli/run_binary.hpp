@@ -21,6 +21,9 @@ struct run_result {
 run_result run_migplan(const std::vector<std::string>& args, const std::string& input = "",
                        const std::vector<std::string>& env = {});
 
+/// The bytes of a file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+
 /// Path of a file under tests/ (MIGPLAN_TEST_DIR).
 std::string test_path(const std::string& rel);
 

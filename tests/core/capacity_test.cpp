@@ -13,17 +13,14 @@
 #include <vector>
 
 #include "oracle.hpp"
+#include "support.hpp"
 
 namespace {
 
+using migplan::test::model;
+
 using migplan::gpu_model;
 using migplan::item;
-
-const gpu_model& model(std::string_view slug) {
-  const gpu_model* m = migplan::find_model(slug);
-  REQUIRE(m != nullptr);
-  return *m;
-}
 
 std::vector<item> repeat(const gpu_model& gpu, std::string_view name, int count) {
   const int p = migplan::find_profile(gpu, name);

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 #ifndef MIGPLAN_DATA_DIR
 #error "define MIGPLAN_DATA_DIR as the path of the repository's data/ directory"
 #endif
@@ -37,6 +39,8 @@ static_assert(find_profile(*find_model("a30"), "4G.24GB") == 4);
 static_assert(full_profile(*find_model("rtx-pro-6000")) >= 0);
 
 namespace {
+
+using migplan::test::model;
 
 const std::filesystem::path data_dir{MIGPLAN_DATA_DIR};
 
@@ -453,13 +457,6 @@ const std::vector<lgipp_case> lgipp_cases = {
     {.slug = "h100-nvl", .file = "h100-nvl-lgipp.txt"},
     {.slug = "rtx-pro-6000", .file = "rtx-pro-6000-lgipp.txt"},
 };
-
-const gpu_model& model(std::string_view slug) {
-  const gpu_model* m = find_model(slug);
-  INFO("slug " << std::string(slug));
-  REQUIRE(m != nullptr);
-  return *m;
-}
 
 // The catalog row a capture row names: by current name, else by a former name.
 const profile* catalog_row(const gpu_model& m, std::string_view name) {

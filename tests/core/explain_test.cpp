@@ -15,45 +15,16 @@
 #include <vector>
 
 #include "oracle.hpp"
+#include "support.hpp"
 
 namespace {
+
+using migplan::test::model;
+using migplan::test::request;
 
 using migplan::gpu_model;
 using migplan::item;
 using migplan::reason_code;
-
-const gpu_model& model(std::string_view slug) {
-  const gpu_model* m = migplan::find_model(slug);
-  REQUIRE(m != nullptr);
-  return *m;
-}
-
-// "2x1g.5gb 3g.20gb@4" -> items; the tests' own shorthand, not the CLI's parser.
-std::vector<item> request(const gpu_model& gpu, std::string_view text) {
-  std::vector<item> out;
-  std::istringstream in{std::string(text)};
-  std::string word;
-  while (in >> word) {
-    int count = 1;
-    if (const auto x = word.find('x');
-        x != std::string::npos && x > 0 &&
-        std::all_of(word.begin(), word.begin() + static_cast<long>(x),
-                    [](char c) { return c >= '0' && c <= '9'; })) {
-      count = std::stoi(word.substr(0, x));
-      word = word.substr(x + 1);
-    }
-    int start = item::any_start;
-    if (const auto at = word.find('@'); at != std::string::npos) {
-      start = std::stoi(word.substr(at + 1));
-      word = word.substr(0, at);
-    }
-    const int p = migplan::find_profile(gpu, word);
-    INFO("profile " << word << " on " << gpu.slug);
-    REQUIRE(p >= 0);
-    for (int k = 0; k < count; ++k) out.push_back({p, start});
-  }
-  return out;
-}
 
 std::vector<item> sorted(std::vector<item> v) {
   std::sort(v.begin(), v.end());

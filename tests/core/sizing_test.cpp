@@ -7,22 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
+using migplan::test::index_of;
+using migplan::test::model;
+
 using migplan::gpu_model;
-
-const gpu_model& model(std::string_view slug) {
-  const gpu_model* m = migplan::find_model(slug);
-  REQUIRE(m != nullptr);
-  return *m;
-}
-
-int index_of(const gpu_model& gpu, std::string_view name) {
-  const int p = migplan::find_profile(gpu, name);
-  INFO("profile " << name << " on " << gpu.slug);
-  REQUIRE(p >= 0);
-  return p;
-}
 
 migplan::need memory(std::int64_t mib, std::int64_t instances = 1) {
   migplan::need n;
