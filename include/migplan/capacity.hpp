@@ -86,7 +86,8 @@ inline void extend(const rules& r, const std::vector<instance>& places, std::siz
 }
 }  // namespace detail
 
-/// Exact room left by `l` on `gpu` (exhaustive over further instance sets).
+/// Exact room left by `l` on `gpu`, by exhaustive search over the sets of
+/// further instances: the reference that room_memo must agree with.
 inline room room_of(const gpu_model& gpu, const rules& r, const std::vector<instance>& places,
                     const layout& l) {
   usage u = usage_of(gpu, l);

@@ -114,7 +114,9 @@ inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const
 /// The largest sub-requests of `items` that fit (fewest instances dropped),
 /// at most `limit` of them. Among equally large ones, those keeping more
 /// compute slices, then more units, come first. Counts above a profile's cap
-/// are dropped outright, so a huge count costs no more than the cap.
+/// are dropped outright, so a huge count costs no more than the cap. A memo
+/// for `gpu`, when given, scores the layouts and answers feasibility of
+/// unpinned sub-requests by lookup; the answer is the same.
 inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<const item> items,
                                              std::size_t limit = 3, room_memo* memo = nullptr) {
   const rules r(gpu);
