@@ -95,7 +95,7 @@ void add_fit(CLI::App& app, context& ctx) {
               {"fits", s.profile >= 0}};
       if (s.profile >= 0) {
         const stranded& st = s.strands;
-        j["profile"] = profile_json(gpu, gpu.profiles[static_cast<std::size_t>(s.profile)]);
+        j["profile"] = profile_json(gpu.profiles[static_cast<std::size_t>(s.profile)]);
         j["per_gpu"] = s.per_gpu;
         j["gpus"] = s.gpus;
         j["last_gpu_instances"] = s.last_gpu;

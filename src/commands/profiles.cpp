@@ -94,7 +94,7 @@ void add_profiles(CLI::App& app, context& ctx) {
       ojson arr = ojson::array();
       for (const gpu_model* g : models) {
         ojson profiles = ojson::array();
-        for (const profile& p : g->profiles) profiles.push_back(profile_json(*g, p));
+        for (const profile& p : g->profiles) profiles.push_back(profile_json(p));
         ojson entry = gpu_json(*g);
         entry["units"] = g->units;
         entry["compute_slices"] = g->compute_slices;

@@ -151,8 +151,7 @@ ojson request_starts_json(std::span<const item> items) {
   return out;
 }
 
-ojson profile_json(const gpu_model& gpu, const profile& p) {
-  (void)gpu;
+ojson profile_json(const profile& p) {
   ojson eng = ojson::object();
   for (std::size_t e = 0; e < engine_kinds; ++e) {
     std::string key(engine_names[e]);

@@ -60,6 +60,6 @@ ojson request_starts_json(std::span<const item> items);
 std::vector<std::string_view> inferred_field_names(field f);
 
 /// A profile row as `migplan profiles --json` prints it.
-ojson profile_json(const gpu_model& gpu, const profile& p);
+ojson profile_json(const profile& p);
 
 }  // namespace migplan::cli
