@@ -346,3 +346,47 @@ TEST_CASE("a request that does not fit says where it fits as asked", "[cli][pack
   CHECK(h200["also_fits_on"] == json({"gb300"}));
   CHECK(h200["inferred"] == json({{{"profile", "1g.35gb"}, {"fields", {"placements"}}}}));
 }
+
+TEST_CASE("pack --all shows every layout with its score", "[cli][pack]") {
+  const auto r =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--all", "3g.20gb", "2g.10gb", "2x1g.5gb"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("fits: 2 layouts, the one that keeps the most room first\n") !=
+        std::string::npos);
+  CHECK(r.out.find("layout 1 of 2\n") != std::string::npos);
+  CHECK(r.out.find("layout 2 of 2\n") != std::string::npos);
+  CHECK(
+      r.out.find("  score     reaches 0 more units and 0 more compute slices; 0 ways to grow\n") !=
+      std::string::npos);
+  CHECK(r.out.find("other layout") == std::string::npos);  // nothing left unshown
+}
+
+TEST_CASE("profiles marks inferred values and names its sources", "[cli][profiles]") {
+  const auto r = run_migplan({"profiles", "--gpu", "h200"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("  1g.18gb            19     7    1      16.00    16   1   1   0   1   0  "
+                   "{0,1,2,3,4,5,6}:1*\n") != std::string::npos);
+  CHECK(r.out.find("; * inferred by analogy, not captured") != std::string::npos);
+  CHECK(r.out.find("data/captures/h200-lgip-fragment-gpu6-issue120.txt") != std::string::npos);
+  const auto full = run_migplan({"profiles", "--gpu", "a100-40gb"});
+  CHECK(full.out.find('*') == std::string::npos);  // nothing inferred on a fully captured model
+}
+
+TEST_CASE("gpus lists every model with its coverage", "[cli][gpus]") {
+  const auto r = run_migplan({"gpus"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("a30               4       4  24576 MiB  full         0x20B710DE\n") !=
+        std::string::npos);
+  CHECK(r.out.find("h100-pcie         8       7  81559 MiB  full         0x233110DE?\n") !=
+        std::string::npos);
+  CHECK(r.out.find("rtx-pro-6000     12       4  97887 MiB  full         0x2BB510DE\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("fit cannot size a model whose profile memory is unknown", "[cli][fit]") {
+  const auto r = run_migplan({"fit", "--gpu", "b300", "--memory", "10G"});
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with("b300: the memory of its profiles is unknown, so it cannot be sized"));
+  CHECK(r.out.find("note: not considered, values unknown: 1g.34gb, 1g.34gb+me, 1g.67gb, 2g.67gb, "
+                   "3g.135gb, 4g.135gb, 7g.269gb\n") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <migplan/catalog.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -143,4 +144,20 @@ TEST_CASE("colour is off for NO_COLOR, TERM=dumb and non-terminals", "[style]") 
   ::unsetenv("NO_COLOR");
   ::setenv("TERM", "dumb", 1);
   CHECK_FALSE(color_allowed(true));
+}
+
+TEST_CASE("the application runs in-process on an argument vector", "[app]") {
+  std::ostringstream out, err;
+  std::istringstream in("7g.40gb\n");
+  context ctx{out, err, in, false};
+  CHECK(run({"migplan", "pack", "--gpu", "a100-40gb", "--batch", "-", "--brief"}, ctx) == 0);
+  CHECK(out.str() == "1\ta100-40gb\tfits\t1\t7g.40gb@0\n");
+  CHECK(err.str().empty());
+
+  std::ostringstream out2, err2;
+  std::istringstream none;
+  context ctx2{out2, err2, none, false};
+  CHECK(run({"migplan", "pack", "--gpu"}, ctx2) == 2);
+  CHECK(out2.str().empty());
+  CHECK(err2.str().starts_with("migplan: "));
 }
