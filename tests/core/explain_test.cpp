@@ -19,6 +19,7 @@
 
 namespace {
 
+using migplan::test::each_multiset;
 using migplan::test::model;
 using migplan::test::request;
 
@@ -319,18 +320,12 @@ TEST_CASE("closest fits keep the most items on every small over-full A30 and H20
   for (std::string_view slug : {"a30", "h20"}) {
     const gpu_model& gpu = model(slug);
     DYNAMIC_SECTION("model " << slug) {
-      const std::size_t np = gpu.profiles.size();
-      std::vector<int> n(np, 0);
-      while (true) {
-        std::vector<item> items;
-        for (std::size_t p = 0; p < np; ++p)
-          for (int k = 0; k < n[p]; ++k) items.push_back({static_cast<int>(p)});
-        if (!migplan::solve(gpu, items).feasible()) check_closest_fits(gpu, items, 4);
-        std::size_t p = 0;
-        while (p < np && n[p] == gpu.profiles[p].max_instances + 1) n[p++] = 0;
-        if (p == np) break;
-        ++n[p];
-      }
+      each_multiset(
+          gpu,
+          [&](const std::vector<item>& items, const std::vector<int>&) {
+            if (!migplan::solve(gpu, items).feasible()) check_closest_fits(gpu, items, 4);
+          },
+          1);
     }
   }
 }

@@ -12,7 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
+
+using migplan::test::each_multiset;
 
 using migplan::gpu_model;
 using migplan::item;
@@ -47,20 +51,6 @@ reason_code expected_code(const oracle::verdict& v) {
   if (v.over_engines) return reason_code::engines;
   if (!v.feasible()) return reason_code::placement;
   return reason_code::none;
-}
-
-// Calls f(n) for every count vector with 0 <= n[p] <= max_instances.
-template <class F>
-void each_multiset(const gpu_model& gpu, F&& f) {
-  const std::size_t np = gpu.profiles.size();
-  oracle::counts n(np, 0);
-  while (true) {
-    f(static_cast<const oracle::counts&>(n));
-    std::size_t p = 0;
-    while (p < np && n[p] == gpu.profiles[p].max_instances) n[p++] = 0;
-    if (p == np) return;
-    ++n[p];
-  }
 }
 
 // Compares solve() with the oracle on one request; returns the oracle's feasibility.
@@ -98,7 +88,7 @@ TEST_CASE("solve agrees with the naive oracle on every multiset of every catalog
   for (const gpu_model& gpu : migplan::catalog()) {
     DYNAMIC_SECTION("model " << gpu.slug) {
       std::size_t multisets = 0, feasible = 0;
-      each_multiset(gpu, [&](const oracle::counts& n) {
+      each_multiset(gpu, [&](const std::vector<item>&, const oracle::counts& n) {
         ++multisets;
         if (compare(gpu, n, {})) ++feasible;
       });

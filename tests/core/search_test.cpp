@@ -16,6 +16,7 @@
 
 namespace {
 
+using migplan::test::each_multiset;
 using migplan::test::index_of;
 using migplan::test::model;
 using migplan::test::request;
@@ -40,23 +41,6 @@ std::vector<std::string> shown(const gpu_model& gpu, const migplan::solution& s)
   std::vector<std::string> out;
   for (const auto& sl : s.layouts) out.push_back(show(gpu, sl.where));
   return out;
-}
-
-// Calls f(items, text) for every multiset with counts up to the caps.
-template <class F>
-void each_multiset(const gpu_model& gpu, F&& f) {
-  const std::size_t np = gpu.profiles.size();
-  std::vector<int> n(np, 0);
-  while (true) {
-    std::vector<item> items;
-    for (std::size_t p = 0; p < np; ++p)
-      for (int k = 0; k < n[p]; ++k) items.push_back({static_cast<int>(p)});
-    f(static_cast<const std::vector<item>&>(items), static_cast<const std::vector<int>&>(n));
-    std::size_t p = 0;
-    while (p < np && n[p] == gpu.profiles[p].max_instances) n[p++] = 0;
-    if (p == np) return;
-    ++n[p];
-  }
 }
 
 std::string describe(const gpu_model& gpu, const std::vector<int>& n) {

@@ -55,4 +55,22 @@ inline std::vector<item> request(const gpu_model& gpu, std::string_view text) {
   return out;
 }
 
+/// Calls f(items, n) for every multiset of `gpu`'s profiles with counts
+/// 0 <= n[p] <= max_instances + beyond (items: one unpinned item per instance).
+template <class F>
+void each_multiset(const gpu_model& gpu, F&& f, int beyond = 0) {
+  const std::size_t np = gpu.profiles.size();
+  std::vector<int> n(np, 0);
+  while (true) {
+    std::vector<item> items;
+    for (std::size_t p = 0; p < np; ++p)
+      for (int k = 0; k < n[p]; ++k) items.push_back({static_cast<int>(p)});
+    f(static_cast<const std::vector<item>&>(items), static_cast<const std::vector<int>&>(n));
+    std::size_t p = 0;
+    while (p < np && n[p] == gpu.profiles[p].max_instances + beyond) n[p++] = 0;
+    if (p == np) return;
+    ++n[p];
+  }
+}
+
 }  // namespace migplan::test
