@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Generate include/migplan/detail/catalog_data.hpp from data/mig-profiles.json.
+"""Generate include/migplan/detail/catalog_data.hpp from data/mig-profiles.json + models.json.
 
-The JSON is the evidence (every value cites its source); the header is a pure
-transcription of it plus the few curated facts below that the JSON does not
-hold in machine-readable form (nvidia-smi names, former profile names, the
-capture files each table was transcribed from). Nothing is invented: a value
-the JSON leaves null stays an empty optional.
+mig-profiles.json is the evidence (every value cites its source); models.json holds the
+curated per-model facts that file does not hold as data (which of its GPUs are built-in
+models and in what order, the names nvidia-smi prints, former profile names, the capture
+files each table was transcribed from or is checked against, the GPUs left out and why;
+data/SOURCES.md describes every field). The header is a pure transcription of the two.
+Nothing is invented: a value the JSON leaves null stays an empty optional.
 
 Usage:
     python3 data/gen_catalog.py            # (re)write the header
     python3 data/gen_catalog.py --check    # exit 1 if the checked-in header is stale
+
+Either exits 2, naming the file, entry and problem, when the data is malformed: models.json
+is validated strictly (unknown or missing keys, wrong types, duplicate or unknown slugs,
+capture files that do not exist, GPUs of mig-profiles.json it does not account for).
 
 The output is deterministic and already laid out the way clang-format (repo
 .clang-format) lays it out; when clang-format is on PATH it is run on the
@@ -21,7 +26,9 @@ Standard library only.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import decimal
+import difflib
 import json
 import re
 import shutil
@@ -32,133 +39,17 @@ from pathlib import Path
 DATA_DIR = Path(__file__).resolve().parent
 REPO_ROOT = DATA_DIR.parent
 JSON_PATH = DATA_DIR / "mig-profiles.json"
+MODELS_PATH = DATA_DIR / "models.json"
+CAPTURES_DIR = DATA_DIR / "captures"
 OUT_PATH = REPO_ROOT / "include" / "migplan" / "detail" / "catalog_data.hpp"
 OUT_DISPLAY = "include/migplan/detail/catalog_data.hpp"
+JSON_DISPLAY = "data/mig-profiles.json"
+MODELS_DISPLAY = "data/models.json"
 
 COLUMN_LIMIT = 100  # .clang-format ColumnLimit
 INDENT = 4  # Google style: continuation / braced-list indent
 
-# ---------------------------------------------------------------------------
-# Curated facts. Each entry names where it comes from.
-# ---------------------------------------------------------------------------
-
-# The built-in models, in catalog order. JSON `gpus[].id` is the slug.
-SLUGS = [
-    "a30",
-    "a100-40gb",
-    "a100-80gb",
-    "h100-80gb",
-    "h100-pcie",
-    "h100-nvl",
-    "gh200-96gb",
-    "gh200-144gb",
-    "h20",
-    "h200",
-    "b200",
-    "gb200",
-    "b300",
-    "gb300",
-    "rtx-pro-6000",
-]
-
-# JSON entries deliberately left out: none has placements, so nothing can be planned on them.
-SKIPPED = {
-    "rtx-pro-5000": "docs-only; no IDs, no placements",
-    "rtx-pro-4500": "docs-only; no IDs, no placements",
-    "thor-igpu": "docs-only; no IDs, no placements",
-    "config-only-others": "a group of sibling SKUs, not one model; no profile table",
-}
-
-# Names exactly as nvidia-smi prints them, only where a capture or a cited source shows them.
-# An empty list means no source shows the printed name (the JSON name is then descriptive).
-# k8s-test-infra = https://github.com/NVIDIA/k8s-test-infra @ 5f8956ad, real `nvidia-smi -q -x`
-# captures tests/e2e/go/assertions/nvidiasmi/testdata/hardware/qx-*.xml (README lists the nodes).
-SMI_NAMES: dict[str, list[tuple[str, str]]] = {
-    "a30": [
-        ("NVIDIA A30", "data/captures/a30-* source (driver 535.183.01)"),
-    ],
-    "a100-40gb": [
-        ("NVIDIA A100-SXM4-40GB", "k8s-test-infra qx-a100.xml (driver 570.148.08)"),
-        ("A100-SXM4-40GB", "older drivers: MIG guide nvidia-smi -L, seansiddens/mps-test (450.80.02)"),
-        # The JSON lists this PCIe sibling as an alias in this unprefixed form only; no capture
-        # shows it. Lookups ignore a leading "NVIDIA " on either side, so the prefixed form that
-        # newer drivers would print also matches without being claimed here.
-        ("A100-PCIE-40GB", "mig-profiles.json aliases (no capture)"),
-    ],
-    "a100-80gb": [
-        # The only captures (driver 515.86.01) print the truncated 'NVIDIA A100 80G...'; both
-        # full names are the model name recorded in mig-profiles.json / mig-profiles.md.
-        ("NVIDIA A100-SXM4-80GB", "mig-profiles.json name (captures show 'NVIDIA A100 80G...')"),
-        ("NVIDIA A100 80GB PCIe", "mig-profiles.json name (captures show 'NVIDIA A100 80G...')"),
-    ],
-    "h100-80gb": [
-        ("NVIDIA H100 80GB HBM3", "data/captures/h100-80gb-hbm3-* source; k8s-test-infra qx-h100"),
-    ],
-    "h100-pcie": [
-        ("NVIDIA H100 PCIe", "data/captures/h100-pcie-* source (scaleway docs-content, 525.125.06)"),
-    ],
-    "h100-nvl": [
-        ("NVIDIA H100 NVL", "data/captures/h100-nvl-* source (Azure NC40ads_H100_v5, 560.35.03)"),
-    ],
-    "gh200-96gb": [],  # capture source does not print the GPU name
-    "gh200-144gb": [],  # mig-parted PR 139 shows -lgip only
-    "h20": [],  # nothing captured
-    "h200": [],  # mig-parted issue 120 fragments carry no name line
-    "b200": [
-        ("NVIDIA B200", "k8s-test-infra qx-b200.xml (driver 580.105.08)"),
-    ],
-    "gb200": [
-        ("NVIDIA GB200", "k8s-test-infra qx-gb200.xml (driver 580.173.02)"),
-    ],
-    "b300": [],  # nothing captured
-    "gb300": [
-        ("NVIDIA GB300", "k8s-test-infra qx-gb300.xml (driver 580.173.02)"),
-    ],
-    "rtx-pro-6000": [
-        (
-            "NVIDIA RTX PRO 6000 Blackwell Server Edition",
-            "data/captures/rtx-pro-6000-* source (610.43.02); bottlerocket-kernel-kit PR 300",
-        ),
-    ],
-}
-
-# Names older drivers or NVIDIA's early configs used for a profile that now has another name.
-# Source: mig-profiles.md / .json (GB200 rows and section 7): the early GB200 driver printed
-# 1g.24gb / 1g.24gb+me (nvidia-smi -lgip in https://github.com/NVIDIA/gpu-operator/pull/1303,
-# data/captures/gb200-lgip-partial-pr1303.txt); NVIDIA's first GB200 MIG config used
-# 3g.95gb / 4g.95gb / 7g.189gb (mig-parted commit 89dd81a3, renamed in ebab1f77).
-_PR1303 = "early GB200 driver, nvidia-smi -lgip in gpu-operator PR 1303 (2025-03-01)"
-_CFG = "early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)"
-FORMER_NAMES: dict[tuple[str, str], list[tuple[str, str]]] = {
-    ("gb200", "1g.23gb"): [("1g.24gb", _PR1303)],
-    ("gb200", "1g.23gb+me"): [("1g.24gb+me", _PR1303)],
-    ("gb200", "3g.93gb"): [("3g.95gb", _CFG)],
-    ("gb200", "4g.93gb"): [("4g.95gb", _CFG)],
-    ("gb200", "7g.186gb"): [("7g.189gb", _CFG)],
-}
-
-# data/captures files each model's table was transcribed from (the "Sources" line of each GPU
-# in mig-profiles.md, matched against the JSON `captures` list). Corroborating captures that
-# are not the table's source (b200 PR 187, h200 test fixture, rtx-pro-6000 cubecos, a100-40gb
-# pre-R525 -lgipp) are checked by tests/core/catalog_evidence_test.cpp instead.
-EVIDENCE: dict[str, list[str]] = {
-    "a30": ["a30-lgip.txt", "a30-lgipp.txt"],
-    "a100-40gb": ["a100-40gb-lgip.txt", "a100-40gb-lgipp.txt"],
-    "a100-80gb": ["a100-80gb-lgip-r515.txt"],
-    "h100-80gb": ["h100-80gb-hbm3-lgip.txt", "h100-80gb-hbm3-lgipp.txt"],
-    "h100-pcie": ["h100-pcie-lgip.txt", "h100-pcie-lgipp.txt"],
-    "h100-nvl": ["h100-nvl-lgip.txt", "h100-nvl-lgipp.txt"],
-    "gh200-96gb": ["gh200-96gb-lgip.txt"],
-    "gh200-144gb": ["gh200-144gb-lgip-partial-pr139.txt"],
-    "h20": [],
-    "h200": ["h200-lgip-fragment-gpu6-issue120.txt", "h200-lgip-fragment-gpu2-issue120.txt"],
-    "b200": ["b200-lgip-partial-pr166.txt"],
-    # The JSON row source names issue 227 and PR 1303 by URL; these are their captures.
-    "gb200": ["gb200-lgip-partial-issue227.txt", "gb200-lgip-partial-pr1303.txt"],
-    "b300": [],
-    "gb300": [],
-    "rtx-pro-6000": ["rtx-pro-6000-lgip.txt", "rtx-pro-6000-lgipp.txt"],
-}
+# What a model without a table-source capture names as its evidence.
 NO_CAPTURE_EVIDENCE = "none captured: data/mig-profiles.json (names and counts from NVIDIA configs)"
 
 # JSON inferred_fields -> gpu.hpp `field` flags. Anything else is an error.
@@ -184,6 +75,212 @@ class DataError(Exception):
 
 def fail(msg: str) -> None:
     raise DataError(msg)
+
+
+# ---------------------------------------------------------------------------
+# Reading and validating the data files
+# ---------------------------------------------------------------------------
+
+
+def load_json(path: Path, display: str) -> object:
+    """Parses a JSON file; a syntax error or a repeated key names the file, line and column."""
+
+    def no_repeats(pairs: list[tuple[str, object]]) -> dict:
+        obj: dict = {}
+        for key, value in pairs:
+            if key in obj:
+                fail(f"{display}: key {key!r} appears twice in one object")
+            obj[key] = value
+        return obj
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        fail(f"{display}: cannot read: {e.strerror}")
+    try:
+        return json.loads(text, object_pairs_hook=no_repeats)
+    except json.JSONDecodeError as e:
+        line = text.splitlines()[e.lineno - 1] if e.lineno <= len(text.splitlines()) else ""
+        fail(f"{display}:{e.lineno}:{e.colno}: {e.msg}\n    {line}\n    {' ' * (e.colno - 1)}^")
+    return None
+
+
+def did_you_mean(word: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+class Reader:
+    """One JSON object of models.json, checked to hold only known keys and all required ones."""
+
+    def __init__(self, obj: object, where: str, required: list[str], optional: list[str]):
+        if not isinstance(obj, dict):
+            fail(f"{where}: expected an object, found {type(obj).__name__}")
+        known = required + optional
+        for key in obj:
+            if key not in known:
+                fail(f"{where}: unknown key {key!r}{did_you_mean(key, known)} "
+                     f"(known: {', '.join(known)})")
+        for key in required:
+            if key not in obj:
+                fail(f"{where}: missing key {key!r}")
+        self.obj, self.where = obj, where
+
+    def text(self, key: str) -> str:
+        value = self.obj.get(key)
+        if not isinstance(value, str) or not value.strip():
+            fail(f"{self.where}: {key} must be a non-empty string")
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self.obj[key]
+        if not isinstance(value, bool):
+            fail(f"{self.where}: {key} must be true or false")
+        return value
+
+    def items(self, key: str, required: list[str], optional: list[str]) -> list[Reader]:
+        """The objects of list `key`, each named `key[i]`, with its slug when it has one."""
+        value = self.obj.get(key, [])
+        if not isinstance(value, list):
+            fail(f"{self.where}: {key} must be a list")
+        out = []
+        for i, v in enumerate(value):
+            slug = v.get("slug") if isinstance(v, dict) else None
+            label = f" ({slug})" if isinstance(slug, str) else ""
+            out.append(Reader(v, f"{self.where}: {key}[{i}]{label}", required, optional))
+        return out
+
+
+# -lgip columns a capture may print differently from the catalog (differences[].column).
+CAPTURE_COLUMNS = ["id", "total", "memory", "sm", "dec", "enc", "ce", "jpg", "ofa"]
+
+
+@dataclasses.dataclass
+class Model:
+    """One models.json entry, validated."""
+    slug: str
+    smi_names: list[tuple[str, str]]  # (name, source)
+    former_names: dict[str, list[tuple[str, str]]]  # profile -> [(former name, note)]
+    evidence: list[str]  # capture file names the table was transcribed from, in order
+
+
+def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
+    """Validates models.json against itself, data/captures and mig-profiles.json."""
+    top = Reader(doc, MODELS_DISPLAY, ["models", "skipped"], ["about", "shorthands"])
+    if "about" in doc:
+        top.text("about")
+    # Abbreviations the `source` fields use, spelt out once.
+    shorthands = doc.get("shorthands", {})
+    if not isinstance(shorthands, dict) or not all(
+            isinstance(v, str) and v.strip() for v in shorthands.values()):
+        fail(f"{MODELS_DISPLAY}: shorthands must map each abbreviation to a non-empty string")
+
+    slugs = list(gpus)
+    models: list[Model] = []
+    seen: dict[str, str] = {}  # slug -> where it was listed
+    capture_owner: dict[str, str] = {}  # capture file -> slug
+    smi_owner: dict[str, str] = {}  # nvidia-smi name without "NVIDIA " -> slug
+
+    def claim_slug(r: Reader) -> str:
+        slug = r.text("slug")
+        if slug not in gpus:
+            fail(f"{r.where}: slug {slug!r} is not a GPU id in {JSON_DISPLAY}"
+                 f"{did_you_mean(slug, slugs)}")
+        if slug in seen:
+            fail(f"{r.where}: slug {slug!r} is listed twice (first in {seen[slug]})")
+        seen[slug] = r.where
+        return slug
+
+    entries = top.items("models", ["slug", "smi_names", "former_names", "captures"],
+                        ["smi_names_note"])
+    if not entries:
+        fail(f"{MODELS_DISPLAY}: models is empty")
+    for m in entries:
+        slug = claim_slug(m)
+        g = gpus[slug]
+
+        names: list[tuple[str, str]] = []
+        for n in m.items("smi_names", ["name", "source"], ["note"]):
+            name, source = n.text("name"), n.text("source")
+            if "note" in n.obj:
+                n.text("note")
+            key = re.sub(r"^nvidia ", "", name.lower())
+            if any(name == old for old, _ in names):
+                fail(f"{n.where}: nvidia-smi name {name!r} is listed twice")
+            if smi_owner.setdefault(key, slug) != slug:
+                fail(f"{n.where}: nvidia-smi name {name!r} already belongs to {smi_owner[key]}")
+            names.append((name, source))
+        # An empty list must say why: which source was looked at and does not print the name.
+        if names and "smi_names_note" in m.obj:
+            fail(f"{m.where}: smi_names_note explains an empty smi_names; this one is not empty")
+        if not names and "smi_names_note" not in m.obj:
+            fail(f"{m.where}: smi_names is empty; say why in smi_names_note")
+        if not names:
+            m.text("smi_names_note")
+
+        profiles = {p["name"] for p in g["gi_profiles"]}
+        former: dict[str, list[tuple[str, str]]] = {}
+        for f in m.items("former_names", ["profile", "name", "note", "source"], []):
+            profile, name, note = f.text("profile"), f.text("name"), f.text("note")
+            f.text("source")
+            if profile not in profiles:
+                fail(f"{f.where}: profile {profile!r} is not a profile of {slug} in "
+                     f"{JSON_DISPLAY}{did_you_mean(profile, sorted(profiles))}")
+            if name in profiles:
+                fail(f"{f.where}: former name {name!r} is a current profile name of {slug}")
+            former.setdefault(profile, []).append((name, note))
+
+        evidence: list[str] = []
+        for c in m.items("captures", ["file", "table_source"], ["note", "differences", "absent"]):
+            file = c.text("file")
+            if "/" in file or not (CAPTURES_DIR / file).is_file():
+                fail(f"{c.where}: capture file data/captures/{file} does not exist"
+                     f"{did_you_mean(file, sorted(p.name for p in CAPTURES_DIR.iterdir()))}")
+            if file in capture_owner:
+                fail(f"{c.where}: capture {file} is already listed by {capture_owner[file]}")
+            capture_owner[file] = slug
+            if c.flag("table_source"):
+                evidence.append(file)
+            elif "-lgip" not in file:
+                fail(f"{c.where}: {file} is neither a table source nor an -lgip/-lgipp capture "
+                     "the tests could check")
+            if "note" in c.obj:
+                c.text("note")
+            for d in c.items("differences", ["profile", "column", "printed", "why"], []):
+                row, column, printed = d.text("profile"), d.text("column"), d.text("printed")
+                d.text("why")
+                if "-lgipp" in file or "-lgip" not in file:
+                    fail(f"{d.where}: differences are checked on -lgip captures only")
+                # The row as the capture prints it: a current or a former name.
+                names_here = sorted(profiles | {n for fs in former.values() for n, _ in fs})
+                if row not in names_here:
+                    fail(f"{d.where}: profile {row!r} is neither a profile nor a former name of "
+                         f"{slug}{did_you_mean(row, names_here)}")
+                if column not in CAPTURE_COLUMNS:
+                    fail(f"{d.where}: unknown column {column!r}"
+                         f"{did_you_mean(column, CAPTURE_COLUMNS)} "
+                         f"(known: {', '.join(CAPTURE_COLUMNS)})")
+                pattern = r"\d+\.\d{1,2}|\d+" if column == "memory" else r"\d+"
+                if not re.fullmatch(pattern, printed):
+                    fail(f"{d.where}: printed {printed!r} is not a value as nvidia-smi prints "
+                         f"the {column} column")
+            for a in c.items("absent", ["profile", "why"], []):
+                row = a.text("profile")
+                a.text("why")
+                if row not in profiles:
+                    fail(f"{a.where}: profile {row!r} is not a profile of {slug}"
+                         f"{did_you_mean(row, sorted(profiles))}")
+        models.append(Model(slug, names, former, evidence))
+
+    for s in top.items("skipped", ["slug", "reason"], []):
+        claim_slug(s)
+        s.text("reason")
+
+    missing = [s for s in slugs if s not in seen]
+    if missing:
+        fail(f"{JSON_DISPLAY} has GPUs {MODELS_DISPLAY} does not account for: {missing}; "
+             "list each under models (to build it) or skipped (with the reason)")
+    return models
 
 
 # ---------------------------------------------------------------------------
@@ -372,8 +469,9 @@ def comment_lines(indent: int, text: str) -> list[str]:
     return [" " * indent + "// " + line for line in lines]
 
 
-def emit_profile(p: dict, slug: str, units: int) -> tuple[list[str], list[str]]:
+def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str]]:
     """Returns (former-name array lines to emit before the table, profile initializer lines)."""
+    slug = model.slug
     where = f"{slug}/{p.get('name')}"
     name = p["name"]
     pl = p.get("placements")
@@ -389,7 +487,7 @@ def emit_profile(p: dict, slug: str, units: int) -> tuple[list[str], list[str]]:
     starts_text = "{" + ",".join(str(s) for s in pl["starts"]) + "}:" + str(size)
 
     pre: list[str] = []
-    former = FORMER_NAMES.get((slug, name), [])
+    former = model.former_names.get(name, [])
     former_ident = f"{ident(slug)}_{ident(name)}_former_names"
     if former:
         pre.append(f"inline constexpr former_name {former_ident}[] = {{")
@@ -425,9 +523,9 @@ def emit_profile(p: dict, slug: str, units: int) -> tuple[list[str], list[str]]:
     return pre, out
 
 
-def emit_model(g: dict) -> tuple[list[str], list[str]]:
+def emit_model(g: dict, model: Model) -> tuple[list[str], list[str]]:
     """Returns (the per-model arrays, the gpu_model initializer)."""
-    slug = g["id"]
+    slug = model.slug
     sid = ident(slug)
     units = g.get("memory_slices")
     if not isinstance(units, int) or not 0 < units <= 16:  # 16 = migplan::max_units
@@ -435,24 +533,22 @@ def emit_model(g: dict) -> tuple[list[str], list[str]]:
     if not isinstance(g.get("sm_slices"), int):
         fail(f"{slug}: sm_slices {g.get('sm_slices')!r} is not an integer")
 
-    files = EVIDENCE[slug]
-    for f in files:
-        if not (DATA_DIR / "captures" / f).is_file():
-            fail(f"{slug}: evidence file data/captures/{f} does not exist")
+    files = model.evidence
     # Every capture a row cites must be listed as evidence.
     cited = set()
     for p in g["gi_profiles"]:
         for key in ("source", "placements_source"):
             cited.update(re.findall(r"captures/([\w.-]+\.txt)", p.get(key) or ""))
     if not cited <= set(files):
-        fail(f"{slug}: rows cite {sorted(cited - set(files))} but EVIDENCE does not list them")
+        fail(f"{slug}: rows of {JSON_DISPLAY} cite {sorted(cited - set(files))} but "
+             f"{MODELS_DISPLAY} does not list them as table_source captures")
     evidence = ", ".join(f"data/captures/{f}" for f in files) or NO_CAPTURE_EVIDENCE
 
     out = ["// " + "-" * (COLUMN_LIMIT - 3)]
     out.extend(comment_lines(0, f"{slug}: {g['name']}. Coverage: {g['coverage']}."))
     out.append("")
 
-    names = SMI_NAMES[slug]
+    names = model.smi_names
     if names:
         out.append(f"inline constexpr std::string_view {sid}_smi_names[] = {{")
         for name, why in names:
@@ -470,16 +566,10 @@ def emit_model(g: dict) -> tuple[list[str], list[str]]:
 
     former_blocks: list[str] = []
     rows: list[str] = []
-    seen_former = set()
     for p in g["gi_profiles"]:
-        pre, row = emit_profile(p, slug, units)
+        pre, row = emit_profile(p, model, units)
         former_blocks.extend(pre)
         rows.extend(row)
-        if (slug, p["name"]) in FORMER_NAMES:
-            seen_former.add(p["name"])
-    missing = {n for (s, n) in FORMER_NAMES if s == slug} - seen_former
-    if missing:
-        fail(f"{slug}: FORMER_NAMES names profiles not in the JSON: {sorted(missing)}")
     out.extend(former_blocks)
     out.append(f"inline constexpr profile {sid}_profiles[] = {{")
     out.extend(rows)
@@ -502,18 +592,9 @@ def emit_model(g: dict) -> tuple[list[str], list[str]]:
     return out, model
 
 
-def generate(doc: dict) -> str:
+def generate(doc: dict, models_doc: object) -> str:
     gpus = {g["id"]: g for g in doc["gpus"]}
-    unexpected = set(gpus) - set(SLUGS) - set(SKIPPED)
-    if unexpected:
-        fail(f"JSON has GPUs this script does not know: {sorted(unexpected)}; "
-             "add them to SLUGS or SKIPPED")
-    absent = [s for s in SLUGS if s not in gpus]
-    if absent:
-        fail(f"JSON lacks GPUs the catalog needs: {absent}")
-    for table in (SMI_NAMES, EVIDENCE):
-        if set(table) != set(SLUGS):
-            fail(f"curated table keys differ from SLUGS: {sorted(set(table) ^ set(SLUGS))}")
+    models = read_models(models_doc, gpus)
 
     lines = [
         "// SPDX-License-Identifier: Apache-2.0",
@@ -530,17 +611,17 @@ def generate(doc: dict) -> str:
         "namespace detail {",
         "",
     ]
-    models: list[str] = []
-    for slug in SLUGS:
-        block, model = emit_model(gpus[slug])
+    initializers: list[str] = []
+    for model in models:
+        block, initializer = emit_model(gpus[model.slug], model)
         lines.extend(block)
         lines.append("")
-        models.extend(model)
+        initializers.extend(initializer)
     lines.append("// " + "-" * (COLUMN_LIMIT - 3))
     lines.append("")
     lines.append("/// The built-in models, in catalog order.")
     lines.append("inline constexpr gpu_model catalog_models[] = {")
-    lines.extend(models)
+    lines.extend(initializers)
     lines.append("};")
     lines.append("")
     lines.append("}  // namespace detail")
@@ -573,8 +654,8 @@ def main() -> int:
                     help="skip clang-format even if it is on PATH")
     args = ap.parse_args()
     try:
-        doc = json.loads(JSON_PATH.read_text(encoding="utf-8"))
-        text = generate(doc)
+        doc = load_json(JSON_PATH, JSON_DISPLAY)
+        text = generate(doc, load_json(MODELS_PATH, MODELS_DISPLAY))
         if not args.no_clang_format:
             text = clang_format(text)
     except DataError as e:

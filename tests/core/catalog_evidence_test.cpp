@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The built-in catalog against its evidence: the nvidia-smi captures in data/captures and the
-// cited tables in data/mig-profiles.json. The capture readers below are deliberately written
-// here, sharing no code with src/io, so a parser bug cannot hide a table bug (or vice versa).
+// The built-in catalog against its evidence: the nvidia-smi captures in data/captures, the
+// cited tables in data/mig-profiles.json and the curated per-model facts in data/models.json
+// (which models, in what order, and which captures check each). The model list comes from
+// data/models.json, so a model added to data/ is checked by every evidence test below without
+// editing this file; only the lookup examples at the end name particular models. The capture
+// readers are deliberately written here, sharing no code with src/io, so a parser bug cannot
+// hide a table bug (or vice versa).
 
 #include <algorithm>
 #include <bit>
@@ -11,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <migplan/migplan.hpp>
 #include <nlohmann/json.hpp>
@@ -19,6 +24,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -30,10 +36,11 @@
 using namespace migplan;
 using json = nlohmann::json;
 
-// The catalog is usable at compile time.
-static_assert(detail::catalog_models[0].units == 4);  // a30: 4 memory slices
-static_assert(catalog().size() == 15);
-static_assert(find_model("A100-40GB") == &detail::catalog_models[1]);
+// The catalog is usable at compile time. (Which models it holds, and in what order, is
+// data/models.json's to say; the tests below read it.)
+static_assert(!catalog().empty());
+static_assert(find_model("a30")->units == 4);  // a30: 4 memory slices
+static_assert(find_model("A100-40GB")->slug == "a100-40gb");
 static_assert(find_model_by_pci(0x20B0) == find_model("a100-40gb"));
 static_assert(find_profile(*find_model("a30"), "4G.24GB") == 4);
 static_assert(full_profile(*find_model("rtx-pro-6000")) >= 0);
@@ -43,17 +50,6 @@ namespace {
 using migplan::test::model;
 
 const std::filesystem::path data_dir{MIGPLAN_DATA_DIR};
-
-// The slugs, in the order the catalog must list them.
-const std::vector<std::string> required_slugs = {
-    "a30",      "a100-40gb",  "a100-80gb",   "h100-80gb", "h100-pcie",
-    "h100-nvl", "gh200-96gb", "gh200-144gb", "h20",       "h200",
-    "b200",     "gb200",      "b300",        "gb300",     "rtx-pro-6000",
-};
-
-// JSON entries with no placements, deliberately not in the catalog.
-const std::set<std::string> skipped_json_gpus = {"rtx-pro-5000", "rtx-pro-4500", "thor-igpu",
-                                                 "config-only-others"};
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -305,6 +301,31 @@ std::string column_name(column c) {
   return "?";
 }
 
+// The column as data/models.json names it (`differences[].column`).
+std::string column_key(column c) {
+  switch (c) {
+    case column::id:
+      return "id";
+    case column::total:
+      return "total";
+    case column::memory:
+      return "memory";
+    case column::sm:
+      return "sm";
+    case column::dec:
+      return "dec";
+    case column::enc:
+      return "enc";
+    case column::ce:
+      return "ce";
+    case column::jpg:
+      return "jpg";
+    case column::ofa:
+      return "ofa";
+  }
+  return "?";
+}
+
 // The catalog field a column is compared with, and the flag that marks it inferred.
 std::optional<int> catalog_value(const profile& p, column c) {
   switch (c) {
@@ -386,58 +407,13 @@ struct known_absence {
 struct lgip_case {
   std::string slug;
   std::string file;
-  // True for the capture(s) the JSON rows name as their `source`: checked with no
-  // differences allowed. Other captures of the same GPU corroborate; each value they print
-  // differently is listed in `differences`.
+  // True for the capture(s) the table was transcribed from (models.json `table_source`, the
+  // model's `evidence`). Every value any capture prints must equal the catalog's unless listed
+  // in `differences` with the reason; a table source may list some only for rows it prints
+  // under a former name (an early driver's name for the profile).
   bool table_source = false;
   std::vector<known_difference> differences{};
   std::vector<known_absence> absent{};
-};
-
-// mig-profiles.md section 7 ("printed memory varies by driver") documents every difference.
-const std::vector<lgip_case> lgip_cases = {
-    {.slug = "a30", .file = "a30-lgip.txt", .table_source = true},
-    {.slug = "a100-40gb", .file = "a100-40gb-lgip.txt", .table_source = true},
-    {.slug = "a100-80gb",
-     .file = "a100-80gb-lgip-r515.txt",
-     .table_source = true,
-     .absent = {{"1g.20gb", "added in R525; this capture is driver 515.86.01"}}},
-    {.slug = "h100-80gb", .file = "h100-80gb-hbm3-lgip.txt", .table_source = true},
-    {.slug = "h100-pcie", .file = "h100-pcie-lgip.txt", .table_source = true},
-    {.slug = "h100-nvl", .file = "h100-nvl-lgip.txt", .table_source = true},
-    {.slug = "gh200-96gb", .file = "gh200-96gb-lgip.txt", .table_source = true},
-    {.slug = "gh200-144gb", .file = "gh200-144gb-lgip-partial-pr139.txt", .table_source = true},
-    {.slug = "h200", .file = "h200-lgip-fragment-gpu6-issue120.txt", .table_source = true},
-    {.slug = "h200", .file = "h200-lgip-fragment-gpu2-issue120.txt", .table_source = true},
-    {.slug = "h200",
-     .file = "h200-lgip-test-fixture.txt",
-     .differences = {{"2g.35gb", column::memory, 3250, "third-party test fixture, unverified"},
-                     {"7g.141gb", column::memory, 14000, "third-party test fixture, unverified"}}},
-    {.slug = "b200", .file = "b200-lgip-partial-pr166.txt", .table_source = true},
-    {.slug = "b200",
-     .file = "b200-lgip-partial-pr187.txt",
-     .differences = {{"1g.23gb", column::memory, 2050, "Mar 2025 driver (PR 187)"},
-                     {"1g.23gb+me", column::memory, 2050, "Mar 2025 driver (PR 187)"}}},
-    {.slug = "gb200", .file = "gb200-lgip-partial-issue227.txt", .table_source = true},
-    // Also the JSON source of the 2g.47gb row (checked in full), but printed by an early
-    // driver that named the 1-slice profiles 1g.24gb (the catalog's former_names).
-    {.slug = "gb200",
-     .file = "gb200-lgip-partial-pr1303.txt",
-     .differences = {{"1g.24gb", column::memory, 2000, "early GB200 driver"},
-                     {"1g.24gb+me", column::memory, 2000, "early GB200 driver"}}},
-    {.slug = "rtx-pro-6000", .file = "rtx-pro-6000-lgip.txt", .table_source = true},
-    {.slug = "rtx-pro-6000",
-     .file = "rtx-pro-6000-lgip-partial-cubecos-gpu0.txt",
-     .differences = {{"1g.24gb", column::memory, 2312, "other driver (cubecos #312)"},
-                     {"1g.24gb+me", column::memory, 2312, "other driver (cubecos #312)"},
-                     {"1g.24gb+gfx", column::memory, 2312, "other driver (cubecos #312)"}}},
-    {.slug = "rtx-pro-6000",
-     .file = "rtx-pro-6000-lgip-fragment-cubecos-gpu1.txt",
-     .differences = {{"1g.24gb-me", column::memory, 2312, "other driver (cubecos #312)"},
-                     {"2g.48gb", column::memory, 4650, "other driver (cubecos #312)"},
-                     {"2g.48gb+gfx", column::memory, 4650, "other driver (cubecos #312)"},
-                     {"2g.48gb+me.all", column::memory, 4650, "other driver (cubecos #312)"},
-                     {"2g.48gb-me", column::memory, 4650, "other driver (cubecos #312)"}}},
 };
 
 struct lgipp_case {
@@ -446,17 +422,88 @@ struct lgipp_case {
   std::vector<known_absence> absent{};
 };
 
-const std::vector<lgipp_case> lgipp_cases = {
-    {.slug = "a30", .file = "a30-lgipp.txt"},
-    {.slug = "a100-40gb", .file = "a100-40gb-lgipp.txt"},
-    {.slug = "a100-40gb",
-     .file = "a100-40gb-lgipp-pre-r525.txt",
-     .absent = {{"1g.10gb", "profile 15 was added in R525; this capture predates it"}}},
-    {.slug = "h100-80gb", .file = "h100-80gb-hbm3-lgipp.txt"},
-    {.slug = "h100-pcie", .file = "h100-pcie-lgipp.txt"},
-    {.slug = "h100-nvl", .file = "h100-nvl-lgipp.txt"},
-    {.slug = "rtx-pro-6000", .file = "rtx-pro-6000-lgipp.txt"},
+// A former profile name as data/models.json lists it.
+struct curated_former_name {
+  std::string profile;  // the current name
+  std::string name;
+  std::string note;
 };
+
+// One data/models.json model: what gen_catalog.py writes into the catalog besides the
+// mig-profiles.json tables.
+struct curated_model {
+  std::string slug;
+  std::vector<std::string> smi_names{};
+  std::vector<curated_former_name> former_names{};
+  std::vector<std::string> evidence{};  // the table_source captures, in order
+};
+
+struct curated_data {
+  std::vector<curated_model> models;  // in catalog order
+  std::set<std::string> skipped;      // mig-profiles.json GPUs deliberately not in the catalog
+  std::vector<lgip_case> lgip_cases;  // every -lgip capture a model lists
+  std::vector<lgipp_case> lgipp_cases;
+};
+
+std::vector<known_absence> absences_of(const json& capture) {
+  std::vector<known_absence> out;
+  for (const json& a : capture.value("absent", json::array())) {
+    out.push_back({a.at("profile").get<std::string>(), a.at("why").get<std::string>()});
+  }
+  return out;
+}
+
+// Reads data/models.json. gen_catalog.py rejects a malformed one; this only has to read it.
+curated_data read_curated() {
+  const json doc = json::parse(read_text(data_dir / "models.json"));
+  curated_data out;
+  for (const json& m : doc.at("models")) {
+    curated_model cm{.slug = m.at("slug").get<std::string>()};
+    for (const json& n : m.at("smi_names")) cm.smi_names.push_back(n.at("name").get<std::string>());
+    for (const json& f : m.at("former_names")) {
+      cm.former_names.push_back({f.at("profile").get<std::string>(),
+                                 f.at("name").get<std::string>(), f.at("note").get<std::string>()});
+    }
+    for (const json& c : m.at("captures")) {
+      const std::string file = c.at("file").get<std::string>();
+      const bool table_source = c.at("table_source").get<bool>();
+      INFO(cm.slug << ": " << file);
+      if (table_source) cm.evidence.push_back(file);
+      if (file.find("-lgipp") != std::string::npos) {
+        REQUIRE_FALSE(c.contains("differences"));
+        out.lgipp_cases.push_back({.slug = cm.slug, .file = file, .absent = absences_of(c)});
+      } else if (file.find("-lgip") != std::string::npos) {
+        lgip_case lc{.slug = cm.slug, .file = file, .table_source = table_source};
+        for (const json& d : c.value("differences", json::array())) {
+          const std::string key = d.at("column").get<std::string>();
+          const auto col = std::find_if(std::begin(all_columns), std::end(all_columns),
+                                        [&](column k) { return column_key(k) == key; });
+          INFO("column " << key);
+          REQUIRE(col != std::end(all_columns));
+          // As printed: "32.50" for the memory column, a whole number for the others.
+          const std::string printed = d.at("printed").get<std::string>();
+          const auto value = *col == column::memory ? parse_x100(printed) : to_int(printed);
+          INFO("printed " << printed);
+          REQUIRE(value.has_value());
+          lc.differences.push_back({.row = d.at("profile").get<std::string>(),
+                                    .col = *col,
+                                    .printed = *value,
+                                    .why = d.at("why").get<std::string>()});
+        }
+        lc.absent = absences_of(c);
+        out.lgip_cases.push_back(std::move(lc));
+      }
+    }
+    out.models.push_back(std::move(cm));
+  }
+  for (const json& s : doc.at("skipped")) out.skipped.insert(s.at("slug").get<std::string>());
+  return out;
+}
+
+const curated_data& curated() {
+  static const curated_data data = read_curated();
+  return data;
+}
 
 // The catalog row a capture row names: by current name, else by a former name.
 const profile* catalog_row(const gpu_model& m, std::string_view name) {
@@ -534,8 +581,8 @@ TEST_CASE("every capture file holds the text data/mig-profiles.json quotes for i
 TEST_CASE("every -lgip and -lgipp capture in data/captures is checked against the catalog",
           "[catalog][evidence]") {
   std::set<std::string> lgip, lgipp;
-  for (const auto& c : lgip_cases) lgip.insert(c.file);
-  for (const auto& c : lgipp_cases) lgipp.insert(c.file);
+  for (const auto& c : curated().lgip_cases) lgip.insert(c.file);
+  for (const auto& c : curated().lgipp_cases) lgipp.insert(c.file);
   for (const std::string& f : capture_files_containing("-lgip")) {
     INFO("data/captures/" << f);
     if (f.find("-lgipp") != std::string::npos) {
@@ -547,16 +594,12 @@ TEST_CASE("every -lgip and -lgipp capture in data/captures is checked against th
 }
 
 TEST_CASE("every catalog row matches the -lgip captures of its GPU", "[catalog][evidence]") {
-  for (const lgip_case& c : lgip_cases) {
+  for (const lgip_case& c : curated().lgip_cases) {
     DYNAMIC_SECTION(c.slug << ": data/captures/" << c.file) {
       const gpu_model& m = model(c.slug);
       const lgip_capture cap = read_lgip(read_text(data_dir / "captures" / c.file));
       for (const std::string& e : cap.errors) FAIL_CHECK(e);
       REQUIRE_FALSE(cap.rows.empty());
-      if (c.table_source) {
-        INFO("a table's own source may not disagree with it");
-        REQUIRE(c.differences.empty());
-      }
 
       std::vector<bool> used(c.differences.size(), false);
       std::set<std::string> seen;
@@ -578,6 +621,10 @@ TEST_CASE("every catalog row matches the -lgip captures of its GPU", "[catalog][
           if (diff != c.differences.end()) {
             INFO("listed difference: " << diff->why);
             used[static_cast<std::size_t>(diff - c.differences.begin())] = true;
+            if (c.table_source) {
+              INFO("a table's own source may disagree with it only under a former name");
+              CHECK(r.name != std::string(p->name));
+            }
             CHECK(show(printed) == show(diff->printed));
             CHECK(show(catalog_value(*p, col)) != show(printed));
           } else {
@@ -607,7 +654,7 @@ TEST_CASE("every catalog row matches the -lgip captures of its GPU", "[catalog][
 
 TEST_CASE("every -lgipp capture matches the catalog placements", "[catalog][evidence]") {
   std::set<std::string> with_lgipp;
-  for (const lgipp_case& c : lgipp_cases) {
+  for (const lgipp_case& c : curated().lgipp_cases) {
     with_lgipp.insert(c.slug);
     DYNAMIC_SECTION(c.slug << ": data/captures/" << c.file) {
       const gpu_model& m = model(c.slug);
@@ -658,7 +705,7 @@ TEST_CASE("the catalog equals data/mig-profiles.json field by field", "[catalog]
     for (const auto& [id, g] : gpus) {
       if (!find_model(id)) left_out.insert(id);
     }
-    CHECK(left_out == skipped_json_gpus);
+    CHECK(left_out == curated().skipped);
   }
 
   for (const gpu_model& m : catalog()) {
@@ -804,11 +851,50 @@ TEST_CASE("every model names evidence files that exist and cover the captures it
   }
 }
 
-TEST_CASE("the catalog lists the required models in order, each internally consistent",
-          "[catalog]") {
+TEST_CASE("the catalog holds the models of data/models.json with their curated facts",
+          "[catalog][evidence]") {
+  std::vector<std::string> slugs, want;
+  for (const gpu_model& m : catalog()) slugs.emplace_back(m.slug);
+  for (const curated_model& cm : curated().models) want.push_back(cm.slug);
+  REQUIRE(slugs == want);  // the same models, in the file's order
+
+  for (const curated_model& cm : curated().models) {
+    DYNAMIC_SECTION(cm.slug) {
+      const gpu_model& m = model(cm.slug);
+      CHECK(std::vector<std::string>(m.smi_names.begin(), m.smi_names.end()) == cm.smi_names);
+
+      // Former names, per profile in file order; none names a profile the model lacks.
+      std::size_t listed = 0;
+      for (const profile& p : m.profiles) {
+        INFO(std::string(p.name));
+        std::vector<std::string> got, expected;
+        for (const former_name& f : p.former_names) {
+          got.push_back(std::string(f.name) + " (" + std::string(f.note) + ")");
+        }
+        for (const curated_former_name& f : cm.former_names) {
+          if (f.profile == p.name) expected.push_back(f.name + " (" + f.note + ")");
+        }
+        CHECK(got == expected);
+        listed += expected.size();
+      }
+      CHECK(listed == cm.former_names.size());
+
+      std::string evidence;
+      for (const std::string& f : cm.evidence) {
+        evidence += (evidence.empty() ? "" : ", ") + ("data/captures/" + f);
+      }
+      if (cm.evidence.empty()) {
+        CHECK(m.evidence.starts_with("none captured: "));
+      } else {
+        CHECK(std::string(m.evidence) == evidence);
+      }
+    }
+  }
+}
+
+TEST_CASE("every catalog model is internally consistent", "[catalog]") {
   std::vector<std::string> slugs;
   for (const gpu_model& m : catalog()) slugs.emplace_back(m.slug);
-  CHECK(slugs == required_slugs);
   CHECK(std::set<std::string>(slugs.begin(), slugs.end()).size() == slugs.size());
 
   std::set<std::uint32_t> pcis;
