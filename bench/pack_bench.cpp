@@ -52,8 +52,7 @@ constexpr int max_request_size = 7;
 
 void classify(request_set& s) {
   const migplan::rules r(*s.gpu);
-  for (const request& q : s.all)
-    (migplan::fits(*s.gpu, r, q) ? s.feasible : s.infeasible).push_back(q);
+  for (const request& q : s.all) (migplan::fits(r, q) ? s.feasible : s.infeasible).push_back(q);
 }
 
 // Random multisets of 1 to 7 profiles, each drawn uniformly from the model's

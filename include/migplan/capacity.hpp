@@ -9,11 +9,14 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
 #include <migplan/rules.hpp>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -51,6 +54,7 @@ struct addable {
 /// All placements (profile, start) of a model, in profile then start order.
 inline std::vector<instance> all_placements(const gpu_model& gpu) {
   std::vector<instance> out;
+  out.reserve(placement_count(gpu));
   for (std::size_t p = 0; p < gpu.profiles.size(); ++p)
     for (int s = 0; s < gpu.units; ++s)
       if (gpu.profiles[p].allows_start(s)) out.push_back({static_cast<int>(p), s});
@@ -60,44 +64,33 @@ inline std::vector<instance> all_placements(const gpu_model& gpu) {
 /// Usage of a layout.
 constexpr usage usage_of(const gpu_model& gpu, const layout& l) noexcept {
   usage u;
-  for (const instance& in : l)
+  for (const instance& in : l) {
+    assert(in.profile >= 0 && static_cast<std::size_t>(in.profile) < gpu.profiles.size());
     u.add(gpu.profiles[static_cast<std::size_t>(in.profile)], in.profile, in.start);
+  }
   return u;
 }
-
-namespace detail {
-// Depth-first over placement indices in increasing order, so each set of
-// further instances is visited exactly once.
-inline void extend(const rules& r, const std::vector<instance>& places, std::size_t from, usage& u,
-                   unit_mask base, int compute0, room& out) {
-  ++out.extensions;
-  const unit_mask added = u.units & ~base;
-  out.reachable_mask |= added;
-  if (unit_count(added) > out.reachable_units) out.reachable_units = unit_count(added);
-  if (u.compute - compute0 > out.reachable_compute) out.reachable_compute = u.compute - compute0;
-  for (std::size_t i = from; i < places.size(); ++i) {
-    const instance pl = places[i];
-    if (!r.can_add(u, pl.profile, pl.start)) continue;
-    const profile& p = r.gpu->profiles[static_cast<std::size_t>(pl.profile)];
-    u.add(p, pl.profile, pl.start);
-    extend(r, places, i + 1, u, base, compute0, out);
-    u.remove(p, pl.profile, pl.start);
-  }
-}
-}  // namespace detail
 
 /// Exact room left by `l` on `gpu`, by exhaustive search over the sets of
 /// further instances: the reference that room_memo must agree with.
 inline room room_of(const gpu_model& gpu, const rules& r, const std::vector<instance>& places,
                     const layout& l) {
-  usage u = usage_of(gpu, l);
-  const int compute0 = u.compute;
+  assert(r.gpu == &gpu);
+  const usage base = usage_of(gpu, l);
   room out;
-  out.free_mask = gpu.all_units() & ~u.units;
+  out.free_mask = gpu.all_units() & ~base.units;
   out.free_units = unit_count(out.free_mask);
-  out.free_compute = gpu.compute_slices - u.compute;
-  detail::extend(r, places, 0, u, u.units, compute0, out);
-  --out.extensions;  // extend() also counted the empty set
+  // Compute sums are bounded by the model's compute slices once the rules hold.
+  out.free_compute = gpu.compute_slices - static_cast<int>(base.sums.compute);
+  for_each_extension(r, places, base, [&](const usage& u, std::span<const std::size_t> chosen) {
+    if (chosen.empty()) return;  // the layout itself is no extension
+    ++out.extensions;
+    const unit_mask added = u.units & ~base.units;
+    out.reachable_mask |= added;
+    out.reachable_units = std::max(out.reachable_units, unit_count(added));
+    out.reachable_compute =
+        std::max(out.reachable_compute, static_cast<int>(u.sums.compute - base.sums.compute));
+  });
   return out;
 }
 
@@ -117,13 +110,22 @@ inline room room_of(const gpu_model& gpu, const layout& l) {
 class room_memo {
  public:
   /// A memo for `gpu`; enumerates its layouts once.
-  explicit room_memo(const gpu_model& gpu) : gpu_(&gpu), rules_(gpu), places_(all_placements(gpu)) {
-    assert(places_.size() <= 64 && "a place_set holds 64 placements");
+  explicit room_memo(const gpu_model& gpu) : gpu_(&gpu), places_(all_placements(gpu)) {
+    // Catalog models are checked at compile time (catalog.hpp); this is for hand-made ones.
+    assert(gpu.profiles.size() <= static_cast<std::size_t>(max_profiles));
+    assert(places_.size() <= max_placements && "a place_set holds 64 placements");
+    for (auto& row : index_) row.fill(-1);
     for (std::size_t i = 0; i < places_.size(); ++i)
       index_[static_cast<std::size_t>(places_[i].profile)]
             [static_cast<std::size_t>(places_[i].start)] = static_cast<int>(i);
-    usage u;
-    walk(0, u, 0);
+    for_each_extension(rules(gpu), places_, usage{},
+                       [&](const usage& u, std::span<const std::size_t> chosen) {
+                         place_set set = 0;
+                         for (const std::size_t i : chosen) set |= place_set{1} << i;
+                         // Compute sums are bounded by the model's once the rules hold.
+                         all_.push_back({set, u.units, static_cast<int>(u.sums.compute)});
+                         geometries_.insert(u.counts);
+                       });
   }
   /// The model the memo answers for.
   const gpu_model& gpu() const noexcept { return *gpu_; }
@@ -139,7 +141,8 @@ class room_memo {
   }
 
  private:
-  using place_set = std::uint64_t;  // bit i = places_[i]; at most 64 placements per model
+  using place_set = std::uint64_t;  // bit i = places_[i]
+  static_assert(sizeof(place_set) * CHAR_BIT >= max_placements);
   struct entry {
     place_set places;
     unit_mask units;
@@ -158,25 +161,15 @@ class room_memo {
     }
   };
 
-  void walk(std::size_t from, usage& u, place_set set) {
-    all_.push_back({set, u.units, u.compute});
-    geometries_.insert(u.counts);
-    for (std::size_t i = from; i < places_.size(); ++i) {
-      const instance pl = places_[i];
-      if (!rules_.can_add(u, pl.profile, pl.start)) continue;
-      const profile& p = gpu_->profiles[static_cast<std::size_t>(pl.profile)];
-      u.add(p, pl.profile, pl.start);
-      walk(i + 1, u, set | (place_set{1} << i));
-      u.remove(p, pl.profile, pl.start);
-    }
-  }
-
   room compute(const layout& l, unit_mask used) const {
     place_set mine = 0;
     int compute0 = 0;
     for (const instance& in : l) {
-      mine |= place_set{1}
-              << index_[static_cast<std::size_t>(in.profile)][static_cast<std::size_t>(in.start)];
+      assert(in.start >= 0 && in.start < max_units);
+      const int i =
+          index_[static_cast<std::size_t>(in.profile)][static_cast<std::size_t>(in.start)];
+      assert(i >= 0 && "an instance that is no placement of the model");
+      mine |= place_set{1} << i;
       compute0 += gpu_->profiles[static_cast<std::size_t>(in.profile)].compute_slices;
     }
     room out;
@@ -195,7 +188,6 @@ class room_memo {
   }
 
   const gpu_model* gpu_;
-  rules rules_;
   std::vector<instance> places_;
   std::array<std::array<int, max_units>, max_profiles> index_{};
   std::vector<entry> all_;
@@ -215,11 +207,10 @@ inline stranded stranded_of(const gpu_model& gpu, const room& rm) {
   stranded s;
   s.units = rm.free_units - rm.reachable_units;
   s.compute_slices = rm.free_compute - rm.reachable_compute;
-  for (const profile& p : gpu.profiles)
-    if (p.size == gpu.units && p.memory_gib_x100) {
-      s.memory_gib_x100 = (*p.memory_gib_x100 * s.units + gpu.units / 2) / gpu.units;
-      break;
-    }
+  if (const int full = full_profile(gpu); full >= 0) {
+    if (const auto& memory = gpu.profiles[static_cast<std::size_t>(full)].memory_gib_x100)
+      s.memory_gib_x100 = (*memory * s.units + gpu.units / 2) / gpu.units;
+  }
   return s;
 }
 

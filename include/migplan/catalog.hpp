@@ -31,6 +31,30 @@ constexpr std::string_view strip_vendor(std::string_view name) noexcept {
 /// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-6000).
 constexpr std::span<const gpu_model> catalog() noexcept { return detail::catalog_models; }
 
+namespace detail {
+// The fixed-size tables of the core (profile_counts, layout, unit_mask,
+// room_memo's placement set) index without checks; these hold for every
+// built-in model, so only hand-made models need the runtime asserts.
+constexpr bool every_model(bool (*ok)(const gpu_model&)) noexcept {
+  for (const gpu_model& m : catalog_models)
+    if (!ok(m)) return false;
+  return true;
+}
+}  // namespace detail
+
+static_assert(detail::every_model([](const gpu_model& m) {
+                return m.profiles.size() <= static_cast<std::size_t>(max_profiles);
+              }),
+              "a catalog model has more than max_profiles profiles");
+static_assert(detail::every_model([](const gpu_model& m) {
+                return m.units >= 1 && m.units <= max_units;
+              }),
+              "a catalog model has no units or more than max_units");
+static_assert(detail::every_model([](const gpu_model& m) {
+                return placement_count(m) <= max_placements;
+              }),
+              "a catalog model has more placements than room_memo's 64-bit set holds");
+
 /// The model whose slug equals `slug` ignoring ASCII case, or nullptr.
 constexpr const gpu_model* find_model(std::string_view slug) noexcept {
   for (const gpu_model& m : catalog()) {
@@ -83,12 +107,30 @@ constexpr int find_profile_by_id(const gpu_model& m, int id) noexcept {
   return -1;
 }
 
-/// Index of the first profile that takes the whole GPU (all units and all compute slices,
-/// e.g. 7g.40gb on A100-40GB), or -1.
-constexpr int full_profile(const gpu_model& m) noexcept {
+/// The model listing exactly the full PCI ID `id` (device in the upper 16 bits, vendor in the
+/// lower), or nullptr. Unlike find_model_by_pci, a value of 0xFFFF or less is not a device part
+/// alone: a mig-parted `device-filter` of 0x20B0 matches no NVIDIA GPU, and neither does it here.
+constexpr const gpu_model* find_model_by_full_pci(std::uint32_t id) noexcept {
+  for (const gpu_model& m : catalog()) {
+    for (const pci_id& p : m.pci_ids) {
+      if (p.value == id) return &m;
+    }
+  }
+  return nullptr;
+}
+
+/// The former name `name` of profile `p` (ignoring ASCII case), or nullptr.
+constexpr const former_name* find_former_name(const profile& p, std::string_view name) noexcept {
+  for (const former_name& f : p.former_names) {
+    if (detail::iequals(f.name, name)) return &f;
+  }
+  return nullptr;
+}
+
+/// Index in `m.profiles` of the profile that older drivers called `name`, or -1.
+constexpr int find_profile_by_former_name(const gpu_model& m, std::string_view name) noexcept {
   for (std::size_t i = 0; i < m.profiles.size(); ++i) {
-    const profile& p = m.profiles[i];
-    if (p.size == m.units && p.compute_slices == m.compute_slices) return static_cast<int>(i);
+    if (find_former_name(m.profiles[i], name) != nullptr) return static_cast<int>(i);
   }
   return -1;
 }

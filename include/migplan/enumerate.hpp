@@ -13,6 +13,7 @@
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
 #include <migplan/rules.hpp>
+#include <span>
 #include <vector>
 
 namespace migplan {
@@ -32,29 +33,14 @@ struct geometry_set {
   std::size_t maximal_count = 0;     ///< maximal geometries
 };
 
-namespace detail {
-inline void walk(const rules& r, const std::vector<instance>& places, std::size_t from, usage& u,
-                 std::map<profile_counts, std::uint64_t>& seen) {
-  ++seen[u.counts];
-  for (std::size_t i = from; i < places.size(); ++i) {
-    const instance pl = places[i];
-    if (!r.can_add(u, pl.profile, pl.start)) continue;
-    const profile& p = r.gpu->profiles[static_cast<std::size_t>(pl.profile)];
-    u.add(p, pl.profile, pl.start);
-    walk(r, places, i + 1, u, seen);
-    u.remove(p, pl.profile, pl.start);
-  }
-}
-}  // namespace detail
-
 /// Enumerates every layout of the model once (sets of placements in index
 /// order) and groups them by geometry. A geometry is maximal when adding one
 /// instance of any profile gives a geometry with no layout.
 inline geometry_set enumerate(const gpu_model& gpu) {
-  const rules r(gpu);
+  const std::vector<instance> places = all_placements(gpu);
   std::map<profile_counts, std::uint64_t> seen;
-  usage u;
-  detail::walk(r, all_placements(gpu), 0, u, seen);
+  for_each_extension(rules(gpu), places, usage{},
+                     [&](const usage& u, std::span<const std::size_t>) { ++seen[u.counts]; });
   geometry_set out;
   for (const auto& [counts, n] : seen) {
     if (counts.total() == 0) continue;

@@ -7,6 +7,7 @@
 /// do fit, and the other catalog models it fits on.
 
 #include <algorithm>
+#include <cassert>
 #include <migplan/catalog.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -91,6 +92,7 @@ inline std::vector<int> suffix_sums(const std::vector<int>& hi) {
 /// items; among those, the first in canonical order). Empty when `items`
 /// fits. Meant for reason_code::placement, where requests are small.
 inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const item> items) {
+  assert(detail::valid_profiles(gpu, items));
   const rules r(gpu);
   const auto groups = detail::group_items(items);
   std::vector<int> hi;
@@ -102,7 +104,7 @@ inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const
     bool found = false;
     auto f = [&](const std::vector<int>& v) {
       detail::expand_into(groups, v, sub);
-      found = !fits(gpu, r, sub);
+      found = !fits(r, sub);
       return !found;
     };
     detail::each_vector_sum(hi, room, k, 0, size, f);
@@ -119,6 +121,8 @@ inline std::vector<item> smallest_conflict(const gpu_model& gpu, std::span<const
 /// unpinned sub-requests by lookup; the answer is the same.
 inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<const item> items,
                                              std::size_t limit = 3, room_memo* memo = nullptr) {
+  assert(detail::valid_profiles(gpu, items));
+  assert(memo == nullptr || &memo->gpu() == &gpu);
   const rules r(gpu);
   const auto groups = detail::group_items(items);
   std::vector<int> hi;
@@ -146,7 +150,7 @@ inline std::vector<closest_fit> closest_fits(const gpu_model& gpu, std::span<con
         if (!memo->feasible(counts)) return true;
       } else {
         detail::expand_into(groups, v, sub);
-        if (!fits(gpu, r, sub)) return true;
+        if (!fits(r, sub)) return true;
       }
       cand c{v};
       for (std::size_t i = 0; i < v.size(); ++i) {
@@ -194,6 +198,7 @@ inline reason explain(const gpu_model& gpu, std::span<const item> items, reason 
 /// pinned starts; empty when `to` lacks one of the profiles.
 inline std::optional<std::vector<item>> translate(const gpu_model& from, const gpu_model& to,
                                                   std::span<const item> items) {
+  assert(detail::valid_profiles(from, items));
   std::vector<item> out;
   out.reserve(items.size());
   for (const item& it : items) {
@@ -212,7 +217,7 @@ inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
   for (const gpu_model& m : catalog()) {
     if (&m == &origin || m.slug == origin.slug) continue;
     const auto mapped = translate(origin, m, items);
-    if (mapped && fits(m, rules(m), *mapped)) out.push_back(&m);
+    if (mapped && fits(rules(m), *mapped)) out.push_back(&m);
   }
   return out;
 }

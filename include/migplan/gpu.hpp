@@ -8,6 +8,7 @@
 /// of its fields were inferred rather than observed.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -16,8 +17,18 @@
 namespace migplan {
 inline namespace v1 {
 
-/// Largest number of placement units any supported GPU has (RTX PRO 6000: 12).
+/// Most placement units a model may have: a layout holds at most this many
+/// instances and unit_mask must hold every unit (the catalog's widest, the RTX
+/// PRO 6000, has 12; catalog.hpp checks every model at compile time).
 inline constexpr int max_units = 16;
+
+/// Most profiles a model may have: profile_counts holds one count per profile
+/// (the catalog's most, the RTX PRO 6000's, is 11; catalog.hpp checks every model).
+inline constexpr int max_profiles = 16;
+
+/// Most placements (profile, start pairs) a model may have: room_memo keeps a
+/// set of them in one 64-bit word (catalog.hpp checks every model).
+inline constexpr std::size_t max_placements = 64;
 
 /// A set of placement units, bit i = unit i.
 using unit_mask = std::uint32_t;
@@ -123,6 +134,26 @@ struct gpu_model {
   /// Mask of all placement units.
   constexpr unit_mask all_units() const noexcept { return (unit_mask{1} << units) - 1; }
 };
+
+/// Index of the full-GPU profile: the first that takes every unit and every
+/// compute slice (e.g. 7g.40gb on A100-40GB), or -1. The one definition of it:
+/// engine budgets and stranded memory are both measured against this profile.
+constexpr int full_profile(const gpu_model& m) noexcept {
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+    const profile& p = m.profiles[i];
+    if (p.size == m.units && p.compute_slices == m.compute_slices) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Number of placements (profile, start pairs with an allowed start) of a model.
+constexpr std::size_t placement_count(const gpu_model& m) noexcept {
+  std::size_t n = 0;
+  for (const profile& p : m.profiles)
+    for (int s = 0; s < m.units; ++s)
+      if (p.allows_start(s)) ++n;
+  return n;
+}
 
 }  // namespace v1
 }  // namespace migplan

@@ -10,12 +10,10 @@
 #include <compare>
 #include <cstdint>
 #include <migplan/gpu.hpp>
+#include <span>
 
 namespace migplan {
 inline namespace v1 {
-
-/// Most profiles any supported GPU has (RTX PRO 6000 has 11).
-inline constexpr int max_profiles = 16;
 
 /// One requested instance: a profile (index into gpu_model::profiles) and an
 /// optional pinned start unit (`any_start` when the search may choose).
@@ -32,6 +30,16 @@ struct instance {
   int start = 0;    ///< first placement unit
   friend constexpr auto operator<=>(const instance&, const instance&) = default;
 };
+
+namespace detail {
+// True when every item names a profile of `gpu`: the core indexes the
+// profiles with item::profile unchecked, so entry points assert this.
+constexpr bool valid_profiles(const gpu_model& gpu, std::span<const item> items) noexcept {
+  for (const item& it : items)
+    if (it.profile < 0 || static_cast<std::size_t>(it.profile) >= gpu.profiles.size()) return false;
+  return true;
+}
+}  // namespace detail
 
 /// Instance counts per profile index: a geometry without positions.
 struct profile_counts {
@@ -92,8 +100,10 @@ class layout {
   /// Units occupied, given the model the profiles belong to.
   constexpr unit_mask used(const gpu_model& gpu) const noexcept {
     unit_mask m = 0;
-    for (const instance& in : *this)
+    for (const instance& in : *this) {
+      assert(in.profile >= 0 && static_cast<std::size_t>(in.profile) < gpu.profiles.size());
       m |= gpu.profiles[static_cast<std::size_t>(in.profile)].mask_at(in.start);
+    }
     return m;
   }
   /// Instance counts per profile.

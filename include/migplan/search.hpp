@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <limits>
 #include <migplan/capacity.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -51,32 +52,27 @@ inline void add_unique(std::vector<int>& v, int x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
-// Profiles present in the request, in profile order.
-inline std::vector<int> present(const profile_counts& c) {
-  std::vector<int> out;
-  for (int p = 0; p < max_profiles; ++p)
-    if (c[p] > 0) out.push_back(p);
-  return out;
-}
-
 }  // namespace detail
 
 /// Checks the multiset-level rules and pinned starts (everything but the
-/// arrangement). Counts may be huge; nothing here iterates over instances.
-inline reason check_totals(const gpu_model& gpu, const rules& r, std::span<const item> items) {
+/// arrangement) of `items` on the model of `r`. One pass over the items
+/// counts them per profile; the rules then see only the counts, so a huge
+/// count costs that pass and nothing more.
+inline reason check_totals(const rules& r, std::span<const item> items) {
+  const gpu_model& gpu = *r.gpu;
+  assert(detail::valid_profiles(gpu, items));
   reason out;
   profile_counts c;
   for (const item& it : items) ++c[it.profile];
   for (std::size_t p = 0; p < gpu.profiles.size(); ++p) {
     const int pi = static_cast<int>(p);
-    if (c[pi] > gpu.profiles[p].max_instances) {
-      if (out.code == reason_code::none) {
-        out.code = reason_code::instance_cap;
-        out.needed = c[pi];
-        out.available = gpu.profiles[p].max_instances;
-      }
-      out.profiles.push_back(pi);
+    if (rules::within_cap(gpu.profiles[p], c[pi])) continue;
+    if (out.code == reason_code::none) {
+      out.code = reason_code::instance_cap;
+      out.needed = c[pi];
+      out.available = gpu.profiles[p].max_instances;
     }
+    out.profiles.push_back(pi);
   }
   if (out.code != reason_code::none) return out;
   for (const item& it : items) {
@@ -88,39 +84,33 @@ inline reason check_totals(const gpu_model& gpu, const rules& r, std::span<const
     }
   }
   if (out.code != reason_code::none) return out;
-  long long units = 0, compute = 0;
-  std::array<long long, engine_kinds> eng{};
-  for (int p = 0; p < static_cast<int>(gpu.profiles.size()); ++p) {
-    const profile& pr = gpu.profiles[static_cast<std::size_t>(p)];
-    units += static_cast<long long>(c[p]) * pr.size;
-    compute += static_cast<long long>(c[p]) * pr.compute_slices;
-    for (std::size_t e = 0; e < engine_kinds; ++e)
-      eng[e] += static_cast<long long>(c[p]) * pr.engines[e].value_or(0);
+  const breach b = r.first_breach(totals_of(gpu, c));
+  switch (b.rule) {
+    case aggregate::none:
+      return out;
+    case aggregate::units:
+      out.code = reason_code::memory_units;
+      break;
+    case aggregate::compute:
+      out.code = reason_code::compute_slices;
+      break;
+    case aggregate::engines:
+      out.code = reason_code::engines;
+      out.engine = b.engine;
+      break;
   }
-  if (units > gpu.units) {
-    out.code = reason_code::memory_units;
-    out.needed = static_cast<int>(units);
-    out.available = gpu.units;
-    out.profiles = detail::present(c);
-    return out;
-  }
-  if (compute > gpu.compute_slices) {
-    out.code = reason_code::compute_slices;
-    out.needed = static_cast<int>(compute);
-    out.available = gpu.compute_slices;
-    out.profiles = detail::present(c);
-    return out;
-  }
-  for (std::size_t e = 0; e < engine_kinds; ++e) {
-    if (!r.budgets[e] || eng[e] <= *r.budgets[e]) continue;
-    out.code = reason_code::engines;
-    out.engine = static_cast<int>(e);
-    out.needed = static_cast<int>(eng[e]);
-    out.available = *r.budgets[e];
-    for (int p : detail::present(c))
-      if (gpu.profiles[static_cast<std::size_t>(p)].engines[e].value_or(0) > 0)
-        out.profiles.push_back(p);
-    return out;
+  // Every count is within its cap here, so the totals are small; the clamp
+  // only keeps a hand-made model's absurd values from wrapping.
+  out.needed = static_cast<int>(std::min<long long>(b.needed, std::numeric_limits<int>::max()));
+  out.available = b.available;
+  out.profiles.reserve(gpu.profiles.size());  // one allocation: `pack --batch` meets this often
+  for (std::size_t p = 0; p < gpu.profiles.size(); ++p) {
+    if (c[static_cast<int>(p)] == 0) continue;
+    // An engine total names only the profiles that have engines of that kind.
+    if (b.rule == aggregate::engines &&
+        gpu.profiles[p].engines[static_cast<std::size_t>(b.engine)].value_or(0) == 0)
+      continue;
+    out.profiles.push_back(static_cast<int>(p));
   }
   return out;
 }
@@ -162,6 +152,7 @@ bool place(const gpu_model& gpu, const std::vector<group>& groups, std::size_t g
 /// returns false to stop. Returns false when stopped early.
 template <class F>
 bool for_each_layout(const gpu_model& gpu, std::span<const item> items, F&& f) {
+  assert(detail::valid_profiles(gpu, items));
   layout l;
   unit_mask used = 0;
   profile_counts free_counts;
@@ -190,11 +181,11 @@ bool for_each_layout(const gpu_model& gpu, std::span<const item> items, F&& f) {
   return detail::place(gpu, groups, 0, groups[0].count, 0, used, l, f);
 }
 
-/// True when `items` fits on `gpu`.
-inline bool fits(const gpu_model& gpu, const rules& r, std::span<const item> items) {
-  if (check_totals(gpu, r, items).code != reason_code::none) return false;
+/// True when `items` fits on the model of `r`.
+inline bool fits(const rules& r, std::span<const item> items) {
+  if (check_totals(r, items).code != reason_code::none) return false;
   bool found = false;
-  for_each_layout(gpu, items, [&](const layout&) {
+  for_each_layout(*r.gpu, items, [&](const layout&) {
     found = true;
     return false;
   });
@@ -232,9 +223,10 @@ struct solution {
 /// the one that keeps the most room first (see score), or the reason none exists.
 inline solution solve(const gpu_model& gpu, std::span<const item> items,
                       const solve_options& opt = {}) {
+  assert(detail::valid_profiles(gpu, items));
   const rules r(gpu);
   solution out;
-  out.why = check_totals(gpu, r, items);
+  out.why = check_totals(r, items);
   if (out.why.code != reason_code::none) return out;
   std::vector<layout> all;
   for_each_layout(gpu, items, [&](const layout& l) {

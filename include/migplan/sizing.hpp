@@ -9,8 +9,10 @@
 #include <migplan/capacity.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <migplan/rules.hpp>
 #include <migplan/search.hpp>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -36,11 +38,22 @@ struct sizing {
   stranded strands;           ///< what a full GPU of them strands
 };
 
+namespace detail {
+// floor(a / b) for b > 0; `/` truncates towards zero.
+constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
+  return a / b - (a % b < 0 ? 1 : 0);
+}
+}  // namespace detail
+
 /// True when a profile meets the need; unknown values never meet it.
 /// Memory compares the -lgip GiB figure exactly: need_mib / 1024 <= GiB.
 constexpr bool meets(const profile& p, const need& n) noexcept {
   if (!p.memory_gib_x100) return false;
-  if (n.memory_mib * 100 > static_cast<std::int64_t>(*p.memory_gib_x100) * 1024) return false;
+  // need_mib * 100 <= GiB_x100 * 1024 holds for an integer need exactly when
+  // need_mib <= floor(GiB_x100 * 1024 / 100); that form cannot overflow for
+  // any int64 need (an int times 1024 fits easily).
+  const std::int64_t most_mib = detail::floor_div(std::int64_t{*p.memory_gib_x100} * 1024, 100);
+  if (n.memory_mib > most_mib) return false;
   if (n.sms && (!p.sm_count || *p.sm_count < *n.sms)) return false;
   return true;
 }
@@ -49,6 +62,7 @@ constexpr bool meets(const profile& p, const need& n) noexcept {
 /// slices, then the most instances per GPU, then catalog order.
 inline sizing size_for(const gpu_model& gpu, const need& n) {
   sizing out;
+  const rules r(gpu);
   std::vector<int> per(gpu.profiles.size(), 0);
   for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
     const profile& p = gpu.profiles[i];
@@ -62,9 +76,7 @@ inline sizing size_for(const gpu_model& gpu, const need& n) {
     // Instances of p alone on an empty GPU: the cap bounds the search.
     const std::vector<item> alone(static_cast<std::size_t>(p.max_instances), item{pi});
     int k = p.max_instances;
-    const rules r(gpu);
-    while (k > 0 && !fits(gpu, r, std::span<const item>(alone.data(), static_cast<std::size_t>(k))))
-      --k;
+    while (k > 0 && !fits(r, std::span<const item>(alone.data(), static_cast<std::size_t>(k)))) --k;
     per[i] = k;
     if (k == 0) continue;
     if (out.profile < 0) {
@@ -78,7 +90,8 @@ inline sizing size_for(const gpu_model& gpu, const need& n) {
   if (out.profile < 0) return out;
   out.per_gpu = per[static_cast<std::size_t>(out.profile)];
   const std::int64_t want = n.instances < 1 ? 1 : n.instances;
-  out.gpus = (want + out.per_gpu - 1) / out.per_gpu;
+  // Ceiling division without forming want + per_gpu - 1, which overflows near INT64_MAX.
+  out.gpus = want / out.per_gpu + (want % out.per_gpu != 0 ? 1 : 0);
   out.last_gpu = want - (out.gpus - 1) * out.per_gpu;
   const std::vector<item> full(static_cast<std::size_t>(out.per_gpu), item{out.profile});
   solve_options one;

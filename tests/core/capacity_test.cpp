@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Room, stranded capacity and addable profiles: exact cases, then every layout
-// of four models against a brute-force extension search built on the oracle.
+// of every catalog model against a brute-force extension search built on the oracle.
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -8,6 +8,9 @@
 #include <migplan/capacity.hpp>
 #include <migplan/catalog.hpp>
 #include <migplan/search.hpp>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -152,6 +155,41 @@ TEST_CASE("2x3g.40gb on an H100 80GB strands one compute slice", "[capacity]") {
   CHECK(s.compute_slices == 1);
 }
 
+TEST_CASE("stranded memory is the full-GPU profile's memory per unit on every model, as before",
+          "[capacity]") {
+  // The rule stranded_of() used before full_profile() became the one
+  // definition: the first profile that spans every unit and has a known
+  // memory figure. Both must pick the same memory on every catalog model.
+  auto before = [](const gpu_model& gpu) -> std::optional<int> {
+    for (const migplan::profile& p : gpu.profiles)
+      if (p.size == gpu.units && p.memory_gib_x100) return p.memory_gib_x100;
+    return std::nullopt;
+  };
+  for (const gpu_model& gpu : migplan::catalog()) {
+    INFO(gpu.slug);
+    const std::optional<int> full = before(gpu);
+    for (int units = 0; units <= gpu.units; ++units) {
+      INFO(units << " stranded units");
+      migplan::room rm;
+      rm.free_units = units;
+      const migplan::stranded s = migplan::stranded_of(gpu, rm);
+      CHECK(s.units == units);
+      if (!full) {
+        CHECK_FALSE(s.memory_gib_x100.has_value());
+        continue;
+      }
+      REQUIRE(s.memory_gib_x100.has_value());
+      CHECK(*s.memory_gib_x100 == (*full * units + gpu.units / 2) / gpu.units);
+    }
+  }
+  // Spot checks against the -lgip figures: one A30 unit of 4g.24gb's 23.44 GiB,
+  // one RTX PRO 6000 unit of 4g.96gb's 95.12 GiB.
+  migplan::room one;
+  one.free_units = 1;
+  CHECK(migplan::stranded_of(model("a30"), one).memory_gib_x100 == 586);
+  CHECK(migplan::stranded_of(model("rtx-pro-6000"), one).memory_gib_x100 == 793);
+}
+
 TEST_CASE("an empty GPU can reach everything and grow into every layout", "[capacity]") {
   for (std::string_view slug : {"a100-40gb", "a30", "rtx-pro-6000"}) {
     const gpu_model& gpu = model(slug);
@@ -168,11 +206,47 @@ TEST_CASE("an empty GPU can reach everything and grow into every layout", "[capa
   }
 }
 
+TEST_CASE("for_each_extension visits every layout once, placements in increasing order",
+          "[capacity][oracle]") {
+  for (std::string_view slug : {"a100-40gb", "a30", "rtx-pro-6000"}) {
+    const gpu_model& gpu = model(slug);
+    INFO(slug);
+    std::set<oracle::layout_set> want;
+    for (const auto& [n, layouts] : oracle::all_layouts(gpu))
+      want.insert(layouts.begin(), layouts.end());
+    const auto places = migplan::all_placements(gpu);
+    std::set<oracle::layout_set> got;
+    std::size_t visits = 0;
+    bool increasing = true, same_usage = true;
+    migplan::for_each_extension(
+        migplan::rules(gpu), places, migplan::usage{},
+        [&](const migplan::usage& u, std::span<const std::size_t> chosen) {
+          ++visits;
+          increasing = increasing && std::is_sorted(chosen.begin(), chosen.end()) &&
+                       std::adjacent_find(chosen.begin(), chosen.end()) == chosen.end();
+          oracle::layout_set l;
+          migplan::usage again;
+          for (const std::size_t i : chosen) {
+            l.emplace_back(places[i].start, places[i].profile);
+            again.add(gpu.profiles[static_cast<std::size_t>(places[i].profile)], places[i].profile,
+                      places[i].start);
+          }
+          same_usage = same_usage && u.counts == again.counts && u.units == again.units &&
+                       u.sums.compute == again.sums.compute && u.sums.engines == again.sums.engines;
+          std::sort(l.begin(), l.end());
+          got.insert(std::move(l));
+        });
+    CHECK(increasing);
+    CHECK(same_usage);
+    CHECK(visits == got.size());  // no layout twice
+    CHECK(got == want);
+  }
+}
+
 TEST_CASE("room_of and addable_to match a brute-force extension search on every layout",
           "[capacity][oracle]") {
-  for (std::string_view slug : {"a100-40gb", "h100-80gb", "a30", "rtx-pro-6000"}) {
-    const gpu_model& gpu = model(slug);
-    DYNAMIC_SECTION("model " << slug) {
+  for (const gpu_model& gpu : migplan::catalog()) {
+    DYNAMIC_SECTION("model " << gpu.slug) {
       const auto want_all = brute_force(gpu);
       const migplan::rules r(gpu);
       const auto places = migplan::all_placements(gpu);

@@ -3,7 +3,9 @@
 // "totals fit implies a layout" property.
 
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <migplan/catalog.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
@@ -118,6 +120,71 @@ TEST_CASE("two 3g.40gb fit on an H100 80GB and a third exceeds the instance cap"
   CHECK(three.why.profiles == std::vector<int>{g3});
   CHECK(three.why.needed == 3);
   CHECK(three.why.available == 2);
+}
+
+// --- the rules ------------------------------------------------------------------------------
+
+namespace {
+constexpr int huge = std::numeric_limits<int>::max();
+
+// A hand-made model with absurd values, to push totals past the range of long long.
+struct huge_model {
+  std::array<migplan::profile, 3> profiles{};
+  gpu_model gpu{};
+  huge_model() {
+    for (migplan::profile& p : profiles) {
+      p.compute_slices = huge;
+      p.size = huge;
+      p.max_instances = huge;
+    }
+    profiles[0].engines = {255, 255, 255, 255, 255};
+    gpu.slug = "huge";
+    gpu.units = 8;
+    gpu.compute_slices = 7;
+    gpu.profiles = profiles;
+  }
+  huge_model(const huge_model&) = delete;
+};
+}  // namespace
+
+TEST_CASE("totals of huge counts clamp instead of wrapping and still break the rules",
+          "[search][rules]") {
+  const huge_model m;
+  migplan::profile_counts c;
+  for (int p = 0; p < 3; ++p) c[p] = huge;
+  const migplan::totals t = migplan::totals_of(m.gpu, c);
+  // Each term is exact ((2^31 - 1)^2 < 2^63); three of them are not.
+  CHECK(t.units == std::numeric_limits<long long>::max());
+  CHECK(t.compute == std::numeric_limits<long long>::max());
+  CHECK(t.engines[0] == static_cast<long long>(huge) * 255);
+  const migplan::rules r(m.gpu);
+  CHECK(migplan::rules::within_cap(m.profiles[0], huge));
+  CHECK_FALSE(migplan::rules::within_cap(m.profiles[0], static_cast<long long>(huge) + 1));
+  const migplan::breach b = r.first_breach(t);
+  CHECK(b.rule == migplan::aggregate::units);
+  CHECK(b.needed == std::numeric_limits<long long>::max());
+  CHECK(b.available == 8);
+}
+
+TEST_CASE("first_breach checks units, then compute, then engines in kind order",
+          "[search][rules]") {
+  const gpu_model& gpu = model("a30");
+  const migplan::rules r(gpu);
+  REQUIRE(r.budgets[static_cast<std::size_t>(migplan::engine::jpg)] == 1);
+  migplan::totals t;
+  CHECK(r.first_breach(t).rule == migplan::aggregate::none);
+  t.engines[static_cast<std::size_t>(migplan::engine::ofa)] = 2;
+  t.engines[static_cast<std::size_t>(migplan::engine::jpg)] = 2;
+  CHECK(r.first_breach(t).rule == migplan::aggregate::engines);
+  CHECK(r.first_breach(t).engine == static_cast<int>(migplan::engine::jpg));
+  CHECK(r.first_breach(t).needed == 2);
+  CHECK(r.first_breach(t).available == 1);
+  t.compute = 5;
+  CHECK(r.first_breach(t).rule == migplan::aggregate::compute);
+  CHECK(r.first_breach(t).available == 4);
+  t.units = 5;
+  CHECK(r.first_breach(t).rule == migplan::aggregate::units);
+  CHECK(r.first_breach(t).available == 4);
 }
 
 // --- every reason code ----------------------------------------------------------------------
@@ -295,8 +362,8 @@ TEST_CASE(
       const migplan::rules r(gpu);
       std::size_t totals_fit = 0;
       each_multiset(gpu, [&](const std::vector<item>& items, const std::vector<int>& n) {
-        const auto totals = migplan::check_totals(gpu, r, items);
-        const bool fits = migplan::fits(gpu, r, items);
+        const auto totals = migplan::check_totals(r, items);
+        const bool fits = migplan::fits(r, items);
         migplan::solve_options count_only;
         count_only.rank = false;
         const auto s = migplan::solve(gpu, items, count_only);

@@ -2,6 +2,8 @@
 // size_for on boundary sizes, SM needs, unknown memory and the GPU arithmetic.
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <limits>
 #include <migplan/catalog.hpp>
 #include <migplan/sizing.hpp>
 #include <string_view>
@@ -163,4 +165,51 @@ TEST_CASE("a large instance count is plain arithmetic", "[sizing]") {
   CHECK(s.per_gpu == 7);
   CHECK(s.gpus == 1'000'000'001);
   CHECK(s.last_gpu == 1);
+}
+
+TEST_CASE("a need of INT64_MAX MiB meets no profile and overflows nothing", "[sizing]") {
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  for (const gpu_model& gpu : migplan::catalog()) {
+    INFO(gpu.slug);
+    for (const migplan::profile& p : gpu.profiles) {
+      INFO(p.name);
+      CHECK_FALSE(migplan::meets(p, memory(most)));
+      // The first need whose MiB x 100 no longer fits an int64.
+      CHECK_FALSE(migplan::meets(p, memory(most / 100 + 1)));
+    }
+  }
+  const gpu_model& gpu = model("a100-40gb");
+  const auto s = migplan::size_for(gpu, memory(most));
+  CHECK(s.profile == -1);
+  CHECK(s.largest == index_of(gpu, "7g.40gb"));
+  CHECK(s.gpus == 0);
+}
+
+TEST_CASE("a negative memory need is met by every profile with known memory", "[sizing]") {
+  constexpr std::int64_t least = std::numeric_limits<std::int64_t>::min();
+  for (const gpu_model& gpu : migplan::catalog()) {
+    INFO(gpu.slug);
+    for (const migplan::profile& p : gpu.profiles) {
+      INFO(p.name);
+      CHECK(migplan::meets(p, memory(least)) == p.memory_gib_x100.has_value());
+      CHECK(migplan::meets(p, memory(-1)) == p.memory_gib_x100.has_value());
+    }
+  }
+  const gpu_model& gpu = model("a100-40gb");
+  CHECK(migplan::size_for(gpu, memory(least)).profile == index_of(gpu, "1g.5gb"));
+}
+
+TEST_CASE("INT64_MAX instances need exactly ceil(INT64_MAX / per GPU) GPUs", "[sizing]") {
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  const gpu_model& gpu = model("a100-40gb");
+  // 2^63 - 1 = 7 * 1317624576693539401: seven per GPU divide it exactly.
+  const auto seven = migplan::size_for(gpu, memory(4864, most));
+  REQUIRE(seven.per_gpu == 7);
+  CHECK(seven.gpus == 1'317'624'576'693'539'401);
+  CHECK(seven.last_gpu == 7);
+  // Two per GPU (3g.20gb) leave one instance for a last GPU: 2^62 GPUs in all.
+  const auto two = migplan::size_for(gpu, memory(19 * 1024, most));
+  REQUIRE(two.per_gpu == 2);
+  CHECK(two.gpus == std::int64_t{1} << 62);
+  CHECK(two.last_gpu == 1);
 }
