@@ -3,8 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
+#include <migplan/detail/strings.hpp>
 #include <ostream>
 #include <string_view>
 
@@ -29,7 +29,7 @@ void report_bad_input(context& ctx, const std::string& message) {
 int run(const std::vector<std::string>& args, context& ctx) {
   CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
   app.name("migplan");
-  app.set_version_flag("--version", "migplan 0.1.0");
+  app.set_version_flag("--version", "migplan " MIGPLAN_VERSION);
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage.\n"
@@ -61,7 +61,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
     ctx.out << app.help("", CLI::AppFormatMode::All);
     return exit_ok;
   } catch (const CLI::CallForVersion&) {
-    ctx.out << "migplan 0.1.0\n";
+    ctx.out << "migplan " MIGPLAN_VERSION "\n";
     return exit_ok;
   } catch (const CLI::ParseError& e) {
     // Subcommand help arrives as CallForHelp from the subcommand: print its help.
@@ -72,7 +72,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
       return exit_ok;
     }
     std::string msg = e.what();
-    if (!msg.empty()) msg[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(msg[0])));
+    if (!msg.empty()) msg[0] = detail::ascii_lower(msg[0]);
     ctx.err << "migplan: " << msg << "\n";
     return exit_bad_input;
   }

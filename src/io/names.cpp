@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <migplan/catalog.hpp>
@@ -12,12 +13,7 @@
 namespace migplan::cli {
 namespace {
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-bool iequal(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                            [](char x, char y) { return lower(x) == lower(y); });
-}
+using detail::ascii_lower;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -49,10 +45,10 @@ int edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
   for (std::size_t i = 1; i <= n; ++i)
     for (std::size_t j = 1; j <= m; ++j) {
-      const int cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      const int cost = ascii_lower(a[i - 1]) == ascii_lower(b[j - 1]) ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1]))
+      if (i > 1 && j > 1 && ascii_lower(a[i - 1]) == ascii_lower(b[j - 2]) &&
+          ascii_lower(a[i - 2]) == ascii_lower(b[j - 1]))
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[n][m];
@@ -116,22 +112,24 @@ result<const gpu_model*> resolve_gpu(std::string_view text) {
 
 std::string_view strip_profile_name(std::string_view text) {
   text = trim(text);
-  if (text.size() > 4 && iequal(text.substr(0, 4), "mig ")) text = trim(text.substr(4));
+  if (text.size() > 4 && detail::istarts_with(text, "mig ")) text = trim(text.substr(4));
   return text;
 }
 
-int profile_by_name(const gpu_model& gpu, std::string_view text) {
-  return find_profile(gpu, strip_profile_name(text));
+std::string former_name_text(const gpu_model& gpu, int p, std::string_view name) {
+  const profile& pr = gpu.profiles[static_cast<std::size_t>(p)];
+  const former_name* f = find_former_name(pr, name);
+  assert(f != nullptr && "not a former name of the profile");
+  return fmt::format("{} is what older {} drivers called {} (profile {}; {})", name, gpu.slug,
+                     pr.name, pr.id, f->note);
 }
 
 std::string former_name_note(std::string_view name) {
   name = strip_profile_name(name);
   for (const gpu_model& g : catalog())
-    for (const profile& p : g.profiles)
-      for (const former_name& f : p.former_names)
-        if (iequal(f.name, name))
-          return fmt::format("{} is what older {} drivers called {} (profile {}; {})", f.name,
-                             g.slug, p.name, p.id, f.note);
+    if (const int p = find_profile_by_former_name(g, name); p >= 0)
+      return former_name_text(
+          g, p, find_former_name(g.profiles[static_cast<std::size_t>(p)], name)->name);
   return {};
 }
 

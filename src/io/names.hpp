@@ -34,13 +34,15 @@ result<const gpu_model*> resolve_gpu(std::string_view text);
 /// The profile name with a leading "MIG " removed and surrounding spaces trimmed.
 std::string_view strip_profile_name(std::string_view text);
 
-/// A profile of `gpu` by name or ID; -1 and no error text when `quiet`.
+/// A profile of `gpu` by name or ID; the error names the nearest valid names.
 result<int> resolve_profile(const gpu_model& gpu, std::string_view text);
 
-/// Index of the profile named `text` on `gpu` (name only), or -1.
-int profile_by_name(const gpu_model& gpu, std::string_view text);
+/// "3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; NOTE)":
+/// `name` must be a former name of profile `p` of `gpu`.
+std::string former_name_text(const gpu_model& gpu, int p, std::string_view name);
 
-/// When `name` is one an older driver used, "<model>: <old> is now <current>".
+/// former_name_text() for the first catalog model where `name` is a former
+/// name, or "" when it is none.
 std::string former_name_note(std::string_view name);
 
 /// Every profile name of every model, unique, for suggestions.

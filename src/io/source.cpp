@@ -1,34 +1,74 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/source.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
+#include <istream>
 #include <iterator>
+#include <migplan/detail/strings.hpp>
 #include <sstream>
 
 namespace migplan::cli {
+namespace {
 
-result<std::string> read_source(const std::string& path) {
+namespace fs = std::filesystem;
+
+bool has_extension(const fs::path& p, std::string_view ext) {
+  return detail::iequals(p.extension().string(), ext);
+}
+
+bool checkable(const fs::path& p) {
+  return has_extension(p, ".yaml") || has_extension(p, ".yml") || has_extension(p, ".json");
+}
+
+}  // namespace
+
+result<std::string> read_source(const std::string& path, std::istream& in) {
   if (path == "-") {
     std::ostringstream ss;
-    ss << std::cin.rdbuf();
+    ss << in.rdbuf();
     return ss.str();
   }
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return error{"cannot read '" + path + "': is a directory"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error{"cannot read '" + path + "': " + std::strerror(errno)};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return error{"cannot read '" + path + "': " + std::strerror(errno)};
+  if (fs::is_directory(path, ec)) return error{"is a directory"};
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return error{std::strerror(errno)};
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) return error{std::strerror(errno)};
   return text;
 }
 
-std::string display_path(std::string_view path) {
-  return path == "-" ? std::string("<stdin>") : std::string(path);
+std::vector<source> expand_sources(const std::vector<std::string>& args) {
+  std::vector<source> out;
+  for (const std::string& a : args) {
+    std::error_code ec;
+    if (a == "-" || !fs::is_directory(a, ec)) {
+      out.push_back({a, a == "-" ? std::string("<stdin>") : a, {}});
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it =
+             fs::recursive_directory_iterator(a, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      std::error_code fec;
+      if (it->is_regular_file(fec) && checkable(it->path()))
+        found.push_back(it->path().generic_string());
+    }
+    std::sort(found.begin(), found.end());
+    if (found.empty()) out.push_back({a, a, "no .yaml, .yml or .json files in this directory"});
+    for (std::string& f : found) out.push_back({f, f, {}});
+  }
+  return out;
+}
+
+bool looks_json(const source& s, std::string_view text) {
+  if (s.path != "-") return has_extension(s.path, ".json");
+  // Standard input has no name: a document that opens with '{' or '[' is JSON.
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
 }
 
 }  // namespace migplan::cli

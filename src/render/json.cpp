@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "render/json.hpp"
 
+#include <migplan/detail/strings.hpp>
+
 #include "render/messages.hpp"
-#include "render/style.hpp"
 
 namespace migplan::cli {
-namespace {
-
-template <class T>
-ojson opt(const std::optional<T>& v) {
-  return v ? ojson(*v) : ojson(nullptr);
-}
-
-}  // namespace
 
 std::vector<std::string_view> inferred_field_names(field f) {
   static constexpr std::pair<field, std::string_view> names[] = {
@@ -29,20 +22,15 @@ std::vector<std::string_view> inferred_field_names(field f) {
   return out;
 }
 
-ojson gpu_json(const gpu_model& gpu) { return ojson{{"id", gpu.slug}, {"name", gpu.display_name}}; }
-
-ojson units_json(unit_mask m) {
-  ojson out = ojson::array();
-  for (int u = 0; u < max_units; ++u)
-    if ((m >> u) & 1u) out.push_back(u);
-  return out;
-}
-
 void write_units(json_writer& w, unit_mask m) {
   w.begin_array();
   for (int u = 0; u < max_units; ++u)
     if ((m >> u) & 1u) w.value(u);
   w.end_array();
+}
+
+void write_gpu(json_writer& w, const gpu_model& gpu) {
+  w.begin_object().key("id").value(gpu.slug).key("name").value(gpu.display_name).end_object();
 }
 
 void write_instances(json_writer& w, const gpu_model& gpu, const layout& l) {
@@ -55,8 +43,14 @@ void write_instances(json_writer& w, const gpu_model& gpu, const layout& l) {
   w.end_array();
 }
 
+void write_stranded(json_writer& w, const stranded& st) {
+  w.begin_object();
+  w.key("units").value(st.units).key("compute_slices").value(st.compute_slices);
+  w.key("memory_gib").hundredths(st.memory_gib_x100);
+  w.end_object();
+}
+
 void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl) {
-  const stranded st = stranded_of(gpu, sl.left);
   w.begin_object();
   w.key("instances");
   write_instances(w, gpu, sl.where);
@@ -66,16 +60,10 @@ void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl)
   w.key("score").begin_object();
   w.key("reachable_units").value(sl.rank.reachable_units);
   w.key("reachable_compute_slices").value(sl.rank.reachable_compute);
-  w.key("extensions").value(static_cast<unsigned long long>(sl.rank.extensions));
+  w.key("extensions").value(sl.rank.extensions);
   w.end_object();
-  w.key("stranded").begin_object();
-  w.key("units").value(st.units).key("compute_slices").value(st.compute_slices);
-  w.key("memory_gib");
-  if (st.memory_gib_x100)
-    w.hundredths(*st.memory_gib_x100);
-  else
-    w.null();
-  w.end_object();
+  w.key("stranded");
+  write_stranded(w, stranded_of(gpu, sl.left));
   w.key("addable").begin_array();
   for (const addable& a : addable_to(gpu, rules(gpu), sl.where)) {
     w.begin_object().key("profile").value(gpu.profiles[static_cast<std::size_t>(a.profile)].name);
@@ -111,67 +99,37 @@ void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest
   w.end_array();
 }
 
-namespace {
-template <class F>
-ojson via_writer(F&& f) {
-  std::string buf;
-  json_writer w(buf);
-  f(w);
-  return ojson::parse(buf);
-}
-}  // namespace
-
-ojson instances_json(const gpu_model& gpu, const layout& l) {
-  return via_writer([&](json_writer& w) { write_instances(w, gpu, l); });
-}
-
-ojson layout_json(const gpu_model& gpu, const scored_layout& sl) {
-  return via_writer([&](json_writer& w) { write_layout(w, gpu, sl); });
-}
-
-ojson reason_json(const gpu_model& gpu, const reason& why) {
-  return via_writer([&](json_writer& w) { write_reason(w, gpu, why); });
-}
-
-ojson closest_json(const gpu_model& gpu, std::span<const closest_fit> closest) {
-  return via_writer([&](json_writer& w) { write_closest(w, gpu, closest); });
-}
-
-ojson request_json(const gpu_model& gpu, std::span<const item> items) {
-  ojson out = ojson::array();
-  for (const item& it : items)
-    out.push_back(gpu.profiles[static_cast<std::size_t>(it.profile)].name);
-  return out;
-}
-
-ojson request_starts_json(std::span<const item> items) {
-  ojson out = ojson::array();
-  for (const item& it : items)
-    out.push_back(it.start == item::any_start ? ojson(nullptr) : ojson(it.start));
-  return out;
-}
-
-ojson profile_json(const profile& p) {
-  ojson eng = ojson::object();
+void write_profile(json_writer& w, const profile& p) {
+  w.begin_object();
+  w.key("name").value(p.name).key("id").value(p.id);
+  w.key("compute_slices").value(p.compute_slices).key("size").value(p.size);
+  w.key("starts");
+  write_units(w, p.starts);
+  w.key("max_instances").value(p.max_instances);
+  w.key("memory_gib").hundredths(p.memory_gib_x100);
+  w.key("sm_count").value(p.sm_count);
+  w.key("engines").begin_object();
   for (std::size_t e = 0; e < engine_kinds; ++e) {
+    // Keys are the -lgip column names in lower case: "ce", "dec", ...
     std::string key(engine_names[e]);
-    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    eng[key] = p.engines[e] ? ojson(*p.engines[e]) : ojson(nullptr);
+    for (char& c : key) c = detail::ascii_lower(c);
+    w.key(key);
+    if (p.engines[e])
+      w.value(static_cast<int>(*p.engines[e]));
+    else
+      w.null();
   }
-  return ojson{
-      {"name", p.name},
-      {"id", p.id},
-      {"compute_slices", p.compute_slices},
-      {"size", p.size},
-      {"starts", units_json(p.starts)},
-      {"max_instances", p.max_instances},
-      {"memory_gib", p.memory_gib_x100 ? ojson(gib_value(*p.memory_gib_x100)) : ojson(nullptr)},
-      {"sm_count", opt(p.sm_count)},
-      {"engines", eng},
-      {"min_driver", p.min_driver.empty() ? ojson(nullptr) : ojson(p.min_driver)},
-      {"inferred", inferred_field_names(p.prov.inferred)},
-      {"source", p.prov.source},
-      {"placements_source", p.prov.placements_source}};
+  w.end_object();
+  w.key("min_driver");
+  if (p.min_driver.empty())
+    w.null();
+  else
+    w.value(p.min_driver);
+  w.key("inferred").begin_array();
+  for (std::string_view f : inferred_field_names(p.prov.inferred)) w.value(f);
+  w.end_array();
+  w.key("source").value(p.prov.source).key("placements_source").value(p.prov.placements_source);
+  w.end_object();
 }
 
 }  // namespace migplan::cli

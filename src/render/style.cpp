@@ -26,9 +26,6 @@ std::string paint(bool on, tone t, std::string_view text, int index) {
     case tone::bad:
       code = "31";
       break;
-    case tone::warn:
-      code = "33";
-      break;
     case tone::instance:
       code = instance_codes[static_cast<std::size_t>(index) % instance_codes.size()];
       break;
@@ -40,7 +37,5 @@ std::string gib_text(std::optional<int> gib_x100) {
   if (!gib_x100) return "?";
   return fmt::format("{}.{:02} GiB", *gib_x100 / 100, *gib_x100 % 100);
 }
-
-double gib_value(int gib_x100) { return gib_x100 / 100.0; }
 
 }  // namespace migplan::cli

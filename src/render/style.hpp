@@ -10,15 +10,12 @@
 namespace migplan::cli {
 
 /// Colours used by the text renderers.
-enum class tone { bold, dim, good, bad, warn, instance };
+enum class tone { bold, dim, good, bad, instance };
 
 /// Wraps text in ANSI codes when `on`; `index` picks an instance colour.
 std::string paint(bool on, tone t, std::string_view text, int index = 0);
 
 /// "19.50 GiB" from GiB x 100; "?" when unknown.
 std::string gib_text(std::optional<int> gib_x100);
-
-/// "19.50" (JSON number text) from GiB x 100.
-double gib_value(int gib_x100);
 
 }  // namespace migplan::cli

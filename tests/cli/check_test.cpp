@@ -3,6 +3,8 @@
 // code asserted separately, diagnostics as full text), plus the pieces of the
 // reader that mirror mig-parted's own rules, in-process.
 
+#include "render/check.hpp"
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,7 +12,6 @@
 #include <string>
 
 #include "io/check_input.hpp"
-#include "render/check_report.hpp"
 #include "run_binary.hpp"
 
 using migplan::test::run_migplan;
@@ -417,8 +418,8 @@ TEST_CASE("check --format github prints workflow annotations on stdout", "[check
   const std::string f = fixture("overlap.yaml"), g = fixture("gb200-early.yaml");
   const auto r = run_migplan({"check", "--format", "github", f, g});
   CHECK(r.code == 1);
-  const std::string fp = migplan::cli::check::github_escape_property(f),
-                    gp = migplan::cli::check::github_escape_property(g);
+  const std::string fp = migplan::cli::render::github_escape_property(f),
+                    gp = migplan::cli::render::github_escape_property(g);
   CHECK(r.out ==
         "::error file=" + fp +
             ",line=5,col=5::'pinned' does not fit on a100-40gb: the totals fit but no arrangement "
@@ -434,8 +435,8 @@ TEST_CASE("check --format github prints workflow annotations on stdout", "[check
 }
 
 TEST_CASE("github annotations escape data and property values", "[check]") {
-  using migplan::cli::check::github_escape_data;
-  using migplan::cli::check::github_escape_property;
+  using migplan::cli::render::github_escape_data;
+  using migplan::cli::render::github_escape_property;
   CHECK(github_escape_data("100% full\r\nnext: a,b") == "100%25 full%0D%0Anext: a,b");
   CHECK(github_escape_property("dir:a,b/c%.yaml") == "dir%3Aa%2Cb/c%25.yaml");
 }

@@ -12,10 +12,7 @@
 
 #include "app.hpp"
 #include "io/names.hpp"
-
-namespace migplan::cli {
-result<std::int64_t> parse_size_mib(std::string_view text);  // commands/fit.cpp
-}
+#include "io/size.hpp"
 
 using namespace migplan;
 using namespace migplan::cli;

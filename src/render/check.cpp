@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "render/check_report.hpp"
+#include "render/check.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,12 @@
 #include <ostream>
 
 #include "render/json.hpp"
+#include "render/json_writer.hpp"
 #include "render/messages.hpp"
 
-namespace migplan::cli::check {
+namespace migplan::cli::render {
+
+using namespace check;
 namespace {
 
 std::string_view severity_name(severity s) {
@@ -85,53 +88,77 @@ std::string request_text(const profile_request& r) {
   return out;
 }
 
-ojson location_json(int v) { return v > 0 ? ojson(v) : ojson(nullptr); }
-
-ojson model_json(const model_check& m) {
-  const gpu_model& gpu = *m.gpu;
-  ojson reason = nullptr;
-  if (m.status == model_check::outcome::does_not_fit) {
-    reason = reason_json(gpu, m.why);
-  } else if (m.status == model_check::outcome::unknown_profile) {
-    reason = ojson{{"code", "unknown_profile"}, {"message", m.message}, {"profiles", m.unknown}};
-  }
-  ojson closest = ojson::array();
-  for (const closest_fit& c : m.closest) {
-    ojson drop = ojson::array();
-    for (const item& it : c.drop) drop.push_back(item_text(gpu, it));
-    closest.push_back({{"drop", drop}, {"layout", instances_json(gpu, c.where.where)}});
-  }
-  return ojson{{"gpu", gpu.slug},
-               {"status", status_name(m.status)},
-               {"layout", m.preferred ? instances_json(gpu, *m.preferred) : ojson(nullptr)},
-               {"layout_count", m.layout_count},
-               {"reason", reason},
-               {"closest", closest}};
+// A 1-based position, or null when unknown.
+void write_position(json_writer& w, int v) {
+  if (v > 0)
+    w.value(v);
+  else
+    w.null();
 }
 
-ojson geometry_json(const geometry_check& g, bool mig_parted) {
-  const geometry_spec& s = *g.spec;
-  ojson devices = s.all_devices ? ojson("all") : ojson(s.devices);
-  ojson filter = nullptr;
-  if (mig_parted && s.has_filter) {
-    filter = ojson::array();
-    for (const filter_id& f : s.filter) filter.push_back(f.text);
+void write_model(json_writer& w, const model_check& m) {
+  const gpu_model& gpu = *m.gpu;
+  w.begin_object().key("gpu").value(gpu.slug).key("status").value(status_name(m.status));
+  w.key("layout");
+  if (m.preferred)
+    write_instances(w, gpu, *m.preferred);
+  else
+    w.null();
+  w.key("layout_count").value(m.layout_count);
+  w.key("reason");
+  if (m.status == model_check::outcome::does_not_fit) {
+    write_reason(w, gpu, m.why);
+  } else if (m.status == model_check::outcome::unknown_profile) {
+    w.begin_object().key("code").value("unknown_profile").key("message").value(m.message);
+    w.key("profiles").begin_array();
+    for (const std::string& u : m.unknown) w.value(u);
+    w.end_array().end_object();
+  } else {
+    w.null();
   }
-  ojson request = ojson::array();
+  w.key("closest").begin_array();
+  for (const closest_fit& c : m.closest) {
+    w.begin_object().key("drop").begin_array();
+    for (const item& it : c.drop) w.value(item_text(gpu, it));
+    w.end_array().key("layout");
+    write_instances(w, gpu, c.where.where);
+    w.end_object();
+  }
+  w.end_array().end_object();
+}
+
+void write_geometry(json_writer& w, const geometry_check& g, bool mig_parted) {
+  const geometry_spec& s = *g.spec;
+  w.begin_object().key("label").value(s.label).key("entry").value(s.entry);
+  w.key("line");
+  write_position(w, s.at.line);
+  w.key("col");
+  write_position(w, s.at.col);
+  w.key("devices");
+  if (s.all_devices) {
+    w.value("all");
+  } else {
+    w.begin_array();
+    for (long long d : s.devices) w.value(d);
+    w.end_array();
+  }
+  w.key("device_filter");
+  if (mig_parted && s.has_filter) {
+    w.begin_array();
+    for (const filter_id& f : s.filter) w.value(f.text);
+    w.end_array();
+  } else {
+    w.null();
+  }
+  w.key("mig_enabled").value(s.mig_enabled);
+  w.key("request").begin_array();
   for (const profile_request& r : s.items)
-    if (r.count > 0) request.push_back(request_text(r));
-  ojson models = ojson::array();
-  for (const model_check& m : g.models) models.push_back(model_json(m));
-  return ojson{{"label", s.label},
-               {"entry", s.entry},
-               {"line", location_json(s.at.line)},
-               {"col", location_json(s.at.col)},
-               {"devices", devices},
-               {"device_filter", filter},
-               {"mig_enabled", s.mig_enabled},
-               {"request", request},
-               {"status", status_name(g.status)},
-               {"models", models}};
+    if (r.count > 0) w.value(request_text(r));
+  w.end_array();
+  w.key("status").value(status_name(g.status));
+  w.key("models").begin_array();
+  for (const model_check& m : g.models) write_model(w, m);
+  w.end_array().end_object();
 }
 
 std::string_view format_name(input_format f) {
@@ -186,57 +213,7 @@ std::string_view status_name(model_check::outcome s) {
   return "";
 }
 
-summary summarize(std::span<const file_check> files) {
-  summary s;
-  for (const file_check& f : files) {
-    ++s.files;
-    for (const geometry_check& g : f.geometries) {
-      ++s.geometries;
-      switch (g.status) {
-        case geometry_status::valid:
-          ++s.valid;
-          break;
-        case geometry_status::invalid:
-          ++s.invalid;
-          break;
-        case geometry_status::unchecked:
-          ++s.unchecked;
-          break;
-      }
-    }
-    for (const diagnostic& d : f.diagnostics) {
-      switch (d.level) {
-        case severity::error:
-          ++s.errors;
-          break;
-        case severity::warning:
-          ++s.warnings;
-          break;
-        case severity::note:
-          ++s.notes;
-          break;
-      }
-    }
-    int code = 0;
-    switch (f.status) {
-      case file_status::valid:
-        break;
-      case file_status::invalid:
-        code = 1;
-        break;
-      case file_status::malformed:
-        ++s.malformed_files, code = 2;
-        break;
-      case file_status::unreadable:
-        ++s.unreadable_files, code = 2;
-        break;
-    }
-    s.exit_code = std::max(s.exit_code, code);
-  }
-  return s;
-}
-
-std::string summary_line(const summary& s) {
+std::string check_summary_line(const summary& s) {
   std::string out =
       fmt::format("checked {}: {} valid, {} invalid", plural(s.files, "file", "files"),
                   plural(s.valid, "geometry", "geometries"), s.invalid);
@@ -249,7 +226,7 @@ std::string summary_line(const summary& s) {
   return out;
 }
 
-void render_text(std::ostream& os, std::span<const file_check> files) {
+void check_text(std::ostream& os, std::span<const file_check> files) {
   for (const file_check& f : files) {
     for (const diagnostic& d : f.diagnostics) {
       os << position(f.path, d.at) << ": " << severity_name(d.level) << ": " << d.message << "\n";
@@ -299,7 +276,7 @@ std::string github_escape_property(std::string_view s) {
   return out;
 }
 
-void render_github(std::ostream& os, std::span<const file_check> files) {
+void check_github(std::ostream& os, std::span<const file_check> files) {
   for (const file_check& f : files) {
     for (const diagnostic& d : f.diagnostics) {
       const std::string_view command = d.level == severity::error     ? "error"
@@ -315,42 +292,43 @@ void render_github(std::ostream& os, std::span<const file_check> files) {
   }
 }
 
-void render_json(std::ostream& os, std::span<const file_check> files, const summary& s) {
-  ojson out_files = ojson::array();
-  for (const file_check& f : files) {
-    const bool mig_parted = f.input.format == input_format::mig_parted;
-    ojson geometries = ojson::array();
-    for (const geometry_check& g : f.geometries) geometries.push_back(geometry_json(g, mig_parted));
-    ojson diags = ojson::array();
-    for (const diagnostic& d : f.diagnostics)
-      diags.push_back({{"severity", severity_name(d.level)},
-                       {"line", location_json(d.at.line)},
-                       {"col", location_json(d.at.line > 0 ? d.at.col : 0)},
-                       {"message", d.message},
-                       {"notes", d.notes}});
-    const std::string_view format = format_name(f.input.format);
-    out_files.push_back({{"file", f.path},
-                         {"format", format.empty() ? ojson(nullptr) : ojson(format)},
-                         {"status", status_name(f.status)},
-                         {"geometries", geometries},
-                         {"diagnostics", diags}});
-  }
-  const ojson doc{{"schema_version", json_schema_version},
-                  {"files", out_files},
-                  {"summary",
-                   {{"files", s.files},
-                    {"geometries", s.geometries},
-                    {"valid", s.valid},
-                    {"invalid", s.invalid},
-                    {"unchecked", s.unchecked},
-                    {"malformed_files", s.malformed_files},
-                    {"unreadable_files", s.unreadable_files},
-                    {"errors", s.errors},
-                    {"warnings", s.warnings},
-                    {"notes", s.notes},
-                    {"exit_code", s.exit_code}}}};
-  // Invalid UTF-8 in a file (a key, a name) must not stop the report: replace it.
-  os << doc.dump(2, ' ', false, ojson::error_handler_t::replace) << "\n";
+void check_json(std::ostream& os, std::span<const file_check> files, const summary& s) {
+  write_document(os, [&](json_writer& w) {
+    w.key("files").begin_array();
+    for (const file_check& f : files) {
+      const bool mig_parted = f.input.format == input_format::mig_parted;
+      w.begin_object().key("file").value(f.path).key("format");
+      if (const std::string_view format = format_name(f.input.format); format.empty())
+        w.null();
+      else
+        w.value(format);
+      w.key("status").value(status_name(f.status));
+      w.key("geometries").begin_array();
+      for (const geometry_check& g : f.geometries) write_geometry(w, g, mig_parted);
+      w.end_array();
+      w.key("diagnostics").begin_array();
+      for (const diagnostic& d : f.diagnostics) {
+        w.begin_object().key("severity").value(severity_name(d.level));
+        w.key("line");
+        write_position(w, d.at.line);
+        w.key("col");
+        write_position(w, d.at.line > 0 ? d.at.col : 0);
+        w.key("message").value(d.message).key("notes").begin_array();
+        for (const std::string& n : d.notes) w.value(n);
+        w.end_array().end_object();
+      }
+      w.end_array().end_object();
+    }
+    w.end_array();
+    w.key("summary").begin_object();
+    w.key("files").value(s.files).key("geometries").value(s.geometries);
+    w.key("valid").value(s.valid).key("invalid").value(s.invalid);
+    w.key("unchecked").value(s.unchecked).key("malformed_files").value(s.malformed_files);
+    w.key("unreadable_files").value(s.unreadable_files).key("errors").value(s.errors);
+    w.key("warnings").value(s.warnings).key("notes").value(s.notes);
+    w.key("exit_code").value(s.exit_code);
+    w.end_object();
+  });
 }
 
-}  // namespace migplan::cli::check
+}  // namespace migplan::cli::render

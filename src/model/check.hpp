@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan check` works on, shared by the layers that fill it and the one
+// that prints it: io/check_input reads a file into a parsed_input, the
+// command resolves and checks it into a file_check, and render/check prints
+// it. Plain data only; neither io/ nor render/ is included here.
+
+#include <cstdint>
+#include <migplan/explain.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <migplan/search.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace migplan::cli::check {
+
+/// How serious a diagnostic is.
+enum class severity { error, warning, note };
+
+/// What an error does to the exit code: an invalid geometry (1) or a file
+/// that cannot be read as either format (2).
+enum class fault { invalid, malformed };
+
+/// A position in a file, 1-based; 0 when unknown.
+struct location {
+  int line = 0;
+  int col = 0;
+};
+
+/// One finding, ninja-style: `file:line:col: error: message`.
+struct diagnostic {
+  severity level = severity::error;
+  fault kind = fault::invalid;     ///< meaningful for errors only
+  location at;                     ///< where the culprit is
+  std::string message;             ///< lowercase, names the culprit
+  std::vector<std::string> notes;  ///< follow-up lines (closest fits)
+};
+
+/// The two formats `check` reads.
+enum class input_format { unknown, geometry, mig_parted };
+
+/// A PCI ID of a mig-parted `device-filter`.
+struct filter_id {
+  std::string text;         ///< as written
+  std::uint32_t value = 0;  ///< device in the upper 16 bits, vendor in the lower
+  bool readable = false;    ///< false when mig-parted cannot read it as an ID
+  location at;
+};
+
+/// One requested profile: an ITEM of a geometry file or a mig-devices entry.
+struct profile_request {
+  std::string text;          ///< as written ("2x1g.5gb@0", or the mig-devices key)
+  std::string name;          ///< PROFILE
+  long long count = 1;       ///< N
+  std::optional<int> start;  ///< START of "@START" (geometry files only)
+  location at;
+};
+
+/// One geometry to check: a `gpus:` entry or one entry of a mig-parted config label.
+struct geometry_spec {
+  std::string label;  ///< mig-parted label, the entry's `name`, or "gpus[N]"
+  int entry = 0;      ///< index in the label's list / in `gpus`
+  location at;        ///< the entry
+  location items_at;  ///< `instances` / `mig-devices` (the entry when absent)
+  bool mig_enabled = true;
+  bool all_devices = true;         ///< `devices: all` / no `index`
+  std::vector<long long> devices;  ///< `devices` / `index` list
+  // migplan geometry files
+  std::string model;  ///< as written; empty when absent
+  location model_at;
+  // mig-parted configs
+  bool has_filter = false;
+  location filter_at;
+  std::vector<filter_id> filter;
+  std::vector<profile_request> items;
+  bool broken = false;    ///< a schema error inside: reported, not checked
+  bool conflict = false;  ///< already invalid when read (a gpu index given twice)
+};
+
+/// A file read for `check`.
+struct parsed_input {
+  input_format format = input_format::unknown;
+  std::vector<geometry_spec> geometries;
+  std::vector<diagnostic> diagnostics;
+};
+
+/// The answer for one geometry on one GPU model.
+struct model_check {
+  enum class outcome { fits, does_not_fit, unknown_profile };
+  const gpu_model* gpu = nullptr;
+  outcome status = outcome::fits;
+  std::vector<item> items;           ///< the request, resolved (not for unknown_profile)
+  std::uint64_t layout_count = 0;    ///< distinct layouts when it fits
+  std::optional<layout> preferred;   ///< the preferred layout when it fits
+  reason why;                        ///< explained, when it does not fit
+  std::vector<closest_fit> closest;  ///< at most 3, when it does not fit
+  std::vector<std::string> unknown;  ///< profile names `gpu` lacks (unknown_profile)
+  std::string message;               ///< why not, for unknown_profile
+};
+
+/// What became of one geometry.
+enum class geometry_status { valid, invalid, unchecked };
+
+/// One checked geometry: a `gpus:` entry or one entry of a mig-parted config label.
+struct geometry_check {
+  const geometry_spec* spec = nullptr;
+  geometry_status status = geometry_status::valid;
+  std::vector<model_check> models;
+};
+
+/// What became of one file.
+enum class file_status { valid, invalid, malformed, unreadable };
+
+/// One checked file.
+struct file_check {
+  std::string path;    ///< as diagnostics name it ("<stdin>" for "-")
+  std::string text;    ///< the source, for carets
+  parsed_input input;  ///< what was read
+  std::vector<geometry_check> geometries;
+  std::vector<diagnostic> diagnostics;  ///< schema and feasibility findings, by line
+  file_status status = file_status::valid;
+};
+
+/// Totals over every file.
+struct summary {
+  int files = 0, geometries = 0, valid = 0, invalid = 0, unchecked = 0;
+  int malformed_files = 0, unreadable_files = 0;
+  int errors = 0, warnings = 0, notes = 0;
+  int exit_code = 0;
+};
+
+}  // namespace migplan::cli::check

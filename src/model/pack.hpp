@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan pack` answers for one request: filled by the command from the
+// core's results, printed by render/pack.
+
+#include <migplan/explain.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <migplan/search.hpp>
+#include <vector>
+
+namespace migplan::cli {
+
+/// One answered request.
+struct pack_answer {
+  const gpu_model* gpu = nullptr;             ///< the model it was answered on
+  std::vector<item> items;                    ///< the request, resolved on `gpu`
+  solution sol;                               ///< layouts, or why none exists
+  std::vector<closest_fit> closest;           ///< the nearest requests that fit (no fit only)
+  std::vector<const gpu_model*> also_fits;    ///< models it fits on as requested (no fit only)
+  std::vector<const gpu_model*> same_answer;  ///< other models giving the same answer
+};
+
+}  // namespace migplan::cli

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan check` found, and its three renderings: text diagnostics
+// (ninja-style, with the source line and a caret), GitHub Actions annotations
+// and one JSON document.
+
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/check.hpp"
+
+namespace migplan::cli::render {
+
+/// "valid", "invalid", "malformed", "unreadable".
+std::string_view status_name(check::file_status s);
+/// "valid", "invalid", "unchecked".
+std::string_view status_name(check::geometry_status s);
+/// "fits", "does_not_fit", "unknown_profile".
+std::string_view status_name(check::model_check::outcome s);
+
+/// "checked 3 files: 12 geometries valid, 1 invalid" (and what else happened).
+std::string check_summary_line(const check::summary& s);
+
+/// Text: every diagnostic as `file:line:col: severity: message`, the source
+/// line, a caret under the column and any follow-up lines (indented).
+void check_text(std::ostream& os, std::span<const check::file_check> files);
+
+/// GitHub Actions workflow commands: `::error file=F,line=L,col=C::message`.
+void check_github(std::ostream& os, std::span<const check::file_check> files);
+
+/// One JSON document: {"schema_version":1,"files":[...],"summary":{...}}.
+void check_json(std::ostream& os, std::span<const check::file_check> files,
+                const check::summary& s);
+
+/// Escapes workflow-command data (message): %, CR and LF.
+std::string github_escape_data(std::string_view s);
+/// Escapes a workflow-command property value: also ':' and ','.
+std::string github_escape_property(std::string_view s);
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "render/enumerate.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+#include <string>
+
+#include "render/json.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+std::string geometry_text(const gpu_model& g, const profile_counts& c) {
+  std::string out;
+  // Largest profiles first, as people write geometries.
+  for (std::size_t i = g.profiles.size(); i-- > 0;) {
+    const int n = c[static_cast<int>(i)];
+    if (n == 0) continue;
+    if (!out.empty()) out += ' ';
+    out += n > 1 ? fmt::format("{}x{}", n, g.profiles[i].name) : std::string(g.profiles[i].name);
+  }
+  return out;
+}
+
+}  // namespace
+
+void enumerate_text(std::ostream& os, const gpu_model& gpu, const geometry_set& all,
+                    bool maximal_only) {
+  os << fmt::format("{:<48} {:>7}  {}\n", "geometry", "layouts", "maximal");
+  for (const geometry& geo : all.geometries) {
+    if (maximal_only && !geo.maximal) continue;
+    os << fmt::format("{:<48} {:>7}  {}\n", geometry_text(gpu, geo.counts), geo.layout_count,
+                      geo.maximal ? "yes" : "");
+  }
+  os << fmt::format("\n{}: {} geometries ({} maximal), {} layouts\n", gpu.slug,
+                    all.geometries.size(), all.maximal_count, all.layout_count);
+}
+
+void enumerate_json(std::ostream& os, const gpu_model& gpu, const geometry_set& all,
+                    bool maximal_only) {
+  write_document(os, [&](json_writer& w) {
+    w.key("gpu");
+    write_gpu(w, gpu);
+    w.key("geometries").begin_array();
+    for (const geometry& geo : all.geometries) {
+      if (maximal_only && !geo.maximal) continue;
+      w.begin_object().key("profiles").begin_array();
+      for (std::size_t i = 0; i < gpu.profiles.size(); ++i)
+        for (int k = 0; k < geo.counts[static_cast<int>(i)]; ++k) w.value(gpu.profiles[i].name);
+      w.end_array();
+      w.key("layout_count").value(geo.layout_count).key("maximal").value(geo.maximal);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("geometry_count").value(all.geometries.size());
+    w.key("layout_count").value(all.layout_count).key("maximal_count").value(all.maximal_count);
+  });
+}
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "render/gpus.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+#include <string>
+
+#include "render/json.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+std::string_view coverage_name(coverage c) {
+  switch (c) {
+    case coverage::full:
+      return "full";
+    case coverage::partial:
+      return "partial";
+    case coverage::config_only:
+      return "config-only";
+  }
+  return "";
+}
+
+std::string pci_text(const pci_id& id) {
+  return fmt::format("0x{:08X}{}", id.value, id.inferred ? "?" : "");
+}
+
+}  // namespace
+
+void gpus_text(std::ostream& os, std::span<const gpu_model> models) {
+  os << fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {}\n", "gpu", "units", "compute", "memory",
+                    "coverage", "pci ids");
+  for (const gpu_model& g : models) {
+    std::string ids;
+    // Appended piecewise: `"" + std::string` trips g++ 12's -Wrestrict at -O2.
+    for (const pci_id& id : g.pci_ids) {
+      if (!ids.empty()) ids += ' ';
+      ids += pci_text(id);
+    }
+    os << fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {}\n", g.slug, g.units, g.compute_slices,
+                      g.memory_mib ? fmt::format("{} MiB", *g.memory_mib) : "?",
+                      coverage_name(g.cover), ids);
+  }
+}
+
+void gpus_json(std::ostream& os, std::span<const gpu_model> models) {
+  write_document(os, [&](json_writer& w) {
+    w.key("gpus").begin_array();
+    for (const gpu_model& g : models) {
+      w.begin_object().key("id").value(g.slug).key("name").value(g.display_name);
+      w.key("smi_names").begin_array();
+      for (std::string_view n : g.smi_names) w.value(n);
+      w.end_array().key("pci_ids").begin_array();
+      for (const pci_id& id : g.pci_ids) {
+        w.begin_object().key("id").value(fmt::format("0x{:08X}", id.value));
+        w.key("inferred").value(id.inferred).end_object();
+      }
+      w.end_array();
+      w.key("memory_mib").value(g.memory_mib).key("units").value(g.units);
+      w.key("compute_slices").value(g.compute_slices).key("coverage").value(coverage_name(g.cover));
+      w.key("coverage_note").value(g.coverage_note).key("evidence").value(g.evidence);
+      w.key("profiles").begin_array();
+      for (const profile& p : g.profiles) w.value(p.name);
+      w.end_array().end_object();
+    }
+    w.end_array();
+  });
+}
+
+}  // namespace migplan::cli::render

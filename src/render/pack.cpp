@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "render/pack.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <migplan/capacity.hpp>
+#include <ostream>
+
+#include "render/diagram.hpp"
+#include "render/json.hpp"
+#include "render/messages.hpp"
+#include "render/style.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+const profile& prof(const gpu_model& g, int p) { return g.profiles[static_cast<std::size_t>(p)]; }
+
+std::string_view plural(long long n) { return n == 1 ? "" : "s"; }
+
+std::string span_text(int start, int size) {
+  return size == 1 ? fmt::format("{}", start) : fmt::format("{}-{}", start, start + size - 1);
+}
+
+// "0,3,6": the units of a mask.
+std::string units_text(const gpu_model& g, unit_mask m) {
+  std::string out;
+  for (int u = 0; u < g.units; ++u)
+    if ((m >> u) & 1u) out += fmt::format("{}{}", out.empty() ? "" : ",", u);
+  return out;
+}
+
+std::string slugs_text(const std::vector<const gpu_model*>& models) {
+  std::string out;
+  for (const gpu_model* m : models) out += fmt::format("{}{}", out.empty() ? "" : ", ", m->slug);
+  return out;
+}
+
+// The profiles of the request with inferred values, each once, in request order.
+std::vector<int> inferred_profiles(const pack_answer& a) {
+  std::vector<int> out;
+  for (const item& it : a.items)
+    if (prof(*a.gpu, it.profile).inferred() &&
+        std::find(out.begin(), out.end(), it.profile) == out.end())
+      out.push_back(it.profile);
+  return out;
+}
+
+void layout_text_block(std::ostream& out, const gpu_model& g, const scored_layout& sl, bool color,
+                       bool show_score) {
+  out << diagram(g, sl.where, sl.left, color) << "\n";
+  out << fmt::format("  {:<3} {:<16} {:>3} {:>6} {:>6} {:>11} {:>5}\n", "", "profile", "id",
+                     "start", "units", "memory", "SMs");
+  for (int i = 0; i < sl.where.size(); ++i) {
+    const instance& in = sl.where[i];
+    const profile& p = prof(g, in.profile);
+    const std::string letter(1, instance_letter(i));
+    out << fmt::format("  {} {:<16} {:>3} {:>6} {:>6} {:>11} {:>5}\n",
+                       paint(color, tone::instance, fmt::format("{:<3}", letter), i), p.name, p.id,
+                       in.start, span_text(in.start, p.size), gib_text(p.memory_gib_x100),
+                       p.sm_count ? fmt::format("{}", *p.sm_count) : "?");
+  }
+  const stranded st = stranded_of(g, sl.left);
+  const std::string free_units = units_text(g, sl.left.free_mask);
+  out << "\n"
+      << fmt::format("  {:<10}{} unit{}{}, {} compute slice{}\n", "free", sl.left.free_units,
+                     plural(sl.left.free_units), free_units.empty() ? "" : " (" + free_units + ")",
+                     sl.left.free_compute, plural(sl.left.free_compute));
+  out << fmt::format(
+      "  {:<10}{} unit{} ({}), {} compute slice{}{}\n", "stranded", st.units, plural(st.units),
+      st.memory_gib_x100 ? gib_text(st.memory_gib_x100) : "memory unknown", st.compute_slices,
+      plural(st.compute_slices),
+      st.units + st.compute_slices > 0 ? ": free, but no further instance can use it" : "");
+  const auto adds = addable_to(g, rules(g), sl.where);
+  if (adds.empty()) out << fmt::format("  {:<10}nothing\n", "can add");
+  for (std::size_t i = 0; i < adds.size(); ++i)
+    out << fmt::format("  {:<10}{} at {{{}}}, up to {} more\n", i == 0 ? "can add" : "",
+                       prof(g, adds[i].profile).name, units_text(g, adds[i].starts),
+                       adds[i].max_more);
+  if (show_score)
+    out << fmt::format(
+        "  {:<10}reaches {} more unit{} and {} more compute slice{}; {} way{} to grow\n", "score",
+        sl.rank.reachable_units, plural(sl.rank.reachable_units), sl.rank.reachable_compute,
+        plural(sl.rank.reachable_compute), sl.rank.extensions,
+        plural(static_cast<long long>(sl.rank.extensions)));
+}
+
+void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
+  const gpu_model& g = *a.gpu;
+  w.begin_object().key("schema_version").value(json_schema_version);
+  w.key("gpu");
+  write_gpu(w, g);
+  w.key("same_answer_on").begin_array();
+  for (const gpu_model* m : a.same_answer) w.value(m->slug);
+  w.end_array();
+  w.key("request").begin_array();
+  for (const item& it : a.items) w.value(prof(g, it.profile).name);
+  w.end_array();
+  w.key("request_starts").begin_array();
+  for (const item& it : a.items) {
+    if (it.start == item::any_start)
+      w.null();
+    else
+      w.value(it.start);
+  }
+  w.end_array();
+  w.key("feasible").value(a.sol.feasible());
+  w.key("layout_count").value(a.sol.layout_count);
+  w.key("layouts").begin_array();
+  for (const scored_layout& sl : a.sol.layouts) {
+    write_layout(w, g, sl);
+    if (!all) break;
+  }
+  w.end_array();
+  w.key("reason");
+  write_reason(w, g, a.sol.why);
+  w.key("closest");
+  write_closest(w, g, a.closest);
+  w.key("also_fits_on").begin_array();
+  for (const gpu_model* m : a.also_fits) w.value(m->slug);
+  w.end_array();
+  w.key("inferred").begin_array();
+  for (int p : inferred_profiles(a)) {
+    w.begin_object().key("profile").value(prof(g, p).name).key("fields").begin_array();
+    for (std::string_view f : inferred_field_names(prof(g, p).prov.inferred)) w.value(f);
+    w.end_array().end_object();
+  }
+  w.end_array();
+  if (line > 0) w.key("line").value(line);
+  w.end_object();
+}
+
+}  // namespace
+
+void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
+  const gpu_model& g = *a.gpu;
+  out << fmt::format("{}  {}  ({} placement units, {} compute slices)\n",
+                     paint(color, tone::bold, g.slug), g.display_name, g.units, g.compute_slices);
+  if (!a.same_answer.empty()) out << fmt::format("same answer on {}\n", slugs_text(a.same_answer));
+  out << fmt::format("request  {}\n", items_text(g, a.items));
+  if (!a.sol.feasible()) {
+    out << paint(color, tone::bad, fmt::format("does not fit ({})", reason_name(a.sol.why.code)))
+        << ": " << describe(g, a.sol.why) << "\n";
+    if (!a.closest.empty()) {
+      out << "\nclosest fits:\n";
+      for (const closest_fit& c : a.closest)
+        out << fmt::format("  drop {:<20} -> {}\n", items_text(g, c.drop),
+                           layout_text(g, c.where.where));
+    }
+    if (!a.also_fits.empty())
+      out << fmt::format("\nfits as requested on {}\n", slugs_text(a.also_fits));
+  } else {
+    const std::uint64_t n = a.sol.layout_count;
+    out << paint(color, tone::good, fmt::format("fits: {} layout{}", n, n == 1 ? "" : "s"))
+        << (n > 1 ? ", the one that keeps the most room first" : "") << "\n";
+    for (std::size_t i = 0; i < a.sol.layouts.size(); ++i) {
+      if (all) out << fmt::format("\nlayout {} of {}\n", i + 1, n);
+      out << "\n";
+      layout_text_block(out, g, a.sol.layouts[i], color, all);
+      if (!all) break;
+    }
+    if (!all && n > 1)
+      out << fmt::format("\n{} other layout{}; --all shows every one\n", n - 1, n == 2 ? "" : "s");
+  }
+  // Inferred values are shown, never hidden.
+  std::vector<std::string_view> inferred;
+  for (int p : inferred_profiles(a)) inferred.push_back(prof(g, p).name);
+  if (!inferred.empty())
+    out << fmt::format(
+        "\nnote: {} on {} has values inferred by analogy, not captured; "
+        "'migplan profiles --gpu {}' shows which\n",
+        fmt::join(inferred, ", "), g.slug, g.slug);
+}
+
+void pack_json(std::ostream& os, const pack_answer& a, bool all) {
+  std::string out;
+  json_writer w(out, 2);
+  write_answer(w, a, all, 0);
+  out += '\n';
+  os << out;
+}
+
+void pack_json_line(std::string& out, const pack_answer& a, bool all, int line) {
+  json_writer w(out);
+  write_answer(w, a, all, line);
+  out += '\n';
+}
+
+void pack_error_json_line(std::string& out, int line, std::string_view message) {
+  json_writer w(out);
+  w.begin_object().key("schema_version").value(json_schema_version).key("line").value(line);
+  w.key("error").begin_object().key("code").value("bad_input");
+  w.key("message").value(message).end_object().end_object();
+  out += '\n';
+}
+
+void pack_brief_line(std::string& out, const pack_answer& a, int line) {
+  if (a.sol.feasible())
+    fmt::format_to(std::back_inserter(out), "{}\t{}\tfits\t{}\t{}\n", line, a.gpu->slug,
+                   a.sol.layout_count, layout_text(*a.gpu, a.sol.layouts.front().where));
+  else
+    fmt::format_to(std::back_inserter(out), "{}\t{}\tno_fit\t0\t{}\n", line, a.gpu->slug,
+                   reason_name(a.sol.why.code));
+}
+
+void pack_brief_error_line(std::string& out, int line, std::string_view message) {
+  fmt::format_to(std::back_inserter(out), "{}\t-\terror\t0\t{}\n", line, message);
+}
+
+}  // namespace migplan::cli::render
