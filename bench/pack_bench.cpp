@@ -126,7 +126,7 @@ bool read_requests(const std::string& path, const gpu_model& gpu, request_set& s
 }
 
 void set_counters(benchmark::State& st, const request_set& s, const std::vector<request>& ran) {
-  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * ran.size()));
+  st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(ran.size()));
   st.counters["requests"] = static_cast<double>(ran.size());
   st.counters["feasible_pct"] =
       100.0 * static_cast<double>(s.feasible.size()) / static_cast<double>(s.all.size());

