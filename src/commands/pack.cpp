@@ -7,12 +7,17 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <migplan/catalog.hpp>
+#include <migplan/detail/strings.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
+#include <optional>
 #include <ostream>
-#include <sstream>
+#include <span>
+#include <variant>
 
 #include "app.hpp"
 #include "error.hpp"
@@ -25,8 +30,12 @@
 namespace migplan::cli {
 namespace {
 
+// Input limits of --batch (documented in the README).
+constexpr std::size_t max_batch_line = 65536;     // bytes in one line
+constexpr long long max_batch_bytes = 1LL << 30;  // bytes in all
+
 struct pack_options {
-  std::string gpu;
+  std::optional<std::string> gpu;  // empty when --gpu is not given
   bool all = false;
   bool json = false;
   bool brief = false;
@@ -68,21 +77,48 @@ void finish(pack_answer& a, memo_pool& pool) {
   a.also_fits = fits_elsewhere(*a.gpu, a.items);
 }
 
+// What a request comes to: an answer, a gpu that must be named, or bad input.
+using outcome = std::variant<pack_answer, pack_ambiguity, error>;
+
+// The candidate models of each distinct set of profile names, so a batch
+// without --gpu infers each set once; bounded, so memory stays flat.
+class inference_cache {
+ public:
+  const std::vector<const gpu_model*>& candidates(std::span<const token> tokens) {
+    std::vector<std::string> names;
+    for (const token& t : tokens) {
+      std::string n(strip_profile_name(t.profile));
+      for (char& c : n) c = detail::ascii_lower(c);
+      names.push_back(std::move(n));
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::string key;
+    for (const std::string& n : names) key += n + '\n';
+    auto it = seen_.find(key);
+    if (it != seen_.end()) return it->second;
+    if (seen_.size() >= max_entries) seen_.clear();
+    return seen_.emplace(std::move(key), candidate_models(tokens)).first->second;
+  }
+
+ private:
+  static constexpr std::size_t max_entries = 4096;
+  std::map<std::string, std::vector<const gpu_model*>> seen_;
+};
+
 // Answers a request; with `explain` false (--brief), a request that does not
 // fit gets its reason code only, no closest fits.
-result<pack_answer> answer_request(const std::string& gpu_text, const std::vector<token>& tokens,
-                                   memo_pool& pool, bool explain = true) {
-  if (!gpu_text.empty()) {
-    auto g = resolve_gpu(gpu_text);
-    if (!g) return g.error();
-    auto items = resolve_items(**g, tokens);
+outcome answer_request(const gpu_model* gpu, const std::vector<token>& tokens, memo_pool& pool,
+                       inference_cache& cache, bool explain = true) {
+  if (gpu != nullptr) {
+    auto items = resolve_items(*gpu, tokens);
     if (!items) return items.error();
-    pack_answer a{*g, std::move(*items), {}, {}, {}, {}};
+    pack_answer a{gpu, std::move(*items), {}, {}, {}, {}};
     a.sol = solve_with(*a.gpu, a.items, pool);
     if (explain) finish(a, pool);
     return a;
   }
-  const auto candidates = candidate_models(tokens);
+  const auto& candidates = cache.candidates(tokens);
   if (candidates.empty()) return no_common_model(tokens);
   std::vector<pack_answer> answers;
   std::optional<error> first_error;
@@ -100,94 +136,130 @@ result<pack_answer> answer_request(const std::string& gpu_text, const std::vecto
   const std::string sig = signature(*answers[0].gpu, answers[0].sol);
   bool same = true;
   for (const pack_answer& a : answers) same = same && signature(*a.gpu, a.sol) == sig;
-  if (!same) {
-    std::string msg =
-        "the gpu is ambiguous: these profiles exist on several gpus with different answers; pass "
-        "--gpu:";
-    for (const pack_answer& a : answers)
-      msg += fmt::format("\n  {:<13} {}", a.gpu->slug,
-                         a.sol.feasible()
-                             ? fmt::format("fits ({} layout{})", a.sol.layout_count,
-                                           a.sol.layout_count == 1 ? "" : "s")
-                             : fmt::format("does not fit ({})", reason_name(a.sol.why.code)));
-    return error{msg};
-  }
+  if (!same) return pack_ambiguity{std::move(answers)};
   pack_answer a = std::move(answers[0]);
   for (std::size_t i = 1; i < answers.size(); ++i) a.same_answer.push_back(answers[i].gpu);
   if (explain) finish(a, pool);
   return a;
 }
 
-int run_batch(const pack_options& o, context& ctx) {
-  auto text = read_source(o.batch, ctx.in);
-  if (!text) {
-    report_bad_input(ctx, fmt::format("cannot read '{}': {}", o.batch, text.error().message));
-    return exit_bad_input;
+// Writes `text` to `out`, and says whether it got there: a full disk or a
+// closed pipe ends the run rather than answering into the void.
+bool emit(context& ctx, std::string& text) {
+  ctx.out << text;
+  ctx.out.flush();
+  text.clear();
+  return ctx.out.good();
+}
+
+int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
+  std::unique_ptr<std::istream> file;
+  if (o.batch != "-") {
+    auto opened = open_source(o.batch);
+    if (!opened) {
+      report_bad_input(ctx, fmt::format("cannot read '{}': {}", o.batch, opened.error().message));
+      return exit_bad_input;
+    }
+    file = std::move(*opened);
   }
+  line_reader lines(file ? *file : ctx.in, max_batch_line);
   int worst = exit_ok;
   memo_pool pool;
-  std::istringstream lines(*text);
-  std::string line;
-  int number = 0;
-  std::string out;
-  while (std::getline(lines, line)) {
-    ++number;
+  inference_cache cache;
+  std::string line, out;
+  bool any = false;
+  const auto fail = [&](const std::string& message, const pack_ambiguity* amb) {
+    const int n = static_cast<int>(lines.number());
+    if (o.brief)
+      render::pack_brief_error_line(out, n, message);
+    else
+      render::pack_error_json_line(out, n, {amb ? "ambiguous_gpu" : "bad_input", message, amb});
+    worst = exit_bad_input;
+  };
+  for (;;) {
+    // Answer what has been read before waiting for more: a program that
+    // writes one request and waits gets its answer.
+    if (!out.empty() && (out.size() > (1u << 16) || !lines.ready()) && !emit(ctx, out))
+      return exit_bad_input;
+    const line_reader::status st = lines.next(line);
+    if (st == line_reader::status::end) break;
+    if (st == line_reader::status::too_long || lines.bytes() > max_batch_bytes) {
+      const std::string why =
+          st == line_reader::status::too_long
+              ? fmt::format("line {} is longer than {} bytes; nothing after it is read",
+                            lines.number(), max_batch_line)
+              : fmt::format("the input is larger than {} bytes; nothing after line {} is read",
+                            max_batch_bytes, lines.number());
+      fail(why, nullptr);
+      report_bad_input(ctx, why);
+      break;
+    }
+    any = true;
     const std::size_t hash = line.find('#');
-    const std::vector<std::string> words = split_items(line.substr(0, hash));
+    const std::vector<std::string> words = split_items(std::string_view(line).substr(0, hash));
     if (words.empty()) continue;
     auto tokens = parse_items(words);
-    result<pack_answer> a = tokens ? answer_request(o.gpu, *tokens, pool, !o.brief)
-                                   : result<pack_answer>(tokens.error());
-    if (!a) {
-      if (o.brief)
-        render::pack_brief_error_line(out, number, a.error().message);
-      else
-        render::pack_error_json_line(out, number, a.error().message);
-      worst = exit_bad_input;
-    } else {
-      if (o.brief)
-        render::pack_brief_line(out, *a, number);
-      else
-        render::pack_json_line(out, *a, o.all, number);
-      if (!a->sol.feasible() && worst == exit_ok) worst = exit_no_fit;
+    if (!tokens) {
+      fail(tokens.error().message, nullptr);
+      continue;
     }
-    if (out.size() > (1u << 16)) {
-      ctx.out << out;
-      out.clear();
+    outcome r = answer_request(gpu, *tokens, pool, cache, !o.brief);
+    if (const auto* e = std::get_if<error>(&r)) {
+      fail(e->message, nullptr);
+    } else if (const auto* amb = std::get_if<pack_ambiguity>(&r)) {
+      fail(render::pack_ambiguity_sentence(*amb), amb);
+    } else {
+      const pack_answer& a = std::get<pack_answer>(r);
+      if (o.brief)
+        render::pack_brief_line(out, a, static_cast<int>(lines.number()));
+      else
+        render::pack_json_line(out, a, o.all, static_cast<int>(lines.number()));
+      if (!a.sol.feasible() && worst == exit_ok) worst = exit_no_fit;
     }
   }
-  ctx.out << out;
+  if (!out.empty() && !emit(ctx, out)) return exit_bad_input;
+  if (!any && worst == exit_ok) {
+    report_bad_input(ctx, fmt::format("--batch {}: no input (the file or stream was empty)",
+                                      o.batch == "-" ? "-" : o.batch));
+    return exit_bad_input;
+  }
   return worst;
 }
 
 int run_pack(const pack_options& o, context& ctx) {
-  if (o.brief && o.batch.empty()) {
-    report_bad_input(ctx, "--brief needs --batch");
+  const auto bad = [&](const std::string& message, const pack_ambiguity* amb = nullptr) {
+    report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
+    // With --json a failure is also a JSON document, so `| jq` sees it.
+    if (o.json)
+      render::pack_error_json(ctx.out,
+                              {amb ? "ambiguous_gpu" : "bad_input",
+                               amb ? render::pack_ambiguity_sentence(*amb) : message, amb});
     return exit_bad_input;
+  };
+  if (o.brief && o.batch.empty()) return bad("--brief needs --batch");
+  if (!o.batch.empty() && !o.items.empty()) return bad("give either ITEMs or --batch, not both");
+  if (o.batch.empty() && o.items.empty())
+    return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
+  const gpu_model* gpu = nullptr;
+  if (o.gpu) {
+    auto g = resolve_gpu(*o.gpu);
+    if (!g) return bad(g.error().message);
+    gpu = *g;
   }
-  if (!o.batch.empty()) {
-    if (!o.items.empty()) {
-      report_bad_input(ctx, "give either ITEMs or --batch, not both");
-      return exit_bad_input;
-    }
-    return run_batch(o, ctx);
-  }
+  if (!o.batch.empty()) return run_batch(o, gpu, ctx);
   auto tokens = parse_items(o.items);
-  if (!tokens) {
-    report_bad_input(ctx, tokens.error().message);
-    return exit_bad_input;
-  }
+  if (!tokens) return bad(tokens.error().message);
   memo_pool pool;
-  auto a = answer_request(o.gpu, *tokens, pool);
-  if (!a) {
-    report_bad_input(ctx, a.error().message);
-    return exit_bad_input;
-  }
+  inference_cache cache;
+  const outcome r = answer_request(gpu, *tokens, pool, cache);
+  if (const auto* e = std::get_if<error>(&r)) return bad(e->message);
+  if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad({}, amb);
+  const pack_answer& a = std::get<pack_answer>(r);
   if (o.json)
-    render::pack_json(ctx.out, *a, o.all);
+    render::pack_json(ctx.out, a, o.all);
   else
-    render::pack_text(ctx.out, *a, o.all, ctx.color);
-  return a->sol.feasible() ? exit_ok : exit_no_fit;
+    render::pack_text(ctx.out, a, o.all, ctx.color);
+  return a.sol.feasible() ? exit_ok : exit_no_fit;
 }
 
 }  // namespace
@@ -219,13 +291,7 @@ void add_pack(CLI::App& app, context& ctx) {
       "  printf '3g.20gb 3g.20gb\\n7g.40gb\\n' | migplan pack --gpu a100-40gb --batch -\n"
       "  migplan pack --gpu a100-40gb --batch requests.txt --brief | awk -F'\\t' '$3 != \"fits\"'\n"
       "Exit codes: 0 fits, 1 does not fit, 2 bad input.");
-  cmd->callback([o, &ctx] {
-    if (o->items.empty() && o->batch.empty()) {
-      report_bad_input(ctx, "no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
-      return;
-    }
-    ctx.code = run_pack(*o, ctx);
-  });
+  cmd->callback([o, &ctx] { ctx.code = run_pack(*o, ctx); });
 }
 
 }  // namespace migplan::cli

@@ -26,6 +26,9 @@ result<token> parse_item(std::string_view text) {
   t.text = std::string(text);
   std::string_view rest = text;
   if (rest.empty()) return error{"empty item"};
+  if (text.size() > max_item_length)
+    return error{fmt::format("an item of {} bytes ('{}...') is longer than {} bytes", text.size(),
+                             text.substr(0, 24), max_item_length)};
   // Count: leading digits (or a sign) followed by 'x'. A profile name never
   // starts with digits and an 'x' ("1g.5gb" has a 'g' after its digit).
   std::size_t i = 0;
@@ -110,6 +113,13 @@ result<std::vector<token>> parse_items(std::span<const std::string> words) {
 }
 
 result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const token> tokens) {
+  long long total = 0;
+  for (const token& t : tokens) total += t.count;  // each count is at most max_item_count
+  if (total > max_request_instances)
+    return error{fmt::format(
+        "the request holds {} instances; no gpu holds more than {}, and a request may hold at "
+        "most {}",
+        total, max_units, max_request_instances)};
   std::vector<item> out;
   for (const token& t : tokens) {
     auto p = resolve_profile(gpu, t.profile);

@@ -20,6 +20,15 @@ namespace migplan::cli {
 /// anything above this is a typo, refused before any work is done.
 inline constexpr long long max_item_count = 1000;
 
+/// Longest item, in bytes: the longest profile name is 16 characters, so a
+/// longer word is not a typo but garbage, refused before it is looked up.
+inline constexpr std::size_t max_item_length = 256;
+
+/// Most instances one request may hold once counts are added up (no GPU holds
+/// more than 16, and no model's profiles' caps sum to 1024), so a request of
+/// many large counts is refused before it is expanded.
+inline constexpr long long max_request_instances = 1024;
+
 /// One parsed ITEM, not yet resolved against a model.
 struct token {
   std::string text;          ///< the item as written

@@ -41,6 +41,37 @@ result<std::string> read_source(const std::string& path, std::istream& in) {
   return text;
 }
 
+result<std::unique_ptr<std::istream>> open_source(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return error{"is a directory"};
+  auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*f) return error{std::strerror(errno)};
+  return std::unique_ptr<std::istream>(std::move(f));
+}
+
+line_reader::status line_reader::next(std::string& line) {
+  line.clear();
+  std::streambuf* buf = in_.rdbuf();
+  using traits = std::streambuf::traits_type;
+  int c = buf->sbumpc();
+  if (traits::eq_int_type(c, traits::eof())) {
+    in_.setstate(std::ios::eofbit);
+    return status::end;
+  }
+  ++number_;
+  for (; !traits::eq_int_type(c, traits::eof()) && c != '\n'; c = buf->sbumpc()) {
+    ++bytes_;
+    if (line.size() == max_line_) return status::too_long;
+    line += traits::to_char_type(c);
+  }
+  if (c == '\n') ++bytes_;
+  if (number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return status::line;
+}
+
+bool line_reader::ready() const { return in_.rdbuf()->in_avail() > 0; }
+
 std::vector<source> expand_sources(const std::vector<std::string>& args) {
   std::vector<source> out;
   for (const std::string& a : args) {

@@ -4,7 +4,9 @@
 // The one way migplan reads its inputs: a named file, or the context's input
 // stream for "-"; and the list of files a `check` argument stands for.
 
+#include <cstddef>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,40 @@ namespace migplan::cli {
 /// Reads a whole file, or all of `in` for "-". The error says why not
 /// ("No such file or directory", "is a directory"); the caller names the file.
 result<std::string> read_source(const std::string& path, std::istream& in);
+
+/// Opens a file for reading line by line (for "-", the caller reads its own
+/// input stream). The error says why not.
+result<std::unique_ptr<std::istream>> open_source(const std::string& path);
+
+/// Reads lines one at a time, as they arrive: a request written to a pipe is
+/// answered before the next one is read. A UTF-8 byte-order mark at the start
+/// is skipped; a line ends at "\n" (a "\r" before it is dropped).
+class line_reader {
+ public:
+  /// What next() found.
+  enum class status {
+    line,      ///< a line, in `line`
+    end,       ///< the end of the input
+    too_long,  ///< a line longer than the limit (nothing more is read)
+  };
+  /// Reads `in`, refusing lines longer than `max_line` bytes.
+  line_reader(std::istream& in, std::size_t max_line) : in_(in), max_line_(max_line) {}
+  /// The next line, without its end.
+  status next(std::string& line);
+  /// Number of the line next() returned last (1-based).
+  long long number() const noexcept { return number_; }
+  /// Bytes read so far.
+  long long bytes() const noexcept { return bytes_; }
+  /// True when the next line can be read without waiting for more input:
+  /// a caller flushes its answers before it would block.
+  bool ready() const;
+
+ private:
+  std::istream& in_;
+  std::size_t max_line_;
+  long long number_ = 0;
+  long long bytes_ = 0;
+};
 
 /// One input to check: named on the command line, or found under a directory.
 struct source {

@@ -22,4 +22,10 @@ struct pack_answer {
   std::vector<const gpu_model*> same_answer;  ///< other models giving the same answer
 };
 
+/// A request without --gpu whose profiles exist on several models that
+/// answer it differently: each candidate's answer, best-verified model first.
+struct pack_ambiguity {
+  std::vector<pack_answer> candidates;  ///< at least two, with different answers
+};
+
 }  // namespace migplan::cli

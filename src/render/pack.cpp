@@ -132,6 +132,65 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
   w.end_object();
 }
 
+// What one candidate of an ambiguous request answers. In full: the layout
+// count and the preferred layout, which is what differs between models that
+// all fit (their layouts differ, or the signature would be the same).
+std::string verdict_text(const pack_answer& a, bool full) {
+  if (!a.sol.feasible()) return fmt::format("does not fit ({})", reason_name(a.sol.why.code));
+  const std::uint64_t n = a.sol.layout_count;
+  std::string out = fmt::format("fits ({} layout{}", n, n == 1 ? "" : "s");
+  if (full) out += "; preferred " + layout_text(*a.gpu, a.sol.layouts.front().where);
+  return out + ")";
+}
+
+// Candidates that answer alike (the same layouts, or the same reason), each
+// answer once with the models that give it, in the candidates' order.
+struct answer_group {
+  const pack_answer* first;
+  std::vector<std::string_view> slugs;
+};
+
+std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
+  std::vector<std::pair<std::string, answer_group>> groups;
+  for (const pack_answer& a : amb.candidates) {
+    std::string key = verdict_text(a, true);
+    for (const scored_layout& sl : a.sol.layouts) key += "|" + layout_text(*a.gpu, sl.where);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end())
+      groups.push_back({std::move(key), {&a, {a.gpu->slug}}});
+    else
+      it->second.slugs.push_back(a.gpu->slug);
+  }
+  std::vector<answer_group> out;
+  for (auto& [key, g] : groups) out.push_back(std::move(g));
+  return out;
+}
+
+void write_failure(json_writer& w, const pack_failure& f) {
+  w.begin_object().key("code").value(f.code).key("message").value(f.message);
+  if (f.ambiguity != nullptr) {
+    w.key("candidates").begin_array();
+    for (const pack_answer& a : f.ambiguity->candidates) {
+      w.begin_object().key("gpu").value(a.gpu->slug);
+      w.key("feasible").value(a.sol.feasible()).key("layout_count").value(a.sol.layout_count);
+      w.key("reason");
+      if (a.sol.feasible())
+        w.null();
+      else
+        w.value(reason_name(a.sol.why.code));
+      w.key("preferred");
+      if (a.sol.feasible())
+        write_instances(w, *a.gpu, a.sol.layouts.front().where);
+      else
+        w.null();
+      w.end_object();
+    }
+    w.end_array();
+  }
+  w.end_object();
+}
+
 }  // namespace
 
 void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
@@ -188,12 +247,39 @@ void pack_json_line(std::string& out, const pack_answer& a, bool all, int line) 
   out += '\n';
 }
 
-void pack_error_json_line(std::string& out, int line, std::string_view message) {
+void pack_error_json(std::ostream& os, const pack_failure& f) {
+  write_document(os, [&](json_writer& w) {
+    w.key("error");
+    write_failure(w, f);
+  });
+}
+
+void pack_error_json_line(std::string& out, int line, const pack_failure& f) {
   json_writer w(out);
   w.begin_object().key("schema_version").value(json_schema_version).key("line").value(line);
-  w.key("error").begin_object().key("code").value("bad_input");
-  w.key("message").value(message).end_object().end_object();
+  w.key("error");
+  write_failure(w, f);
+  w.end_object();
   out += '\n';
+}
+
+std::string pack_ambiguity_text(const pack_ambiguity& amb) {
+  std::string out =
+      "the gpu is ambiguous: these profiles exist on several gpus with different answers; pass "
+      "--gpu:";
+  for (const answer_group& g : group_answers(amb))
+    fmt::format_to(std::back_inserter(out), "\n  {}: {}", fmt::join(g.slugs, ", "),
+                   verdict_text(*g.first, true));
+  return out;
+}
+
+std::string pack_ambiguity_sentence(const pack_ambiguity& amb) {
+  std::string out = "the gpu is ambiguous: ";
+  const auto groups = group_answers(amb);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    fmt::format_to(std::back_inserter(out), "{}{}: {}", i == 0 ? "" : "; ",
+                   fmt::join(groups[i].slugs, ", "), verdict_text(*groups[i].first, false));
+  return out + "; pass --gpu";
 }
 
 void pack_brief_line(std::string& out, const pack_answer& a, int line) {
@@ -206,7 +292,29 @@ void pack_brief_line(std::string& out, const pack_answer& a, int line) {
 }
 
 void pack_brief_error_line(std::string& out, int line, std::string_view message) {
-  fmt::format_to(std::back_inserter(out), "{}\t-\terror\t0\t{}\n", line, message);
+  fmt::format_to(std::back_inserter(out), "{}\t-\terror\t0\t", line);
+  for (const char c : message) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f')
+          fmt::format_to(std::back_inserter(out), "\\x{:02x}", static_cast<unsigned char>(c));
+        else
+          out += c;
+    }
+  }
+  out += '\n';
 }
 
 }  // namespace migplan::cli::render

@@ -23,14 +23,33 @@ void pack_json(std::ostream& os, const pack_answer& a, bool all);
 /// The answer as one compact JSON line with its input `line` number, appended to `out`.
 void pack_json_line(std::string& out, const pack_answer& a, bool all, int line);
 
-/// A bad batch line as one compact JSON line: {"schema_version","line","error"}.
-void pack_error_json_line(std::string& out, int line, std::string_view message);
+/// Why a request got no answer: bad input, or a gpu that must be named.
+struct pack_failure {
+  std::string_view code;                      ///< "bad_input" or "ambiguous_gpu"
+  std::string_view message;                   ///< one sentence (no newline)
+  const pack_ambiguity* ambiguity = nullptr;  ///< the candidates, for "ambiguous_gpu"
+};
+
+/// For stderr: why the gpu is ambiguous, one line per candidate saying what
+/// it answers (fits with its layout count and preferred layout, or the reason).
+std::string pack_ambiguity_text(const pack_ambiguity& amb);
+
+/// The same in one sentence, for --brief and JSON messages.
+std::string pack_ambiguity_sentence(const pack_ambiguity& amb);
+
+/// A failure as one indented JSON document: {"schema_version","error":{...}}.
+void pack_error_json(std::ostream& os, const pack_failure& f);
+
+/// A failure as one compact JSON line with its input `line` number.
+void pack_error_json_line(std::string& out, int line, const pack_failure& f);
 
 /// The answer as one tab-separated line: line, gpu, fits|no_fit, layout count,
 /// then the preferred layout or the reason code.
 void pack_brief_line(std::string& out, const pack_answer& a, int line);
 
-/// A bad batch line as one tab-separated line: line, "-", error, 0, message.
+/// A failure as one tab-separated line: line, "-", error, 0, message, with
+/// backslash, tab, CR, LF and other control characters escaped (\\, \t,
+/// \r, \n, \xNN) so that it stays one line of five fields.
 void pack_brief_error_line(std::string& out, int line, std::string_view message);
 
 }  // namespace migplan::cli::render

@@ -146,10 +146,9 @@ TEST_CASE("a request whose answer depends on the GPU asks for --gpu", "[cli][pac
   CHECK(r.err ==
         "migplan: the gpu is ambiguous: these profiles exist on several gpus with different "
         "answers; pass --gpu:\n"
-        "  a100-40gb     does not fit (instance_cap)\n"
-        "  h100-80gb     fits (21 layouts)\n"
-        "  h100-pcie     fits (21 layouts)\n"
-        "  a100-80gb     fits (21 layouts)\n");
+        "  a100-40gb: does not fit (instance_cap)\n"
+        "  h100-80gb, h100-pcie, a100-80gb: fits (21 layouts; preferred 1g.10gb@0 1g.10gb@1 "
+        "1g.10gb@2 1g.10gb@3 1g.10gb@4)\n");
 }
 
 TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
