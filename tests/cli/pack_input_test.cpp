@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -202,4 +203,21 @@ TEST_CASE("pack --batch answers each request before it reads the next", "[cli][b
   close(from_child[0]);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("random bytes as a batch give one valid JSON line per request", "[cli][batch][json]") {
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::string input(100000, '\0');
+  for (char& c : input) c = static_cast<char>(byte(rng));
+  for (const bool with_gpu : {true, false}) {
+    std::vector<std::string> args{"pack", "--batch", "-"};
+    if (with_gpu) args.insert(args.end(), {"--gpu", "a100-40gb"});
+    const auto r = run_migplan(args, input);
+    CHECK(r.code == 2);
+    const auto lines = lines_of(r.out);
+    CHECK(lines.size() > 300);
+    // nlohmann's parser rejects ill-formed UTF-8 and raw control characters.
+    for (const std::string& l : lines) CHECK_NOTHROW(json::parse(l).at("error"));
+  }
 }
