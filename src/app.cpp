@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <migplan/detail/strings.hpp>
 #include <ostream>
@@ -10,6 +11,7 @@
 
 #include "error.hpp"
 #include "io/names.hpp"
+#include "quote.hpp"
 
 namespace migplan::cli {
 
@@ -26,6 +28,59 @@ void report_bad_input(context& ctx, const std::string& message) {
   ctx.code = exit_bad_input;
 }
 
+namespace {
+
+// Longest CLI11 message shown: its messages are short, but they quote the
+// arguments they refuse, and an argument may be a megabyte.
+constexpr std::size_t max_parse_message = 300;
+
+// CLI11 reads "--gpu=" as "--gpu" waiting for the next argument, so
+// "--gpu= 1g.5gb" would take the item as the gpu: an option that takes a
+// value, written with "=" and nothing after it, is given the empty value.
+std::vector<std::string> split_empty_values(const CLI::App& app, std::vector<std::string> args) {
+  if (args.size() < 2) return args;
+  const CLI::App* cmd = nullptr;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == args[1]) cmd = sub;
+  if (cmd == nullptr) return args;
+  std::vector<std::string> out;
+  bool options = true;  // until "--", after which every argument is positional
+  for (std::string& a : args) {
+    if (a == "--") options = false;
+    if (options && a.size() > 3 && a.starts_with("--") && a.back() == '=' &&
+        a.find('=') == a.size() - 1) {
+      const std::string name = a.substr(0, a.size() - 1);
+      const CLI::Option* opt = cmd->get_option_no_throw(name);
+      if (opt != nullptr && opt->get_items_expected_max() > 0) {
+        out.push_back(name);
+        out.emplace_back();
+        continue;
+      }
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// "--gpu ''" names no model: every command refuses it the same way, rather
+// than one inferring, one listing all and one ignoring it. Checked once here,
+// after parsing and before any command runs. pack is left to itself: it
+// resolves --gpu where its --json can also report the error as a document,
+// with the same message (resolve_gpu's "empty gpu name").
+void refuse_empty_gpu(const CLI::App& app) {
+  for (const CLI::App* cmd : app.get_subcommands()) {
+    if (cmd->get_name() == "pack") continue;
+    const CLI::Option* opt = cmd->get_option_no_throw("--gpu");
+    if (opt == nullptr || opt->count() == 0) continue;
+    for (const std::string& value : opt->results())
+      if (std::all_of(value.begin(), value.end(),
+                      [](unsigned char c) { return std::isspace(c) != 0; }))
+        throw CLI::ValidationError(resolve_gpu(value).error().message);
+  }
+}
+
+}  // namespace
+
 int run(const std::vector<std::string>& args, context& ctx) {
   CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
   app.name("migplan");
@@ -41,17 +96,25 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_fit(app, ctx);
   add_check(app, ctx);
 
+  // No arguments at all: the usage, as a usage error (exit 2, on stderr, so
+  // that a script's output stays empty).
+  if (args.size() < 2) {
+    ctx.err << app.help();
+    return exit_bad_input;
+  }
   // An unknown first word is a mistyped command: say so and suggest one.
-  if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') {
+  if (!args[1].empty() && args[1][0] != '-') {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), args[1]) == names.end()) {
-      ctx.err << "migplan: unknown command '" << args[1] << "'" << did_you_mean(args[1], names)
+      ctx.err << "migplan: unknown command " << quote_token(args[1]) << did_you_mean(args[1], names)
               << "; 'migplan --help' lists them\n";
       return exit_bad_input;
     }
   }
-  std::vector<std::string> rev(args.rbegin(), args.rend() - (args.empty() ? 0 : 1));
+  app.parse_complete_callback([&app] { refuse_empty_gpu(app); });
+  const std::vector<std::string> split = split_empty_values(app, args);
+  std::vector<std::string> rev(split.rbegin(), split.rend() - 1);
   try {
     app.parse(rev);
   } catch (const CLI::CallForHelp&) {
@@ -71,7 +134,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
       ctx.out << (sub != nullptr ? sub->help() : app.help());
       return exit_ok;
     }
-    std::string msg = e.what();
+    std::string msg = clip_token(e.what(), max_parse_message);
     if (!msg.empty()) msg[0] = detail::ascii_lower(msg[0]);
     ctx.err << "migplan: " << msg << "\n";
     return exit_bad_input;

@@ -5,13 +5,19 @@
 
 #include "render/check.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstddef>
+#include <limits>
 #include <migplan/gpu.hpp>
 #include <ostream>
 
 #include "app.hpp"
 #include "commands/check_files.hpp"
 #include "error.hpp"
+#include "io/check_input.hpp"
 #include "io/names.hpp"
 #include "io/source.hpp"
 
@@ -22,6 +28,7 @@ struct check_options {
   std::string gpu;
   std::string format = "text";
   bool verbose = false;
+  int max_errors = 50;  // diagnostics shown per file in text and github output
   std::vector<std::string> files;
 };
 
@@ -29,6 +36,10 @@ int run_check(const check_options& opt, context& ctx) {
   if (opt.files.empty()) {
     report_bad_input(ctx,
                      "check: no files given (name files or directories, or - for standard input)");
+    return exit_bad_input;
+  }
+  if (std::count(opt.files.begin(), opt.files.end(), "-") > 1) {
+    report_bad_input(ctx, "check: '-' (standard input) is named more than once");
     return exit_bad_input;
   }
   const gpu_model* forced = nullptr;
@@ -47,10 +58,10 @@ int run_check(const check_options& opt, context& ctx) {
   if (opt.format == "json") {
     render::check_json(ctx.out, files, sum);
   } else if (opt.format == "github") {
-    render::check_github(ctx.out, files);
+    render::check_github(ctx.out, files, static_cast<std::size_t>(opt.max_errors));
     ctx.err << render::check_summary_line(sum) << "\n";
   } else {
-    render::check_text(ctx.err, files);
+    render::check_text(ctx.err, files, static_cast<std::size_t>(opt.max_errors));
     ctx.err << render::check_summary_line(sum) << "\n";
   }
   return sum.exit_code;
@@ -69,11 +80,19 @@ void add_check(CLI::App& app, context& ctx) {
                   "that name none; for mig-parted configs, check only on this model");
   cmd->add_option("--format", opt->format, "Output: text (stderr), json or github (stdout)")
       ->check(CLI::IsMember({"text", "json", "github"}));
+  cmd->add_option("--max-errors", opt->max_errors,
+                  "Show at most N diagnostics per file in text and github output, then one line "
+                  "counting the rest (0: no limit; default 50). JSON lists them all")
+      ->option_text("N")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   cmd->add_flag("-v,--verbose", opt->verbose,
                 "Also report, as notes, each model a geometry fits on and its preferred layout");
-  cmd->add_option("FILE", opt->files,
-                  "Files to check ('-' reads standard input; a directory means every *.yaml, "
-                  "*.yml and *.json file under it)");
+  cmd->add_option(
+      "FILE", opt->files,
+      fmt::format("Files to check ('-' reads standard input; a directory means every *.yaml, "
+                  "*.yml and *.json file under it, hidden ones skipped, and files of neither "
+                  "format skipped with a note); at most {} MiB each",
+                  check::max_check_bytes >> 20));
   cmd->footer(
       "Exit codes: 0 every geometry valid, 1 a geometry invalid or impossible, 2 a file unreadable "
       "or malformed (the worst file wins).");

@@ -12,6 +12,8 @@
 #include <migplan/catalog.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
+#include <set>
+#include <tuple>
 
 #include "io/check_input.hpp"
 #include "io/names.hpp"
@@ -82,8 +84,8 @@ class checker {
   }
 
   std::string what(const geometry_spec& g) const {
-    return f_.input.format == input_format::mig_parted ? fmt::format("config '{}'", g.label)
-                                                       : fmt::format("'{}'", g.label);
+    return f_.input.format == input_format::mig_parted ? fmt::format("config '{}'", clip(g.label))
+                                                       : fmt::format("'{}'", clip(g.label));
   }
 
   void check_geometry(const geometry_spec& g, geometry_check& gc) {
@@ -292,25 +294,52 @@ class checker {
     }
     if (mc.status == model_check::outcome::unknown_profile) return mc;
     mc.items = items;
-    solve_options one;
-    one.max_layouts = 1;
-    const solution sol = solve(gpu, items, one);
-    if (sol.feasible()) {
-      mc.layout_count = sol.layout_count;
-      mc.preferred = sol.layouts.front().where;
+    const answer& a = solved(gpu, items);
+    if (a.layout_count > 0) {
+      mc.layout_count = a.layout_count;
+      mc.preferred = a.preferred;
       return mc;
     }
     mc.status = model_check::outcome::does_not_fit;
-    mc.why = explain(gpu, items, sol.why);
-    mc.closest = closest_fits(gpu, items, 3);
+    mc.why = a.why;
+    mc.closest = a.closest;
     std::vector<std::string> notes;
     for (const closest_fit& c : mc.closest)
       notes.push_back(fmt::format("closest fit: drop {} -> {}", items_text(gpu, c.drop),
                                   layout_text(gpu, c.where.where)));
     add(severity::error, fault::invalid, g.items_at,
-        fmt::format("{} does not fit on {}: {}", what(g), gpu.slug, describe(gpu, mc.why)),
+        fmt::format("{} does not fit on {}: {}", what(g), gpu.slug,
+                    describe(gpu, mc.why, mc.items)),
         std::move(notes));
     return mc;
+  }
+
+  // What the core says about one request on one model.
+  struct answer {
+    std::uint64_t layout_count = 0;
+    std::optional<layout> preferred;
+    reason why;
+    std::vector<closest_fit> closest;
+  };
+
+  // The core's answer, solved once per distinct request and model: configs
+  // repeat a geometry for every device filter and node type, and a file of
+  // many entries costs its distinct geometries, not its entries.
+  const answer& solved(const gpu_model& gpu, const std::vector<item>& items) {
+    auto [it, fresh] = solved_.try_emplace({&gpu, items});
+    answer& a = it->second;
+    if (!fresh) return a;
+    solve_options one;
+    one.max_layouts = 1;
+    const solution sol = solve(gpu, items, one);
+    if (sol.feasible()) {
+      a.layout_count = sol.layout_count;
+      a.preferred = sol.layouts.front().where;
+    } else {
+      a.why = explain(gpu, items, sol.why);
+      a.closest = closest_fits(gpu, items, 3);
+    }
+    return a;
   }
 
   void report_fits(const geometry_spec& g, const geometry_check& gc) {
@@ -332,7 +361,26 @@ class checker {
   const gpu_model* forced_;
   bool verbose_;
   std::vector<std::string> names_;
+  std::map<std::pair<const gpu_model*, std::vector<item>>, answer> solved_;
 };
+
+// The same finding at the same place once: an alias or a merge key makes
+// one mapping part of many entries, and what is wrong in it is said once.
+void drop_repeats(std::vector<diagnostic>& ds) {
+  std::vector<bool> keep(ds.size(), true);
+  {
+    std::set<std::tuple<int, int, severity, std::string_view>> seen;
+    for (std::size_t i = 0; i < ds.size(); ++i)
+      keep[i] = seen.emplace(ds[i].at.line, ds[i].at.col, ds[i].level, ds[i].message).second;
+  }
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    if (keep[i]) {
+      if (n != i) ds[n] = std::move(ds[i]);
+      ++n;
+    }
+  ds.resize(n);
+}
 
 void finish_status(file_check& f) {
   bool malformed = false, invalid = false;
@@ -360,21 +408,35 @@ file_check check_source(const source& s, std::istream& in, const gpu_model* forc
     f.diagnostics.push_back({severity::error, fault::malformed, {}, s.empty_dir_error, {}});
     return f;
   }
-  auto text = read_source(s.path, in);
+  auto text = read_check_source(s.path, in);
   if (!text) {
     f.status = file_status::unreadable;
-    f.diagnostics.push_back(
-        {severity::error, fault::malformed, {}, "cannot read file: " + text.error().message, {}});
+    f.diagnostics.push_back({severity::error, fault::malformed, {}, text.error().message, {}});
     return f;
   }
   f.text = std::move(*text);
   f.input = parse_check_input(f.text, looks_json(s, f.text));
+  if (s.scanned && f.input.foreign) {
+    // A workflow or a compose file beside the configs: not ours to judge.
+    // Named on the command line, the same file is an error.
+    f = file_check{};
+    f.path = s.shown;
+    f.status = file_status::skipped;
+    f.diagnostics.push_back({severity::note,
+                             fault::invalid,
+                             {},
+                             "skipped: neither a migplan geometry file (version: 1, gpus: ...) "
+                             "nor a mig-parted config (version: v1, mig-configs: ...)",
+                             {}});
+    return f;
+  }
   f.diagnostics = f.input.diagnostics;
   checker(f, forced, verbose).run();
   std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                    [](const diagnostic& a, const diagnostic& b) {
                      return a.at.line != b.at.line ? a.at.line < b.at.line : a.at.col < b.at.col;
                    });
+  drop_repeats(f.diagnostics);
   finish_status(f);
   return f;
 }
@@ -382,7 +444,10 @@ file_check check_source(const source& s, std::istream& in, const gpu_model* forc
 summary summarize(std::span<const file_check> files) {
   summary s;
   for (const file_check& f : files) {
-    ++s.files;
+    if (f.status == file_status::skipped)
+      ++s.skipped_files;
+    else
+      ++s.files;
     for (const geometry_check& g : f.geometries) {
       ++s.geometries;
       switch (g.status) {
@@ -422,6 +487,8 @@ summary summarize(std::span<const file_check> files) {
         break;
       case file_status::unreadable:
         ++s.unreadable_files, code = 2;
+        break;
+      case file_status::skipped:
         break;
     }
     s.exit_code = std::max(s.exit_code, code);

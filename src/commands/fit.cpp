@@ -13,26 +13,44 @@
 #include "io/size.hpp"
 
 namespace migplan::cli {
+namespace {
+
+// Far beyond any GPU (an H100 has 132 SMs) and any fleet, yet small enough
+// that the arithmetic of sizing cannot overflow.
+constexpr long long max_sms = 100000;
+constexpr long long max_count = 1000000000;
+
+}  // namespace
 
 void add_fit(CLI::App& app, context& ctx) {
   struct opts {
     std::string gpu, memory;
-    int sms = 0;
-    long long count = 1;
+    // Numbers are read as text so that "abc" is "not a number" rather than
+    // CLI11's "not in range".
+    std::string sms, count;
+    CLI::Option* sms_given = nullptr;
+    CLI::Option* count_given = nullptr;
     bool json = false;
   };
   auto o = std::make_shared<opts>();
   CLI::App* cmd = app.add_subcommand(
       "fit", "Size a workload: smallest profile, instances per GPU, GPUs needed");
   cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")->required();
-  cmd->add_option("--memory,-m", o->memory, "Memory per instance: 12GiB, 12G, 12288MiB")
+  cmd->add_option("--memory,-m", o->memory,
+                  "Memory per instance, rounded up to a whole MiB: 12Gi or 12GiB (2^30 bytes), "
+                  "12288Mi or 12288MiB (2^20), 1Ti or 1TiB (2^40); 12G or 12GB (10^9 bytes, as in "
+                  "Kubernetes), 12M or 12MB (10^6), 1T or 1TB (10^12)")
+      ->type_name("SIZE")
       ->required();
-  cmd->add_option("--sms", o->sms, "SMs per instance (where SM counts are known)")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--count,-k", o->count, "Instances wanted")->check(CLI::Range(1LL, 1000000000LL));
+  o->sms_given =
+      cmd->add_option("--sms", o->sms, "SMs per instance (where SM counts are known), 1 to 100000")
+          ->type_name("N");
+  o->count_given =
+      cmd->add_option("--count,-k", o->count, "Instances wanted, 1 to 1000000000 (default 1)")
+          ->type_name("K");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->footer(
-      "Examples:\n  migplan fit --gpu h100-80gb --memory 12GiB --count 20\n"
+      "Examples:\n  migplan fit --gpu h100-80gb --memory 12Gi --count 20\n"
       "  migplan fit --gpu a100-40gb --memory 9GiB --sms 20 --json\n"
       "Exit codes: 0 a profile fits, 1 none is big enough, 2 bad input.");
   cmd->callback([o, &ctx] {
@@ -46,7 +64,25 @@ void add_fit(CLI::App& app, context& ctx) {
       report_bad_input(ctx, mib.error().message);
       return;
     }
-    const need n{*mib, o->sms > 0 ? std::optional<int>(o->sms) : std::nullopt, o->count};
+    std::optional<int> sms;
+    if (o->sms_given->count() > 0) {
+      auto v = parse_whole_number("--sms", o->sms, 1, max_sms);
+      if (!v) {
+        report_bad_input(ctx, v.error().message);
+        return;
+      }
+      sms = static_cast<int>(*v);
+    }
+    long long count = 1;
+    if (o->count_given->count() > 0) {
+      auto v = parse_whole_number("--count", o->count, 1, max_count);
+      if (!v) {
+        report_bad_input(ctx, v.error().message);
+        return;
+      }
+      count = *v;
+    }
+    const need n{*mib, sms, count};
     const sizing s = size_for(**g, n);
     if (o->json)
       render::fit_json(ctx.out, **g, n, s);

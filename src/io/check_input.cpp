@@ -7,12 +7,20 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <istream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <span>
-#include <sstream>
+#include <streambuf>
+#include <unordered_map>
 #include <utility>
 
 #include "io/names.hpp"
@@ -125,12 +133,22 @@ bool decimal_int(const YAML::Node& n, long long& v) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-std::string q(std::string_view s) { return fmt::format("'{}'", s); }
+// Text from the file as a message quotes it: a hostile key or value a
+// megabyte long comes back as its first 64 bytes (cut on a UTF-8 boundary).
+constexpr std::size_t max_quoted = 64;
+
+std::string q(std::string_view s) { return fmt::format("'{}'", clip(s)); }
+
+// " (did you mean ...?)": no name is longer than max_quoted, so a longer
+// text is no typo of one (and the edit distance would cost its length squared).
+std::string suggest(std::string_view s, std::span<const std::string> names) {
+  return s.size() > max_quoted ? std::string() : did_you_mean(s, names);
+}
 
 // A value as a message names it: '2', the string "true", a list.
 std::string shown(const YAML::Node& n) {
   const kind k = kind_of(n);
-  if (k == kind::string && is_quoted(n)) return fmt::format("the string \"{}\"", n.Scalar());
+  if (k == kind::string && is_quoted(n)) return fmt::format("the string \"{}\"", clip(n.Scalar()));
   if (k == kind::string || k == kind::integer || k == kind::number || k == kind::boolean)
     return q(n.Scalar());
   return std::string(kind_name(k));
@@ -144,9 +162,23 @@ std::string join_names(std::span<const std::string_view> names) {
 
 // ---------------------------------------------------------------------------
 
+// Thrown when aliases and merge keys make a file expand past its work
+// budget; parse_check_input turns it into one error.
+struct too_much_work {};
+
+// A merge key: a plain '<<' (or one tagged !!merge); a quoted "<<" (and every
+// JSON key) is an ordinary key, as in go-yaml.
+bool is_merge_key(const YAML::Node& k) {
+  return k.IsScalar() && k.Scalar() == "<<" &&
+         (k.Tag() == "?" || k.Tag() == "tag:yaml.org,2002:merge");
+}
+
 class reader {
  public:
-  explicit reader(parsed_input& out) : out_(out) {}
+  // `budget`: how many mapping entries and list items the reader may visit.
+  // Aliases let a small file name the same list or mapping many times over;
+  // the budget keeps the work proportional to the file.
+  reader(parsed_input& out, std::size_t budget) : out_(out), budget_(budget) {}
 
   static location at(const YAML::Node& n) {
     const YAML::Mark m = n.Mark();
@@ -155,6 +187,7 @@ class reader {
   }
 
   void error(location where, std::string message, fault kind = fault::malformed) {
+    if (kind == fault::malformed) ++malformed_;
     out_.diagnostics.push_back({severity::error, kind, where, std::move(message), {}});
   }
   void warning(location where, std::string message) {
@@ -164,47 +197,71 @@ class reader {
     out_.diagnostics.push_back({severity::note, fault::invalid, where, std::move(message), {}});
   }
 
+  // Counts one visited value against the budget.
+  void tick() {
+    if (budget_ == 0) throw too_much_work{};
+    --budget_;
+  }
+
   /// One key of a mapping and its value.
   struct entry {
     std::string key;
     YAML::Node key_node;
     YAML::Node value;
+    bool merged = false;  ///< brought in by a merge key
+    location merge_at;    ///< that merge key, when merged
   };
 
-  // A mapping's entries in order. Duplicate keys are reported (an error for
-  // migplan files; for mig-parted, which keeps the last silently, a warning)
-  // and only the last one is kept, as mig-parted does. YAML::Node's assignment
-  // writes through to the document, so entries are only ever copy-constructed
-  // (push_back), never assigned (erase, sort).
+  // A mapping's entries in order, merge keys resolved. Each key keeps one
+  // value: for mig-parted configs the last one applied, as go-yaml v2 (which
+  // mig-parted reads YAML with, through sigs.k8s.io/yaml) applies them: in
+  // the order written, a merge key standing for the entries of the mapping
+  // it names, or of each mapping in the list it names from last to first,
+  // so that earlier ones win. For migplan files a key written in the mapping
+  // wins over a merged one wherever the '<<' stands (YAML's merge-key rule).
+  // Duplicate keys written in the mapping are reported (an error for migplan
+  // files; for mig-parted, which keeps the last silently, a warning).
+  // YAML::Node's assignment writes through to the document, so entries are
+  // only ever copy-constructed (push_back), never assigned (erase, sort).
   std::vector<entry> entries(const YAML::Node& map, bool dup_is_error, std::string_view what) {
     std::vector<entry> all;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node k = it->first;
-      if (!k.IsScalar()) {
-        error(at(k), fmt::format("{} keys must be strings, not {}", what, kind_name(kind_of(k))));
-        continue;
+    std::vector<YAML::Node> open{map};
+    flatten(map, what, all, open, {});
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    struct key_state {
+      std::size_t first_written = none, winner = none;
+    };
+    std::unordered_map<std::string_view, key_state> keys;
+    keys.reserve(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const entry& e = all[i];
+      key_state& k = keys[e.key];
+      if (!e.merged && k.first_written != none) {
+        const std::string msg = fmt::format("duplicate key {} (first at line {})", q(e.key),
+                                            at(all[k.first_written].key_node).line);
+        if (dup_is_error)
+          error(at(e.key_node), msg);
+        else
+          warning(at(e.key_node), msg + "; mig-parted keeps only the last one");
       }
-      all.push_back({k.Scalar(), k, it->second});
+      if (!e.merged && k.first_written == none) k.first_written = i;
+      if (!dup_is_error || !e.merged || k.winner == none || all[k.winner].merged) k.winner = i;
     }
     std::vector<entry> out;
+    out.reserve(keys.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
-      std::size_t first = i;
-      for (std::size_t j = 0; j < i; ++j)
-        if (all[j].key == all[i].key) {
-          first = j;
-          break;
-        }
-      if (first != i) {
-        const std::string msg = fmt::format("duplicate key {} (first at line {})", q(all[i].key),
-                                            at(all[first].key_node).line);
-        if (dup_is_error)
-          error(at(all[i].key_node), msg);
-        else
-          warning(at(all[i].key_node), msg + "; mig-parted keeps only the last one");
+      const key_state& k = keys[all[i].key];
+      if (k.winner != i) continue;
+      if (all[i].merged && k.first_written != none && k.first_written < i) {
+        // Only for mig-parted: in a migplan file the written key has won.
+        const entry& written = all[k.first_written];
+        warning(at(written.key_node),
+                fmt::format("{} is replaced by the value merged in by '<<' at line {}: "
+                            "mig-parted applies a merge key where it stands, so write '<<' "
+                            "before the keys it must not replace",
+                            q(written.key), all[i].merge_at.line));
       }
-      bool later = false;
-      for (std::size_t j = i + 1; j < all.size() && !later; ++j) later = all[j].key == all[i].key;
-      if (!later) out.push_back(all[i]);
+      out.push_back(all[i]);
     }
     return out;
   }
@@ -218,9 +275,10 @@ class reader {
     std::vector<std::string> names(allowed.begin(), allowed.end()), suggested;
     for (const entry& e : es) {
       if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;
-      std::string hint = did_you_mean(e.key, names);
+      std::string hint = suggest(e.key, names);
       if (hint.empty()) hint = fmt::format(" (expected {})", join_names(allowed));
-      for (std::string& n : nearest(e.key, names, 1)) suggested.push_back(std::move(n));
+      if (e.key.size() <= max_quoted)
+        for (std::string& n : nearest(e.key, names, 1)) suggested.push_back(std::move(n));
       error(at(e.key_node), fmt::format("unknown {} {}{}{}", what, q(e.key), hint, suffix));
     }
     return suggested;
@@ -242,20 +300,88 @@ class reader {
   }
 
   parsed_input& out_;
+  std::size_t malformed_ = 0;  // malformed errors (schema, syntax) reported so far
+
+ private:
+  // Appends `map`'s entries to `out` in the order go-yaml applies them, each
+  // merge key replaced by what it merges. `open`: the mappings being
+  // flattened (an alias can name a mapping from inside itself).
+  void flatten(const YAML::Node& map, std::string_view what, std::vector<entry>& out,
+               std::vector<YAML::Node>& open, std::optional<location> merge_at) {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      tick();
+      const YAML::Node k = it->first;
+      if (!k.IsScalar()) {
+        // A merged mapping's own keys are reported where that mapping is read.
+        if (!merge_at)
+          error(at(k), fmt::format("{} keys must be strings, not {}", what, kind_name(kind_of(k))));
+        continue;
+      }
+      if (is_merge_key(k)) {
+        merge(it->second, what, out, open, merge_at.value_or(at(k)));
+        continue;
+      }
+      out.push_back(
+          {k.Scalar(), k, it->second, merge_at.has_value(), merge_at.value_or(location{})});
+    }
+  }
+
+  void merge(const YAML::Node& value, std::string_view what, std::vector<entry>& out,
+             std::vector<YAML::Node>& open, location merge_at) {
+    const auto bad = [&](const YAML::Node& n) {
+      error(at(n).line > 0 ? at(n) : merge_at,
+            fmt::format("the value of a merge key '<<' must be a mapping or a list of mappings, "
+                        "not {}",
+                        kind_name(kind_of(n))));
+    };
+    const auto one = [&](const YAML::Node& m) {
+      if (!m.IsMap()) return bad(m);
+      for (const YAML::Node& o : open)
+        if (o.is(m)) {
+          error(merge_at, "merge key '<<' names a mapping that contains it");
+          return;
+        }
+      if (open.size() > max_merge_depth) {
+        error(merge_at, fmt::format("merge keys nest more than {} deep", max_merge_depth));
+        return;
+      }
+      open.push_back(m);
+      flatten(m, what, out, open, merge_at);
+      open.pop_back();
+    };
+    if (value.IsMap()) return one(value);
+    if (!value.IsSequence()) return bad(value);
+    std::vector<YAML::Node> list;
+    for (const YAML::Node& n : value) {
+      tick();
+      list.push_back(n);
+    }
+    for (auto it = list.rbegin(); it != list.rend(); ++it) one(*it);
+  }
+
+  static constexpr std::size_t max_merge_depth = 32;
+  std::size_t budget_;
 };
 
 // ---------------------------------------------------------------------------
 // migplan geometry files.
 
-void locate_tokens(std::string_view line_text, location start, std::vector<token>& tokens,
-                   std::vector<location>& where) {
-  // Each token's column: its text searched on the source line from the scalar's start.
+void locate_tokens(std::string_view line_text, location start, std::size_t scalar_size,
+                   std::vector<token>& tokens, std::vector<location>& where) {
+  // Each token's column: its text searched on the source line from the
+  // scalar's start, within the scalar's extent (a JSON escape such as \u0067
+  // takes 6 bytes for 1). A token not found there (escaped) stops the search:
+  // the rest keep the scalar's position, and a long line is never rescanned.
   std::size_t from = start.col > 0 ? static_cast<std::size_t>(start.col - 1) : 0;
+  const std::string_view scalar =
+      line_text.substr(0, std::min(line_text.size(), from + 6 * scalar_size + 2));
+  bool found = true;
   for (const token& t : tokens) {
     location l = start;
     const std::size_t pos =
-        from < line_text.size() ? line_text.find(t.text, from) : std::string_view::npos;
-    if (pos != std::string_view::npos) {
+        found && from < scalar.size() ? scalar.find(t.text, from) : std::string_view::npos;
+    found = pos != std::string_view::npos;
+    if (found) {
       l.col = static_cast<int>(pos) + 1;
       from = pos + t.text.size();
     }
@@ -265,8 +391,8 @@ void locate_tokens(std::string_view line_text, location start, std::vector<token
 
 class geometry_reader : public reader {
  public:
-  geometry_reader(parsed_input& out, std::span<const std::string_view> lines)
-      : reader(out), lines_(lines) {}
+  geometry_reader(parsed_input& out, std::size_t budget, std::span<const std::string_view> lines)
+      : reader(out, budget), lines_(lines) {}
 
   void read(const YAML::Node& root) {
     const auto top = entries(root, true, "top-level");
@@ -310,7 +436,10 @@ class geometry_reader : public reader {
       return;
     }
     int i = 0;
-    for (const YAML::Node& g : gpus->value) read_entry(g, i++);
+    for (const YAML::Node& g : gpus->value) {
+      tick();
+      read_entry(g, i++);
+    }
   }
 
  private:
@@ -332,7 +461,7 @@ class geometry_reader : public reader {
                                   kind_name(kind_of(node))));
       return;
     }
-    const std::size_t errors_before = count_errors();
+    const std::size_t errors_before = malformed_;
     const auto es = entries(node, true, "gpu entry");
     const auto misspelt = unknown_keys(es, geometry_entry_keys, "key", "");
     if (const entry* n = find(es, "name"); n != nullptr) {
@@ -363,17 +492,10 @@ class geometry_reader : public reader {
       g.items_at = at(inst->key_node);
       read_instances(*inst, g);
     }
-    g.broken = count_errors() > errors_before;
+    g.broken = malformed_ > errors_before;
     if (!g.broken) claim_indices(g);
     index_at_.clear();
     out_.geometries.push_back(std::move(g));
-  }
-
-  std::size_t count_errors() const {
-    return static_cast<std::size_t>(
-        std::count_if(out_.diagnostics.begin(), out_.diagnostics.end(), [](const diagnostic& d) {
-          return d.level == severity::error && d.kind == fault::malformed;
-        }));
   }
 
   void read_index(const entry& e, geometry_spec& g) {
@@ -391,6 +513,7 @@ class geometry_reader : public reader {
     if (!e.value.IsSequence() || e.value.size() == 0) return bad(value_at(e));
     g.all_devices = false;
     for (const YAML::Node& n : e.value) {
+      tick();
       if (!decimal_int(n, v) || v < 0) {
         bad(at(n));
         continue;
@@ -425,6 +548,7 @@ class geometry_reader : public reader {
       return;
     }
     for (const YAML::Node& n : e.value) {
+      tick();
       const location l = at(n);
       if (!n.IsScalar()) {
         error(l, fmt::format("each instance must be a string such as \"2x1g.5gb\" or "
@@ -448,7 +572,7 @@ class geometry_reader : public reader {
           l.line >= 1 && static_cast<std::size_t>(l.line) <= lines_.size()
               ? lines_[static_cast<std::size_t>(l.line - 1)]
               : std::string_view();
-      locate_tokens(line_text, l, *tokens, where);
+      locate_tokens(line_text, l, text.size(), *tokens, where);
       for (std::size_t i = 0; i < tokens->size(); ++i) {
         const token& t = (*tokens)[i];
         g.items.push_back({t.text, t.profile, t.count, t.start, where[i]});
@@ -522,13 +646,11 @@ class mig_parted_reader : public reader {
       return;
     }
     int i = 0;
-    for (const YAML::Node& n : c.value) read_entry(c.key, n, i++);
-  }
-
-  std::size_t count_errors() const {
-    return static_cast<std::size_t>(
-        std::count_if(out_.diagnostics.begin(), out_.diagnostics.end(),
-                      [](const diagnostic& d) { return d.level == severity::error; }));
+    claims_.clear();  // a gpu index is claimed within one config
+    for (const YAML::Node& n : c.value) {
+      tick();
+      read_entry(c.key, n, i++);
+    }
   }
 
   void read_entry(const std::string& label, const YAML::Node& node, int index) {
@@ -543,7 +665,8 @@ class mig_parted_reader : public reader {
                                   index, q(label), kind_name(kind_of(node))));
       return;
     }
-    const std::size_t errors_before = count_errors();
+    const std::size_t errors_before = malformed_;
+    device_at_.clear();
     const auto es = entries(node, false, "entry");
     const auto misspelt =
         unknown_keys(es, mig_parted_entry_keys, "field", "; mig-parted rejects unknown fields");
@@ -578,8 +701,53 @@ class mig_parted_reader : public reader {
       error(at(md->key_node), fmt::format("'mig-devices' must be empty when 'mig-enabled' is "
                                           "false; mig-parted rejects config {}",
                                           q(label)));
-    g.broken = count_errors() > errors_before;
+    g.broken = malformed_ > errors_before;
+    if (!g.broken) claim_devices(label, g);
     out_.geometries.push_back(std::move(g));
+  }
+
+  // Two entries of one config that give the same gpu index, and that both
+  // match a gpu of some model (no device-filter, or a PCI ID in common), set
+  // it twice: mig-parted walks the entries in order and applies each to every
+  // gpu it matches (WalkSelectedMigConfigForEachGPU in
+  // cmd/nvidia-mig-parted/assert/assert.go, called by apply/mode.go and
+  // apply/config.go), so the later entry replaces the earlier one there.
+  // `devices: all` is left alone: an entry for every gpu beside one for a
+  // few is how configs give a node's gpus different roles.
+  void claim_devices(const std::string& label, geometry_spec& g) {
+    std::vector<std::uint32_t> ids;
+    for (const filter_id& f : g.filter)
+      if (f.readable) ids.push_back(f.value);
+    if (g.has_filter && ids.empty()) return;  // matches no gpu (already warned)
+    std::set<long long> mine;
+    for (std::size_t i = 0; i < g.devices.size(); ++i) {
+      const long long d = g.devices[i];
+      const location l = i < device_at_.size() ? device_at_[i] : g.at;
+      if (d < 0) continue;  // reported by read_devices
+      if (!mine.insert(d).second) {
+        warning(l, fmt::format("gpu index {} is listed twice", d));
+        continue;
+      }
+      index_claims& c = claims_[d];
+      std::optional<device_claim> prior = g.has_filter ? c.unfiltered : c.first;
+      for (std::uint32_t id : ids)
+        if (auto it = c.by_filter.find(id);
+            it != c.by_filter.end() && (!prior || it->second.entry < prior->entry))
+          prior = it->second;
+      if (prior) {
+        g.conflict = true;
+        error(l,
+              fmt::format("gpu index {} is already given to entry {} of config {} (line {}); "
+                          "mig-parted applies the entries in order, so this one replaces it on "
+                          "gpu {}",
+                          d, prior->entry, q(label), prior->line, d),
+              fault::invalid);
+      }
+      const device_claim me{g.entry, g.at.line};
+      if (!c.first) c.first = me;
+      if (!g.has_filter && !c.unfiltered) c.unfiltered = me;
+      for (std::uint32_t id : ids) c.by_filter.try_emplace(id, me);
+    }
   }
 
   void read_filter(const entry& e, geometry_spec& g) {
@@ -591,7 +759,7 @@ class mig_parted_reader : public reader {
       if (k == kind::integer || k == kind::number)
         error(at(n), fmt::format("device-filter {} is read as a number; quote it (\"{}\"): "
                                  "mig-parted wants a string",
-                                 n.Scalar(), n.Scalar()));
+                                 clip(n.Scalar()), clip(n.Scalar())));
       else
         error(at(n), fmt::format("device-filter must be a pci id string or a list of them, not {}",
                                  kind_name(k)));
@@ -599,6 +767,7 @@ class mig_parted_reader : public reader {
     const bool list = e.value.IsSequence();
     if (list) {
       for (const YAML::Node& n : e.value) {
+        tick();
         if (kind_of(n) != kind::string) {
           bad_type(n);
           continue;
@@ -639,18 +808,30 @@ class mig_parted_reader : public reader {
     if (k == kind::integer) {
       error(at(v), fmt::format("'devices' must be \"all\" or a list of gpu indices; mig-parted "
                                "rejects a bare integer (write [{}])",
-                               v.Scalar()));
+                               clip(v.Scalar())));
       return;
     }
     if (k == kind::list) {
       g.all_devices = false;
       for (const YAML::Node& n : v) {
+        tick();
         long long d = 0;
         if (!decimal_int(n, d)) {
           error(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
           continue;
         }
+        if (d < 0) {
+          // mig-parted reads it ([]int) and compares it with the index of
+          // each gpu (0, 1, ...): it never matches (MatchesDevices in
+          // api/spec/v1/helpers.go).
+          g.conflict = true;
+          error(at(n),
+                fmt::format("gpu index {} is negative: mig-parted accepts it but it matches no gpu",
+                            d),
+                fault::invalid);
+        }
         g.devices.push_back(d);
+        device_at_.push_back(at(n));
       }
       return;
     }
@@ -670,23 +851,36 @@ class mig_parted_reader : public reader {
       const location l = at(d.key_node);
       if (const std::string why = mig_profile_format_error(d.key); !why.empty()) {
         error(l, fmt::format("invalid profile name {}: {}; mig-parted rejects it{}", q(d.key), why,
-                             did_you_mean(d.key, all_profile_names())));
+                             suggest(d.key, all_profile_names())));
         continue;
       }
       long long n = 0;
       if (!decimal_int(d.value, n)) {
-        error(value_at(d),
-              fmt::format("count of {} must be a whole number, not {}", d.key, shown(d.value)));
+        error(value_at(d), fmt::format("count of {} must be a whole number, not {}", clip(d.key),
+                                       shown(d.value)));
         continue;
       }
       if (n < 0) {
         error(at(d.value),
-              fmt::format("invalid count {} for {}: counts must be 0 or more", n, d.key));
+              fmt::format("invalid count {} for {}: counts must be 0 or more", n, clip(d.key)));
         continue;
       }
       g.items.push_back({d.key, d.key, n, std::nullopt, l});
     }
   }
+
+  struct device_claim {
+    int entry;
+    int line;
+  };
+  // Who first gave a gpu index: any entry, an entry without a device-filter,
+  // and an entry naming each PCI ID.
+  struct index_claims {
+    std::optional<device_claim> first, unfiltered;
+    std::map<std::uint32_t, device_claim> by_filter;
+  };
+  std::map<long long, index_claims> claims_;  // of the config being read
+  std::vector<location> device_at_;           // of the entry being read, as its devices
 };
 
 // ---------------------------------------------------------------------------
@@ -760,13 +954,41 @@ class document_counter : public YAML::EventHandler {
   }
 };
 
-std::optional<location> second_document(const std::string& text) {
-  std::istringstream in(text);
+// The text as a stream, without a copy (it can be 16 MiB).
+class view_buf : public std::streambuf {
+ public:
+  explicit view_buf(std::string_view text) {
+    char* begin = const_cast<char*>(text.data());  // only ever read
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+std::optional<location> second_document(std::string_view text) {
+  view_buf buf(text);
+  std::istream in(&buf);
   YAML::Parser parser(in);
   document_counter counter;
   for (int doc = 0; doc < 4 && parser.HandleNextDocument(counter); ++doc)
     if (doc > 0 && counter.content) return counter.content;
   return std::nullopt;
+}
+
+// False when no second document can follow `root`, so that the text is not
+// scanned a second time (a third of the time on a large file): a block
+// mapping ends only where a line starts with a document marker ("---",
+// "...") or a directive ('%'). After a flow collection or a scalar, yaml-cpp
+// starts another document without a marker ("{a: 1} {b: 2}"). Checked
+// against the full scan on a million random block-mapping documents.
+bool may_have_second_document(std::string_view text, const YAML::Node& root) {
+  if (!root.IsMap() || root.Style() != YAML::EmitterStyle::Block) return true;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::string_view line = text.substr(at, 3);
+    if (line == "---" || line == "..." || line.starts_with('%')) return true;
+    const std::size_t end = text.find_first_of("\r\n", at);
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  return false;
 }
 
 bool has_key(const YAML::Node& map, std::string_view key) {
@@ -785,7 +1007,57 @@ input_format detect(const YAML::Node& root) {
   return input_format::unknown;
 }
 
+// True when a document has a key only the two formats have: 'gpus',
+// 'mig-configs', or 'version' as the number 1 or "v1". A bare 'version' does
+// not count: docker-compose files have one ("3.8").
+bool recognized(const YAML::Node& root) {
+  if (!root.IsMap()) return false;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    const std::string& k = it->first.Scalar();
+    if (k == "gpus" || k == "mig-configs") return true;
+    long long v = 0;
+    if (k == "version" && it->second.IsScalar() &&
+        (it->second.Scalar() == "v1" || (decimal_int(it->second, v) && v == 1)))
+      return true;
+  }
+  return false;
+}
+
+// A JSON syntax check that builds nothing (nlohmann's document would cost
+// many times the file): every event is accepted, the first error kept.
+class json_syntax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::optional<std::size_t> byte;  // where the error is
+  std::string what;                 // nlohmann's message
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    byte = position;
+    what = e.what();
+    return false;
+  }
+};
+
 }  // namespace
+
+std::string clip(std::string_view text) {
+  if (text.size() <= max_quoted) return std::string(text);
+  std::size_t cut = max_quoted;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
 
 std::string mig_profile_format_error(std::string_view name) {
   if (name.empty()) return "the name is empty";
@@ -864,29 +1136,78 @@ bool parse_filter_id(std::string_view text, std::uint32_t& out) {
   return true;
 }
 
+result<std::string> read_check_source(const std::string& path, std::istream& in,
+                                      std::size_t limit) {
+  namespace fs = std::filesystem;
+  const auto too_large = [&] {
+    const std::string size = limit % (1 << 20) == 0 ? fmt::format("{} MiB", limit >> 20)
+                                                    : fmt::format("{} bytes", limit);
+    return cli::error{fmt::format("larger than {}, the most check reads of one file", size)};
+  };
+  std::unique_ptr<std::ifstream> file;
+  std::istream* stream = &in;
+  if (path != "-") {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return cli::error{"cannot read file: is a directory"};
+    file = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*file) return cli::error{std::string("cannot read file: ") + std::strerror(errno)};
+    // A regular file says its size: refuse it unread. Devices and pipes
+    // (/dev/zero, a fifo) do not, and are read to the limit below.
+    if (fs::is_regular_file(path, ec)) {
+      const std::uintmax_t size = fs::file_size(path, ec);
+      if (!ec && size > limit) return too_large();
+    }
+    stream = file.get();
+  }
+  // In chunks, straight from the buffer: a short read is the end (sgetn
+  // waits for the rest otherwise), and a read error throws (libstdc++'s filebuf).
+  std::string text;
+  std::streambuf* buf = stream->rdbuf();
+  constexpr std::size_t chunk = 1 << 16;
+  try {
+    while (true) {
+      const std::size_t old = text.size();
+      const std::size_t want = std::min(chunk, limit + 1 - old);
+      text.resize(old + want);
+      const std::streamsize got = buf->sgetn(text.data() + old, static_cast<std::streamsize>(want));
+      text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+      if (text.size() > limit) return too_large();
+      if (got < static_cast<std::streamsize>(want)) break;
+    }
+  } catch (const std::exception&) {
+    return cli::error{std::string("cannot read file: ") + std::strerror(errno)};
+  }
+  return text;
+}
+
 parsed_input parse_check_input(std::string_view text, bool json) {
   parsed_input out;
-  const auto lines = split_lines(text);
   if (json) {
+    json_syntax syntax;
     try {
-      const auto doc = nlohmann::json::parse(text.begin(), text.end());
-      (void)doc;
-    } catch (const nlohmann::json::parse_error& e) {
+      nlohmann::json::sax_parse(text.begin(), text.end(), &syntax);
+    } catch (const std::exception& e) {
+      syntax.what = e.what();
+    }
+    if (!syntax.what.empty()) {
       out.diagnostics.push_back({severity::error,
                                  fault::malformed,
-                                 offset_location(text, e.byte),
-                                 "invalid json: " + json_message(e.what()),
+                                 syntax.byte ? offset_location(text, *syntax.byte) : location{},
+                                 "invalid json: " + json_message(syntax.what),
                                  {}});
-      return out;
-    } catch (const std::exception& e) {
-      out.diagnostics.push_back(
-          {severity::error, fault::malformed, {}, std::string("invalid json: ") + e.what(), {}});
       return out;
     }
   }
+  // Mapping entries and list items the readers may visit: every one takes a
+  // few bytes of the file, so a file without aliases stays far below this.
+  const std::size_t budget = 4 * text.size() + 100'000;
   try {
-    const std::string copy(text);
-    if (const std::optional<location> second = second_document(copy)) {
+    view_buf buf(text);
+    std::istream stream(&buf);
+    const YAML::Node root = YAML::Load(stream);  // the first document
+    out.foreign = !recognized(root);
+    if (const std::optional<location> second =
+            may_have_second_document(text, root) ? second_document(text) : std::nullopt) {
       out.diagnostics.push_back({severity::error,
                                  fault::malformed,
                                  *second,
@@ -895,7 +1216,6 @@ parsed_input parse_check_input(std::string_view text, bool json) {
                                  {}});
       return out;
     }
-    const YAML::Node root = YAML::Load(copy);
     if (root.IsNull() || !root.IsDefined()) {
       out.diagnostics.push_back({severity::error,
                                  fault::malformed,
@@ -918,10 +1238,10 @@ parsed_input parse_check_input(std::string_view text, bool json) {
     out.format = detect(root);
     switch (out.format) {
       case input_format::geometry:
-        geometry_reader(out, lines).read(root);
+        geometry_reader(out, budget, split_lines(text)).read(root);
         break;
       case input_format::mig_parted:
-        mig_parted_reader(out).read(root);
+        mig_parted_reader(out, budget).read(root);
         break;
       case input_format::unknown:
         out.diagnostics.push_back({severity::error,
@@ -932,6 +1252,15 @@ parsed_input parse_check_input(std::string_view text, bool json) {
                                    {}});
         break;
     }
+  } catch (const too_much_work&) {
+    out.diagnostics.push_back(
+        {severity::error,
+         fault::malformed,
+         {},
+         fmt::format("aliases and merge keys make this file name more than {} values; check "
+                     "stops reading it there",
+                     budget),
+         {}});
   } catch (const YAML::Exception& e) {
     location l;
     if (!e.mark.is_null()) l = {e.mark.line + 1, e.mark.column + 1};

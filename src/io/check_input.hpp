@@ -7,17 +7,38 @@
 // schema, with a line and column for everything; resolving names against the
 // catalog and checking feasibility is the command's job.
 
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
+#include "error.hpp"
 #include "model/check.hpp"
 
 namespace migplan::cli::check {
 
+/// The most `check` reads of one file (documented in the README). yaml-cpp's
+/// nodes take about 60 bytes of memory per byte of YAML, so 16 MiB of YAML
+/// needs about 1 GiB; NVIDIA's default config (tests/fixtures/mig-parted) is 12 KB.
+inline constexpr std::size_t max_check_bytes = std::size_t{16} << 20;
+
+/// Reads one file for `check`, or all of `in` for "-", refusing more than
+/// `limit` bytes without reading further (a regular file's size is looked at
+/// first; a pipe or a device such as /dev/zero is read to limit + 1 bytes).
+/// The error is the whole message: "cannot read file: No such file or
+/// directory", "larger than 16 MiB, the most check reads of one file".
+result<std::string> read_check_source(const std::string& path, std::istream& in,
+                                      std::size_t limit = max_check_bytes);
+
 /// Reads `text` (JSON syntax is checked first when `json`): syntax, schema and
-/// mig-parted's own parse-time rules. Never throws.
+/// mig-parted's own parse-time rules. YAML merge keys ('<<') are resolved as
+/// mig-parted's YAML reader resolves them. Never throws.
 parsed_input parse_check_input(std::string_view text, bool json);
+
+/// Text from a file as a message quotes it: at most its first 64 bytes (cut
+/// on a UTF-8 boundary), then "...", so that a hostile value never comes back whole.
+std::string clip(std::string_view text);
 
 /// The keys each mapping of the two formats accepts (for suggestions and docs).
 inline constexpr std::string_view geometry_top_keys[] = {"version", "gpus", "comment"};

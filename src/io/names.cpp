@@ -10,10 +10,13 @@
 #include <migplan/catalog.hpp>
 #include <numeric>
 
+#include "quote.hpp"
+
 namespace migplan::cli {
 namespace {
 
 using detail::ascii_lower;
+using detail::istarts_with;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -34,6 +37,38 @@ std::string join_or(const std::vector<std::string>& v, std::string_view last = "
     out += v[i];
   }
   return out;
+}
+
+bool icontains(std::string_view hay, std::string_view needle) {
+  if (needle.size() > hay.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i)
+    if (detail::iequals(hay.substr(i, needle.size()), needle)) return true;
+  return false;
+}
+
+// Shorter than this, a word inside a name ("gb", "10") matches too much to
+// be a guess at one model; a prefix of a slug or name always counts.
+constexpr std::size_t min_contained_length = 3;
+
+// The models `name` (vendor prefix already stripped) is a partial name of, in
+// catalog order: those whose slug or nvidia-smi name starts with it ("a100",
+// "h100", "gh200", "A100-SXM4"), or, when none does, contains it ("80gb",
+// "pcie", "nvl"). A model's own family comes first, so "h100" means the
+// three H100 boards rather than the nearest spellings (h200, h20, b200).
+std::vector<std::string> partial_matches(std::string_view name) {
+  std::vector<std::string> prefix, contained;
+  for (const gpu_model& g : catalog()) {
+    bool starts = istarts_with(g.slug, name), within = icontains(g.slug, name);
+    for (std::string_view n : g.smi_names) {
+      starts = starts || istarts_with(detail::strip_vendor(n), name);
+      within = within || icontains(detail::strip_vendor(n), name);
+    }
+    if (starts)
+      prefix.emplace_back(g.slug);
+    else if (within && name.size() >= min_contained_length)
+      contained.emplace_back(g.slug);
+  }
+  return prefix.empty() ? contained : prefix;
 }
 
 }  // namespace
@@ -59,8 +94,13 @@ std::vector<std::string> nearest(std::string_view input, std::span<const std::st
   // Close enough to be a typo: about a third of the longer string, at least 2.
   std::vector<std::pair<int, std::string>> scored;
   for (const std::string& c : candidates) {
-    const int d = edit_distance(input, c);
     const int limit = std::max<int>(2, static_cast<int>(std::max(input.size(), c.size())) / 3);
+    // The distance is at least the difference in length: a long word is
+    // dismissed without filling a table of its length times the name's.
+    const auto longer = std::max(input.size(), c.size()),
+               shorter = std::min(input.size(), c.size());
+    if (longer - shorter > static_cast<std::size_t>(limit)) continue;
+    const int d = edit_distance(input, c);
     if (d <= limit) scored.emplace_back(d, c);
   }
   std::stable_sort(scored.begin(), scored.end(),
@@ -95,19 +135,48 @@ result<const gpu_model*> resolve_gpu(std::string_view text) {
   if (t.empty()) return error{"empty gpu name"};
   if (const gpu_model* g = find_model(t)) return g;
   if (const gpu_model* g = find_model_by_smi_name(t)) return g;
+  // A partial name before a PCI ID: "a100" is four hex digits, but people
+  // typing it mean the A100s, not device 0xA10010DE.
+  const std::string_view name = trim(detail::strip_vendor(t));
+  const std::vector<std::string> family = partial_matches(name);
+  if (family.size() > 1)
+    return error{fmt::format("gpu {} is ambiguous: {}; pass one of them", quote_token(t),
+                             fmt::join(family, ", "))};
   std::uint32_t id = 0;
-  if (parse_pci_id(t, id)) {
+  const bool pci = family.empty() && parse_pci_id(t, id);
+  if (pci)
     if (const gpu_model* g = find_model_by_pci(id)) return g;
+  std::vector<std::string> near = family;
+  if (near.empty()) {
+    // Near a slug or an nvidia-smi name; suggested by slug, each model once.
+    std::vector<std::string> names, slugs;
+    for (const gpu_model& g : catalog()) {
+      names.emplace_back(g.slug);
+      slugs.emplace_back(g.slug);
+      for (std::string_view n : g.smi_names) {
+        names.emplace_back(detail::strip_vendor(n));
+        slugs.emplace_back(g.slug);
+      }
+    }
+    for (const std::string& n : nearest(name, names, names.size())) {
+      const auto at =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+      if (near.size() < 3 && std::find(near.begin(), near.end(), slugs[at]) == near.end())
+        near.push_back(slugs[at]);
+    }
+  }
+  const std::string hint = near.empty() ? "" : " (did you mean " + join_or(near) + "?)";
+  if (pci) {
+    // "b201" reads as a device id, but may be a typo of a name: say both.
+    if (!istarts_with(t, "0x") && !hint.empty())
+      return error{fmt::format(
+          "no supported gpu has pci device id 0x{:08X}, and no model is named {}{}; 'migplan "
+          "gpus' lists them",
+          id, quote_token(t), hint)};
     return error{
         fmt::format("no supported gpu has pci device id 0x{:08X} (see 'migplan gpus')", id)};
   }
-  std::vector<std::string> names;
-  for (const gpu_model& g : catalog()) {
-    names.emplace_back(g.slug);
-    for (std::string_view n : g.smi_names) names.emplace_back(n);
-  }
-  return error{
-      fmt::format("unknown gpu '{}'{}; 'migplan gpus' lists them", t, did_you_mean(t, names))};
+  return error{fmt::format("unknown gpu {}{}; 'migplan gpus' lists them", quote_token(t), hint)};
 }
 
 std::string_view strip_profile_name(std::string_view text) {
@@ -155,7 +224,7 @@ result<int> resolve_profile(const gpu_model& gpu, std::string_view text) {
   }
   const int p = find_profile(gpu, name);
   if (p >= 0) return p;
-  std::string msg = fmt::format("unknown profile '{}' on {}", name, gpu.slug);
+  std::string msg = fmt::format("unknown profile {} on {}", quote_token(name), gpu.slug);
   // A profile of other models is not a typo: say which, and still offer the nearest here.
   std::vector<std::string> owners;
   for (const gpu_model& g : catalog())

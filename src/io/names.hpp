@@ -3,7 +3,9 @@
 
 // Resolving what people type to catalog entries: GPU models by slug,
 // nvidia-smi name or PCI device ID; profiles by name ("MIG " prefix and case
-// ignored) or profile ID; with "did you mean" suggestions by edit distance.
+// ignored) or profile ID; with "did you mean" suggestions, a model's own
+// family first ("h100": the H100 boards), then by edit distance. Messages
+// quote what was typed through quote_token() (quote.hpp).
 
 #include <migplan/gpu.hpp>
 #include <span>
@@ -28,7 +30,13 @@ std::string did_you_mean(std::string_view input, std::span<const std::string> ca
 /// Parses a PCI device ID: "0x20B010DE", "20B010DE", "0x20B0" (case-insensitive).
 bool parse_pci_id(std::string_view text, std::uint32_t& out);
 
-/// A GPU model by slug, nvidia-smi name or PCI device ID.
+/// A GPU model by slug, nvidia-smi name ("NVIDIA " optional) or PCI device ID,
+/// ignoring case. A partial name is never taken: one that starts the slug or
+/// nvidia-smi name of several models ("a100", "h100"), or failing that is
+/// contained in them ("pcie"), is an error listing them ("gpu 'a100' is
+/// ambiguous: a100-40gb, a100-80gb; pass one of them"); of one model, an error
+/// suggesting it. A word is a PCI device ID only when no model name matches,
+/// so "a100" is not device 0xA10010DE. Blank text is "empty gpu name".
 result<const gpu_model*> resolve_gpu(std::string_view text);
 
 /// The profile name with a leading "MIG " removed and surrounding spaces trimmed.

@@ -9,6 +9,7 @@
 #include <migplan/catalog.hpp>
 
 #include "io/names.hpp"
+#include "quote.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -27,8 +28,8 @@ result<token> parse_item(std::string_view text) {
   std::string_view rest = text;
   if (rest.empty()) return error{"empty item"};
   if (text.size() > max_item_length)
-    return error{fmt::format("an item of {} bytes ('{}...') is longer than {} bytes", text.size(),
-                             text.substr(0, 24), max_item_length)};
+    return error{fmt::format("an item of {} bytes ({}) is longer than {} bytes", text.size(),
+                             quote_token(text, 24), max_item_length)};
   // Count: leading digits (or a sign) followed by 'x'. A profile name never
   // starts with digits and an 'x' ("1g.5gb" has a 'g' after its digit).
   std::size_t i = 0;
@@ -37,14 +38,17 @@ result<token> parse_item(std::string_view text) {
   if (i < rest.size() && i > 0 && (rest[i] == 'x' || rest[i] == 'X')) {
     const std::string_view num = rest.substr(0, i);
     if (num[0] == '-' || num[0] == '+' || !all_digits(num))
-      return error{fmt::format("invalid count '{}' in '{}': expected a whole number from 1 to {}",
-                               num, text, max_item_count)};
+      return error{fmt::format("invalid count {} in {}: expected a whole number from 1 to {}",
+                               quote_token(num), quote_token(text), max_item_count)};
+    // All digits: a count that overflows is a whole number, just too large.
     long long n = 0;
     auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
-    if (ec != std::errc() || n > max_item_count)
+    if (ec == std::errc::result_out_of_range || (ec == std::errc() && n > max_item_count))
+      return error{fmt::format("count {} in {} is too large (at most {})", clip_token(num),
+                               quote_token(text), max_item_count)};
+    if (n < 1)
       return error{
-          fmt::format("count {} in '{}' is too large (at most {})", num, text, max_item_count)};
-    if (n < 1) return error{fmt::format("count {} in '{}' must be at least 1", num, text)};
+          fmt::format("count {} in {} must be at least 1", clip_token(num), quote_token(text))};
     t.count = n;
     rest.remove_prefix(i + 1);
   }
@@ -53,15 +57,15 @@ result<token> parse_item(std::string_view text) {
   if (at != std::string_view::npos) {
     const std::string_view s = rest.substr(at + 1);
     if (!all_digits(s))
-      return error{
-          fmt::format("invalid start '{}' in '{}': expected a placement unit number", s, text)};
+      return error{fmt::format("invalid start {} in {}: expected a placement unit number",
+                               quote_token(s), quote_token(text))};
     int v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || v > 1000)
-      return error{fmt::format("start {} in '{}' is out of range", s, text)};
+      return error{fmt::format("start {} in {} is out of range", clip_token(s), quote_token(text))};
     t.start = v;
   }
-  if (name.empty()) return error{fmt::format("missing profile name in '{}'", text)};
+  if (name.empty()) return error{fmt::format("missing profile name in {}", quote_token(text))};
   t.profile = std::string(name);
   return t;
 }
@@ -127,8 +131,8 @@ result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const to
     int start = item::any_start;
     if (t.start) {
       if (*t.start >= gpu.units)
-        return error{fmt::format("start {} in '{}' is outside {}'s placement units 0-{}", *t.start,
-                                 t.text, gpu.slug, gpu.units - 1)};
+        return error{fmt::format("start {} in {} is outside {}'s placement units 0-{}", *t.start,
+                                 quote_token(t.text), gpu.slug, gpu.units - 1)};
       start = *t.start;
     }
     for (long long i = 0; i < t.count; ++i) out.push_back({*p, start});
@@ -164,12 +168,12 @@ error no_common_model(std::span<const token> tokens) {
       if (resolve_profile(g, t.profile)) owners.emplace_back(g.slug);
     const std::string_view name = strip_profile_name(t.profile);
     if (owners.empty()) {
-      std::string msg = fmt::format("unknown profile '{}'", name);
+      std::string msg = fmt::format("unknown profile {}", quote_token(name));
       if (const std::string note = former_name_note(name); !note.empty())
         return error{msg + ": " + note};
       return error{msg + did_you_mean(name, names) + "; 'migplan profiles' lists them"};
     }
-    owners_list += fmt::format("\n  {}: {}", name, fmt::join(owners, ", "));
+    owners_list += fmt::format("\n  {}: {}", clip_token(name), fmt::join(owners, ", "));
   }
   return error{"no single gpu has all of these profiles:" + owners_list};
 }

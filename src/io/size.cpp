@@ -3,36 +3,152 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <migplan/detail/strings.hpp>
 
+#include "quote.hpp"
+
 namespace migplan::cli {
+namespace {
+
+// Exact arithmetic: a size is a decimal mantissa times a power of ten times
+// the unit's bytes, and the answer rounds up, so a double's rounding could
+// move a size that is exactly N MiB to N+1 ("4.75Gi" is 4864 MiB, no more).
+__extension__ using u128 = unsigned __int128;
+
+constexpr u128 mib_bytes = u128{1} << 20;
+
+// Significant digits a size may carry: 18 fit a 64-bit mantissa, and no
+// MIG memory figure has more than 5.
+constexpr std::size_t max_digits = 18;
+
+struct unit {
+  std::string_view name;
+  bool any_case;
+  u128 bytes;
+};
+
+constexpr u128 pow10(int n) {
+  u128 v = 1;
+  for (int i = 0; i < n; ++i) v *= 10;
+  return v;
+}
+
+constexpr std::array<unit, 16> units{{
+    {"Ki", true, u128{1} << 10},
+    {"KiB", true, u128{1} << 10},
+    {"Mi", true, u128{1} << 20},
+    {"MiB", true, u128{1} << 20},
+    {"Gi", true, u128{1} << 30},
+    {"GiB", true, u128{1} << 30},
+    {"Ti", true, u128{1} << 40},
+    {"TiB", true, u128{1} << 40},
+    {"k", false, pow10(3)},
+    {"kB", true, pow10(3)},
+    {"M", false, pow10(6)},
+    {"MB", true, pow10(6)},
+    {"G", false, pow10(9)},
+    {"GB", true, pow10(9)},
+    {"T", false, pow10(12)},
+    {"TB", true, pow10(12)},
+}};
+
+constexpr std::string_view units_hint =
+    "Gi or GiB, Mi or MiB, Ti or TiB (powers of 2), or G or GB, M or MB, T or TB (powers of 10)";
+
+// Suffixes people type that Kubernetes either reads otherwise ("m" is milli)
+// or does not have, and that could mean either a binary or a decimal unit.
+struct near_miss {
+  std::string_view suffix, hint;
+};
+constexpr std::array<near_miss, 4> near_misses{{
+    {"m", "is milli in Kubernetes: use Mi or MiB (2^20 bytes) or M or MB (10^6 bytes)"},
+    {"g", "is ambiguous: use Gi or GiB (2^30 bytes) or G or GB (10^9 bytes)"},
+    {"t", "is ambiguous: use Ti or TiB (2^40 bytes) or T or TB (10^12 bytes)"},
+    {"K", "is ambiguous: use Ki or KiB (2^10 bytes) or k or kB (10^3 bytes)"},
+}};
+
+const unit* find_unit(std::string_view name) {
+  for (const unit& u : units)
+    if (u.any_case ? detail::iequals(u.name, name) : u.name == name) return &u;
+  return nullptr;
+}
+
+}  // namespace
 
 result<std::int64_t> parse_size_mib(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
-    ++i;
-  const std::string_view num = text.substr(0, i), unit = text.substr(i);
-  double v = 0;
-  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-  if (num.empty() || ec != std::errc() || p != num.data() + num.size())
-    return error{fmt::format(
-        "invalid size '{}': expected a number with a unit, e.g. 12GiB or 12288MiB", text)};
-  const auto is = [&](std::string_view name) { return detail::iequals(unit, name); };
-  double mib = 0;
-  if (is("gib") || is("g"))
-    mib = v * 1024;
-  else if (is("mib") || is("m"))
-    mib = v;
-  else if (is("tib") || is("t"))
-    mib = v * 1024 * 1024;
-  else
-    return error{fmt::format("invalid size unit in '{}': use GiB (or G), MiB (or M) or TiB", text)};
-  if (mib <= 0) return error{fmt::format("size '{}' must be more than zero", text)};
-  if (mib > 1e9) return error{fmt::format("size '{}' is too large", text)};
-  const auto whole = static_cast<std::int64_t>(mib);
-  return static_cast<double>(whole) < mib ? whole + 1 : whole;
+  // NUMBER = DIGITS [ "." DIGITS ] | "." DIGITS
+  u128 mantissa = 0;
+  std::size_t i = 0, digits = 0, fraction = 0;
+  bool dot = false, any = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.' && !dot) {
+      dot = true;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(c))) break;
+    any = true;
+    if (dot && ++fraction > max_digits)
+      return error{fmt::format("size {} has more than {} digits after the point", quote_token(text),
+                               max_digits)};
+    if (mantissa == 0 && c == '0') continue;  // leading zeros carry nothing
+    if (++digits > max_digits)
+      return error{fmt::format("size {} has more than {} significant digits", quote_token(text),
+                               max_digits)};
+    mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (!any)
+    return error{fmt::format("invalid size {}: expected a number with a unit, e.g. 12Gi or 12288Mi",
+                             quote_token(text))};
+  const std::string_view suffix = text.substr(i);
+  if (suffix.empty())
+    return error{fmt::format("size {} has no unit: use {}", quote_token(text), units_hint)};
+  const unit* u = find_unit(suffix);
+  if (u == nullptr) {
+    for (const near_miss& m : near_misses)
+      if (suffix == m.suffix)
+        return error{
+            fmt::format("size unit {} in {} {}", quote_token(suffix), quote_token(text), m.hint)};
+    return error{fmt::format("invalid size unit {} in {}: use {}", quote_token(suffix),
+                             quote_token(text), units_hint)};
+  }
+  // bytes = mantissa * unit / 10^fraction; MiB rounds up. mantissa < 10^18 and
+  // unit <= 2^40, so the product stays far below 2^128.
+  const u128 num = mantissa * u->bytes;
+  const u128 den = pow10(static_cast<int>(fraction)) * mib_bytes;
+  const u128 mib = num / den + (num % den != 0 ? 1 : 0);
+  if (mib == 0) return error{fmt::format("size {} must be more than zero", quote_token(text))};
+  if (mib > static_cast<u128>(max_size_mib))
+    return error{
+        fmt::format("size {} is too large (at most {} MiB)", quote_token(text), max_size_mib)};
+  return static_cast<std::int64_t>(mib);
+}
+
+result<long long> parse_whole_number(std::string_view option, std::string_view text, long long low,
+                                     long long high) {
+  assert(0 <= low && low <= high);
+  const bool negative = !text.empty() && text[0] == '-';
+  std::string_view digits = text;
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), is_digit))
+    return error{fmt::format("{} {} is not a number: expected a whole number from {} to {}", option,
+                             quote_token(text), low, high)};
+  // All digits: a value that overflows is a whole number, just too large.
+  unsigned long long v = 0;
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (negative && (ec != std::errc() || v > 0 || low > 0))
+    return error{fmt::format("{} {} must be at least {}", option, clip_token(text), low)};
+  if (ec != std::errc() || v > static_cast<unsigned long long>(high))
+    return error{fmt::format("{} {} is too large (at most {})", option, clip_token(text), high)};
+  if (static_cast<long long>(v) < low)
+    return error{fmt::format("{} {} must be at least {}", option, clip_token(text), low)};
+  return static_cast<long long>(v);
 }
 
 }  // namespace migplan::cli

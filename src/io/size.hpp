@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Memory sizes as people type them: "12GiB", "12G", "12288MiB", "1.5GiB".
+// Memory sizes and counts as people type them: "12Gi", "12GiB", "12288Mi",
+// "1.5GiB", "12G" (10^9 bytes, as in Kubernetes), "20".
 
 #include <cstdint>
 #include <string_view>
@@ -10,8 +11,20 @@
 
 namespace migplan::cli {
 
-/// Parses a size into MiB, rounded up. Units: GiB or G, MiB or M, TiB or T
-/// (binary, case-insensitive); the error says what is wrong.
+/// Largest size parse_size_mib() accepts, in MiB (about 1 PiB: far beyond any GPU).
+inline constexpr std::int64_t max_size_mib = 1'000'000'000;
+
+/// Parses a size into MiB, rounded up to a whole MiB. Binary units, any case:
+/// Ki/KiB, Mi/MiB, Gi/GiB, Ti/TiB (2^10 ... 2^40 bytes). Decimal units as
+/// Kubernetes spells them: k, M, G, T (10^3 ... 10^12 bytes), and kB/KB, MB,
+/// GB, TB in any case. A bare number, or "m", "g", "t" (milli in Kubernetes,
+/// or a guess at binary or decimal), is refused; the error says what to write.
 result<std::int64_t> parse_size_mib(std::string_view text);
+
+/// Parses the value of option `option` (e.g. "--count") as a whole number
+/// from `low` to `high`; the error says whether it is not a number, too
+/// small or too large.
+result<long long> parse_whole_number(std::string_view option, std::string_view text, long long low,
+                                     long long high);
 
 }  // namespace migplan::cli

@@ -77,7 +77,7 @@ std::vector<source> expand_sources(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     std::error_code ec;
     if (a == "-" || !fs::is_directory(a, ec)) {
-      out.push_back({a, a == "-" ? std::string("<stdin>") : a, {}});
+      out.push_back({a, a == "-" ? std::string("<stdin>") : a, {}, false});
       continue;
     }
     std::vector<std::string> found;
@@ -85,12 +85,19 @@ std::vector<source> expand_sources(const std::vector<std::string>& args) {
              fs::recursive_directory_iterator(a, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       std::error_code fec;
+      // Hidden entries (.git, .github, an editor's .swp directory) hold other
+      // tools' files, never the configs a repository deploys: ripgrep's rule.
+      if (it->path().filename().string().starts_with('.')) {
+        if (it->is_directory(fec)) it.disable_recursion_pending();
+        continue;
+      }
       if (it->is_regular_file(fec) && checkable(it->path()))
         found.push_back(it->path().generic_string());
     }
     std::sort(found.begin(), found.end());
-    if (found.empty()) out.push_back({a, a, "no .yaml, .yml or .json files in this directory"});
-    for (std::string& f : found) out.push_back({f, f, {}});
+    if (found.empty())
+      out.push_back({a, a, "no .yaml, .yml or .json files in this directory", false});
+    for (std::string& f : found) out.push_back({f, f, {}, true});
   }
   return out;
 }

@@ -58,10 +58,13 @@ struct source {
   std::string path;             ///< to open ("-" for standard input)
   std::string shown;            ///< for diagnostics ("<stdin>" for "-")
   std::string empty_dir_error;  ///< set for a directory with nothing to check
+  bool scanned = false;         ///< found under a directory, not named
 };
 
 /// The inputs `args` stand for: files and "-" as given, each directory as
-/// every *.yaml, *.yml and *.json file under it, sorted.
+/// every *.yaml, *.yml and *.json file under it, sorted. Hidden entries (a
+/// name starting with '.') under a directory are skipped, as ripgrep skips
+/// them; named on the command line, they are read.
 std::vector<source> expand_sources(const std::vector<std::string>& args);
 
 /// True when a source is JSON: by its extension, or for standard input by its

@@ -86,6 +86,10 @@ struct parsed_input {
   input_format format = input_format::unknown;
   std::vector<geometry_spec> geometries;
   std::vector<diagnostic> diagnostics;
+  /// Read, and neither format: its first document has none of 'gpus',
+  /// 'version: 1', 'mig-configs' and 'version: v1' (a workflow, a compose
+  /// file). A file that does not parse is never foreign: it may be a broken config.
+  bool foreign = false;
 };
 
 /// The answer for one geometry on one GPU model.
@@ -112,8 +116,8 @@ struct geometry_check {
   std::vector<model_check> models;
 };
 
-/// What became of one file.
-enum class file_status { valid, invalid, malformed, unreadable };
+/// What became of one file (`skipped`: found under a directory and foreign).
+enum class file_status { valid, invalid, malformed, unreadable, skipped };
 
 /// One checked file.
 struct file_check {
@@ -125,10 +129,10 @@ struct file_check {
   file_status status = file_status::valid;
 };
 
-/// Totals over every file.
+/// Totals over every file (`files` counts the files checked, not those skipped).
 struct summary {
   int files = 0, geometries = 0, valid = 0, invalid = 0, unchecked = 0;
-  int malformed_files = 0, unreadable_files = 0;
+  int malformed_files = 0, unreadable_files = 0, skipped_files = 0;
   int errors = 0, warnings = 0, notes = 0;
   int exit_code = 0;
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <vector>
 
 #include "render/json.hpp"
 #include "render/json_writer.hpp"
@@ -31,18 +32,76 @@ std::string plural(int n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-std::string_view line_of(std::string_view text, int line) {
-  if (line < 1) return {};
-  std::size_t from = 0;
-  for (int l = 1; l < line; ++l) {
-    const std::size_t nl = text.find('\n', from);
-    if (nl == std::string_view::npos) return {};
-    from = nl + 1;
+// A file's lines, found once: a lookup per diagnostic that scanned the text
+// from its start made many diagnostics on a long file quadratic.
+class line_index {
+ public:
+  explicit line_index(std::string_view text) : text_(text) {}
+
+  // Line `line` (1-based) without its end, or "" when there is none.
+  std::string_view line(int line) {
+    if (line < 1) return {};
+    if (starts_.empty()) {
+      starts_.push_back(0);
+      for (std::size_t i = text_.find('\n'); i != std::string_view::npos;
+           i = text_.find('\n', i + 1))
+        starts_.push_back(i + 1);
+    }
+    const auto n = static_cast<std::size_t>(line);
+    if (n > starts_.size()) return {};
+    const std::size_t from = starts_[n - 1];
+    std::string_view out = text_.substr(from);
+    out = out.substr(0, out.find('\n'));
+    if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
+    return out;
   }
-  std::string_view out = text.substr(from);
-  out = out.substr(0, out.find('\n'));
-  if (!out.empty() && out.back() == '\r') out.remove_suffix(1);
-  return out;
+
+ private:
+  std::string_view text_;
+  std::vector<std::size_t> starts_;
+};
+
+// What a file's diagnostics beyond the first `max` are.
+struct hidden {
+  int errors = 0, warnings = 0, notes = 0;
+  int total() const { return errors + warnings + notes; }
+};
+
+hidden count_hidden(const file_check& f, std::size_t max) {
+  hidden h;
+  if (max == 0 || f.diagnostics.size() <= max) return h;
+  for (std::size_t i = max; i < f.diagnostics.size(); ++i) switch (f.diagnostics[i].level) {
+      case severity::error:
+        ++h.errors;
+        break;
+      case severity::warning:
+        ++h.warnings;
+        break;
+      case severity::note:
+        ++h.notes;
+        break;
+    }
+  return h;
+}
+
+// "and 39950 more errors in FILE (--max-errors 0 shows all)"; with several
+// kinds, "and 5 more diagnostics in FILE: 3 errors and 2 warnings (...)".
+std::string hidden_line(const std::string& path, const hidden& h) {
+  std::vector<std::string> kinds;
+  if (h.errors > 0) kinds.push_back(plural(h.errors, "error", "errors"));
+  if (h.warnings > 0) kinds.push_back(plural(h.warnings, "warning", "warnings"));
+  if (h.notes > 0) kinds.push_back(plural(h.notes, "note", "notes"));
+  std::string out;
+  if (kinds.size() == 1) {
+    out = fmt::format("and {} more {} in {}", h.total(),
+                      kinds.front().substr(kinds.front().find(' ') + 1), path);
+  } else {
+    std::string list;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ") + kinds[i];
+    out = fmt::format("and {} more diagnostics in {}: {}", h.total(), path, list);
+  }
+  return out + " (--max-errors 0 shows all)";
 }
 
 // The source line and a caret under column `col` (1-based). Tabs before the
@@ -107,7 +166,7 @@ void write_model(json_writer& w, const model_check& m) {
   w.key("layout_count").value(m.layout_count);
   w.key("reason");
   if (m.status == model_check::outcome::does_not_fit) {
-    write_reason(w, gpu, m.why);
+    write_reason(w, gpu, m.why, m.items);
   } else if (m.status == model_check::outcome::unknown_profile) {
     w.begin_object().key("code").value("unknown_profile").key("message").value(m.message);
     w.key("profiles").begin_array();
@@ -185,6 +244,8 @@ std::string_view status_name(file_status s) {
       return "malformed";
     case file_status::unreadable:
       return "unreadable";
+    case file_status::skipped:
+      return "skipped";
   }
   return "";
 }
@@ -222,20 +283,28 @@ std::string check_summary_line(const summary& s) {
     out += fmt::format("; {} malformed", plural(s.malformed_files, "file", "files"));
   if (s.unreadable_files > 0)
     out += fmt::format("; {} unreadable", plural(s.unreadable_files, "file", "files"));
+  if (s.skipped_files > 0)
+    out += fmt::format("; {} skipped", plural(s.skipped_files, "file", "files"));
   if (s.warnings > 0) out += fmt::format("; {}", plural(s.warnings, "warning", "warnings"));
   return out;
 }
 
-void check_text(std::ostream& os, std::span<const file_check> files) {
+void check_text(std::ostream& os, std::span<const file_check> files, std::size_t max_per_file) {
   for (const file_check& f : files) {
-    for (const diagnostic& d : f.diagnostics) {
+    line_index lines(f.text);
+    const std::size_t shown =
+        max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
+    for (std::size_t i = 0; i < shown; ++i) {
+      const diagnostic& d = f.diagnostics[i];
       os << position(f.path, d.at) << ": " << severity_name(d.level) << ": " << d.message << "\n";
       if (d.at.line > 0) {
-        const std::string_view line = line_of(f.text, d.at.line);
+        const std::string_view line = lines.line(d.at.line);
         if (!line.empty() || d.at.col > 0) source_and_caret(os, line, d.at.col);
       }
       for (const std::string& n : d.notes) os << "  " << n << "\n";
     }
+    if (const hidden h = count_hidden(f, max_per_file); h.total() > 0)
+      os << hidden_line(f.path, h) << "\n";
   }
 }
 
@@ -276,9 +345,12 @@ std::string github_escape_property(std::string_view s) {
   return out;
 }
 
-void check_github(std::ostream& os, std::span<const file_check> files) {
+void check_github(std::ostream& os, std::span<const file_check> files, std::size_t max_per_file) {
   for (const file_check& f : files) {
-    for (const diagnostic& d : f.diagnostics) {
+    const std::size_t shown =
+        max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
+    for (std::size_t i = 0; i < shown; ++i) {
+      const diagnostic& d = f.diagnostics[i];
       const std::string_view command = d.level == severity::error     ? "error"
                                        : d.level == severity::warning ? "warning"
                                                                       : "notice";
@@ -289,6 +361,9 @@ void check_github(std::ostream& os, std::span<const file_check> files) {
       for (const std::string& n : d.notes) message += "\n" + n;
       os << "::" << command << " " << props << "::" << github_escape_data(message) << "\n";
     }
+    if (const hidden h = count_hidden(f, max_per_file); h.total() > 0)
+      os << "::notice file=" << github_escape_property(f.path)
+         << "::" << github_escape_data(hidden_line(f.path, h)) << "\n";
   }
 }
 
@@ -324,7 +399,8 @@ void check_json(std::ostream& os, std::span<const file_check> files, const summa
     w.key("files").value(s.files).key("geometries").value(s.geometries);
     w.key("valid").value(s.valid).key("invalid").value(s.invalid);
     w.key("unchecked").value(s.unchecked).key("malformed_files").value(s.malformed_files);
-    w.key("unreadable_files").value(s.unreadable_files).key("errors").value(s.errors);
+    w.key("unreadable_files").value(s.unreadable_files);
+    w.key("skipped_files").value(s.skipped_files).key("errors").value(s.errors);
     w.key("warnings").value(s.warnings).key("notes").value(s.notes);
     w.key("exit_code").value(s.exit_code);
     w.end_object();

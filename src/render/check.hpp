@@ -5,6 +5,7 @@
 // (ninja-style, with the source line and a caret), GitHub Actions annotations
 // and one JSON document.
 
+#include <cstddef>
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -14,7 +15,7 @@
 
 namespace migplan::cli::render {
 
-/// "valid", "invalid", "malformed", "unreadable".
+/// "valid", "invalid", "malformed", "unreadable", "skipped".
 std::string_view status_name(check::file_status s);
 /// "valid", "invalid", "unchecked".
 std::string_view status_name(check::geometry_status s);
@@ -25,13 +26,19 @@ std::string_view status_name(check::model_check::outcome s);
 std::string check_summary_line(const check::summary& s);
 
 /// Text: every diagnostic as `file:line:col: severity: message`, the source
-/// line, a caret under the column and any follow-up lines (indented).
-void check_text(std::ostream& os, std::span<const check::file_check> files);
+/// line, a caret under the column and any follow-up lines (indented); past
+/// `max_per_file` of a file's diagnostics (0: no limit), one line that counts
+/// the rest ("and 12 more errors in FILE (--max-errors 0 shows all)").
+void check_text(std::ostream& os, std::span<const check::file_check> files,
+                std::size_t max_per_file = 0);
 
-/// GitHub Actions workflow commands: `::error file=F,line=L,col=C::message`.
-void check_github(std::ostream& os, std::span<const check::file_check> files);
+/// GitHub Actions workflow commands: `::error file=F,line=L,col=C::message`;
+/// past `max_per_file` of a file's diagnostics, one `::notice` that counts the rest.
+void check_github(std::ostream& os, std::span<const check::file_check> files,
+                  std::size_t max_per_file = 0);
 
-/// One JSON document: {"schema_version":1,"files":[...],"summary":{...}}.
+/// One JSON document: {"schema_version":1,"files":[...],"summary":{...}},
+/// every diagnostic of every file (no limit: a program reads it).
 void check_json(std::ostream& os, std::span<const check::file_check> files,
                 const check::summary& s);
 

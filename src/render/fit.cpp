@@ -32,9 +32,11 @@ void fit_text(std::ostream& os, const gpu_model& gpu, const need& n, const sizin
                       p.sm_count ? fmt::format("{}", *p.sm_count) : "?", n.memory_mib, sms_text(n));
     os << fmt::format("one gpu holds {} of it: {}\n", s.per_gpu,
                       layout_text(gpu, s.full_gpu.where));
-    os << fmt::format("{} instance{} need {} gpu{}", n.instances, plural(n.instances), s.gpus,
-                      plural(s.gpus));
-    if (s.last_gpu != s.per_gpu) os << fmt::format(" (the last holds {})", s.last_gpu);
+    os << fmt::format("{} instance{} need{} {} gpu{}", n.instances, plural(n.instances),
+                      n.instances == 1 ? "s" : "", s.gpus, plural(s.gpus));
+    // With one gpu, "the last" is the only one and holds all n instances.
+    if (s.gpus > 1 && s.last_gpu != s.per_gpu)
+      os << fmt::format(" (the last holds {})", s.last_gpu);
     os << "\n";
     os << fmt::format("each full gpu strands {} unit{} ({}) and {} compute slice{}\n",
                       s.strands.units, plural(s.strands.units), gib_text(s.strands.memory_gib_x100),

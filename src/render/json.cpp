@@ -75,13 +75,14 @@ void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl)
   w.end_object();
 }
 
-void write_reason(json_writer& w, const gpu_model& gpu, const reason& why) {
+void write_reason(json_writer& w, const gpu_model& gpu, const reason& why,
+                  std::span<const item> items) {
   if (why.code == reason_code::none) {
     w.null();
     return;
   }
   w.begin_object().key("code").value(reason_name(why.code));
-  w.key("message").value(describe(gpu, why));
+  w.key("message").value(describe(gpu, why, items));
   w.key("profiles").begin_array();
   for (int p : why.profiles) w.value(gpu.profiles[static_cast<std::size_t>(p)].name);
   w.end_array().end_object();

@@ -43,7 +43,8 @@ void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl)
 /// {"units","compute_slices","memory_gib"} of stranded capacity.
 void write_stranded(json_writer& w, const stranded& st);
 /// null, or {"code","message","profiles"}.
-void write_reason(json_writer& w, const gpu_model& gpu, const reason& why);
+void write_reason(json_writer& w, const gpu_model& gpu, const reason& why,
+                  std::span<const item> items = {});
 /// [{"drop": [...items], "layout": layout}].
 void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest_fit> closest);
 /// A profile row as `migplan profiles --json` prints it.

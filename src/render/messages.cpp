@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <span>
+#include <string_view>
 #include <vector>
 
 namespace migplan::cli {
@@ -20,6 +22,26 @@ std::string names_of(const gpu_model& gpu, const std::vector<int>& ps) {
     out += prof(gpu, ps[i]).name;
   }
   return out;
+}
+
+// "7 x 1g.10gb (1 unit each) + 1 x 1g.20gb (2 units)": how `profiles` add
+// up to `total`, each profile's count taken from `items` and its share from
+// `per`; "" when they do not add up to `total` (then the caller says less).
+template <class Per>
+std::string sum_text(const gpu_model& gpu, const std::vector<int>& profiles,
+                     std::span<const item> items, std::string_view what, long long total, Per per) {
+  std::string out;
+  long long sum = 0;
+  for (int p : profiles) {
+    long long n = 0;
+    for (const item& it : items) n += it.profile == p ? 1 : 0;
+    const long long each = per(prof(gpu, p));
+    sum += n * each;
+    if (!out.empty()) out += " + ";
+    out += fmt::format("{} x {} ({} {}{}{})", n, prof(gpu, p).name, each, what,
+                       each == 1 ? "" : "s", n == 1 ? "" : " each");
+  }
+  return sum == total && !profiles.empty() ? out : std::string();
 }
 
 std::string starts_text(unit_mask m) {
@@ -134,6 +156,39 @@ std::string describe(const gpu_model& gpu, const reason& why) {
     }
   }
   return {};
+}
+
+std::string describe(const gpu_model& gpu, const reason& why, std::span<const item> items) {
+  std::string sum;
+  switch (why.code) {
+    case reason_code::memory_units:
+      sum = sum_text(gpu, why.profiles, items, "unit", why.needed,
+                     [](const profile& p) { return p.size; });
+      if (sum.empty()) break;
+      return fmt::format("{} = {} placement units but {} has {}", sum, why.needed, gpu.slug,
+                         why.available);
+    case reason_code::compute_slices:
+      sum = sum_text(gpu, why.profiles, items, "slice", why.needed,
+                     [](const profile& p) { return p.compute_slices; });
+      if (sum.empty()) break;
+      return fmt::format("{} = {} compute slices but {} has {}", sum, why.needed, gpu.slug,
+                         why.available);
+    case reason_code::engines: {
+      if (why.engine < 0 || static_cast<std::size_t>(why.engine) >= engine_kinds) break;
+      const auto e = static_cast<std::size_t>(why.engine);
+      const std::string what = fmt::format("{} engine", engine_names[e]);
+      sum = sum_text(gpu, why.profiles, items, what, why.needed,
+                     [e](const profile& p) { return p.engines[e].value_or(0); });
+      if (sum.empty()) break;
+      return fmt::format(
+          "{} = {} {} engines together but {} has {} (the full-GPU profile's count); they "
+          "cannot coexist",
+          sum, why.needed, engine_names[e], gpu.slug, why.available);
+    }
+    default:
+      break;
+  }
+  return describe(gpu, why);
 }
 
 }  // namespace migplan::cli

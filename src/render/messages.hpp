@@ -15,8 +15,14 @@ namespace migplan::cli {
 /// The stable code of a reason ("instance_cap", "placement", ...; "" for none).
 std::string_view reason_name(reason_code code);
 
-/// One sentence saying why `items` does not fit on `gpu`, naming the profiles involved.
+/// One sentence saying why a request does not fit on `gpu`, naming the profiles involved.
 std::string describe(const gpu_model& gpu, const reason& why);
+
+/// describe() with the arithmetic of a total spelled out from the request's
+/// `items`: "7 x 1g.10gb (1 unit each) + 1 x 1g.20gb (2 units) = 9 placement
+/// units but h100-80gb has 8" (placement units, compute slices, engines);
+/// other reasons read as describe(gpu, why).
+std::string describe(const gpu_model& gpu, const reason& why, std::span<const item> items);
 
 /// "1g.5gb@6" for an item (no "@" when unpinned).
 std::string item_text(const gpu_model& gpu, const item& it);

@@ -115,7 +115,7 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
   }
   w.end_array();
   w.key("reason");
-  write_reason(w, g, a.sol.why);
+  write_reason(w, g, a.sol.why, a.items);
   w.key("closest");
   write_closest(w, g, a.closest);
   w.key("also_fits_on").begin_array();
@@ -201,7 +201,7 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
   out << fmt::format("request  {}\n", items_text(g, a.items));
   if (!a.sol.feasible()) {
     out << paint(color, tone::bad, fmt::format("does not fit ({})", reason_name(a.sol.why.code)))
-        << ": " << describe(g, a.sol.why) << "\n";
+        << ": " << describe(g, a.sol.why, a.items) << "\n";
     if (!a.closest.empty()) {
       out << "\nclosest fits:\n";
       for (const closest_fit& c : a.closest)

@@ -6,6 +6,8 @@
 #include "render/check.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -99,7 +101,7 @@ TEST_CASE("check reports too many compute slices", "[check]") {
   CHECK(
       r.err ==
       with_path(
-          R"({F}:5:5: error: 'too-much-compute' does not fit on a100-40gb: 2g.10gb and 4g.20gb need 8 compute slices but a100-40gb has 7
+          R"({F}:5:5: error: 'too-much-compute' does not fit on a100-40gb: 2 x 2g.10gb (2 slices each) + 1 x 4g.20gb (4 slices) = 8 compute slices but a100-40gb has 7
     instances: [4g.20gb, 2x2g.10gb]
     ^
   closest fit: drop 2g.10gb -> 4g.20gb@0 2g.10gb@4
@@ -482,7 +484,9 @@ TEST_CASE("check --format json prints one document with every finding", "[check]
   CHECK(no["layout"].is_null());
   CHECK(no["reason"]["code"] == "compute_slices");
   CHECK(no["reason"]["profiles"] == nlohmann::json::array({"2g.10gb", "4g.20gb"}));
-  CHECK(no["reason"]["message"] == "2g.10gb and 4g.20gb need 8 compute slices but a100-40gb has 7");
+  CHECK(no["reason"]["message"] ==
+        "2 x 2g.10gb (2 slices each) + 1 x 4g.20gb (4 slices) = 8 compute slices but a100-40gb has "
+        "7");
   REQUIRE(no["closest"].size() == 2);
   CHECK(no["closest"][0]["drop"] == nlohmann::json::array({"2g.10gb"}));
   CHECK(no["closest"][0]["layout"].size() == 2);
@@ -492,8 +496,8 @@ TEST_CASE("check --format json prints one document with every finding", "[check]
                        {"line", 5},
                        {"col", 5},
                        {"message",
-                        "'too-much-compute' does not fit on a100-40gb: 2g.10gb and 4g.20gb need 8 "
-                        "compute slices but a100-40gb has 7"},
+                        "'too-much-compute' does not fit on a100-40gb: 2 x 2g.10gb (2 slices "
+                        "each) + 1 x 4g.20gb (4 slices) = 8 compute slices but a100-40gb has 7"},
                        {"notes",
                         {"closest fit: drop 2g.10gb -> 4g.20gb@0 2g.10gb@4",
                          "closest fit: drop 4g.20gb -> 2g.10gb@0 2g.10gb@2"}}});
@@ -516,6 +520,7 @@ TEST_CASE("check --format json prints one document with every finding", "[check]
                                          {"unchecked", 0},
                                          {"malformed_files", 1},
                                          {"unreadable_files", 0},
+                                         {"skipped_files", 0},
                                          {"errors", 3},
                                          {"warnings", 0},
                                          {"notes", 0},
@@ -636,7 +641,7 @@ TEST_CASE("the invalid example reports each planted problem", "[check]") {
     instances: ["2x1g.5gb+me", "3g.20gb"]     # only one +me instance per GPU
     ^
   closest fit: drop 1g.5gb+me -> 1g.5gb+me@0 3g.20gb@4
-{F}:30:5: error: 'too-much-compute' does not fit on a100-40gb: 2g.10gb and 4g.20gb need 8 compute slices but a100-40gb has 7
+{F}:30:5: error: 'too-much-compute' does not fit on a100-40gb: 2 x 2g.10gb (2 slices each) + 1 x 4g.20gb (4 slices) = 8 compute slices but a100-40gb has 7
     instances: ["4g.20gb", "2x2g.10gb"]       # 8 compute slices, the GPU has 7
     ^
   closest fit: drop 2g.10gb -> 4g.20gb@0 2g.10gb@4
@@ -646,7 +651,7 @@ TEST_CASE("the invalid example reports each planted problem", "[check]") {
     ^
   closest fit: drop 2g.10gb@4 -> 3g.20gb@4
   closest fit: drop 3g.20gb@4 -> 2g.10gb@4
-{F}:38:12: error: unknown gpu 'a100-40g' (did you mean a100-40gb, a100-80gb or h100-80gb?); 'migplan gpus' lists them
+{F}:38:12: error: unknown gpu 'a100-40g' (did you mean a100-40gb?); 'migplan gpus' lists them
     model: a100-40g                           # did you mean a100-40gb?
            ^
 {F}:44:12: error: gpu index 5 is already given to 'overlap' (line 34); a gpu has one geometry
@@ -774,4 +779,326 @@ TEST_CASE("check explains files that are neither format", "[check]") {
         "version: 1\n"
         "^\n"
         "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+}
+
+// --- issue 8: hostile input -------------------------------------------------
+
+namespace {
+
+// A geometry file with one valid entry and `n` unknown keys in it, one a line
+// from line 5 on: n errors.
+std::string unknown_keys_file(int n) {
+  std::string text = "version: 1\ngpus:\n  - model: a100-40gb\n    instances: [\"3g.20gb\"]\n";
+  for (int i = 0; i < n; ++i) text += "    bogus" + std::to_string(i) + ": 1\n";
+  return text;
+}
+
+// The diagnostic text printed for unknown key `i` of unknown_keys_file.
+std::string unknown_key_error(int i) {
+  const std::string key = "bogus" + std::to_string(i);
+  return "<stdin>:" + std::to_string(i + 5) + ":5: error: unknown key '" + key +
+         "' (expected model, index, name, comment, instances)\n    " + key + ": 1\n    ^\n";
+}
+
+}  // namespace
+
+TEST_CASE("check shows 50 diagnostics per file by default, then counts the rest", "[check]") {
+  const auto r = run_migplan({"check", "-"}, unknown_keys_file(60));
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  std::string expected;
+  for (int i = 0; i < 50; ++i) expected += unknown_key_error(i);
+  expected +=
+      "and 10 more errors in <stdin> (--max-errors 0 shows all)\n"
+      "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n";
+  CHECK(r.err == expected);
+}
+
+TEST_CASE("check --max-errors sets the cap, 0 lifts it, and the exit code stays", "[check]") {
+  auto r = run_migplan({"check", "--max-errors", "2", "-"}, unknown_keys_file(3));
+  CHECK(r.code == 2);
+  CHECK(r.err == unknown_key_error(0) + unknown_key_error(1) +
+                     "and 1 more error in <stdin> (--max-errors 0 shows all)\n"
+                     "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  r = run_migplan({"check", "--max-errors", "0", "-"}, unknown_keys_file(60));
+  CHECK(r.code == 2);
+  std::string all;
+  for (int i = 0; i < 60; ++i) all += unknown_key_error(i);
+  CHECK(r.err == all + "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  // A cap on a file of warnings and errors counts each kind; a file within
+  // the cap prints no count.
+  const std::string f = fixture("device-overlap.yaml");
+  r = run_migplan({"check", "--max-errors", "1", f});
+  CHECK(r.code == 1);
+  CHECK(r.err.substr(r.err.rfind("^\n") + 2) ==
+        with_path("and 2 more errors in {F} (--max-errors 0 shows all)\n"
+                  "checked 1 file: 3 geometries valid, 2 invalid\n",
+                  f));
+  r = run_migplan({"check", "--max-errors", "1", "-"},
+                  "version: v1\nmig-configs:\n  a:\n    - devices: [0, 0, -1]\n"
+                  "      mig-enabled: false\n      mig-enabled: false\n");
+  CHECK(r.code == 1);
+  CHECK(r.err.substr(r.err.rfind("^\n") + 2) ==
+        "and 2 more diagnostics in <stdin>: 1 error and 1 warning (--max-errors 0 shows all)\n"
+        "checked 1 file: 0 geometries valid, 1 invalid; 2 warnings\n");
+  r = run_migplan({"check", "--max-errors", "-1", "-"}, unknown_keys_file(1));
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("--max-errors") != std::string::npos);
+}
+
+TEST_CASE("check --format github caps annotations with a notice; json keeps every finding",
+          "[check]") {
+  auto r =
+      run_migplan({"check", "--format", "github", "--max-errors", "1", "-"}, unknown_keys_file(3));
+  CHECK(r.code == 2);
+  CHECK(r.out ==
+        "::error file=<stdin>,line=5,col=5::unknown key 'bogus0' (expected model, index, name, "
+        "comment, instances)\n"
+        "::notice file=<stdin>::and 2 more errors in <stdin> (--max-errors 0 shows all)\n");
+  CHECK(r.err == "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  r = run_migplan({"check", "--format", "json", "--max-errors", "1", "-"}, unknown_keys_file(60));
+  CHECK(r.code == 2);
+  CHECK(r.err.empty());
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["files"][0]["diagnostics"].size() == 60);
+  CHECK(doc["summary"]["errors"] == 60);
+}
+
+TEST_CASE("check --help documents --max-errors and the size limit", "[check]") {
+  const auto r = run_migplan({"check", "--help"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("--max-errors N") != std::string::npos);
+  CHECK(r.out.find("(0: no limit; default 50). JSON lists them all") != std::string::npos);
+  CHECK(r.out.find("at most 16 MiB each") != std::string::npos);
+}
+
+TEST_CASE("check skips hidden entries and files of neither format when it scans a directory",
+          "[check]") {
+  const std::string dir = test_path("fixtures/check/scan");
+  auto r = run_migplan({"check", dir});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  // .github/workflows/ci.yml, .hidden.yaml and .hidden-dir/ are not read.
+  CHECK(r.err == with_path("{F}/compose.yaml: note: skipped: neither a migplan geometry file "
+                           "(version: 1, gpus: ...) nor a mig-parted config (version: v1, "
+                           "mig-configs: ...)\n"
+                           "{F}/package.json: note: skipped: neither a migplan geometry file "
+                           "(version: 1, gpus: ...) nor a mig-parted config (version: v1, "
+                           "mig-configs: ...)\n"
+                           "checked 2 files: 2 geometries valid, 0 invalid; 2 files skipped\n",
+                           dir));
+  r = run_migplan({"check", "--format", "json", dir});
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["files"].size() == 4);
+  CHECK(doc["files"][0]["file"] == dir + "/compose.yaml");
+  CHECK(doc["files"][0]["status"] == "skipped");
+  CHECK(doc["files"][0]["format"].is_null());
+  CHECK(doc["files"][0]["diagnostics"][0]["severity"] == "note");
+  CHECK(doc["summary"]["files"] == 2);
+  CHECK(doc["summary"]["skipped_files"] == 2);
+  CHECK(doc["summary"]["exit_code"] == 0);
+}
+
+TEST_CASE("check reads hidden and foreign files named on the command line, as errors", "[check]") {
+  const std::string compose = test_path("fixtures/check/scan/compose.yaml"),
+                    workflow = test_path("fixtures/check/scan/.github/workflows/ci.yml"),
+                    hidden = test_path("fixtures/check/scan/.hidden-dir");
+  const auto r = run_migplan({"check", compose, workflow, hidden});
+  CHECK(r.code == 2);
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}/compose.yaml:1:10: error: unsupported version the string "3.8": migplan geometry files are version 1
+version: "3.8"
+         ^
+{F}/compose.yaml:2:1: error: unknown key 'services' (expected version, gpus, comment)
+services:
+^
+{F}/.github/workflows/ci.yml:1:1: error: not a migplan geometry file (version: 1, gpus: ...) or a mig-parted config (version: v1, mig-configs: ...)
+name: ci
+^
+{F}/.hidden-dir/geometry.yaml:4:5: error: 'gpus[0]' does not fit on a100-40gb: 1g.5gb allows at most 7 instances on a100-40gb (the request has 8)
+    instances: ["8x1g.5gb"]
+    ^
+  closest fit: drop 1g.5gb -> 1g.5gb@0 1g.5gb@1 1g.5gb@2 1g.5gb@3 1g.5gb@4 1g.5gb@5 1g.5gb@6
+checked 3 files: 0 geometries valid, 1 invalid; 2 files malformed
+)",
+          test_path("fixtures/check/scan")));
+}
+
+TEST_CASE("check resolves yaml merge keys in mig-parted configs as mig-parted does", "[check]") {
+  const std::string f = fixture("merge-keys.yaml");
+  auto r = run_migplan({"check", "--format", "json", f});
+  CHECK(r.code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["files"][0]["diagnostics"].empty());
+  const auto& gs = doc["files"][0]["geometries"];
+  REQUIRE(gs.size() == 4);
+  // Merged: the base's filter and mig-enabled, the entry's own mig-devices.
+  CHECK(gs[1]["label"] == "all-3g.40gb");
+  CHECK(gs[1]["device_filter"] == nlohmann::json::array({"0x233010DE", "0x233110DE"}));
+  CHECK(gs[1]["mig_enabled"] == true);
+  CHECK(gs[1]["request"] == nlohmann::json::array({"2x3g.40gb"}));
+  CHECK(gs[2]["devices"] == nlohmann::json::array({0, 1}));
+  CHECK(gs[2]["request"] == nlohmann::json::array({"7x1g.10gb"}));
+  CHECK(gs[3]["devices"] == nlohmann::json::array({2, 3}));
+  CHECK(gs[3]["request"] == nlohmann::json::array({"7g.80gb"}));
+
+  const std::string bad = fixture("merge-keys-bad.yaml");
+  r = run_migplan({"check", bad});
+  CHECK(r.code == 2);
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:9:20: error: unknown field 'mig-device' (did you mean mig-devices?); mig-parted rejects unknown fields
+    - <<: [*base, {mig-device: {}}]
+                   ^
+{F}:11:7: warning: 'mig-enabled' is replaced by the value merged in by '<<' at line 12: mig-parted applies a merge key where it stands, so write '<<' before the keys it must not replace
+    - mig-enabled: false
+      ^
+{F}:14:19: error: the value of a merge key '<<' must be a mapping or a list of mappings, not a string
+    - <<: [*base, all]
+                  ^
+checked 1 file: 2 geometries valid, 0 invalid; 1 file malformed; 1 warning
+)",
+          bad));
+}
+
+TEST_CASE("check resolves merge keys in geometry files, written keys winning", "[check]") {
+  const std::string text = R"(version: 1
+gpus:
+  - &base
+    name: base
+    model: a100-40gb
+    instances: ["3g.20gb"]
+  - name: merged
+    <<: *base
+    index: 1
+  - instances: ["7g.40gb"]
+    <<: *base
+    name: written-first
+    index: 2
+)";
+  const auto r = run_migplan({"check", "--format", "json", "-"}, text);
+  CHECK(r.code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["files"][0]["diagnostics"].empty());
+  const auto& gs = doc["files"][0]["geometries"];
+  REQUIRE(gs.size() == 3);
+  CHECK(gs[1]["label"] == "merged");
+  CHECK(gs[1]["devices"] == nlohmann::json::array({1}));
+  CHECK(gs[1]["request"] == nlohmann::json::array({"3g.20gb"}));
+  CHECK(gs[1]["models"][0]["gpu"] == "a100-40gb");
+  // The YAML merge-key rule: a key written in the mapping wins, wherever '<<' is.
+  CHECK(gs[2]["label"] == "written-first");
+  CHECK(gs[2]["request"] == nlohmann::json::array({"7g.40gb"}));
+}
+
+TEST_CASE("check reports a merge key that names its own mapping", "[check]") {
+  const auto r = run_migplan({"check", "-"}, R"(version: v1
+mig-configs:
+  a:
+    - &loop
+      <<: *loop
+      devices: all
+      mig-enabled: false
+)");
+  CHECK(r.code == 2);
+  CHECK(r.err == R"(<stdin>:5:7: error: merge key '<<' names a mapping that contains it
+      <<: *loop
+      ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)");
+}
+
+TEST_CASE("check stops a file whose aliases and merge keys expand past its budget", "[check]") {
+  // Each mapping merges the one before it eight times: 8^11 entries unfolded.
+  std::string text =
+      "version: v1\nmig-configs:\n  a:\n    - &m0 {devices: all, mig-enabled: false}\n";
+  for (int i = 1; i < 12; ++i) {
+    text += "    - &m" + std::to_string(i) + "\n      <<: [";
+    for (int j = 0; j < 8; ++j) text += (j ? ", *m" : "*m") + std::to_string(i - 1);
+    text += "]\n";
+  }
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  const std::string budget = std::to_string(4 * text.size() + 100'000);
+  CHECK(r.err.find("<stdin>: error: aliases and merge keys make this file name more than " +
+                   budget + " values; check stops reading it there\n") != std::string::npos);
+}
+
+TEST_CASE("check reports a gpu index given by two entries of a config, and a negative one",
+          "[check]") {
+  const std::string f = fixture("device-overlap.yaml");
+  const auto r = run_migplan({"check", f});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      with_path(
+          R"({F}:7:17: error: gpu index 1 is already given to entry 0 of config 'overlap' (line 4); mig-parted applies the entries in order, so this one replaces it on gpu 1
+    - devices: [1, 2, -1]
+                ^
+{F}:7:23: error: gpu index -1 is negative: mig-parted accepts it but it matches no gpu
+    - devices: [1, 2, -1]
+                      ^
+{F}:20:17: error: gpu index 0 is already given to entry 1 of config 'by-model' (line 15); mig-parted applies the entries in order, so this one replaces it on gpu 0
+      devices: [0]
+                ^
+checked 1 file: 3 geometries valid, 2 invalid
+)",
+          f));
+}
+
+TEST_CASE("check refuses a file over the size limit without reading it", "[check]") {
+  // A sparse file: 17 MiB long, nothing written.
+  namespace fs = std::filesystem;
+  const fs::path p = fs::temp_directory_path() / "migplan-check-big.yaml";
+  { std::ofstream(p.string()) << "version: 1\n"; }
+  fs::resize_file(p, std::uintmax_t{17} << 20);
+  auto r = run_migplan({"check", p.string()});
+  fs::remove(p);
+  CHECK(r.code == 2);
+  CHECK(r.err == p.string() +
+                     ": error: larger than 16 MiB, the most check reads of one file\n"
+                     "checked 1 file: 0 geometries valid, 0 invalid; 1 file unreadable\n");
+  // A device that never ends is read to the limit, then refused.
+  if (fs::exists("/dev/zero")) {
+    r = run_migplan({"check", "/dev/zero"});
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "/dev/zero: error: larger than 16 MiB, the most check reads of one file\n"
+          "checked 1 file: 0 geometries valid, 0 invalid; 1 file unreadable\n");
+  }
+}
+
+TEST_CASE("check reads standard input only to the limit", "[check]") {
+  using migplan::cli::check::read_check_source;
+  std::istringstream in(std::string(100, 'x'));
+  auto r = read_check_source("-", in, 64);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "larger than 64 bytes, the most check reads of one file");
+  CHECK(in.tellg() == 65);  // limit + 1 bytes read, no more
+  std::istringstream exact(std::string(64, 'x'));
+  auto ok = read_check_source("-", exact, 64);
+  REQUIRE(ok);
+  CHECK(ok->size() == 64);
+}
+
+TEST_CASE("check refuses standard input named twice", "[check]") {
+  const auto r = run_migplan({"check", "-", "-"}, "version: 1\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: check: '-' (standard input) is named more than once\n");
+}
+
+TEST_CASE("check quotes at most 64 bytes of a hostile key", "[check]") {
+  const std::string key(1 << 20, 'k');
+  // An explicit key ("? KEY"): yaml-cpp refuses a plain key over 1024 bytes.
+  const auto r = run_migplan({"check", "-"}, "version: 1\n? " + key + "\n: 1\ngpus: []\n");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("<stdin>:2:3: error: unknown key '" + std::string(64, 'k') +
+                   "...' (expected version, gpus, comment)\n") == 0);
+  CHECK(r.err.size() < 1000);
 }

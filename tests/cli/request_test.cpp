@@ -37,6 +37,10 @@ TEST_CASE("malformed counts and starts are refused with the item named", "[reque
         "invalid count '-1' in '-1x1g.5gb': expected a whole number from 1 to 1000");
   CHECK(parse_item("99999999999x1g.5gb").error().message ==
         "count 99999999999 in '99999999999x1g.5gb' is too large (at most 1000)");
+  // Past what a 64-bit integer holds it is still a whole number, just too large.
+  CHECK(parse_item("99999999999999999999x1g.5gb").error().message ==
+        "count 99999999999999999999 in '99999999999999999999x1g.5gb' is too large (at most "
+        "1000)");
   CHECK(parse_item("1001x1g.5gb").error().message ==
         "count 1001 in '1001x1g.5gb' is too large (at most 1000)");
   CHECK(parse_item("1g.5gb@x").error().message ==
@@ -93,8 +97,7 @@ TEST_CASE("gpus resolve by slug, nvidia-smi name and PCI device id", "[request]"
   CHECK(resolve_gpu("0x12345678").error().message ==
         "no supported gpu has pci device id 0x12345678 (see 'migplan gpus')");
   CHECK(resolve_gpu("a100-40g").error().message ==
-        "unknown gpu 'a100-40g' (did you mean a100-40gb, a100-80gb or h100-80gb?); 'migplan gpus' "
-        "lists them");
+        "unknown gpu 'a100-40g' (did you mean a100-40gb?); 'migplan gpus' lists them");
   CHECK(resolve_gpu("").error().message == "empty gpu name");
 }
 
@@ -116,19 +119,73 @@ TEST_CASE("the models a request could mean are those having every profile", "[re
       no_common_model(*typo).message.starts_with("unknown profile '1g.5gbb' (did you mean 1g.5gb"));
 }
 
-TEST_CASE("sizes take binary units and refuse the rest", "[request][fit]") {
+TEST_CASE("sizes take binary units and Kubernetes quantities, rounded up to a MiB",
+          "[request][fit]") {
   CHECK(*parse_size_mib("12GiB") == 12288);
-  CHECK(*parse_size_mib("12g") == 12288);
+  CHECK(*parse_size_mib("12Gi") == 12288);
+  CHECK(*parse_size_mib("12gib") == 12288);
   CHECK(*parse_size_mib("12288MiB") == 12288);
-  CHECK(*parse_size_mib("1.5G") == 1536);
-  CHECK(*parse_size_mib("0.5M") == 1);
-  CHECK(parse_size_mib("12").error().message ==
-        "invalid size unit in '12': use GiB (or G), MiB (or M) or TiB");
-  CHECK(parse_size_mib("12GB").error().message ==
-        "invalid size unit in '12GB': use GiB (or G), MiB (or M) or TiB");
+  CHECK(*parse_size_mib("12288Mi") == 12288);
+  CHECK(*parse_size_mib("1Ti") == 1048576);
+  CHECK(*parse_size_mib("1TiB") == 1048576);
+  CHECK(*parse_size_mib("1.5Gi") == 1536);
+  CHECK(*parse_size_mib("4.75Gi") == 4864);  // exact: no rounding error pushes it to 4865
+  CHECK(*parse_size_mib("0.5Mi") == 1);
+  CHECK(*parse_size_mib("1Ki") == 1);
+  CHECK(*parse_size_mib("1048576Ki") == 1024);
+  CHECK(*parse_size_mib("1048577Ki") == 1025);
+  // Decimal, as Kubernetes reads them: 12G is 12 * 10^9 bytes = 11444.09 MiB.
+  CHECK(*parse_size_mib("12G") == 11445);
+  CHECK(*parse_size_mib("12GB") == 11445);
+  CHECK(*parse_size_mib("12gb") == 11445);
+  CHECK(*parse_size_mib("12000M") == 11445);
+  CHECK(*parse_size_mib("12000MB") == 11445);
+  CHECK(*parse_size_mib("1T") == 953675);
+  CHECK(*parse_size_mib("1048576k") == 1000);
+  CHECK(*parse_size_mib("1048577k") == 1001);
+  CHECK(*parse_size_mib("1048576000M") == 1000000000);
+}
+
+TEST_CASE("a size without a clear unit is refused with what to write", "[request][fit]") {
+  const std::string units =
+      "Gi or GiB, Mi or MiB, Ti or TiB (powers of 2), or G or GB, M or MB, T or TB (powers of 10)";
+  CHECK(parse_size_mib("12").error().message == "size '12' has no unit: use " + units);
+  CHECK(parse_size_mib("12x").error().message == "invalid size unit 'x' in '12x': use " + units);
+  CHECK(parse_size_mib("12g").error().message ==
+        "size unit 'g' in '12g' is ambiguous: use Gi or GiB (2^30 bytes) or G or GB (10^9 bytes)");
+  CHECK(parse_size_mib("12m").error().message ==
+        "size unit 'm' in '12m' is milli in Kubernetes: use Mi or MiB (2^20 bytes) or M or MB "
+        "(10^6 bytes)");
   CHECK(parse_size_mib("GiB").error().message ==
-        "invalid size 'GiB': expected a number with a unit, e.g. 12GiB or 12288MiB");
+        "invalid size 'GiB': expected a number with a unit, e.g. 12Gi or 12288Mi");
+  CHECK(parse_size_mib("-1Gi").error().message ==
+        "invalid size '-1Gi': expected a number with a unit, e.g. 12Gi or 12288Mi");
   CHECK(parse_size_mib("0G").error().message == "size '0G' must be more than zero");
+  CHECK(parse_size_mib("1048577000M").error().message ==
+        "size '1048577000M' is too large (at most 1000000000 MiB)");
+  CHECK(parse_size_mib("99999999999999999999Gi").error().message ==
+        "size '99999999999999999999Gi' has more than 18 significant digits");
+  CHECK(parse_size_mib("0.0000000000000000001Gi").error().message ==
+        "size '0.0000000000000000001Gi' has more than 18 digits after the point");
+}
+
+TEST_CASE("counts given as options say whether they are numbers at all", "[request][fit]") {
+  CHECK(*parse_whole_number("--count", "20", 1, 1000) == 20);
+  CHECK(*parse_whole_number("--count", "+20", 1, 1000) == 20);
+  CHECK(parse_whole_number("--count", "abc", 1, 1000).error().message ==
+        "--count 'abc' is not a number: expected a whole number from 1 to 1000");
+  CHECK(parse_whole_number("--count", "", 1, 1000).error().message ==
+        "--count '' is not a number: expected a whole number from 1 to 1000");
+  CHECK(parse_whole_number("--count", "1.5", 1, 1000).error().message ==
+        "--count '1.5' is not a number: expected a whole number from 1 to 1000");
+  CHECK(parse_whole_number("--count", "0", 1, 1000).error().message ==
+        "--count 0 must be at least 1");
+  CHECK(parse_whole_number("--count", "-3", 1, 1000).error().message ==
+        "--count -3 must be at least 1");
+  CHECK(parse_whole_number("--count", "1001", 1, 1000).error().message ==
+        "--count 1001 is too large (at most 1000)");
+  CHECK(parse_whole_number("--count", "99999999999999999999", 1, 1000).error().message ==
+        "--count 99999999999999999999 is too large (at most 1000)");
 }
 
 TEST_CASE("colour is off for NO_COLOR, TERM=dumb and non-terminals", "[style]") {

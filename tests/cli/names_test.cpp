@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// Names operators type and the messages they get back: partial gpu names, an
+// empty --gpu, Kubernetes sizes, totals spelled out, and tokens echoed back
+// escaped and short.
+
+#include "io/names.hpp"
+
+#include <catch2/catch.hpp>
+#include <migplan/catalog.hpp>
+#include <migplan/explain.hpp>
+#include <migplan/search.hpp>
+#include <string>
+#include <vector>
+
+#include "io/request.hpp"
+#include "quote.hpp"
+#include "render/messages.hpp"
+#include "run_binary.hpp"
+
+using namespace migplan;
+using namespace migplan::cli;
+using migplan::test::run_migplan;
+
+namespace {
+
+std::vector<item> items_of(const gpu_model& gpu, std::vector<std::string> words) {
+  auto tokens = parse_items(words);
+  REQUIRE(tokens);
+  auto items = resolve_items(gpu, *tokens);
+  REQUIRE(items);
+  return *items;
+}
+
+// Why `words` does not fit on `slug`, as pack and check say it.
+std::string why_text(std::string_view slug, std::vector<std::string> words) {
+  const gpu_model& gpu = *find_model(slug);
+  const std::vector<item> items = items_of(gpu, std::move(words));
+  const solution s = solve(gpu, items);
+  REQUIRE_FALSE(s.feasible());
+  return describe(gpu, explain(gpu, items, s.why), items);
+}
+
+}  // namespace
+
+TEST_CASE("four hex digits that start a model name are a name, not a pci device id",
+          "[names][gpu]") {
+  for (const char* typed : {"a100", "A100", "NVIDIA A100"}) {
+    INFO(typed);
+    const auto r = run_migplan({"pack", "--gpu", typed, "1g.5gb"});
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "migplan: gpu '" + std::string(typed) +
+                       "' is ambiguous: a100-40gb, a100-80gb; pass one of them\n");
+  }
+  CHECK(resolve_gpu("h100").error().message ==
+        "gpu 'h100' is ambiguous: h100-80gb, h100-pcie, h100-nvl; pass one of them");
+  CHECK(resolve_gpu("gh200").error().message ==
+        "gpu 'gh200' is ambiguous: gh200-96gb, gh200-144gb; pass one of them");
+  // A word inside the names, when no name starts with it.
+  CHECK(resolve_gpu("pcie").error().message ==
+        "gpu 'pcie' is ambiguous: a100-40gb, a100-80gb, h100-pcie; pass one of them");
+  // One model: suggested, not silently taken.
+  CHECK(resolve_gpu("rtx").error().message ==
+        "unknown gpu 'rtx' (did you mean rtx-pro-6000?); 'migplan gpus' lists them");
+  CHECK(resolve_gpu("gh200-96").error().message ==
+        "unknown gpu 'gh200-96' (did you mean gh200-96gb?); 'migplan gpus' lists them");
+  // Nothing starts with it or contains it: the nearest spellings.
+  CHECK(resolve_gpu("h300").error().message ==
+        "unknown gpu 'h300' (did you mean h200, b300 or a30?); 'migplan gpus' lists them");
+}
+
+TEST_CASE("a pci device id is still one when no model name matches", "[names][gpu]") {
+  for (const char* id : {"0x20B0", "20B010DE", "0x20B010DE", "20b0"}) {
+    INFO(id);
+    auto g = resolve_gpu(id);
+    REQUIRE(g);
+    CHECK((*g)->slug == "a100-40gb");
+  }
+  CHECK(resolve_gpu("0xA100").error().message ==
+        "no supported gpu has pci device id 0xA10010DE (see 'migplan gpus')");
+  // Hex digits without 0x that are near a name: both readings are named.
+  CHECK(resolve_gpu("b201").error().message ==
+        "no supported gpu has pci device id 0xB20110DE, and no model is named 'b201' (did you "
+        "mean b200, h20 or h200?); 'migplan gpus' lists them");
+  const auto r = run_migplan({"profiles", "--gpu", "20B010DE", "--json"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"a100-40gb\"") != std::string::npos);
+}
+
+TEST_CASE("an empty --gpu is the same error in every command", "[names][gpu]") {
+  const std::vector<std::vector<std::string>> commands{
+      {"pack", "1g.5gb"},          {"profiles"},  {"check", MIGPLAN_SOURCE_DIR "/examples"},
+      {"fit", "--memory", "10Gi"}, {"enumerate"},
+  };
+  for (const auto& cmd : commands) {
+    for (const std::vector<std::string>& gpu :
+         {std::vector<std::string>{"--gpu", ""}, std::vector<std::string>{"--gpu", "  "},
+          std::vector<std::string>{"--gpu="}}) {
+      std::vector<std::string> args{cmd.front()};
+      args.insert(args.end(), gpu.begin(), gpu.end());
+      args.insert(args.end(), cmd.begin() + 1, cmd.end());
+      INFO(Catch::Detail::stringify(args));
+      const auto r = run_migplan(args);
+      CHECK(r.code == 2);
+      CHECK(r.out.empty());
+      CHECK(r.err == "migplan: empty gpu name\n");
+    }
+  }
+}
+
+TEST_CASE("fit takes Kubernetes quantities, and G is 10^9 bytes", "[names][fit]") {
+  const auto gi = run_migplan({"fit", "--gpu", "h100-80gb", "--memory", "12Gi"});
+  CHECK(gi.code == 0);
+  CHECK(gi.out.starts_with(
+      "h100-80gb: 1g.20gb (19.62 GiB, 26 SMs) is the smallest profile with at least 12288 MiB\n"));
+  const auto mi = run_migplan({"fit", "--gpu", "h100-80gb", "--memory", "12288Mi"});
+  CHECK(mi.out == gi.out);
+  // 10G is 9537 MiB: a 1g.10gb (9.75 GiB = 9984 MiB) holds it; 10Gi does not fit there.
+  const auto g = run_migplan({"fit", "--gpu", "h100-80gb", "--memory", "10G"});
+  CHECK(g.out.starts_with(
+      "h100-80gb: 1g.10gb (9.75 GiB, 16 SMs) is the smallest profile with at least 9537 MiB\n"));
+  const auto help = run_migplan({"fit", "--help"});
+  for (const char* unit :
+       {"12Gi or 12GiB (2^30 bytes)", "12288Mi or 12288MiB (2^20)", "1Ti or 1TiB (2^40)",
+        "12G or 12GB (10^9 bytes, as in", "12M or 12MB", "1T or 1TB (10^12)"}) {
+    INFO(unit);
+    // CLI11 wraps nothing, so each suffix is on the help's one line.
+    CHECK(help.out.find(unit) != std::string::npos);
+  }
+}
+
+TEST_CASE("fit says a count that is not a number is not a number", "[names][fit]") {
+  const auto r = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "1Gi", "--count", "abc"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: --count 'abc' is not a number: expected a whole number from 1 to 1000000000\n");
+  const auto big =
+      run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "1Gi", "--count", "5000000000"});
+  CHECK(big.err == "migplan: --count 5000000000 is too large (at most 1000000000)\n");
+  const auto sms = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "1Gi", "--sms", "lots"});
+  CHECK(sms.err ==
+        "migplan: --sms 'lots' is not a number: expected a whole number from 1 to 100000\n");
+  const auto empty = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "1Gi", "--count", ""});
+  CHECK(empty.err ==
+        "migplan: --count '' is not a number: expected a whole number from 1 to 1000000000\n");
+}
+
+TEST_CASE("one instance needs one gpu", "[names][fit]") {
+  const auto r = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "5Gi"});
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "a100-40gb: 1g.10gb (9.62 GiB, 14 SMs) is the smallest profile with at least 5120 MiB\n"
+        "one gpu holds 4 of it: 1g.10gb@0 1g.10gb@2 1g.10gb@4 1g.10gb@6\n"
+        "1 instance needs 1 gpu\n"
+        "each full gpu strands 0 units (0.00 GiB) and 3 compute slices\n");
+  const auto two = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "5Gi", "--count", "2"});
+  CHECK(two.out.find("\n2 instances need 1 gpu\n") != std::string::npos);
+  const auto five = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "5Gi", "--count", "5"});
+  CHECK(five.out.find("\n5 instances need 2 gpus (the last holds 1)\n") != std::string::npos);
+}
+
+TEST_CASE("a total that does not fit is spelled out per profile", "[names][messages]") {
+  CHECK(why_text("h100-80gb", {"7x1g.10gb", "1g.20gb"}) ==
+        "7 x 1g.10gb (1 unit each) + 1 x 1g.20gb (2 units) = 9 placement units but h100-80gb "
+        "has 8");
+  CHECK(why_text("a100-40gb", {"4g.20gb", "2x2g.10gb"}) ==
+        "2 x 2g.10gb (2 slices each) + 1 x 4g.20gb (4 slices) = 8 compute slices but a100-40gb "
+        "has 7");
+  CHECK(why_text("a30", {"1g.6gb+me", "2g.12gb+me"}) ==
+        "1 x 1g.6gb+me (1 JPG engine) + 1 x 2g.12gb+me (1 JPG engine) = 2 JPG engines together "
+        "but a30 has 1 (the full-GPU profile's count); they cannot coexist");
+  // Reasons that already name their counts read as before.
+  CHECK(why_text("h100-80gb", {"3x3g.40gb"}) ==
+        "3g.40gb allows at most 2 instances on h100-80gb (the request has 3)");
+  // Without the request, the sentence names the profiles only.
+  const gpu_model& h100 = *find_model("h100-80gb");
+  const std::vector<item> items = items_of(h100, {"7x1g.10gb", "1g.20gb"});
+  const reason why = explain(h100, items, solve(h100, items).why);
+  CHECK(describe(h100, why) == "1g.10gb and 1g.20gb need 9 placement units but h100-80gb has 8");
+}
+
+TEST_CASE("migplan with no arguments prints the usage as a usage error", "[names][app]") {
+  const auto r = run_migplan({});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err.starts_with("migplan: exact planner for NVIDIA MIG GPU-instance geometries\n"
+                        "Usage: migplan [OPTIONS] SUBCOMMAND\n"));
+  CHECK(r.err.find("\n  pack ") != std::string::npos);
+  CHECK(r.err.find("Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or "
+                   "usage.\n") != std::string::npos);
+}
+
+TEST_CASE("a token echoed back is escaped and cut short", "[names][quote]") {
+  CHECK(quote_token("1g.5gbb") == "'1g.5gbb'");
+  CHECK(quote_token("a\x1b[2Jb\tc\nd\re\\f\x7f") == R"('a\x1b[2Jb\tc\nd\re\\f\x7f')");
+  CHECK(quote_token(std::string(100, 'g')) == "'" + std::string(40, 'g') + "...'");
+  CHECK(quote_token(std::string(41, 'g'), 40) == "'" + std::string(40, 'g') + "...'");
+  CHECK(quote_token(std::string(40, 'g'), 40) == "'" + std::string(40, 'g') + "'");
+  CHECK(clip_token("abcdef", 3) == "abc...");
+  // UTF-8 passes whole and counts as one character; invalid bytes become U+FFFD
+  // (as JSON output has them); invisible and direction marks are named.
+  CHECK(clip_token("\xC3\xA9t\xC3\xA9", 2) == "\xC3\xA9t...");
+  CHECK(clip_token("a\xFF"
+                   "b") ==
+        "a\xEF\xBF\xBD"
+        "b");
+  CHECK(clip_token("a\xE2\x80\xAE"
+                   "b\xC2\x9B"
+                   "c") == R"(a\u202eb\u009bc)");
+}
+
+TEST_CASE("control characters in names typed reach the terminal escaped", "[names][quote]") {
+  const auto gpu = run_migplan({"pack", "--gpu", "a\x1b[2J", "1g.5gb"});
+  CHECK(gpu.code == 2);
+  CHECK(gpu.err == "migplan: unknown gpu 'a\\x1b[2J'; 'migplan gpus' lists them\n");
+  const auto prof = run_migplan({"pack", "--gpu", "a100-40gb", "1g.5gb\x1b]0;owned\x07"});
+  CHECK(prof.err ==
+        "migplan: unknown profile '1g.5gb\\x1b]0;owned\\x07' on a100-40gb; 'migplan profiles --gpu "
+        "a100-40gb' lists them\n");
+  const auto cmd =
+      run_migplan({"pa\x1b"
+                   "ck"});
+  CHECK(cmd.err ==
+        "migplan: unknown command 'pa\\x1bck' (did you mean pack?); 'migplan --help' lists them\n");
+  const auto opt = run_migplan({"gpus", "--js\x1bn"});
+  CHECK(opt.err == "migplan: the following argument was not expected: --js\\x1bn\n");
+  const auto count = run_migplan({"pack", "--gpu", "a100-40gb", "1\tx1g.5gb"});
+  CHECK(count.code == 2);
+  CHECK(count.err.find('\t') == std::string::npos);
+}
+
+TEST_CASE("a huge gpu name is refused quickly and quoted short", "[names][quote]") {
+  // 100 KB: about the most one argument may hold (Linux caps one at 128 KiB).
+  const std::string word(100000, 'h');
+  const auto r = run_migplan({"enumerate", "--gpu", word});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: unknown gpu '" + std::string(40, 'h') + "...'; 'migplan gpus' lists them\n");
+  CHECK(resolve_gpu(std::string(5000, 'x') + "a100").error().message ==
+        "unknown gpu '" + std::string(40, 'x') + "...'; 'migplan gpus' lists them");
+}
