@@ -4,44 +4,13 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
 #include <iterator>
+
+#include "quote.hpp"
 
 namespace migplan::cli {
 namespace {
-
-// Length of the well-formed UTF-8 prefix of `s` that starts a sequence
-// (Unicode table 3-7), and whether that prefix is a whole character.
-struct utf8_step {
-  std::size_t length;  // bytes to consume
-  bool valid;          // a whole character (else: one maximal invalid subpart)
-};
-
-utf8_step utf8_at(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char lead = b(0);
-  std::size_t need = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    need = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    need = 3;
-    if (lead == 0xE0) lo = 0xA0;  // no overlong forms
-    if (lead == 0xED) hi = 0x9F;  // no surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    need = 4;
-    if (lead == 0xF0) lo = 0x90;  // no overlong forms
-    if (lead == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
-  } else {
-    return {1, false};  // a stray continuation byte, C0, C1 or F5..FF
-  }
-  for (std::size_t k = 1; k < need; ++k) {
-    if (i + k >= s.size()) return {k, false};
-    const unsigned char c = b(k);
-    const bool ok = k == 1 ? (c >= lo && c <= hi) : (c >= 0x80 && c <= 0xBF);
-    if (!ok) return {k, false};  // the offending byte starts afresh
-  }
-  return {need, true};
-}
 
 // Bytes copied as they are: printable ASCII but '"' and '\\'. A table, as
 // this runs on every string of every `--batch` line.
@@ -66,12 +35,15 @@ void append_json_string(std::string& out, std::string_view s) {
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      const utf8_step step = utf8_at(s, i);
-      if (step.valid)
-        out.append(s.substr(i, step.length));
+      // One reading of UTF-8 for messages and JSON alike (quote.hpp).
+      std::uint32_t cp = 0;
+      bool valid = false;
+      const std::size_t n = quote_detail::utf8_step(s, i, cp, valid);
+      if (valid)
+        out.append(s.substr(i, n));
       else
         out += "\xEF\xBF\xBD";
-      i += step.length;
+      i += n;
       continue;
     }
     switch (c) {

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <migplan/capacity.hpp>
 #include <ostream>
 
+#include "quote.hpp"
 #include "render/diagram.hpp"
 #include "render/json.hpp"
 #include "render/messages.hpp"
@@ -292,29 +294,10 @@ void pack_brief_line(std::string& out, const pack_answer& a, int line) {
 }
 
 void pack_brief_error_line(std::string& out, int line, std::string_view message) {
-  fmt::format_to(std::back_inserter(out), "{}\t-\terror\t0\t", line);
-  for (const char c : message) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f')
-          fmt::format_to(std::back_inserter(out), "\\x{:02x}", static_cast<unsigned char>(c));
-        else
-          out += c;
-    }
-  }
-  out += '\n';
+  // The escaping messages use for echoed input, here over the whole message:
+  // it keeps the field free of tabs, line ends and control bytes.
+  fmt::format_to(std::back_inserter(out), "{}\t-\terror\t0\t{}\n", line,
+                 clip_token(message, std::numeric_limits<std::size_t>::max()));
 }
 
 }  // namespace migplan::cli::render
