@@ -48,8 +48,8 @@ void pack_error_json_line(std::string& out, int line, const pack_failure& f);
 void pack_brief_line(std::string& out, const pack_answer& a, int line);
 
 /// A failure as one tab-separated line: line, "-", error, 0, message, with
-/// backslash, tab, CR, LF and other control characters escaped (\\, \t,
-/// \r, \n, \xNN) so that it stays one line of five fields.
+/// the message escaped as clip_token() escapes echoed input (\\, \t, \r, \n, \xNN,
+/// invalid UTF-8 as U+FFFD), so that it stays one line of five fields.
 void pack_brief_error_line(std::string& out, int line, std::string_view message);
 
 }  // namespace migplan::cli::render
