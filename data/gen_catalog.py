@@ -4,7 +4,8 @@
 
 mig-profiles.json is the evidence (every value cites its source); models.json holds the
 curated per-model facts that file does not hold as data (which of its GPUs are built-in
-models and in what order, the names nvidia-smi prints, former profile names, the capture
+models and in what order, the names nvidia-smi prints, former profile names, profile names
+that circulate in third-party tools though no driver printed them, the capture
 files each table was transcribed from or is checked against, the GPUs left out and why;
 data/SOURCES.md describes every field). The header is a pure transcription of the two.
 Nothing is invented: a value the JSON leaves null stays an empty optional.
@@ -161,6 +162,8 @@ class Model:
     slug: str
     smi_names: list[tuple[str, str]]  # (name, source)
     former_names: dict[str, list[tuple[str, str]]]  # profile -> [(former name, note)]
+    # profile -> [(name third-party tools use, note)]; never printed by nvidia-smi
+    circulating_names: dict[str, list[tuple[str, str]]]
     evidence: list[str]  # capture file names the table was transcribed from, in order
 
 
@@ -192,7 +195,10 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
         return slug
 
     entries = top.items("models", ["slug", "smi_names", "former_names", "captures"],
-                        ["smi_names_note"])
+                        ["smi_names_note", "circulating_names"])
+    # Profile names of every GPU in the JSON: a circulating name must be none of them.
+    every_profile = {p["name"] for g in gpus.values() for p in g.get("gi_profiles") or []}
+    circulating_owner: dict[str, str] = {}  # circulating name -> slug
     if not entries:
         fail(f"{MODELS_DISPLAY}: models is empty")
     for m in entries:
@@ -229,6 +235,24 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
             if name in profiles:
                 fail(f"{f.where}: former name {name!r} is a current profile name of {slug}")
             former.setdefault(profile, []).append((name, note))
+
+        # Names no driver printed but tools use (HAMi's "7g.79gb"): a hint, never an alias.
+        circulating: dict[str, list[tuple[str, str]]] = {}
+        for c in m.items("circulating_names", ["profile", "name", "note", "source"], []):
+            profile, name, note = c.text("profile"), c.text("name"), c.text("note")
+            c.text("source")
+            if profile not in profiles:
+                fail(f"{c.where}: profile {profile!r} is not a profile of {slug} in "
+                     f"{JSON_DISPLAY}{did_you_mean(profile, sorted(profiles))}")
+            if name in every_profile:
+                fail(f"{c.where}: circulating name {name!r} is a profile name in {JSON_DISPLAY}")
+            if any(name == old for fs in former.values() for old, _ in fs):
+                fail(f"{c.where}: circulating name {name!r} is a former name of {slug}")
+            if circulating_owner.setdefault(name, slug) != slug or any(
+                    name == n for ns in circulating.values() for n, _ in ns):
+                fail(f"{c.where}: circulating name {name!r} is listed twice (first by "
+                     f"{circulating_owner[name]})")
+            circulating.setdefault(profile, []).append((name, note))
 
         evidence: list[str] = []
         for c in m.items("captures", ["file", "table_source"], ["note", "differences", "absent"]):
@@ -270,7 +294,7 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
                 if row not in profiles:
                     fail(f"{a.where}: profile {row!r} is not a profile of {slug}"
                          f"{did_you_mean(row, sorted(profiles))}")
-        models.append(Model(slug, names, former, evidence))
+        models.append(Model(slug, names, former, circulating, evidence))
 
     for s in top.items("skipped", ["slug", "reason"], []):
         claim_slug(s)
@@ -470,7 +494,7 @@ def comment_lines(indent: int, text: str) -> list[str]:
 
 
 def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str]]:
-    """Returns (former-name array lines to emit before the table, profile initializer lines)."""
+    """Returns (former- and circulating-name arrays to emit before the table, profile lines)."""
     slug = model.slug
     where = f"{slug}/{p.get('name')}"
     name = p["name"]
@@ -497,6 +521,16 @@ def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str
             pre.extend(string_field(2 * INDENT, ".note = ", note))
             pre.append(" " * INDENT + "},")
         pre.append("};")
+    circulating = model.circulating_names.get(name, [])
+    circulating_ident = f"{ident(slug)}_{ident(name)}_circulating_names"
+    if circulating:
+        pre.append(f"inline constexpr circulating_name {circulating_ident}[] = {{")
+        for other, note in circulating:
+            pre.append(" " * INDENT + "{")
+            pre.extend(string_field(2 * INDENT, ".name = ", other))
+            pre.extend(string_field(2 * INDENT, ".note = ", note))
+            pre.append(" " * INDENT + "},")
+        pre.append("};")
 
     i2, i3, i4 = 2 * INDENT, 3 * INDENT, 4 * INDENT
     out = [" " * INDENT + "{"]
@@ -519,6 +553,8 @@ def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str
     out.append(" " * i3 + "},")
     if former:
         out.append(f"{' ' * i2}.former_names = {former_ident},")
+    if circulating:
+        out.append(f"{' ' * i2}.circulating_names = {circulating_ident},")
     out.append(" " * INDENT + "},")
     return pre, out
 
@@ -578,7 +614,7 @@ def emit_model(g: dict, model: Model) -> tuple[list[str], list[str]]:
     i2 = 2 * INDENT
     model = [" " * INDENT + "{"]
     model.extend(string_field(i2, ".slug = ", slug))
-    model.extend(string_field(i2, ".display_name = ", g["name"]))
+    model.extend(string_field(i2, ".description = ", g["name"]))
     model.append(f"{' ' * i2}.smi_names = {sid + '_smi_names' if names else '{}'},")
     model.append(f"{' ' * i2}.pci_ids = {sid + '_pci_ids' if pcis else '{}'},")
     model.append(f"{' ' * i2}.memory_mib = {opt(g.get('total_memory_mib'))},")

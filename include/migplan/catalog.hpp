@@ -28,7 +28,7 @@ constexpr std::string_view strip_vendor(std::string_view name) noexcept {
 }
 }  // namespace detail
 
-/// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-6000).
+/// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-5000).
 constexpr std::span<const gpu_model> catalog() noexcept { return detail::catalog_models; }
 
 namespace detail {
@@ -131,6 +131,24 @@ constexpr const former_name* find_former_name(const profile& p, std::string_view
 constexpr int find_profile_by_former_name(const gpu_model& m, std::string_view name) noexcept {
   for (std::size_t i = 0; i < m.profiles.size(); ++i) {
     if (find_former_name(m.profiles[i], name) != nullptr) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// The circulating name `name` of profile `p` (ignoring ASCII case), or nullptr.
+constexpr const circulating_name* find_circulating_name(const profile& p,
+                                                        std::string_view name) noexcept {
+  for (const circulating_name& c : p.circulating_names) {
+    if (detail::iequals(c.name, name)) return &c;
+  }
+  return nullptr;
+}
+
+/// Index in `m.profiles` of the profile third-party tools call `name` though no driver
+/// printed it, or -1. Such a name is never accepted as the profile: it only explains.
+constexpr int find_profile_by_circulating_name(const gpu_model& m, std::string_view name) noexcept {
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+    if (find_circulating_name(m.profiles[i], name) != nullptr) return static_cast<int>(i);
   }
   return -1;
 }

@@ -69,6 +69,14 @@ struct former_name {
   std::string_view note;  ///< where and when it was seen
 };
 
+/// A profile name that circulates in third-party tools though no driver printed it
+/// (HAMi's and nos's "7g.79gb" for A100-80GB's 7g.80gb): a hint for people who type it,
+/// never accepted as the profile.
+struct circulating_name {
+  std::string_view name;  ///< the name the tools use, e.g. "7g.79gb"
+  std::string_view note;  ///< who uses it and why it is not the driver's name
+};
+
 /// Where a profile's values come from.
 struct provenance {
   std::string_view source;             ///< capture or document for the row
@@ -91,6 +99,7 @@ struct profile {
   std::string_view min_driver;         ///< first driver branch with the profile, empty if unknown
   provenance prov{};
   std::span<const former_name> former_names{};
+  std::span<const circulating_name> circulating_names{};
 
   /// Mask of the units this profile occupies when started at `start`.
   constexpr unit_mask mask_at(int start) const noexcept {
@@ -119,8 +128,8 @@ enum class coverage : std::uint8_t {
 
 /// A MIG-capable GPU model.
 struct gpu_model {
-  std::string_view slug;          ///< stable identifier used by --gpu (e.g. "a100-40gb")
-  std::string_view display_name;  ///< human name; may describe rather than quote
+  std::string_view slug;         ///< stable identifier used by --gpu (e.g. "a100-40gb")
+  std::string_view description;  ///< human description; may describe rather than quote a name
   std::span<const std::string_view> smi_names;  ///< names exactly as nvidia-smi prints them
   std::span<const pci_id> pci_ids;
   std::optional<int> memory_mib;  ///< total framebuffer as nvidia-smi reports it
@@ -133,6 +142,11 @@ struct gpu_model {
 
   /// Mask of all placement units.
   constexpr unit_mask all_units() const noexcept { return (unit_mask{1} << units) - 1; }
+  /// The model's name: the first name nvidia-smi prints for it, or empty when no source
+  /// shows one (then only `description` and `slug` name it).
+  constexpr std::string_view name() const noexcept {
+    return smi_names.empty() ? std::string_view{} : smi_names.front();
+  }
 };
 
 /// Index of the full-GPU profile: the first that takes every unit and every

@@ -193,12 +193,26 @@ std::string former_name_text(const gpu_model& gpu, int p, std::string_view name)
                      pr.name, pr.id, f->note);
 }
 
+std::string circulating_name_text(const gpu_model& gpu, int p, std::string_view name) {
+  const profile& pr = gpu.profiles[static_cast<std::size_t>(p)];
+  const circulating_name* c = find_circulating_name(pr, name);
+  assert(c != nullptr && "not a circulating name of the profile");
+  return fmt::format(
+      "{} is not a name nvidia-smi prints; nvidia-smi calls it {} on {} (profile {}; {})", name,
+      pr.name, gpu.slug, pr.id, c->note);
+}
+
 std::string former_name_note(std::string_view name) {
   name = strip_profile_name(name);
   for (const gpu_model& g : catalog())
     if (const int p = find_profile_by_former_name(g, name); p >= 0)
       return former_name_text(
           g, p, find_former_name(g.profiles[static_cast<std::size_t>(p)], name)->name);
+  // Quoted as the data spells it, as former names are, not as typed.
+  for (const gpu_model& g : catalog())
+    if (const int p = find_profile_by_circulating_name(g, name); p >= 0)
+      return circulating_name_text(
+          g, p, find_circulating_name(g.profiles[static_cast<std::size_t>(p)], name)->name);
   return {};
 }
 

@@ -49,8 +49,14 @@ result<int> resolve_profile(const gpu_model& gpu, std::string_view text);
 /// `name` must be a former name of profile `p` of `gpu`.
 std::string former_name_text(const gpu_model& gpu, int p, std::string_view name);
 
-/// former_name_text() for the first catalog model where `name` is a former
-/// name, or "" when it is none.
+/// "7g.79gb is not a name nvidia-smi prints; nvidia-smi calls it 7g.80gb on
+/// a100-80gb (profile 0; NOTE)": `name` must be a circulating name of profile
+/// `p` of `gpu` (a name third-party tools use, from data/models.json).
+std::string circulating_name_text(const gpu_model& gpu, int p, std::string_view name);
+
+/// A note on a name that is no current profile: former_name_text() for the
+/// first catalog model where `name` is a former name, else
+/// circulating_name_text() for the first where tools use it; "" when neither.
 std::string former_name_note(std::string_view name);
 
 /// Every profile name of every model, unique, for suggestions.

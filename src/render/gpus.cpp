@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "render/json.hpp"
 
@@ -49,7 +51,11 @@ void gpus_json(std::ostream& os, std::span<const gpu_model> models) {
   write_document(os, [&](json_writer& w) {
     w.key("gpus").begin_array();
     for (const gpu_model& g : models) {
-      w.begin_object().key("id").value(g.slug).key("name").value(g.display_name);
+      // `name` is one --gpu accepts (an nvidia-smi name) or null; `description` is prose.
+      const std::optional<std::string_view> name =
+          g.name().empty() ? std::nullopt : std::optional(g.name());
+      w.begin_object().key("id").value(g.slug).key("name").value(name);
+      w.key("description").value(g.description);
       w.key("smi_names").begin_array();
       for (std::string_view n : g.smi_names) w.value(n);
       w.end_array().key("pci_ids").begin_array();

@@ -2,6 +2,8 @@
 #include "render/json.hpp"
 
 #include <migplan/detail/strings.hpp>
+#include <optional>
+#include <string_view>
 
 #include "render/messages.hpp"
 
@@ -30,7 +32,11 @@ void write_units(json_writer& w, unit_mask m) {
 }
 
 void write_gpu(json_writer& w, const gpu_model& gpu) {
-  w.begin_object().key("id").value(gpu.slug).key("name").value(gpu.display_name).end_object();
+  // `name` is one --gpu accepts (an nvidia-smi name) or null; `description` is prose.
+  const std::optional<std::string_view> name =
+      gpu.name().empty() ? std::nullopt : std::optional(gpu.name());
+  w.begin_object().key("id").value(gpu.slug).key("name").value(name);
+  w.key("description").value(gpu.description).end_object();
 }
 
 void write_instances(json_writer& w, const gpu_model& gpu, const layout& l) {

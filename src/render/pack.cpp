@@ -198,7 +198,8 @@ void write_failure(json_writer& w, const pack_failure& f) {
 void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
   const gpu_model& g = *a.gpu;
   out << fmt::format("{}  {}  ({} placement units, {} compute slices)\n",
-                     paint(color, tone::bold, g.slug), g.display_name, g.units, g.compute_slices);
+                     paint(color, tone::bold, g.slug), g.name().empty() ? g.description : g.name(),
+                     g.units, g.compute_slices);
   if (!a.same_answer.empty()) out << fmt::format("same answer on {}\n", slugs_text(a.same_answer));
   out << fmt::format("request  {}\n", items_text(g, a.items));
   if (!a.sol.feasible()) {

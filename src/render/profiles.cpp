@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "render/json.hpp"
 
@@ -23,8 +25,8 @@ std::string source_text(std::string_view s) {
 }
 
 void print_model(std::ostream& out, const gpu_model& g) {
-  out << fmt::format("{}  {}  ({} placement units, {} compute slices)\n", g.slug, g.display_name,
-                     g.units, g.compute_slices);
+  out << fmt::format("{}  {}  ({} placement units, {} compute slices)\n", g.slug,
+                     g.name().empty() ? g.description : g.name(), g.units, g.compute_slices);
   out << fmt::format("  {:<16} {:>4} {:>5} {:>4} {:>10} {:>5} {:>3} {:>3} {:>3} {:>3} {:>3}  {}\n",
                      "profile", "id", "inst", "g", "memory", "SMs", "CE", "DEC", "ENC", "JPG",
                      "OFA", "placements {starts}:size");
@@ -74,7 +76,10 @@ void profiles_json(std::ostream& os, std::span<const gpu_model* const> models) {
   write_document(os, [&](json_writer& w) {
     w.key("gpus").begin_array();
     for (const gpu_model* g : models) {
-      w.begin_object().key("id").value(g->slug).key("name").value(g->display_name);
+      const std::optional<std::string_view> name =
+          g->name().empty() ? std::nullopt : std::optional(g->name());
+      w.begin_object().key("id").value(g->slug).key("name").value(name);
+      w.key("description").value(g->description);
       w.key("units").value(g->units).key("compute_slices").value(g->compute_slices);
       w.key("profiles").begin_array();
       for (const profile& p : g->profiles) write_profile(w, p);

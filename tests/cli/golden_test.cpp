@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/names.hpp"
 #include "run_binary.hpp"
 
 using migplan::test::run_migplan;
@@ -78,6 +79,7 @@ TEST_CASE("pack --json follows schema version 1", "[cli][pack][json]") {
   CHECK(j["schema_version"] == 1);
   CHECK(j["gpu"]["id"] == "a100-40gb");
   CHECK(j["gpu"]["name"] == "NVIDIA A100-SXM4-40GB");
+  CHECK(j["gpu"]["description"] == "NVIDIA A100-SXM4-40GB");
   CHECK(j["request"] == json({"3g.20gb", "2g.10gb", "1g.5gb", "1g.5gb"}));
   CHECK(j["request_starts"] == json({nullptr, nullptr, nullptr, nullptr}));
   CHECK(j["feasible"] == true);
@@ -177,10 +179,10 @@ TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
        "migplan: unknown gpu 'a100-40g' (did you mean a100-40gb?); 'migplan gpus' lists them\n"},
       {{"pack", "--gpu", "a100-40gb", "1g.24gb+me.all"},
        "migplan: unknown profile '1g.24gb+me.all' on a100-40gb (it is a profile of "
-       "rtx-pro-6000)\n"},
+       "rtx-pro-6000 and rtx-pro-5000)\n"},
       {{"pack", "1g.5gb", "1g.24gb+me.all"},
        "migplan: no single gpu has all of these profiles:\n  1g.5gb: a100-40gb\n  1g.24gb+me.all: "
-       "rtx-pro-6000\n"},
+       "rtx-pro-6000, rtx-pro-5000\n"},
       {{"pack", "--batch", "/nonexistent/requests.txt"},
        "migplan: cannot read '/nonexistent/requests.txt': No such file or directory\n"},
       {{"pakc", "1g.5gb"},
@@ -371,10 +373,56 @@ TEST_CASE("gpus lists every model with its coverage", "[cli][gpus]") {
   CHECK(r.code == 0);
   CHECK(r.out.find("a30               4       4  24576 MiB  full         0x20B710DE\n") !=
         std::string::npos);
-  CHECK(r.out.find("h100-pcie         8       7  81559 MiB  full         0x233110DE?\n") !=
-        std::string::npos);
-  CHECK(r.out.find("rtx-pro-6000     12       4  97887 MiB  full         0x2BB510DE\n") !=
-        std::string::npos);
+  // A '?' marks a mapping no capture shows: a sibling's table, from NVIDIA's
+  // mig-parted config (H800, H100 96GB, PG506-96GB) or the MIG guide (RTX PRO editions).
+  for (const char* line : {
+           "h100-80gb         8       7  81559 MiB  full         0x233010DE 0x232410DE?\n",
+           "h100-pcie         8       7  81559 MiB  full         0x233110DE? 0x232210DE?\n",
+           "gh200-96gb        8       7          ?  partial      0x234210DE 0x233D10DE? "
+           "0x20B610DE?\n",
+           "h200              8       7          ?  partial      0x233510DE 0x233B10DE?\n",
+           "rtx-pro-6000     12       4  97887 MiB  full         0x2BB510DE 0x2BB110DE? "
+           "0x2BB410DE?\n",
+           "rtx-pro-5000      6       2          ?  config-only  0x2BB310DE?\n",
+       }) {
+    INFO(line);
+    CHECK(r.out.find(line) != std::string::npos);
+  }
+}
+
+TEST_CASE("every gpu name in JSON output is an nvidia-smi name --gpu takes back",
+          "[cli][json][gpus]") {
+  const json gpus = parse_json(run_migplan({"gpus", "--json"}).out);
+  const json profiles = parse_json(run_migplan({"profiles", "--json"}).out);
+  REQUIRE(gpus["gpus"].size() == migplan::catalog().size());
+  REQUIRE(profiles["gpus"].size() == gpus["gpus"].size());
+  for (std::size_t i = 0; i < gpus["gpus"].size(); ++i) {
+    const json& g = gpus["gpus"][i];
+    const std::string slug = g["id"].get<std::string>();
+    INFO(slug);
+    // A description is prose; the name is the first nvidia-smi name, or null.
+    CHECK_FALSE(g["description"].get<std::string>().empty());
+    CHECK(profiles["gpus"][i]["name"] == g["name"]);
+    CHECK(profiles["gpus"][i]["description"] == g["description"]);
+    if (g["smi_names"].empty()) {
+      CHECK(g["name"].is_null());
+      continue;
+    }
+    REQUIRE(g["name"].is_string());
+    const std::string name = g["name"].get<std::string>();
+    CHECK(name == g["smi_names"][0].get<std::string>());
+    // The same lookup --gpu uses, in-process and through the binary.
+    const auto resolved = migplan::cli::resolve_gpu(name);
+    REQUIRE(resolved);
+    CHECK((*resolved)->slug == slug);
+    const auto r = run_migplan({"profiles", "--gpu", name, "--json"});
+    CHECK(r.code == 0);
+    CHECK(parse_json(r.out)["gpus"][0]["id"] == slug);
+    // pack's gpu object names the model the same way.
+    const std::string first = profiles["gpus"][i]["profiles"].back()["name"].get<std::string>();
+    const json pack = parse_json(run_migplan({"pack", "--gpu", slug, "--json", first}).out);
+    CHECK(pack["gpu"] == json({{"id", slug}, {"name", name}, {"description", g["description"]}}));
+  }
 }
 
 TEST_CASE("fit cannot size a model whose profile memory is unknown", "[cli][fit]") {

@@ -9,11 +9,13 @@
 #include <migplan/catalog.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "io/request.hpp"
 #include "quote.hpp"
+#include "render/gpus.hpp"
 #include "render/messages.hpp"
 #include "run_binary.hpp"
 
@@ -59,9 +61,11 @@ TEST_CASE("four hex digits that start a model name are a name, not a pci device 
   // A word inside the names, when no name starts with it.
   CHECK(resolve_gpu("pcie").error().message ==
         "gpu 'pcie' is ambiguous: a100-40gb, a100-80gb, h100-pcie; pass one of them");
-  // One model: suggested, not silently taken.
   CHECK(resolve_gpu("rtx").error().message ==
-        "unknown gpu 'rtx' (did you mean rtx-pro-6000?); 'migplan gpus' lists them");
+        "gpu 'rtx' is ambiguous: rtx-pro-6000, rtx-pro-5000; pass one of them");
+  // One model: suggested, not silently taken.
+  CHECK(resolve_gpu("rtx pro 5000").error().message ==
+        "unknown gpu 'rtx pro 5000' (did you mean rtx-pro-5000?); 'migplan gpus' lists them");
   CHECK(resolve_gpu("gh200-96").error().message ==
         "unknown gpu 'gh200-96' (did you mean gh200-96gb?); 'migplan gpus' lists them");
   // Nothing starts with it or contains it: the nearest spellings.
@@ -239,4 +243,121 @@ TEST_CASE("a huge gpu name is refused quickly and quoted short", "[names][quote]
         "migplan: unknown gpu '" + std::string(40, 'h') + "...'; 'migplan gpus' lists them\n");
   CHECK(resolve_gpu(std::string(5000, 'x') + "a100").error().message ==
         "unknown gpu '" + std::string(40, 'x') + "...'; 'migplan gpus' lists them");
+}
+
+TEST_CASE("every name nvidia-smi prints for a supported board resolves to its model",
+          "[names][gpu]") {
+  struct board {
+    const char* name;
+    const char* slug;
+  };
+  // Sources: data/models.json (each name's `source`).
+  const board boards[] = {
+      {"NVIDIA H200", "h200"},
+      {"NVIDIA H200 NVL", "h200"},
+      {"NVIDIA GH200 480GB", "gh200-96gb"},
+      {"NVIDIA GH200 120GB", "gh200-96gb"},
+      {"NVIDIA GH200 144G HBM3e", "gh200-144gb"},
+      {"NVIDIA H20", "h20"},
+      {"NVIDIA B300 SXM6 AC", "b300"},
+      {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx-pro-6000"},
+      {"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "rtx-pro-6000"},
+      {"NVIDIA RTX PRO 5000 Blackwell", "rtx-pro-5000"},
+      {"rtx pro 5000 blackwell", "rtx-pro-5000"},  // case and "NVIDIA " are optional
+      {"rtx-pro-5000", "rtx-pro-5000"},
+  };
+  for (const board& b : boards) {
+    INFO(b.name);
+    const auto g = resolve_gpu(b.name);
+    REQUIRE(g);
+    CHECK((*g)->slug == b.slug);
+  }
+  // Through the binary, the longest of them.
+  const auto r = run_migplan(
+      {"profiles", "--gpu", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "--json"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"id\": \"rtx-pro-6000\"") != std::string::npos);
+  // The 72GB RTX PRO 5000 has another name and no documented table.
+  CHECK_FALSE(resolve_gpu("NVIDIA RTX PRO 5000 72GB Blackwell"));
+  // gpus --json lists every one of them under its model.
+  const std::string json = run_migplan({"gpus", "--json"}).out;
+  for (const board& b : boards)
+    if (std::string_view(b.name).starts_with("NVIDIA ")) {
+      INFO(b.name);
+      CHECK(json.find("\"" + std::string(b.name) + "\"") != std::string::npos);
+    }
+}
+
+TEST_CASE("pci ids that NVIDIA's configs give a sibling's table resolve, marked inferred",
+          "[names][gpu]") {
+  struct id_to_model {
+    const char* id;
+    const char* slug;
+  };
+  // 0x2322/0x2324 H800 (mig-parted: H100-80GB configs), 0x233D H100 96GB and 0x20B6
+  // PG506-96GB (the 96GB configs), 0x233B H200 NVL, 0x2BB1/0x2BB4 RTX PRO 6000
+  // Workstation/Max-Q (the guide's RTX PRO 6000 table), 0x2BB3 RTX PRO 5000.
+  const id_to_model ids[] = {
+      {"0x232410DE", "h100-80gb"},  {"0x232210DE", "h100-pcie"},    {"0x233D10DE", "gh200-96gb"},
+      {"0x20B610DE", "gh200-96gb"}, {"0x233B10DE", "h200"},         {"0x2BB110DE", "rtx-pro-6000"},
+      {"0x2BB4", "rtx-pro-6000"},   {"0x2BB310DE", "rtx-pro-5000"},
+  };
+  const std::string gpus = run_migplan({"gpus"}).out;
+  for (const id_to_model& x : ids) {
+    INFO(x.id);
+    const auto g = resolve_gpu(x.id);
+    REQUIRE(g);
+    CHECK((*g)->slug == x.slug);
+    // `migplan gpus` lists it with the '?' of an inferred mapping.
+    std::string full = x.id;
+    if (full.size() == 6) full += "10DE";
+    CHECK(gpus.find(full + "?") != std::string::npos);
+  }
+  const auto r = run_migplan({"pack", "--gpu", "0x2BB4", "--json", "4g.96gb"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\"id\": \"rtx-pro-6000\"") != std::string::npos);
+}
+
+TEST_CASE("a model without a known nvidia-smi name has a null JSON name", "[names][json]") {
+  // No catalog model lacks one today; the renderer must still say null, not prose.
+  gpu_model unnamed = *find_model("b300");
+  unnamed.smi_names = {};
+  std::ostringstream out;
+  render::gpus_json(out, std::span<const gpu_model>(&unnamed, 1));
+  CHECK(out.str().find("\"name\": null") != std::string::npos);
+  CHECK(out.str().find("\"description\": \"B300 (HGX B300, Blackwell Ultra)\"") !=
+        std::string::npos);
+  CHECK(unnamed.name().empty());
+}
+
+TEST_CASE("a profile name only third-party tools use names the real profile", "[names][profile]") {
+  // HAMi's and nos's A100-80GB tables say 7g.79gb (data/models.json circulating_names);
+  // nvidia-smi prints 7g.80gb. The name is explained, never accepted.
+  const std::string why =
+      "7g.79gb is not a name nvidia-smi prints; nvidia-smi calls it 7g.80gb on a100-80gb "
+      "(profile 0; Kubernetes tooling derived it from NVML's memory size (gpu-operator issue "
+      "351); HAMi's and nos's A100-80GB tables still list it)";
+  const auto on = run_migplan({"pack", "--gpu", "a100-80gb", "7g.79gb"});
+  CHECK(on.code == 2);
+  CHECK(on.out.empty());
+  CHECK(on.err == "migplan: unknown profile '7g.79gb' on a100-80gb: " + why + "\n");
+  const auto any = run_migplan({"pack", "MIG 7G.79GB"});
+  CHECK(any.code == 2);
+  CHECK(any.err == "migplan: unknown profile '7G.79GB': " + why + "\n");
+  CHECK(resolve_profile(*find_model("h100-80gb"), "7g.79gb").error().message ==
+        "unknown profile '7g.79gb' on h100-80gb: " + why);
+  // A mig-parted entry for A100-80GB gets the same hint.
+  const std::string config =
+      "version: v1\n"
+      "mig-configs:\n"
+      "  k8s:\n"
+      "    - device-filter: [\"0x20B210DE\"]\n"
+      "      devices: all\n"
+      "      mig-enabled: true\n"
+      "      mig-devices:\n"
+      "        \"7g.79gb\": 1\n";
+  const auto check = run_migplan({"check", "-"}, config);
+  CHECK(check.code == 1);
+  CHECK(check.err.find("unknown profile '7g.79gb' on a100-80gb: " + why + "\n") !=
+        std::string::npos);
 }

@@ -70,7 +70,8 @@ TEST_CASE("profiles resolve by name, MIG prefix, case or id, and pins are range-
   CHECK(resolve_profile(a100, "3g.20g").error().message ==
         "unknown profile '3g.20g' on a100-40gb (did you mean 3g.20gb or 4g.20gb?)");
   CHECK(resolve_profile(a100, "1g.24gb+me.all").error().message ==
-        "unknown profile '1g.24gb+me.all' on a100-40gb (it is a profile of rtx-pro-6000)");
+        "unknown profile '1g.24gb+me.all' on a100-40gb (it is a profile of rtx-pro-6000 and "
+        "rtx-pro-5000)");
   CHECK(resolve_profile(a100, "42").error().message ==
         "a100-40gb has no profile id 42 (ids: 19, 20, 15, 14, 9, 5, 0)");
   auto toks = parse_items(std::vector<std::string>{"1g.5gb@8"});
@@ -112,7 +113,7 @@ TEST_CASE("the models a request could mean are those having every profile", "[re
   CHECK(candidate_models(*mixed).empty());
   CHECK(no_common_model(*mixed).message ==
         "no single gpu has all of these profiles:\n  1g.5gb: a100-40gb\n  1g.24gb+me.all: "
-        "rtx-pro-6000");
+        "rtx-pro-6000, rtx-pro-5000");
   auto typo = parse_items(std::vector<std::string>{"1g.5gbb"});
   REQUIRE(typo);
   CHECK(

@@ -435,7 +435,8 @@ struct curated_model {
   std::string slug;
   std::vector<std::string> smi_names{};
   std::vector<curated_former_name> former_names{};
-  std::vector<std::string> evidence{};  // the table_source captures, in order
+  std::vector<curated_former_name> circulating_names{};  // same fields: profile, name, note
+  std::vector<std::string> evidence{};                   // the table_source captures, in order
 };
 
 struct curated_data {
@@ -463,6 +464,11 @@ curated_data read_curated() {
     for (const json& f : m.at("former_names")) {
       cm.former_names.push_back({f.at("profile").get<std::string>(),
                                  f.at("name").get<std::string>(), f.at("note").get<std::string>()});
+    }
+    for (const json& c : m.value("circulating_names", json::array())) {
+      cm.circulating_names.push_back({c.at("profile").get<std::string>(),
+                                      c.at("name").get<std::string>(),
+                                      c.at("note").get<std::string>()});
     }
     for (const json& c : m.at("captures")) {
       const std::string file = c.at("file").get<std::string>();
@@ -713,7 +719,9 @@ TEST_CASE("the catalog equals data/mig-profiles.json field by field", "[catalog]
     DYNAMIC_SECTION(slug) {
       REQUIRE(gpus.count(slug) == 1);
       const json& g = *gpus.at(slug);
-      CHECK(std::string(m.display_name) == g.at("name").get<std::string>());
+      CHECK(std::string(m.description) == g.at("name").get<std::string>());
+      // The model's name is the first nvidia-smi name, never the description.
+      CHECK(m.name() == (m.smi_names.empty() ? std::string_view{} : m.smi_names.front()));
       const json& mem = g.at("total_memory_mib");
       CHECK(show(m.memory_mib) == (mem.is_null() ? "unknown" : std::to_string(mem.get<int>())));
       CHECK(m.units == g.at("memory_slices").get<int>());
@@ -806,6 +814,12 @@ TEST_CASE("the catalog equals data/mig-profiles.json field by field", "[catalog]
           CHECK(text_or_empty("notes").find("'" + std::string(f.name) + "'") != std::string::npos);
           CHECK_FALSE(f.note.empty());
         }
+        // So are names third-party tools use for the row ('7g.79gb').
+        for (const circulating_name& c : p.circulating_names) {
+          INFO("circulating name " << std::string(c.name));
+          CHECK(text_or_empty("notes").find("'" + std::string(c.name) + "'") != std::string::npos);
+          CHECK_FALSE(c.note.empty());
+        }
       }
 
       // Curated nvidia-smi names must be quoted by the JSON entry (name or aliases).
@@ -878,6 +892,23 @@ TEST_CASE("the catalog holds the models of data/models.json with their curated f
         listed += expected.size();
       }
       CHECK(listed == cm.former_names.size());
+
+      // Circulating names likewise; none is a profile name of any model.
+      std::size_t circulating = 0;
+      for (const profile& p : m.profiles) {
+        INFO(std::string(p.name));
+        std::vector<std::string> got, expected;
+        for (const circulating_name& c : p.circulating_names) {
+          got.push_back(std::string(c.name) + " (" + std::string(c.note) + ")");
+          for (const gpu_model& other : catalog()) CHECK(find_profile(other, c.name) < 0);
+        }
+        for (const curated_former_name& c : cm.circulating_names) {
+          if (c.profile == p.name) expected.push_back(c.name + " (" + c.note + ")");
+        }
+        CHECK(got == expected);
+        circulating += expected.size();
+      }
+      CHECK(circulating == cm.circulating_names.size());
 
       std::string evidence;
       for (const std::string& f : cm.evidence) {
@@ -964,6 +995,20 @@ TEST_CASE("models are found by slug, PCI ID and nvidia-smi name", "[catalog][loo
   const gpu_model* pcie = find_model_by_pci(0x233110DE);
   REQUIRE(pcie == find_model("h100-pcie"));
   CHECK(pcie->pci_ids[0].inferred);  // 0x2331 = H100 PCIe is an inference (mig-profiles.md)
+  // IDs whose table comes from NVIDIA's mig-parted config or the MIG guide, not a capture:
+  // found, and marked inferred on the model that lists them.
+  const std::pair<std::uint32_t, std::string_view> config_ids[] = {
+      {0x232210DE, "h100-pcie"},    {0x232410DE, "h100-80gb"},    {0x233D10DE, "gh200-96gb"},
+      {0x20B610DE, "gh200-96gb"},   {0x233B10DE, "h200"},         {0x2BB110DE, "rtx-pro-6000"},
+      {0x2BB410DE, "rtx-pro-6000"}, {0x2BB310DE, "rtx-pro-5000"},
+  };
+  for (const auto& [id, slug] : config_ids) {
+    INFO(std::hex << id);
+    const gpu_model* m = find_model_by_full_pci(id);
+    REQUIRE(m == find_model(slug));
+    for (const pci_id& p : m->pci_ids)
+      if (p.value == id) CHECK(p.inferred);
+  }
 
   CHECK(find_model_by_smi_name("NVIDIA A100-SXM4-40GB") == find_model("a100-40gb"));
   CHECK(find_model_by_smi_name("A100-SXM4-40GB") == find_model("a100-40gb"));
@@ -971,7 +1016,12 @@ TEST_CASE("models are found by slug, PCI ID and nvidia-smi name", "[catalog][loo
   CHECK(find_model_by_smi_name("A30") == find_model("a30"));
   CHECK(find_model_by_smi_name("NVIDIA H100 80GB HBM3") == find_model("h100-80gb"));
   CHECK(find_model_by_smi_name("NVIDIA A100 80G...") == nullptr);  // truncated table name
-  CHECK(find_model_by_smi_name("NVIDIA H200") == nullptr);  // no source shows the printed name
+  CHECK(find_model_by_smi_name("NVIDIA H200") == find_model("h200"));
+  CHECK(find_model_by_smi_name("NVIDIA H200 NVL") == find_model("h200"));
+  CHECK(find_model_by_smi_name("NVIDIA H20") == find_model("h20"));
+  CHECK(find_model_by_smi_name("NVIDIA RTX PRO 5000 Blackwell") == find_model("rtx-pro-5000"));
+  // The 72GB board shares device 0x2BB3 but not the name, nor a documented table.
+  CHECK(find_model_by_smi_name("NVIDIA RTX PRO 5000 72GB Blackwell") == nullptr);
   CHECK(find_model_by_smi_name("NVIDIA ") == nullptr);
 }
 

@@ -313,6 +313,13 @@ inline constexpr pci_id a100_80gb_pci_ids[] = {
     {.value = 0x20F310DE, .inferred = false},
     {.value = 0x20F510DE, .inferred = false},
 };
+inline constexpr circulating_name a100_80gb_7g_80gb_circulating_names[] = {
+    {
+        .name = "7g.79gb",
+        .note = "Kubernetes tooling derived it from NVML's memory size (gpu-operator issue 351); "
+                "HAMi's and nos's A100-80GB tables still list it",
+    },
+};
 inline constexpr profile a100_80gb_profiles[] = {
     {
         .name = "1g.10gb",
@@ -464,6 +471,7 @@ inline constexpr profile a100_80gb_profiles[] = {
                          "(https://github.com/NVIDIA/gpu-operator/issues/351); nos and HAMi "
                          "configs still use 7g.79gb.",
             },
+        .circulating_names = a100_80gb_7g_80gb_circulating_names,
     },
 };
 
@@ -478,6 +486,7 @@ inline constexpr std::string_view h100_80gb_smi_names[] = {
 };
 inline constexpr pci_id h100_80gb_pci_ids[] = {
     {.value = 0x233010DE, .inferred = false},
+    {.value = 0x232410DE, .inferred = true},
 };
 inline constexpr profile h100_80gb_profiles[] = {
     {
@@ -625,6 +634,7 @@ inline constexpr std::string_view h100_pcie_smi_names[] = {
 };
 inline constexpr pci_id h100_pcie_pci_ids[] = {
     {.value = 0x233110DE, .inferred = true},
+    {.value = 0x232210DE, .inferred = true},
 };
 inline constexpr profile h100_pcie_profiles[] = {
     {
@@ -917,11 +927,19 @@ inline constexpr profile h100_nvl_profiles[] = {
 };
 
 // -------------------------------------------------------------------------------------------------
-// gh200-96gb: GH200 (H100 96GB on Grace Hopper; exact nvidia-smi name not captured). Coverage:
-// partial (GI profiles captured; placements inferred).
+// gh200-96gb: GH200 (H100 96GB on Grace Hopper). Coverage: partial (GI profiles captured;
+// placements inferred).
 
+inline constexpr std::string_view gh200_96gb_smi_names[] = {
+    // NVIDIA 610.43.03 driver README GPU table (2342 10DE 1809)
+    "NVIDIA GH200 480GB",
+    // NVIDIA 610.43.03 driver README GPU table (2342 10DE 16EB and 1805)
+    "NVIDIA GH200 120GB",
+};
 inline constexpr pci_id gh200_96gb_pci_ids[] = {
     {.value = 0x234210DE, .inferred = false},
+    {.value = 0x233D10DE, .inferred = true},
+    {.value = 0x20B610DE, .inferred = true},
 };
 inline constexpr profile gh200_96gb_profiles[] = {
     {
@@ -1068,9 +1086,13 @@ inline constexpr profile gh200_96gb_profiles[] = {
 };
 
 // -------------------------------------------------------------------------------------------------
-// gh200-144gb: GH200 144G HBM3e (exact nvidia-smi name not captured). Coverage: partial (4 of 7 GI
-// rows captured; 3g/4g/7g from config only; placements inferred).
+// gh200-144gb: GH200 144G HBM3e (Grace Hopper). Coverage: partial (4 of 7 GI rows captured;
+// 3g/4g/7g from config only; placements inferred).
 
+inline constexpr std::string_view gh200_144gb_smi_names[] = {
+    // NVIDIA 610.43.03 driver README GPU table (2348 10DE 18D2)
+    "NVIDIA GH200 144G HBM3e",
+};
 inline constexpr pci_id gh200_144gb_pci_ids[] = {
     {.value = 0x234810DE, .inferred = false},
 };
@@ -1231,9 +1253,13 @@ inline constexpr profile gh200_144gb_profiles[] = {
 };
 
 // -------------------------------------------------------------------------------------------------
-// h20: H20 (nvidia-smi name not captured). Coverage: config-only (shares the 96GB profile names
-// with GH200 in NVIDIA configs; no capture; SM counts unknown).
+// h20: H20 (96GB). Coverage: config-only (shares the 96GB profile names with GH200 in NVIDIA
+// configs; no capture; SM counts unknown).
 
+inline constexpr std::string_view h20_smi_names[] = {
+    // NVIDIA 610.43.03 driver README GPU table (2329 10DE 198B and 198C)
+    "NVIDIA H20",
+};
 inline constexpr pci_id h20_pci_ids[] = {
     {.value = 0x232910DE, .inferred = false},
 };
@@ -1344,9 +1370,18 @@ inline constexpr profile h20_profiles[] = {
 // h200: NVIDIA H200 (141GB HBM3e; SXM). Coverage: partial (all GI rows captured across two
 // fragments; placements inferred).
 
+inline constexpr std::string_view h200_smi_names[] = {
+    // https://github.com/NVIDIA/mig-parted/issues/120 (nvidia-smi -q 'Product Name : NVIDIA H200',
+    // Device Id 0x233510DE, the same GPUs as the -lgip fragments); NVIDIA 610.43.03 driver README
+    // GPU table (2335)
+    "NVIDIA H200",
+    // NVIDIA 610.43.03 driver README GPU table (233B 10DE 1996); public job logs with nvidia-smi -L
+    // 'GPU 0: NVIDIA H200 NVL (UUID: ...)' (repository not identified)
+    "NVIDIA H200 NVL",
+};
 inline constexpr pci_id h200_pci_ids[] = {
     {.value = 0x233510DE, .inferred = false},
-    {.value = 0x233B10DE, .inferred = false},
+    {.value = 0x233B10DE, .inferred = true},
 };
 inline constexpr profile h200_profiles[] = {
     {
@@ -1914,9 +1949,14 @@ inline constexpr profile gb200_profiles[] = {
 };
 
 // -------------------------------------------------------------------------------------------------
-// b300: B300 (nvidia-smi name not captured). Coverage: config-only (names and max counts from
-// NVIDIA mig-parted; no capture, no docs table).
+// b300: B300 (HGX B300, Blackwell Ultra). Coverage: config-only (names and max counts from NVIDIA
+// mig-parted; no capture, no docs table).
 
+inline constexpr std::string_view b300_smi_names[] = {
+    // NVIDIA 610.43.03 driver README GPU table (3182 10DE 20E6); pci.ids 3182 'GB110 [B300 SXM6
+    // AC]' (https://github.com/pciutils/pciids @ 006181e2)
+    "NVIDIA B300 SXM6 AC",
+};
 inline constexpr pci_id b300_pci_ids[] = {
     {.value = 0x318210DE, .inferred = false},
 };
@@ -2281,9 +2321,17 @@ inline constexpr profile gb300_profiles[] = {
 inline constexpr std::string_view rtx_pro_6000_smi_names[] = {
     // data/captures/rtx-pro-6000-* source (610.43.02); bottlerocket-kernel-kit PR 300
     "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+    // https://github.com/akash-network/provider-configs/issues/70 (nvidia-smi name and device
+    // 0x2BB110DE); NVIDIA 610.43.03 driver README GPU table (2BB1)
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+    // https://github.com/akash-network/provider-configs/issues/79 (nvidia-smi --query-gpu: 97887
+    // MiB, driver 580.126.20, 0x2BB410DE); NVIDIA 610.43.03 driver README GPU table (2BB4)
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
 };
 inline constexpr pci_id rtx_pro_6000_pci_ids[] = {
     {.value = 0x2BB510DE, .inferred = false},
+    {.value = 0x2BB110DE, .inferred = true},
+    {.value = 0x2BB410DE, .inferred = true},
 };
 inline constexpr profile rtx_pro_6000_profiles[] = {
     {
@@ -2499,12 +2547,233 @@ inline constexpr profile rtx_pro_6000_profiles[] = {
 };
 
 // -------------------------------------------------------------------------------------------------
+// rtx-pro-5000: RTX PRO 5000 Blackwell (48GB). Coverage: config-only (docs-only: profile names,
+// engines and instance counts from the MIG guide; profile IDs and placements inferred; SMs and
+// memory unknown; nothing captured; the two doc versions disagree, see conflicts).
+
+inline constexpr std::string_view rtx_pro_5000_smi_names[] = {
+    // NVIDIA 610.43.03 driver README GPU table (2BB3 10DE 204D; the 72GB board, 2BB3 with subsystem
+    // 227A, is 'NVIDIA RTX PRO 5000 72GB Blackwell'); https://github.com/nanoporetech/dorado @
+    // e8048322 dorado/basecall/benchmarks/NVIDIA_RTX_PRO_5000_Blackwell.cpp (benchmarks keyed by
+    // the CUDA device name)
+    "NVIDIA RTX PRO 5000 Blackwell",
+};
+inline constexpr pci_id rtx_pro_5000_pci_ids[] = {
+    {.value = 0x2BB310DE, .inferred = true},
+};
+inline constexpr profile rtx_pro_5000_profiles[] = {
+    {
+        .name = "1g.24gb",
+        .id = 5,
+        .compute_slices = 1,
+        .size = 3,
+        .starts = 0x9,  // -lgipp {0,3}:3
+        .max_instances = 2,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 1, 1, 0, 0},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+    {
+        .name = "1g.24gb+me",
+        .id = 6,
+        .compute_slices = 1,
+        .size = 3,
+        .starts = 0x9,  // -lgipp {0,3}:3
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 1, 1, 1, 1},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+    {
+        .name = "1g.24gb+gfx",
+        .id = 35,
+        .compute_slices = 1,
+        .size = 3,
+        .starts = 0x9,  // -lgipp {0,3}:3
+        .max_instances = 2,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 1, 1, 0, 0},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+    {
+        .name = "1g.24gb+me.all",
+        .id = 64,
+        .compute_slices = 1,
+        .size = 3,
+        .starts = 0x9,  // -lgipp {0,3}:3
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 3, 3, 1, 1},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+    {
+        .name = "1g.24gb-me",
+        .id = 66,
+        .compute_slices = 1,
+        .size = 3,
+        .starts = 0x9,  // -lgipp {0,3}:3
+        .max_instances = 2,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 0, 0, 0, 0},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+    {
+        .name = "2g.48gb",
+        .id = 0,
+        .compute_slices = 2,
+        .size = 6,
+        .starts = 0x1,  // -lgipp {0}:6
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {4, 3, 3, 1, 1},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+    {
+        .name = "2g.48gb+gfx",
+        .id = 32,
+        .compute_slices = 2,
+        .size = 6,
+        .starts = 0x1,  // -lgipp {0}:6
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {4, 3, 3, 1, 1},
+        .min_driver = "R575",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the RTX PRO 6000 -lgipp (driver 610.43.02), "
+                                     "the only captured GB202 layout: 3 placement units per "
+                                     "compute slice (8 GB of memory each), an instance aligned to "
+                                     "its own size; for the 48GB two-slice RTX PRO 5000 that gives "
+                                     "6 units, 1g {0,3}:3 and 2g {0}:6. No RTX PRO 5000 -lgipp "
+                                     "capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, which fixes the ID on "
+                         "every captured GPU with the same variants (A30 and RTX PRO 6000: full 0, "
+                         "half 5, half+me 6, +gfx full 32 / half 35, +me.all half 64, -me half "
+                         "66).",
+            },
+    },
+};
+
+// -------------------------------------------------------------------------------------------------
 
 /// The built-in models, in catalog order.
 inline constexpr gpu_model catalog_models[] = {
     {
         .slug = "a30",
-        .display_name = "NVIDIA A30",
+        .description = "NVIDIA A30",
         .smi_names = a30_smi_names,
         .pci_ids = a30_pci_ids,
         .memory_mib = 24576,
@@ -2517,7 +2786,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "a100-40gb",
-        .display_name = "NVIDIA A100-SXM4-40GB",
+        .description = "NVIDIA A100-SXM4-40GB",
         .smi_names = a100_40gb_smi_names,
         .pci_ids = a100_40gb_pci_ids,
         .memory_mib = 40960,
@@ -2530,7 +2799,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "a100-80gb",
-        .display_name = "NVIDIA A100-SXM4-80GB / NVIDIA A100 80GB PCIe",
+        .description = "NVIDIA A100-SXM4-80GB / NVIDIA A100 80GB PCIe",
         .smi_names = a100_80gb_smi_names,
         .pci_ids = a100_80gb_pci_ids,
         .memory_mib = 81920,
@@ -2544,7 +2813,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "h100-80gb",
-        .display_name = "NVIDIA H100 80GB HBM3",
+        .description = "NVIDIA H100 80GB HBM3",
         .smi_names = h100_80gb_smi_names,
         .pci_ids = h100_80gb_pci_ids,
         .memory_mib = 81559,
@@ -2559,7 +2828,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "h100-pcie",
-        .display_name = "NVIDIA H100 PCIe",
+        .description = "NVIDIA H100 PCIe",
         .smi_names = h100_pcie_smi_names,
         .pci_ids = h100_pcie_pci_ids,
         .memory_mib = 81559,
@@ -2572,7 +2841,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "h100-nvl",
-        .display_name = "NVIDIA H100 NVL",
+        .description = "NVIDIA H100 NVL",
         .smi_names = h100_nvl_smi_names,
         .pci_ids = h100_nvl_pci_ids,
         .memory_mib = 95830,
@@ -2585,8 +2854,8 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "gh200-96gb",
-        .display_name = "GH200 (H100 96GB on Grace Hopper; exact nvidia-smi name not captured)",
-        .smi_names = {},
+        .description = "GH200 (H100 96GB on Grace Hopper)",
+        .smi_names = gh200_96gb_smi_names,
         .pci_ids = gh200_96gb_pci_ids,
         .memory_mib = std::nullopt,
         .units = 8,
@@ -2598,8 +2867,8 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "gh200-144gb",
-        .display_name = "GH200 144G HBM3e (exact nvidia-smi name not captured)",
-        .smi_names = {},
+        .description = "GH200 144G HBM3e (Grace Hopper)",
+        .smi_names = gh200_144gb_smi_names,
         .pci_ids = gh200_144gb_pci_ids,
         .memory_mib = std::nullopt,
         .units = 8,
@@ -2612,8 +2881,8 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "h20",
-        .display_name = "H20 (nvidia-smi name not captured)",
-        .smi_names = {},
+        .description = "H20 (96GB)",
+        .smi_names = h20_smi_names,
         .pci_ids = h20_pci_ids,
         .memory_mib = std::nullopt,
         .units = 8,
@@ -2626,8 +2895,8 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "h200",
-        .display_name = "NVIDIA H200 (141GB HBM3e; SXM)",
-        .smi_names = {},
+        .description = "NVIDIA H200 (141GB HBM3e; SXM)",
+        .smi_names = h200_smi_names,
         .pci_ids = h200_pci_ids,
         .memory_mib = std::nullopt,
         .units = 8,
@@ -2640,7 +2909,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "b200",
-        .display_name = "NVIDIA B200",
+        .description = "NVIDIA B200",
         .smi_names = b200_smi_names,
         .pci_ids = b200_pci_ids,
         .memory_mib = 183359,
@@ -2654,7 +2923,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "gb200",
-        .display_name = "NVIDIA GB200",
+        .description = "NVIDIA GB200",
         .smi_names = gb200_smi_names,
         .pci_ids = gb200_pci_ids,
         .memory_mib = 189471,
@@ -2669,8 +2938,8 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "b300",
-        .display_name = "B300 (nvidia-smi name not captured)",
-        .smi_names = {},
+        .description = "B300 (HGX B300, Blackwell Ultra)",
+        .smi_names = b300_smi_names,
         .pci_ids = b300_pci_ids,
         .memory_mib = std::nullopt,
         .units = 8,
@@ -2683,7 +2952,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "gb300",
-        .display_name = "NVIDIA GB300",
+        .description = "NVIDIA GB300",
         .smi_names = gb300_smi_names,
         .pci_ids = gb300_pci_ids,
         .memory_mib = 284208,
@@ -2697,7 +2966,7 @@ inline constexpr gpu_model catalog_models[] = {
     },
     {
         .slug = "rtx-pro-6000",
-        .display_name = "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+        .description = "NVIDIA RTX PRO 6000 Blackwell Server Edition",
         .smi_names = rtx_pro_6000_smi_names,
         .pci_ids = rtx_pro_6000_pci_ids,
         .memory_mib = 97887,
@@ -2708,6 +2977,21 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "full (GI profiles + placements + CI default from one driver-610 capture; "
                          "IDs corroborated by GKE table and other captures)",
         .evidence = "data/captures/rtx-pro-6000-lgip.txt, data/captures/rtx-pro-6000-lgipp.txt",
+    },
+    {
+        .slug = "rtx-pro-5000",
+        .description = "RTX PRO 5000 Blackwell (48GB)",
+        .smi_names = rtx_pro_5000_smi_names,
+        .pci_ids = rtx_pro_5000_pci_ids,
+        .memory_mib = std::nullopt,
+        .units = 6,
+        .compute_slices = 2,
+        .profiles = rtx_pro_5000_profiles,
+        .cover = coverage::config_only,
+        .coverage_note = "config-only (docs-only: profile names, engines and instance counts from "
+                         "the MIG guide; profile IDs and placements inferred; SMs and memory "
+                         "unknown; nothing captured; the two doc versions disagree, see conflicts)",
+        .evidence = "none captured: data/mig-profiles.json (names and counts from NVIDIA configs)",
     },
 };
 
