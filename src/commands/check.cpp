@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <limits>
 #include <migplan/gpu.hpp>
+#include <optional>
 #include <ostream>
 
 #include "app.hpp"
@@ -51,19 +52,26 @@ int run_check(const check_options& opt, context& ctx) {
     }
     forced = *g;
   }
-  std::vector<check::file_check> files;
-  for (const source& s : expand_sources(opt.files))
-    files.push_back(check::check_source(s, ctx.in, forced, opt.verbose));
-  const check::summary sum = check::summarize(files);
-  if (opt.format == "json") {
-    render::check_json(ctx.out, files, sum);
-  } else if (opt.format == "github") {
-    render::check_github(ctx.out, files, static_cast<std::size_t>(opt.max_errors));
-    ctx.err << render::check_summary_line(sum) << "\n";
-  } else {
-    render::check_text(ctx.err, files, static_cast<std::size_t>(opt.max_errors));
-    ctx.err << render::check_summary_line(sum) << "\n";
+  // A file at a time: each is printed once checked and then let go, so that
+  // memory follows the largest file, not the sum of them.
+  const auto max_errors = static_cast<std::size_t>(opt.max_errors);
+  std::optional<render::check_json_stream> json;
+  if (opt.format == "json") json.emplace(ctx.out);
+  check::summary sum;
+  for (const source& s : expand_sources(opt.files)) {
+    const check::file_check f = check::check_source(s, ctx.in, forced, opt.verbose);
+    check::tally(sum, f);
+    if (json)
+      json->file(f);
+    else if (opt.format == "github")
+      render::check_github(ctx.out, f, max_errors);
+    else
+      render::check_text(ctx.err, f, max_errors);
   }
+  if (json)
+    json->finish(sum);
+  else
+    ctx.err << render::check_summary_line(sum) << "\n";
   return sum.exit_code;
 }
 

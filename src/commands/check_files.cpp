@@ -441,9 +441,8 @@ file_check check_source(const source& s, std::istream& in, const gpu_model* forc
   return f;
 }
 
-summary summarize(std::span<const file_check> files) {
-  summary s;
-  for (const file_check& f : files) {
+void tally(summary& s, const file_check& f) {
+  {
     if (f.status == file_status::skipped)
       ++s.skipped_files;
     else
@@ -493,7 +492,6 @@ summary summarize(std::span<const file_check> files) {
     }
     s.exit_code = std::max(s.exit_code, code);
   }
-  return s;
 }
 
 }  // namespace migplan::cli::check

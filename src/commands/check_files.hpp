@@ -7,7 +7,6 @@
 
 #include <iosfwd>
 #include <migplan/gpu.hpp>
-#include <span>
 
 #include "io/source.hpp"
 #include "model/check.hpp"
@@ -19,7 +18,7 @@ namespace migplan::cli::check {
 /// with `verbose`, a note for each model a geometry fits on.
 file_check check_source(const source& s, std::istream& in, const gpu_model* forced, bool verbose);
 
-/// Counts what `files` hold, and the exit code (the worst file wins).
-summary summarize(std::span<const file_check> files);
+/// Adds what `f` holds to `s`, and its exit code (the worst file wins).
+void tally(summary& s, const file_check& f);
 
 }  // namespace migplan::cli::check

@@ -25,6 +25,7 @@
 
 #include "io/names.hpp"
 #include "io/request.hpp"
+#include "quote.hpp"
 
 namespace migplan::cli::check {
 namespace {
@@ -1052,12 +1053,7 @@ class json_syntax : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-std::string clip(std::string_view text) {
-  if (text.size() <= max_quoted) return std::string(text);
-  std::size_t cut = max_quoted;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
+std::string clip(std::string_view text) { return clip_token(text, max_quoted); }
 
 std::string mig_profile_format_error(std::string_view name) {
   if (name.empty()) return "the name is empty";

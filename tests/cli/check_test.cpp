@@ -1102,3 +1102,37 @@ TEST_CASE("check quotes at most 64 bytes of a hostile key", "[check]") {
                    "...' (expected version, gpus, comment)\n") == 0);
   CHECK(r.err.size() < 1000);
 }
+
+TEST_CASE("check escapes control characters in the quoted source line and the message", "[check]") {
+  // An escape sequence, a right-to-left override, a tab and a byte that is
+  // not UTF-8, in a key mig-parted does not know.
+  const std::string text =
+      "version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n"
+      "      mig-devices: {}\n      \"\x1b[31m\xe2\x80\xae\x01\tx\xff\": 1\n";
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "<stdin>:7:7: error: unknown field '\\x1b[31m\\u202e\\x01\\tx\xEF\xBF\xBD' (expected "
+        "device-filter, devices, mig-enabled, mig-devices); mig-parted rejects unknown fields\n"
+        "      \"\\x1b[31m\\u202e\\x01\tx\xEF\xBF\xBD\": 1\n"
+        "      ^\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  // The caret counts the escapes: an error after them lines up under its column.
+  const auto r2 = run_migplan({"check", "-"}, "version: v1\nmig-configs: {\"\x01\": [], x: 1}\n");
+  CHECK(r2.err.find("mig-configs: {\"\\x01\": [], x: 1}\n") != std::string::npos);
+}
+
+TEST_CASE("check --format json writes one document over many files, a file at a time", "[check]") {
+  const auto r = run_migplan({"check", "--format", "json", fixture("valid.yaml"),
+                              fixture("overlap.yaml"), fixture("valid.yaml")});
+  CHECK(r.code == 1);
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc["files"].size() == 3);
+  CHECK(doc["files"][0]["status"] == "valid");
+  CHECK(doc["files"][1]["status"] == "invalid");
+  CHECK(doc["files"][2]["status"] == "valid");
+  CHECK(doc["summary"]["files"] == 3);
+  CHECK(doc["summary"]["valid"] == 2);
+  CHECK(doc["summary"]["invalid"] == 1);
+  CHECK(doc["summary"]["exit_code"] == 1);
+}
