@@ -26,7 +26,9 @@ namespace migplan::cli {
 namespace {
 
 struct check_options {
-  std::string gpu;
+  std::vector<std::string> gpus;
+  std::vector<std::string> configs;
+  bool strict = false;
   std::string format = "text";
   bool verbose = false;
   int max_errors = 50;  // diagnostics shown per file in text and github output
@@ -43,14 +45,18 @@ int run_check(const check_options& opt, context& ctx) {
     report_bad_input(ctx, "check: '-' (standard input) is named more than once");
     return exit_bad_input;
   }
-  const gpu_model* forced = nullptr;
-  if (!opt.gpu.empty()) {
-    auto g = resolve_gpu(opt.gpu);
+  check::check_settings settings;
+  settings.verbose = opt.verbose;
+  settings.strict = opt.strict;
+  settings.configs = opt.configs;
+  for (const std::string& name : opt.gpus) {
+    auto g = resolve_gpu(name);
     if (!g) {
       report_bad_input(ctx, g.error().message);
       return exit_bad_input;
     }
-    forced = *g;
+    if (std::find(settings.fleet.begin(), settings.fleet.end(), *g) == settings.fleet.end())
+      settings.fleet.push_back(*g);
   }
   // A file at a time: each is printed once checked and then let go, so that
   // memory follows the largest file, not the sum of them.
@@ -59,7 +65,7 @@ int run_check(const check_options& opt, context& ctx) {
   if (opt.format == "json") json.emplace(ctx.out);
   check::summary sum;
   for (const source& s : expand_sources(opt.files)) {
-    const check::file_check f = check::check_source(s, ctx.in, forced, opt.verbose);
+    const check::file_check f = check::check_source(s, ctx.in, settings);
     check::tally(sum, f);
     if (json)
       json->file(f);
@@ -83,9 +89,21 @@ void add_check(CLI::App& app, context& ctx) {
       "check",
       "Validate migplan geometry files and NVIDIA mig-parted configs: syntax, schema, profile "
       "names and whether every geometry fits");
-  cmd->add_option("--gpu", opt->gpu,
-                  "GPU model (slug, nvidia-smi name or PCI ID): the model of geometry-file entries "
-                  "that name none; for mig-parted configs, check only on this model");
+  cmd->add_option("--gpu", opt->gpus,
+                  "GPU model (slug, nvidia-smi name or PCI ID), repeatable: the fleet. "
+                  "Geometry-file entries that name no model are checked on each; mig-parted "
+                  "entries only on these (an entry whose device-filter names none of them is "
+                  "skipped with a note; one without a filter must fit on every one)")
+      ->option_text("GPU")
+      ->allow_extra_args(false);
+  cmd->add_option("-c,--config", opt->configs,
+                  "Check only this mig-parted config label, repeatable (like nvidia-mig-parted "
+                  "assert -c); a label the file lacks is an error")
+      ->option_text("LABEL")
+      ->allow_extra_args(false);
+  cmd->add_flag("--strict", opt->strict,
+                "Treat warnings as errors (exit 1): former profile names, entries that fit only "
+                "some of the models they apply to, an empty file");
   cmd->add_option("--format", opt->format, "Output: text (stderr), json or github (stdout)")
       ->check(CLI::IsMember({"text", "json", "github"}));
   cmd->add_option("--max-errors", opt->max_errors,

@@ -209,7 +209,10 @@ void write_model(json_writer& w, const model_check& m) {
 
 void write_geometry(json_writer& w, const geometry_check& g, bool mig_parted) {
   const geometry_spec& s = *g.spec;
-  w.begin_object().key("label").value(s.label).key("entry").value(s.entry);
+  // "config" is the label under a name jq's {config} shorthand takes;
+  // "label" is the same value, kept for schema_version 1 readers.
+  w.begin_object().key("config").value(s.label).key("label").value(s.label);
+  w.key("entry").value(s.entry);
   w.key("line");
   write_position(w, s.at.line);
   w.key("col");
@@ -413,6 +416,16 @@ void check_json_stream::file(const file_check& f) {
   w.key("diagnostics").begin_array();
   for (const diagnostic& d : f.diagnostics) {
     w.begin_object().key("severity").value(severity_name(d.level));
+    w.key("config");
+    if (d.config.empty())
+      w.null();
+    else
+      w.value(d.config);
+    w.key("entry");
+    if (d.entry >= 0)
+      w.value(d.entry);
+    else
+      w.null();
     w.key("line");
     write_position(w, d.at.line);
     w.key("col");
