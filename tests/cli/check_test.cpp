@@ -1181,3 +1181,53 @@ TEST_CASE("check --format json writes one document over many files, a file at a 
   CHECK(doc["summary"]["invalid"] == 1);
   CHECK(doc["summary"]["exit_code"] == 1);
 }
+
+TEST_CASE("check puts each reason's diagnostic on the line at fault", "[check]") {
+  // A mig-parted label with one entry for `filter`, its mig-devices one per line.
+  const auto config = [](const std::string& filter, const std::string& devices) {
+    return "version: v1\nmig-configs:\n  c:\n    - device-filter: \"" + filter +
+           "\"\n      devices: all\n      mig-enabled: true\n      mig-devices:\n" + devices;
+  };
+  struct where_case {
+    const char* code;
+    std::string text;
+    const char* at;  // "<stdin>:LINE:COL: error: "
+  };
+  const std::vector<where_case> cases = {
+      // One profile's fault: at its own line.
+      {"instance_cap", config("0x233010DE", "        \"1g.10gb\": 1\n        \"1g.10gb+me\": 2\n"),
+       "<stdin>:9:9: error: config 'c' does not fit on h100-80gb: 1g.10gb+me allows at most 1"},
+      {"unknown_profile", config("0x233010DE", "        \"1g.10gb\": 1\n        \"1g.5gb\": 1\n"),
+       "<stdin>:9:9: error: unknown profile '1g.5gb' on h100-80gb"},
+      // A combination: at mig-devices, naming the profiles.
+      {"memory_units", config("0x233010DE", "        \"1g.10gb\": 1\n        \"7g.80gb\": 1\n"),
+       "<stdin>:7:7: error: config 'c' does not fit on h100-80gb: 1 x 1g.10gb (1 unit) + 1 x "
+       "7g.80gb (8 units) = 9 placement units"},
+      {"compute_slices", config("0x233010DE", "        \"2g.20gb\": 2\n        \"4g.40gb\": 1\n"),
+       "<stdin>:7:7: error: config 'c' does not fit on h100-80gb: 2 x 2g.20gb (2 slices each) + "
+       "1 x 4g.40gb (4 slices) = 8 compute slices"},
+      {"engines", config("0x2BB510DE", "        \"1g.24gb\": 1\n        \"1g.24gb+me.all\": 1\n"),
+       "<stdin>:7:7: error: config 'c' does not fit on rtx-pro-6000: "},
+      // Geometry files pin starts: a bad start at its item, an arrangement at instances.
+      {"bad_start",
+       "version: 1\ngpus:\n  - model: h100-80gb\n    instances:\n      - 1g.10gb\n      - "
+       "3g.40gb@2\n",
+       "<stdin>:6:9: error: 'gpus[0]' does not fit on h100-80gb: 3g.40gb cannot start at unit 2"},
+      {"placement",
+       "version: 1\ngpus:\n  - model: a100-40gb\n    instances:\n      - 3g.20gb@4\n      - "
+       "2g.10gb@4\n",
+       "<stdin>:4:5: error: 'gpus[0]' does not fit on a100-40gb: the totals fit but no "
+       "arrangement"},
+  };
+  for (const where_case& c : cases) {
+    INFO(c.code);
+    const auto r = run_migplan({"check", "-"}, c.text);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.rfind(c.at, 0) == 0);
+    const auto j = run_migplan({"check", "--format", "json", "-"}, c.text);
+    const auto doc = nlohmann::json::parse(j.out);
+    const auto& model = doc["files"][0]["geometries"][0]["models"][0];
+    CHECK(model["reason"]["code"] == c.code);
+  }
+}
