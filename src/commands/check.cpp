@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <limits>
 #include <migplan/gpu.hpp>
+#include <optional>
 #include <ostream>
 
 #include "app.hpp"
@@ -25,7 +26,9 @@ namespace migplan::cli {
 namespace {
 
 struct check_options {
-  std::string gpu;
+  std::vector<std::string> gpus;
+  std::vector<std::string> configs;
+  bool strict = false;
   std::string format = "text";
   bool verbose = false;
   int max_errors = 50;  // diagnostics shown per file in text and github output
@@ -42,28 +45,39 @@ int run_check(const check_options& opt, context& ctx) {
     report_bad_input(ctx, "check: '-' (standard input) is named more than once");
     return exit_bad_input;
   }
-  const gpu_model* forced = nullptr;
-  if (!opt.gpu.empty()) {
-    auto g = resolve_gpu(opt.gpu);
+  check::check_settings settings;
+  settings.verbose = opt.verbose;
+  settings.strict = opt.strict;
+  settings.configs = opt.configs;
+  for (const std::string& name : opt.gpus) {
+    auto g = resolve_gpu(name);
     if (!g) {
       report_bad_input(ctx, g.error().message);
       return exit_bad_input;
     }
-    forced = *g;
+    if (std::find(settings.fleet.begin(), settings.fleet.end(), *g) == settings.fleet.end())
+      settings.fleet.push_back(*g);
   }
-  std::vector<check::file_check> files;
-  for (const source& s : expand_sources(opt.files))
-    files.push_back(check::check_source(s, ctx.in, forced, opt.verbose));
-  const check::summary sum = check::summarize(files);
-  if (opt.format == "json") {
-    render::check_json(ctx.out, files, sum);
-  } else if (opt.format == "github") {
-    render::check_github(ctx.out, files, static_cast<std::size_t>(opt.max_errors));
-    ctx.err << render::check_summary_line(sum) << "\n";
-  } else {
-    render::check_text(ctx.err, files, static_cast<std::size_t>(opt.max_errors));
-    ctx.err << render::check_summary_line(sum) << "\n";
+  // A file at a time: each is printed once checked and then let go, so that
+  // memory follows the largest file, not the sum of them.
+  const auto max_errors = static_cast<std::size_t>(opt.max_errors);
+  std::optional<render::check_json_stream> json;
+  if (opt.format == "json") json.emplace(ctx.out);
+  check::summary sum;
+  for (const source& s : expand_sources(opt.files)) {
+    const check::file_check f = check::check_source(s, ctx.in, settings);
+    check::tally(sum, f);
+    if (json)
+      json->file(f);
+    else if (opt.format == "github")
+      render::check_github(ctx.out, f, max_errors);
+    else
+      render::check_text(ctx.err, f, max_errors);
   }
+  if (json)
+    json->finish(sum);
+  else
+    ctx.err << render::check_summary_line(sum) << "\n";
   return sum.exit_code;
 }
 
@@ -75,9 +89,21 @@ void add_check(CLI::App& app, context& ctx) {
       "check",
       "Validate migplan geometry files and NVIDIA mig-parted configs: syntax, schema, profile "
       "names and whether every geometry fits");
-  cmd->add_option("--gpu", opt->gpu,
-                  "GPU model (slug, nvidia-smi name or PCI ID): the model of geometry-file entries "
-                  "that name none; for mig-parted configs, check only on this model");
+  cmd->add_option("--gpu", opt->gpus,
+                  "GPU model (slug, nvidia-smi name or PCI ID), repeatable: the fleet. "
+                  "Geometry-file entries that name no model are checked on each; mig-parted "
+                  "entries only on these (an entry whose device-filter names none of them is "
+                  "skipped with a note; one without a filter must fit on every one)")
+      ->option_text("GPU")
+      ->allow_extra_args(false);
+  cmd->add_option("-c,--config", opt->configs,
+                  "Check only this mig-parted config label, repeatable (like nvidia-mig-parted "
+                  "assert -c); a label the file lacks is an error")
+      ->option_text("LABEL")
+      ->allow_extra_args(false);
+  cmd->add_flag("--strict", opt->strict,
+                "Treat warnings as errors (exit 1): former profile names, entries that fit only "
+                "some of the models they apply to, an empty file");
   cmd->add_option("--format", opt->format, "Output: text (stderr), json or github (stdout)")
       ->check(CLI::IsMember({"text", "json", "github"}));
   cmd->add_option("--max-errors", opt->max_errors,

@@ -59,12 +59,13 @@ std::string join_and(const std::vector<std::string>& v) {
 
 class checker {
  public:
-  checker(file_check& f, const gpu_model* forced, bool verbose)
-      : f_(f), forced_(forced), verbose_(verbose) {}
+  checker(file_check& f, const check_settings& settings) : f_(f), settings_(settings) {}
 
   void run() {
     const bool mig_parted = f_.input.format == input_format::mig_parted;
     for (const geometry_spec& g : f_.input.geometries) {
+      if (mig_parted && !selected(g.label)) continue;
+      current_ = &g;
       if (g.broken) continue;
       geometry_check gc{&g, geometry_status::valid, {}};
       if (mig_parted)
@@ -72,15 +73,42 @@ class checker {
       else
         check_geometry(g, gc);
       if (g.conflict) gc.status = geometry_status::invalid;
-      if (verbose_) report_fits(g, gc);
+      if (settings_.verbose) report_fits(g, gc);
       f_.geometries.push_back(std::move(gc));
+    }
+    current_ = nullptr;
+    if (mig_parted) report_missing_labels();
+  }
+
+ private:
+  bool selected(const std::string& label) const {
+    const auto& want = settings_.configs;
+    return want.empty() || std::find(want.begin(), want.end(), label) != want.end();
+  }
+
+  // `-c LABEL` that the file does not have: what `nvidia-mig-parted assert
+  // -c` says of it ("selected mig-config not present", cmd/nvidia-mig-parted/assert/assert.go).
+  void report_missing_labels() {
+    for (const std::string& want : settings_.configs) {
+      const bool present = std::any_of(f_.input.labels.begin(), f_.input.labels.end(),
+                                       [&](const std::string& l) { return l == want; });
+      if (!present)
+        add(severity::error, fault::invalid, {},
+            fmt::format("config '{}' (-c) is not in this file; mig-parted would stop with "
+                        "\"selected mig-config not present\"{}",
+                        clip(want), did_you_mean(want, f_.input.labels)));
     }
   }
 
  private:
   void add(severity s, fault k, location at, std::string message,
            std::vector<std::string> notes = {}) {
-    f_.diagnostics.push_back({s, k, at, std::move(message), std::move(notes)});
+    diagnostic d{s, k, at, std::move(message), std::move(notes), "", -1};
+    if (current_ != nullptr) {
+      d.config = current_->label;
+      d.entry = current_->entry;
+    }
+    f_.diagnostics.push_back(std::move(d));
   }
 
   std::string what(const geometry_spec& g) const {
@@ -89,7 +117,7 @@ class checker {
   }
 
   void check_geometry(const geometry_spec& g, geometry_check& gc) {
-    const gpu_model* gpu = forced_;
+    std::vector<const gpu_model*> targets = settings_.fleet;
     if (!g.model.empty()) {
       auto r = resolve_gpu(g.model);
       if (!r) {
@@ -97,8 +125,8 @@ class checker {
         gc.status = geometry_status::invalid;
         return;
       }
-      gpu = *r;
-    } else if (gpu == nullptr) {
+      targets = {*r};
+    } else if (targets.empty()) {
       add(severity::error, fault::malformed, g.at,
           fmt::format("missing required key 'model' in '{}' (or give a default with --gpu)",
                       g.label));
@@ -107,8 +135,11 @@ class checker {
     }
     std::vector<const profile_request*> items;
     for (const profile_request& r : g.items) items.push_back(&r);
-    gc.models.push_back(check_on(*gpu, g, items, false));
-    if (gc.models.back().status != model_check::outcome::fits) gc.status = geometry_status::invalid;
+    for (const gpu_model* t : targets) {
+      gc.models.push_back(check_on(*t, g, items, false));
+      if (gc.models.back().status != model_check::outcome::fits)
+        gc.status = geometry_status::invalid;
+    }
   }
 
   void check_mig_parted(const geometry_spec& g, geometry_check& gc) {
@@ -138,7 +169,12 @@ class checker {
     }
     names_ = names;
 
+    const std::vector<const gpu_model*>& fleet = settings_.fleet;
+    const auto in_fleet = [&](const gpu_model* m) {
+      return std::find(fleet.begin(), fleet.end(), m) != fleet.end();
+    };
     std::vector<const gpu_model*> models;
+    bool unfiltered_guess = false;  // checked on the models that have its profiles
     if (g.has_filter) {
       std::vector<const filter_id*> unknown;
       for (const filter_id& id : g.filter) {
@@ -149,10 +185,20 @@ class checker {
         else if (std::find(models.begin(), models.end(), hit) == models.end())
           models.push_back(hit);
       }
-      if (forced_ != nullptr) {
-        const bool applies = std::find(models.begin(), models.end(), forced_) != models.end();
-        models.clear();
-        if (applies) models.push_back(forced_);
+      if (!fleet.empty()) {
+        std::vector<std::string> named;
+        for (const gpu_model* m : models) named.emplace_back(m->slug);
+        std::erase_if(models, [&](const gpu_model* m) { return !in_fleet(m); });
+        if (models.empty()) {
+          add(severity::note, fault::invalid, g.filter_at,
+              fmt::format(
+                  "{} entry {} is not checked: its device-filter names {}, none of the "
+                  "gpus given with --gpu",
+                  what(g), g.entry,
+                  named.empty() ? std::string("no gpu in migplan's catalog") : join_and(named)));
+          gc.status = geometry_status::unchecked;
+          return;
+        }
       } else if (!unknown.empty()) {
         std::vector<std::string> ids, slugs;
         for (const filter_id* id : unknown) ids.push_back(fmt::format("0x{:08X}", id->value));
@@ -167,19 +213,45 @@ class checker {
         gc.status = geometry_status::unchecked;
         return;
       }
-    } else if (forced_ != nullptr) {
-      models.push_back(forced_);
+    } else if (!fleet.empty()) {
+      models = fleet;  // no filter: it applies to every gpu of the fleet
     } else {
       if (items.empty()) return;  // nothing to place: valid on every model
       if (!pick_models(g, items, models)) {
         gc.status = geometry_status::invalid;
         return;
       }
+      unfiltered_guess = models.size() > 1;
     }
+    std::vector<std::size_t> first_diagnostic;  // per model, where its diagnostics start
     for (const gpu_model* m : models) {
+      first_diagnostic.push_back(f_.diagnostics.size());
       gc.models.push_back(check_on(*m, g, items, true));
-      if (gc.models.back().status != model_check::outcome::fits)
-        gc.status = geometry_status::invalid;
+    }
+    first_diagnostic.push_back(f_.diagnostics.size());
+    std::vector<std::string> fit, failed;
+    for (const model_check& m : gc.models)
+      (m.status == model_check::outcome::fits ? fit : failed).emplace_back(m.gpu->slug);
+    if (failed.empty()) return;
+    if (!unfiltered_guess || fit.empty()) {
+      gc.status = geometry_status::invalid;
+      return;
+    }
+    // No device-filter and no fleet: the entry fits some of the models that
+    // have its profiles. NVIDIA's own configs do this (an `all-1g.10gb` for
+    // H100 also matches an A100-40GB, where 1g.10gb allows 4), so it is a
+    // warning per model where it fails; --strict makes it an error.
+    for (std::size_t i = 0; i < gc.models.size(); ++i) {
+      if (gc.models[i].status == model_check::outcome::fits) continue;
+      for (std::size_t d = first_diagnostic[i]; d < first_diagnostic[i + 1]; ++d) {
+        diagnostic& diag = f_.diagnostics[d];
+        if (diag.level != severity::error) continue;
+        diag.level = severity::warning;
+        diag.notes.push_back(fmt::format(
+            "it fits on {}; without a device-filter it applies to every gpu: add a "
+            "device-filter for the models it is meant for, or name your fleet with --gpu",
+            join_and(fit)));
+      }
     }
   }
 
@@ -236,6 +308,11 @@ class checker {
     std::vector<item> items;
     // Profile index -> the first requests naming it by its current name and by a former one.
     std::map<int, std::pair<const profile_request*, const profile_request*>> named;
+    struct resolved_request {
+      int profile, start;
+      const profile_request* request;
+    };
+    std::vector<resolved_request> resolved;
     const auto unknown = [&](const profile_request& r, std::string_view name, std::string message) {
       add(severity::error, fault::invalid, r.at, message);
       mc.status = model_check::outcome::unknown_profile;
@@ -251,11 +328,11 @@ class checker {
       if (mig_parted) {
         p = find_profile(gpu, name);
       } else {
-        auto resolved = resolve_profile(gpu, name);
-        if (resolved)
-          p = *resolved;
+        auto found = resolve_profile(gpu, name);
+        if (found)
+          p = *found;
         else
-          unknown_message = resolved.error().message;
+          unknown_message = found.error().message;
       }
       bool old_name = false;
       if (p < 0) {
@@ -291,6 +368,7 @@ class checker {
       }
       const int start = r.start ? *r.start : item::any_start;
       for (long long n = 0; n < r.count; ++n) items.push_back({p, start});
+      resolved.push_back({p, start, &r});
     }
     if (mc.status == model_check::outcome::unknown_profile) return mc;
     mc.items = items;
@@ -307,7 +385,23 @@ class checker {
     for (const closest_fit& c : mc.closest)
       notes.push_back(fmt::format("closest fit: drop {} -> {}", items_text(gpu, c.drop),
                                   layout_text(gpu, c.where.where)));
-    add(severity::error, fault::invalid, g.items_at,
+    // A cap or a start is one profile's fault: say it at that profile's line.
+    // A combination is the request's: at `mig-devices:` / `instances:`.
+    location where = g.items_at;
+    for (const resolved_request& rr : resolved) {
+      const bool capped = mc.why.code == reason_code::instance_cap && !mc.why.profiles.empty() &&
+                          rr.profile == mc.why.profiles.front();
+      const bool bad_start =
+          mc.why.code == reason_code::bad_start &&
+          std::any_of(mc.why.conflict.begin(), mc.why.conflict.end(), [&](const item& it) {
+            return it.profile == rr.profile && it.start == rr.start;
+          });
+      if (capped || bad_start) {
+        where = rr.request->at;
+        break;
+      }
+    }
+    add(severity::error, fault::invalid, where,
         fmt::format("{} does not fit on {}: {}", what(g), gpu.slug,
                     describe(gpu, mc.why, mc.items)),
         std::move(notes));
@@ -358,8 +452,8 @@ class checker {
   }
 
   file_check& f_;
-  const gpu_model* forced_;
-  bool verbose_;
+  const check_settings& settings_;
+  const geometry_spec* current_ = nullptr;  // the geometry being checked, for diagnostics
   std::vector<std::string> names_;
   std::map<std::pair<const gpu_model*, std::vector<item>>, answer> solved_;
 };
@@ -382,6 +476,20 @@ void drop_repeats(std::vector<diagnostic>& ds) {
   ds.resize(n);
 }
 
+// --strict: a warning fails the check like an error (exit 1), and the
+// geometry it belongs to counts as invalid.
+void make_warnings_errors(file_check& f) {
+  for (diagnostic& d : f.diagnostics) {
+    if (d.level != severity::warning) continue;
+    d.level = severity::error;
+    d.kind = fault::invalid;
+    d.message += " [--strict]";
+    for (geometry_check& g : f.geometries)
+      if (g.spec->entry == d.entry && g.spec->label == d.config)
+        g.status = geometry_status::invalid;
+  }
+}
+
 void finish_status(file_check& f) {
   bool malformed = false, invalid = false;
   for (const diagnostic& d : f.diagnostics) {
@@ -400,18 +508,20 @@ void finish_status(file_check& f) {
 
 }  // namespace
 
-file_check check_source(const source& s, std::istream& in, const gpu_model* forced, bool verbose) {
+file_check check_source(const source& s, std::istream& in, const check_settings& settings) {
   file_check f;
   f.path = s.shown;
   if (!s.empty_dir_error.empty()) {
     f.status = file_status::unreadable;
-    f.diagnostics.push_back({severity::error, fault::malformed, {}, s.empty_dir_error, {}});
+    f.diagnostics.push_back(
+        file_diagnostic(severity::error, fault::malformed, {}, s.empty_dir_error));
     return f;
   }
   auto text = read_check_source(s.path, in);
   if (!text) {
     f.status = file_status::unreadable;
-    f.diagnostics.push_back({severity::error, fault::malformed, {}, text.error().message, {}});
+    f.diagnostics.push_back(
+        file_diagnostic(severity::error, fault::malformed, {}, text.error().message));
     return f;
   }
   f.text = std::move(*text);
@@ -422,16 +532,15 @@ file_check check_source(const source& s, std::istream& in, const gpu_model* forc
     f = file_check{};
     f.path = s.shown;
     f.status = file_status::skipped;
-    f.diagnostics.push_back({severity::note,
-                             fault::invalid,
-                             {},
-                             "skipped: neither a migplan geometry file (version: 1, gpus: ...) "
-                             "nor a mig-parted config (version: v1, mig-configs: ...)",
-                             {}});
+    f.diagnostics.push_back(
+        file_diagnostic(severity::note, fault::invalid, {},
+                        "skipped: neither a migplan geometry file (version: 1, gpus: ...) "
+                        "nor a mig-parted config (version: v1, mig-configs: ...)"));
     return f;
   }
   f.diagnostics = f.input.diagnostics;
-  checker(f, forced, verbose).run();
+  checker(f, settings).run();
+  if (settings.strict) make_warnings_errors(f);
   std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                    [](const diagnostic& a, const diagnostic& b) {
                      return a.at.line != b.at.line ? a.at.line < b.at.line : a.at.col < b.at.col;
@@ -441,9 +550,8 @@ file_check check_source(const source& s, std::istream& in, const gpu_model* forc
   return f;
 }
 
-summary summarize(std::span<const file_check> files) {
-  summary s;
-  for (const file_check& f : files) {
+void tally(summary& s, const file_check& f) {
+  {
     if (f.status == file_status::skipped)
       ++s.skipped_files;
     else
@@ -493,7 +601,6 @@ summary summarize(std::span<const file_check> files) {
     }
     s.exit_code = std::max(s.exit_code, code);
   }
-  return s;
 }
 
 }  // namespace migplan::cli::check

@@ -7,19 +7,31 @@
 
 #include <iosfwd>
 #include <migplan/gpu.hpp>
-#include <span>
+#include <string>
+#include <vector>
 
 #include "io/source.hpp"
 #include "model/check.hpp"
 
 namespace migplan::cli::check {
 
-/// Reads, parses and checks one source: every geometry on every model it
-/// applies to (only `forced` when given), diagnostics sorted by position;
-/// with `verbose`, a note for each model a geometry fits on.
-file_check check_source(const source& s, std::istream& in, const gpu_model* forced, bool verbose);
+/// What `check` is asked to do beside reading files.
+struct check_settings {
+  /// --gpu: the fleet. Geometry-file entries without `model` are checked on
+  /// each of these; mig-parted entries only on these (a device-filter naming
+  /// none of them is skipped with a note). Empty: every catalog model a
+  /// mig-parted entry can apply to.
+  std::vector<const gpu_model*> fleet;
+  std::vector<std::string> configs;  ///< -c: the mig-parted labels to check (empty: all)
+  bool verbose = false;              ///< a note for each model a geometry fits on
+  bool strict = false;               ///< warnings are errors
+};
 
-/// Counts what `files` hold, and the exit code (the worst file wins).
-summary summarize(std::span<const file_check> files);
+/// Reads, parses and checks one source: every geometry on every model it
+/// applies to, diagnostics sorted by position.
+file_check check_source(const source& s, std::istream& in, const check_settings& settings);
+
+/// Adds what `f` holds to `s`, and its exit code (the worst file wins).
+void tally(summary& s, const file_check& f);
 
 }  // namespace migplan::cli::check

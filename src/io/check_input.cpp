@@ -25,6 +25,7 @@
 
 #include "io/names.hpp"
 #include "io/request.hpp"
+#include "quote.hpp"
 
 namespace migplan::cli::check {
 namespace {
@@ -188,14 +189,24 @@ class reader {
 
   void error(location where, std::string message, fault kind = fault::malformed) {
     if (kind == fault::malformed) ++malformed_;
-    out_.diagnostics.push_back({severity::error, kind, where, std::move(message), {}});
+    push(severity::error, kind, where, std::move(message));
   }
   void warning(location where, std::string message) {
-    out_.diagnostics.push_back({severity::warning, fault::invalid, where, std::move(message), {}});
+    push(severity::warning, fault::invalid, where, std::move(message));
   }
   void note(location where, std::string message) {
-    out_.diagnostics.push_back({severity::note, fault::invalid, where, std::move(message), {}});
+    push(severity::note, fault::invalid, where, std::move(message));
   }
+  // What is being read, for the diagnostics' config and entry fields.
+  void reading(std::string config, int index = -1) {
+    config_ = std::move(config);
+    entry_ = index;
+  }
+  void push(severity s, fault k, location where, std::string message) {
+    out_.diagnostics.push_back({s, k, where, std::move(message), {}, config_, entry_});
+  }
+  std::string config_;
+  int entry_ = -1;
 
   // Counts one visited value against the budget.
   void tick() {
@@ -455,6 +466,7 @@ class geometry_reader : public reader {
     g.label = fmt::format("gpus[{}]", index);
     g.at = at(node);
     g.items_at = g.at;
+    reading(g.label, index);
     if (!node.IsMap()) {
       error(at(node), fmt::format("each entry of 'gpus' must be a mapping with 'model' and "
                                   "'instances', not {}",
@@ -463,14 +475,16 @@ class geometry_reader : public reader {
     }
     const std::size_t errors_before = malformed_;
     const auto es = entries(node, true, "gpu entry");
-    const auto misspelt = unknown_keys(es, geometry_entry_keys, "key", "");
     if (const entry* n = find(es, "name"); n != nullptr) {
-      if (n->value.IsScalar() && !n->value.Scalar().empty())
+      if (n->value.IsScalar() && !n->value.Scalar().empty()) {
         g.label = n->value.Scalar();
-      else
+        reading(g.label, index);
+      } else {
         error(value_at(*n),
               fmt::format("'name' must be a string, not {}", kind_name(kind_of(n->value))));
+      }
     }
+    const auto misspelt = unknown_keys(es, geometry_entry_keys, "key", "");
     if (const entry* c = find(es, "comment"); c != nullptr) check_comment(*c);
     if (const entry* m = find(es, "model"); m != nullptr) {
       if (m->value.IsScalar() && !m->value.Scalar().empty()) {
@@ -496,6 +510,7 @@ class geometry_reader : public reader {
     if (!g.broken) claim_indices(g);
     index_at_.clear();
     out_.geometries.push_back(std::move(g));
+    reading("");
   }
 
   void read_index(const entry& e, geometry_spec& g) {
@@ -635,6 +650,8 @@ class mig_parted_reader : public reader {
 
  private:
   void read_config(const entry& c) {
+    out_.labels.push_back(c.key);
+    reading(c.key);
     if (c.value.IsNull() || (c.value.IsSequence() && c.value.size() == 0)) {
       error(at(c.key_node),
             fmt::format("config {} has no entries; mig-parted requires at least one", q(c.key)));
@@ -649,8 +666,10 @@ class mig_parted_reader : public reader {
     claims_.clear();  // a gpu index is claimed within one config
     for (const YAML::Node& n : c.value) {
       tick();
+      reading(c.key, i);
       read_entry(c.key, n, i++);
     }
+    reading("");
   }
 
   void read_entry(const std::string& label, const YAML::Node& node, int index) {
@@ -692,11 +711,20 @@ class mig_parted_reader : public reader {
       g.items_at = at(md->key_node);
       read_mig_devices(*md, g);
     }
+    // mig-parted: "missing required field 'mig-devices' when 'mig-enabled'
+    // is true", for an absent key and for a null value alike
+    // (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON; doc/mig-parted-parity.md).
     if (g.mig_enabled && md == nullptr && find(es, "mig-enabled") != nullptr &&
         !contains(misspelt, "mig-devices"))
       error(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
                               "'mig-enabled' is true (write mig-devices: {{}} for none)",
                               q(label)));
+    if (g.mig_enabled && md != nullptr && md->value.IsNull())
+      error(at(md->key_node),
+            fmt::format("'mig-devices' is empty (null) in config {}: mig-parted reads that as a "
+                        "missing field, which it requires when 'mig-enabled' is true (write "
+                        "mig-devices: {{}} for none)",
+                        q(label)));
     if (!g.mig_enabled && md != nullptr && md->value.IsMap() && md->value.size() != 0)
       error(at(md->key_node), fmt::format("'mig-devices' must be empty when 'mig-enabled' is "
                                           "false; mig-parted rejects config {}",
@@ -867,6 +895,14 @@ class mig_parted_reader : public reader {
       }
       g.items.push_back({d.key, d.key, n, std::nullopt, l});
     }
+    // mig-parted: "all counts for all MigProfiles are 0" (pkg/types/mig_config.go,
+    // MigConfig.AssertValid): a mapping that lists profiles only to ask for none of them.
+    if (!g.items.empty() && std::all_of(g.items.begin(), g.items.end(),
+                                        [](const profile_request& r) { return r.count == 0; }))
+      error(at(e.key_node),
+            fmt::format("every count in 'mig-devices' of config {} is 0; "
+                        "mig-parted rejects that (write mig-devices: {{}} for none)",
+                        q(g.label)));
   }
 
   struct device_claim {
@@ -1052,12 +1088,7 @@ class json_syntax : public nlohmann::json_sax<nlohmann::json> {
 
 }  // namespace
 
-std::string clip(std::string_view text) {
-  if (text.size() <= max_quoted) return std::string(text);
-  std::size_t cut = max_quoted;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
+std::string clip(std::string_view text) { return clip_token(text, max_quoted); }
 
 std::string mig_profile_format_error(std::string_view name) {
   if (name.empty()) return "the name is empty";
@@ -1110,30 +1141,59 @@ std::string mig_profile_format_error(std::string_view name) {
   return "";
 }
 
+namespace {
+
+// strconv.ParseUint(s, 0, 32), as mig-parted reads each part of a
+// device-filter (pkg/types/device.go, NewDeviceIDFromString): a 0x, 0o or 0b
+// prefix or a leading 0 (octal) picks the base, otherwise decimal; digits in
+// either case; '_' only between digits or after a prefix; at most 32 bits.
+bool go_parse_uint32(std::string_view text, std::uint32_t& out) {
+  int base = 10;
+  bool prefixed = false;
+  if (text.size() >= 2 && text[0] == '0') {
+    const char p = static_cast<char>(text[1] | 0x20);
+    if (p == 'x' || p == 'o' || p == 'b') {
+      base = p == 'x' ? 16 : p == 'o' ? 8 : 2;
+      text.remove_prefix(2);
+      prefixed = true;
+    } else {
+      base = 8;
+      text.remove_prefix(1);
+      prefixed = true;
+    }
+  }
+  std::string digits;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '_') {
+      digits += text[i];
+      continue;
+    }
+    // Go: an underscore must follow a digit or the base prefix, and precede a digit.
+    const bool after_ok = i > 0 ? text[i - 1] != '_' : prefixed;
+    if (!after_ok || i + 1 == text.size() || text[i + 1] == '_') return false;
+  }
+  if (digits.empty()) return false;  // "0x", "0b"
+  std::uint32_t v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+  if (ec != std::errc() || p != digits.data() + digits.size()) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
 bool parse_filter_id(std::string_view text, std::uint32_t& out) {
-  // strconv.ParseUint(s, 0, 32) on the part before an optional ":SUBSYSTEM".
+  // "DEVICEVENDOR" or "DEVICEVENDOR:SUBSYSTEM", each part read by
+  // go_parse_uint32; more parts are an error in mig-parted.
   const std::size_t colon = text.find(':');
   if (colon != std::string_view::npos) {
     std::uint32_t sub = 0;
     if (text.find(':', colon + 1) != std::string_view::npos ||
-        !parse_filter_id(text.substr(colon + 1), sub))
+        !go_parse_uint32(text.substr(colon + 1), sub))
       return false;
     text = text.substr(0, colon);
   }
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  } else if (text.size() > 1 && text[0] == '0') {
-    base = 8;
-    text.remove_prefix(1);
-  }
-  if (text.empty()) return false;
-  std::uint32_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
-  if (ec != std::errc() || p != text.data() + text.size()) return false;
-  out = v;
-  return true;
+  return go_parse_uint32(text, out);
 }
 
 result<std::string> read_check_source(const std::string& path, std::istream& in,
@@ -1190,11 +1250,10 @@ parsed_input parse_check_input(std::string_view text, bool json) {
       syntax.what = e.what();
     }
     if (!syntax.what.empty()) {
-      out.diagnostics.push_back({severity::error,
-                                 fault::malformed,
-                                 syntax.byte ? offset_location(text, *syntax.byte) : location{},
-                                 "invalid json: " + json_message(syntax.what),
-                                 {}});
+      out.diagnostics.push_back(
+          file_diagnostic(severity::error, fault::malformed,
+                          syntax.byte ? offset_location(text, *syntax.byte) : location{},
+                          "invalid json: " + json_message(syntax.what)));
       return out;
     }
   }
@@ -1208,31 +1267,28 @@ parsed_input parse_check_input(std::string_view text, bool json) {
     out.foreign = !recognized(root);
     if (const std::optional<location> second =
             may_have_second_document(text, root) ? second_document(text) : std::nullopt) {
-      out.diagnostics.push_back({severity::error,
-                                 fault::malformed,
-                                 *second,
-                                 "a second yaml document starts here; check reads one document "
-                                 "per file",
-                                 {}});
+      out.diagnostics.push_back(
+          file_diagnostic(severity::error, fault::malformed, *second,
+                          "a second yaml document starts here; check reads one document "
+                          "per file"));
       return out;
     }
     if (root.IsNull() || !root.IsDefined()) {
-      out.diagnostics.push_back({severity::error,
-                                 fault::malformed,
-                                 {},
-                                 "empty file: expected a migplan geometry file (version: 1) or a "
-                                 "mig-parted config (version: v1)",
-                                 {}});
+      // mig-parted accepts an empty document as a config with no labels
+      // (api/spec/v1/spec_test.go, TestSpec "Empty"); `apply -c` then fails
+      // for want of the label. Not an error here either, but not silent.
+      out.foreign = false;
+      out.diagnostics.push_back(
+          file_diagnostic(severity::warning, fault::invalid, {},
+                          "empty file: nothing to check (mig-parted accepts it as a config "
+                          "with no labels; any label selected from it is missing)"));
       return out;
     }
     if (!root.IsMap()) {
       out.diagnostics.push_back(
-          {severity::error,
-           fault::malformed,
-           reader::at(root),
-           fmt::format("expected a mapping with 'version' at the top level, not {}",
-                       kind_name(kind_of(root))),
-           {}});
+          file_diagnostic(severity::error, fault::malformed, reader::at(root),
+                          fmt::format("expected a mapping with 'version' at the top level, not {}",
+                                      kind_name(kind_of(root)))));
       return out;
     }
     out.format = detect(root);
@@ -1244,37 +1300,27 @@ parsed_input parse_check_input(std::string_view text, bool json) {
         mig_parted_reader(out, budget).read(root);
         break;
       case input_format::unknown:
-        out.diagnostics.push_back({severity::error,
-                                   fault::malformed,
-                                   {1, 1},
-                                   "not a migplan geometry file (version: 1, gpus: ...) or a "
-                                   "mig-parted config (version: v1, mig-configs: ...)",
-                                   {}});
+        out.diagnostics.push_back(
+            file_diagnostic(severity::error, fault::malformed, {1, 1},
+                            "not a migplan geometry file (version: 1, gpus: ...) or a "
+                            "mig-parted config (version: v1, mig-configs: ...)"));
         break;
     }
   } catch (const too_much_work&) {
-    out.diagnostics.push_back(
-        {severity::error,
-         fault::malformed,
-         {},
-         fmt::format("aliases and merge keys make this file name more than {} values; check "
-                     "stops reading it there",
-                     budget),
-         {}});
+    out.diagnostics.push_back(file_diagnostic(
+        severity::error, fault::malformed, {},
+        fmt::format("aliases and merge keys make this file name more than {} values; check "
+                    "stops reading it there",
+                    budget)));
   } catch (const YAML::Exception& e) {
     location l;
     if (!e.mark.is_null()) l = {e.mark.line + 1, e.mark.column + 1};
-    out.diagnostics.push_back({severity::error,
-                               fault::malformed,
-                               l,
-                               (json ? "cannot read this json: " : "invalid yaml: ") + e.msg,
-                               {}});
+    out.diagnostics.push_back(
+        file_diagnostic(severity::error, fault::malformed, l,
+                        (json ? "cannot read this json: " : "invalid yaml: ") + e.msg));
   } catch (const std::exception& e) {
-    out.diagnostics.push_back({severity::error,
-                               fault::malformed,
-                               {},
-                               std::string("cannot read the file: ") + e.what(),
-                               {}});
+    out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
+                                              std::string("cannot read the file: ") + e.what()));
   }
   return out;
 }

@@ -36,8 +36,9 @@ result<std::string> read_check_source(const std::string& path, std::istream& in,
 /// mig-parted's YAML reader resolves them. Never throws.
 parsed_input parse_check_input(std::string_view text, bool json);
 
-/// Text from a file as a message quotes it: at most its first 64 bytes (cut
-/// on a UTF-8 boundary), then "...", so that a hostile value never comes back whole.
+/// Text from a file as a message quotes it: at most its first 64 characters,
+/// then "...", so that a hostile value never comes back whole, with control
+/// characters, invisible code points and invalid bytes escaped (clip_token).
 std::string clip(std::string_view text);
 
 /// The keys each mapping of the two formats accepts (for suggestions and docs).

@@ -38,7 +38,14 @@ struct diagnostic {
   location at;                     ///< where the culprit is
   std::string message;             ///< lowercase, names the culprit
   std::vector<std::string> notes;  ///< follow-up lines (closest fits)
+  std::string config;              ///< the geometry's label ("" when the file's, not one's)
+  int entry = -1;                  ///< the geometry's entry index (-1 with no config)
 };
+
+/// A diagnostic about a whole file (no config, no entry, no notes).
+inline diagnostic file_diagnostic(severity level, fault kind, location at, std::string message) {
+  return {level, kind, at, std::move(message), {}, "", -1};
+}
 
 /// The two formats `check` reads.
 enum class input_format { unknown, geometry, mig_parted };
@@ -86,6 +93,9 @@ struct parsed_input {
   input_format format = input_format::unknown;
   std::vector<geometry_spec> geometries;
   std::vector<diagnostic> diagnostics;
+  /// Every mig-parted config label, in file order (also those with no
+  /// readable entry), for `-c`.
+  std::vector<std::string> labels;
   /// Read, and neither format: its first document has none of 'gpus',
   /// 'version: 1', 'mig-configs' and 'version: v1' (a workflow, a compose
   /// file). A file that does not parse is never foreign: it may be a broken config.

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <vector>
 
+#include "quote.hpp"
 #include "render/json.hpp"
 #include "render/json_writer.hpp"
 #include "render/messages.hpp"
@@ -120,16 +121,36 @@ void source_and_caret(std::ostream& os, std::string_view line, int col) {
     line = line.substr(start, end - start);
     c -= start;
   }
-  os << prefix << line << suffix << "\n";
-  if (col <= 0) return;
-  std::string caret(prefix.size(), ' ');
-  for (std::size_t i = 0; i < c && i < line.size(); ++i) {
+  // Control characters, invisible code points and invalid bytes are shown
+  // escaped (as clip_token writes them), so that the file cannot drive the
+  // terminal; the caret counts the escapes' width.
+  std::string shown = prefix, caret(prefix.size(), ' ');
+  for (std::size_t i = 0; i < line.size();) {
     const auto ch = static_cast<unsigned char>(line[i]);
-    if (ch == '\t')
-      caret += '\t';
-    else if ((ch & 0xC0u) != 0x80u)
-      caret += ' ';
+    std::size_t n = 1, width = 1;
+    std::string piece;
+    if (ch == '\t') {
+      piece = "\t";
+    } else if (ch < 0x20 || ch == 0x7F) {
+      piece = clip_token(line.substr(i, 1), 1);
+      width = piece.size();
+    } else if (ch < 0x80) {
+      piece = line.substr(i, 1);
+    } else {
+      std::uint32_t cp = 0;
+      bool valid = false;
+      n = quote_detail::utf8_step(line, i, cp, valid);
+      piece = valid && !quote_detail::invisible(cp) ? std::string(line.substr(i, n))
+                                                    : clip_token(line.substr(i, n), 1);
+      width = valid && !quote_detail::invisible(cp) ? 1 : piece.size();
+      if (!valid) width = 1;  // one U+FFFD
+    }
+    shown += piece;
+    if (i < c) caret += ch == '\t' ? std::string("\t") : std::string(width, ' ');
+    i += n;
   }
+  os << shown << suffix << "\n";
+  if (col <= 0) return;
   os << caret << "^\n";
 }
 
@@ -188,7 +209,10 @@ void write_model(json_writer& w, const model_check& m) {
 
 void write_geometry(json_writer& w, const geometry_check& g, bool mig_parted) {
   const geometry_spec& s = *g.spec;
-  w.begin_object().key("label").value(s.label).key("entry").value(s.entry);
+  // "config" is the label under a name jq's {config} shorthand takes;
+  // "label" is the same value, kept for schema_version 1 readers.
+  w.begin_object().key("config").value(s.label).key("label").value(s.label);
+  w.key("entry").value(s.entry);
   w.key("line");
   write_position(w, s.at.line);
   w.key("col");
@@ -289,8 +313,8 @@ std::string check_summary_line(const summary& s) {
   return out;
 }
 
-void check_text(std::ostream& os, std::span<const file_check> files, std::size_t max_per_file) {
-  for (const file_check& f : files) {
+void check_text(std::ostream& os, const file_check& f, std::size_t max_per_file) {
+  {
     line_index lines(f.text);
     const std::size_t shown =
         max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
@@ -345,8 +369,8 @@ std::string github_escape_property(std::string_view s) {
   return out;
 }
 
-void check_github(std::ostream& os, std::span<const file_check> files, std::size_t max_per_file) {
-  for (const file_check& f : files) {
+void check_github(std::ostream& os, const file_check& f, std::size_t max_per_file) {
+  {
     const std::size_t shown =
         max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
     for (std::size_t i = 0; i < shown; ++i) {
@@ -367,44 +391,68 @@ void check_github(std::ostream& os, std::span<const file_check> files, std::size
   }
 }
 
-void check_json(std::ostream& os, std::span<const file_check> files, const summary& s) {
-  write_document(os, [&](json_writer& w) {
-    w.key("files").begin_array();
-    for (const file_check& f : files) {
-      const bool mig_parted = f.input.format == input_format::mig_parted;
-      w.begin_object().key("file").value(f.path).key("format");
-      if (const std::string_view format = format_name(f.input.format); format.empty())
-        w.null();
-      else
-        w.value(format);
-      w.key("status").value(status_name(f.status));
-      w.key("geometries").begin_array();
-      for (const geometry_check& g : f.geometries) write_geometry(w, g, mig_parted);
-      w.end_array();
-      w.key("diagnostics").begin_array();
-      for (const diagnostic& d : f.diagnostics) {
-        w.begin_object().key("severity").value(severity_name(d.level));
-        w.key("line");
-        write_position(w, d.at.line);
-        w.key("col");
-        write_position(w, d.at.line > 0 ? d.at.col : 0);
-        w.key("message").value(d.message).key("notes").begin_array();
-        for (const std::string& n : d.notes) w.value(n);
-        w.end_array().end_object();
-      }
-      w.end_array().end_object();
-    }
-    w.end_array();
-    w.key("summary").begin_object();
-    w.key("files").value(s.files).key("geometries").value(s.geometries);
-    w.key("valid").value(s.valid).key("invalid").value(s.invalid);
-    w.key("unchecked").value(s.unchecked).key("malformed_files").value(s.malformed_files);
-    w.key("unreadable_files").value(s.unreadable_files);
-    w.key("skipped_files").value(s.skipped_files).key("errors").value(s.errors);
-    w.key("warnings").value(s.warnings).key("notes").value(s.notes);
-    w.key("exit_code").value(s.exit_code);
-    w.end_object();
-  });
+check_json_stream::check_json_stream(std::ostream& os) : os_(os), w_(buf_, 2) {
+  w_.begin_object().key("schema_version").value(json_schema_version);
+  w_.key("files").begin_array();
+}
+
+void check_json_stream::flush() {
+  os_ << buf_;
+  buf_.clear();
+}
+
+void check_json_stream::file(const file_check& f) {
+  json_writer& w = w_;
+  const bool mig_parted = f.input.format == input_format::mig_parted;
+  w.begin_object().key("file").value(f.path).key("format");
+  if (const std::string_view format = format_name(f.input.format); format.empty())
+    w.null();
+  else
+    w.value(format);
+  w.key("status").value(status_name(f.status));
+  w.key("geometries").begin_array();
+  for (const geometry_check& g : f.geometries) write_geometry(w, g, mig_parted);
+  w.end_array();
+  w.key("diagnostics").begin_array();
+  for (const diagnostic& d : f.diagnostics) {
+    w.begin_object().key("severity").value(severity_name(d.level));
+    w.key("config");
+    if (d.config.empty())
+      w.null();
+    else
+      w.value(d.config);
+    w.key("entry");
+    if (d.entry >= 0)
+      w.value(d.entry);
+    else
+      w.null();
+    w.key("line");
+    write_position(w, d.at.line);
+    w.key("col");
+    write_position(w, d.at.line > 0 ? d.at.col : 0);
+    w.key("message").value(d.message).key("notes").begin_array();
+    for (const std::string& n : d.notes) w.value(n);
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  flush();
+}
+
+void check_json_stream::finish(const summary& s) {
+  json_writer& w = w_;
+  w.end_array();
+  w.key("summary").begin_object();
+  w.key("files").value(s.files).key("geometries").value(s.geometries);
+  w.key("valid").value(s.valid).key("invalid").value(s.invalid);
+  w.key("unchecked").value(s.unchecked).key("malformed_files").value(s.malformed_files);
+  w.key("unreadable_files").value(s.unreadable_files);
+  w.key("skipped_files").value(s.skipped_files).key("errors").value(s.errors);
+  w.key("warnings").value(s.warnings).key("notes").value(s.notes);
+  w.key("exit_code").value(s.exit_code);
+  w.end_object();
+  w.end_object();
+  buf_ += '\n';
+  flush();
 }
 
 }  // namespace migplan::cli::render
