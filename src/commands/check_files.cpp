@@ -269,9 +269,12 @@ class checker {
       for (const gpu_model& m : catalog())
         former = former || find_profile_by_former_name(m, names_[i]) >= 0;
       if (former) continue;
+      // A name tools circulate but no driver printed ("7g.79gb") gets the real one.
+      const std::string note = former_name_note(names_[i]);
       add(severity::error, fault::invalid, items[i]->at,
-          fmt::format("unknown profile '{}': no gpu in migplan's catalog has it{}", items[i]->name,
-                      did_you_mean(names_[i], all_profile_names())));
+          note.empty() ? fmt::format("unknown profile '{}': no gpu in migplan's catalog has it{}",
+                                     items[i]->name, did_you_mean(names_[i], all_profile_names()))
+                       : fmt::format("unknown profile '{}': {}", items[i]->name, note));
       ok = false;
     }
     if (!ok) return false;
