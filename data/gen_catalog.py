@@ -30,6 +30,7 @@ import argparse
 import dataclasses
 import decimal
 import difflib
+import hashlib
 import json
 import re
 import shutil
@@ -628,6 +629,16 @@ def emit_model(g: dict, model: Model) -> tuple[list[str], list[str]]:
     return out, model
 
 
+def data_revision() -> str:
+    """The catalog's data revision: the first 12 hex digits of the SHA-256 of
+    data/mig-profiles.json and data/models.json, as bytes, in that order.
+    `migplan --version` prints it; any edit to the data changes it."""
+    h = hashlib.sha256()
+    for path in (JSON_PATH, MODELS_PATH):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def generate(doc: dict, models_doc: object) -> str:
     gpus = {g["id"]: g for g in doc["gpus"]}
     models = read_models(models_doc, gpus)
@@ -654,6 +665,9 @@ def generate(doc: dict, models_doc: object) -> str:
         lines.append("")
         initializers.extend(initializer)
     lines.append("// " + "-" * (COLUMN_LIMIT - 3))
+    lines.append("")
+    lines.append("/// SHA-256 of data/mig-profiles.json and data/models.json, first 12 hex digits.")
+    lines.append(f'inline constexpr char catalog_revision[] = "{data_revision()}";')
     lines.append("")
     lines.append("/// The built-in models, in catalog order.")
     lines.append("inline constexpr gpu_model catalog_models[] = {")

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
 #include <ostream>
 #include <string_view>
@@ -84,7 +87,9 @@ void refuse_empty_gpu(const CLI::App& app) {
 int run(const std::vector<std::string>& args, context& ctx) {
   CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
   app.name("migplan");
-  app.set_version_flag("--version", "migplan " MIGPLAN_VERSION);
+  const std::string version =
+      fmt::format("migplan {} (catalog data {})", MIGPLAN_VERSION, catalog_revision());
+  app.set_version_flag("--version", version);
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage.\n"
@@ -124,7 +129,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
     ctx.out << app.help("", CLI::AppFormatMode::All);
     return exit_ok;
   } catch (const CLI::CallForVersion&) {
-    ctx.out << "migplan " MIGPLAN_VERSION "\n";
+    ctx.out << version << "\n";
     return exit_ok;
   } catch (const CLI::ParseError& e) {
     // Subcommand help arrives as CallForHelp from the subcommand: print its help.

@@ -31,6 +31,11 @@ constexpr std::string_view strip_vendor(std::string_view name) noexcept {
 /// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-5000).
 constexpr std::span<const gpu_model> catalog() noexcept { return detail::catalog_models; }
 
+/// The revision of the data the catalog was generated from: the first 12 hex
+/// digits of the SHA-256 of data/mig-profiles.json and data/models.json.
+/// Two builds with the same revision have the same tables.
+constexpr std::string_view catalog_revision() noexcept { return detail::catalog_revision; }
+
 namespace detail {
 // The fixed-size tables of the core (profile_counts, layout, unit_mask,
 // room_memo's placement set) index without checks; these hold for every

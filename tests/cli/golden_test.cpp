@@ -432,3 +432,15 @@ TEST_CASE("fit cannot size a model whose profile memory is unknown", "[cli][fit]
   CHECK(r.out.find("note: not considered, values unknown: 1g.34gb, 1g.34gb+me, 1g.67gb, 2g.67gb, "
                    "3g.135gb, 4g.135gb, 7g.269gb\n") != std::string::npos);
 }
+
+TEST_CASE("migplan --version names the release and the catalog's data revision", "[cli]") {
+  const auto r = run_migplan({"--version"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  // The revision is the hash gen_catalog.py writes (CI checks the header is current).
+  const std::string revision(migplan::catalog_revision());
+  CHECK(revision.size() == 12);
+  CHECK(revision.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(r.out ==
+        std::string("migplan ") + MIGPLAN_PROJECT_VERSION + " (catalog data " + revision + ")\n");
+}

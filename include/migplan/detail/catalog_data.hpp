@@ -2769,6 +2769,9 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
 
 // -------------------------------------------------------------------------------------------------
 
+/// SHA-256 of data/mig-profiles.json and data/models.json, first 12 hex digits.
+inline constexpr char catalog_revision[] = "d97162217f1c";
+
 /// The built-in models, in catalog order.
 inline constexpr gpu_model catalog_models[] = {
     {
