@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "io/check_input.hpp"
+#include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "render/messages.hpp"
@@ -213,12 +214,11 @@ class checker {
         gc.status = geometry_status::unchecked;
         return;
       }
-    } else if (!fleet.empty()) {
-      models = fleet;  // no filter: it applies to every gpu of the fleet
     } else {
       if (items.empty()) return;  // nothing to place: valid on every model
-      if (!pick_models(g, items, models)) {
-        gc.status = geometry_status::invalid;
+      bool skipped = false;
+      if (!pick_models(g, items, models, skipped)) {
+        gc.status = skipped ? geometry_status::unchecked : geometry_status::invalid;
         return;
       }
       unfiltered_guess = models.size() > 1;
@@ -237,10 +237,10 @@ class checker {
       gc.status = geometry_status::invalid;
       return;
     }
-    // No device-filter and no fleet: the entry fits some of the models that
-    // have its profiles. NVIDIA's own configs do this (an `all-1g.10gb` for
-    // H100 also matches an A100-40GB, where 1g.10gb allows 4), so it is a
-    // warning per model where it fails; --strict makes it an error.
+    // No device-filter: the entry fits some of the models (of the catalog, or
+    // of the fleet) that have its profiles, and a node picks its label. NVIDIA's own configs do
+    // this (an `all-1g.10gb` for H100 also matches an A100-40GB, where 1g.10gb allows 4), so it is
+    // a warning per model where it fails; --strict makes it an error.
     for (std::size_t i = 0; i < gc.models.size(); ++i) {
       if (gc.models[i].status == model_check::outcome::fits) continue;
       for (std::size_t d = first_diagnostic[i]; d < first_diagnostic[i + 1]; ++d) {
@@ -258,8 +258,14 @@ class checker {
   // An entry without a device-filter applies to every GPU: check it on every
   // catalog model that has all of its profiles. A name that no model has today
   // but an older driver used stands for the profile it became.
+  //
+  // With a fleet (--gpu), the candidates are the fleet's models instead of the
+  // catalog's: a node picks its label, so an entry whose profiles no fleet
+  // model has is for other nodes (a note), not an error. Returns false when
+  // the entry is invalid (an error said so) or not checked (a note said so;
+  // `skipped` is set).
   bool pick_models(const geometry_spec& g, const std::vector<const profile_request*>& items,
-                   std::vector<const gpu_model*>& models) {
+                   std::vector<const gpu_model*>& models, bool& skipped) {
     bool ok = true;
     std::vector<bool> current(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -278,14 +284,35 @@ class checker {
       ok = false;
     }
     if (!ok) return false;
-    for (const gpu_model& m : catalog()) {
-      bool all = true;
-      for (std::size_t i = 0; i < items.size() && all; ++i)
-        all = current[i] ? find_profile(m, names_[i]) >= 0
-                         : find_profile_by_former_name(m, names_[i]) >= 0;
-      if (all) models.push_back(&m);
+    const auto has_all = [&](const gpu_model& m) {
+      for (std::size_t i = 0; i < items.size(); ++i)
+        if ((current[i] ? find_profile(m, names_[i]) : find_profile_by_former_name(m, names_[i])) <
+            0)
+          return false;
+      return true;
+    };
+    const std::vector<const gpu_model*>& fleet = settings_.fleet;
+    if (!fleet.empty()) {
+      for (const gpu_model* m : fleet)
+        if (has_all(*m)) models.push_back(m);
+      if (!models.empty()) return true;
+      std::vector<std::string> owners;
+      for (const gpu_model& m : catalog())
+        if (has_all(m)) owners.emplace_back(m.slug);
+      if (!owners.empty()) {
+        add(severity::note, fault::invalid, g.items_at,
+            fmt::format("{} entry {} is not checked: no gpu given with --gpu has all of its "
+                        "profiles ({} {})",
+                        what(g), g.entry, join_and(owners),
+                        owners.size() == 1 ? "has them" : "have them"));
+        skipped = true;
+        return false;
+      }
+    } else {
+      for (const gpu_model& m : catalog())
+        if (has_all(m)) models.push_back(&m);
+      if (!models.empty()) return true;
     }
-    if (!models.empty()) return true;
     std::string owners;
     std::vector<std::string> seen;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -509,6 +536,46 @@ void finish_status(file_check& f) {
                        : file_status::valid;
 }
 
+// A Kubernetes manifest: the mig-parted config of every GPU Operator
+// ConfigMap in it (data["config.yaml"]), read as one config each, their
+// positions moved to the manifest's lines and columns, as one input.
+parsed_input read_configmaps(std::string_view text) {
+  const manifest m = read_manifest(text);
+  parsed_input out;
+  out.kubernetes = true;
+  out.diagnostics = m.diagnostics;
+  for (const embedded_config& c : m.configs) {
+    const std::string name = c.configmap.empty() ? "(unnamed)" : c.configmap;
+    parsed_input in = parse_check_input(c.text, false, [&c](location l) { return c.map(l); });
+    map_input(in, c);
+    if (in.format == input_format::geometry) {
+      out.diagnostics.push_back(file_diagnostic(
+          severity::error, fault::malformed, c.key_at,
+          fmt::format("config.yaml of ConfigMap '{}' is a migplan geometry file; the GPU "
+                      "Operator reads a mig-parted config (version: v1, mig-configs: ...) there",
+                      clip(name))));
+      continue;
+    }
+    if (in.format == input_format::mig_parted) out.format = input_format::mig_parted;
+    for (geometry_spec& g : in.geometries) {
+      g.configmap = c.configmap;
+      out.geometries.push_back(std::move(g));
+    }
+    out.labels.insert(out.labels.end(), in.labels.begin(), in.labels.end());
+    out.diagnostics.insert(out.diagnostics.end(), std::make_move_iterator(in.diagnostics.begin()),
+                           std::make_move_iterator(in.diagnostics.end()));
+  }
+  if (m.configs.empty() && m.diagnostics.empty()) {
+    // Found by scanning, a manifest of other things is skipped; named, it gets a warning.
+    out.foreign = true;
+    out.diagnostics.push_back(file_diagnostic(
+        severity::warning, fault::invalid, {},
+        "a Kubernetes manifest with no ConfigMap holding config.yaml (the key the GPU "
+        "Operator reads a mig-parted config from): nothing to check"));
+  }
+  return out;
+}
+
 }  // namespace
 
 file_check check_source(const source& s, std::istream& in, const check_settings& settings) {
@@ -528,17 +595,25 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
     return f;
   }
   f.text = std::move(*text);
-  f.input = parse_check_input(f.text, looks_json(s, f.text));
+  const bool json = looks_json(s, f.text);
+  if (!json && looks_like_manifest(f.text))
+    f.input = read_configmaps(f.text);
+  else
+    f.input = parse_check_input(f.text, json);
   if (s.scanned && f.input.foreign) {
     // A workflow or a compose file beside the configs: not ours to judge.
     // Named on the command line, the same file is an error.
+    const bool was_kubernetes = f.input.kubernetes;
     f = file_check{};
     f.path = s.shown;
     f.status = file_status::skipped;
-    f.diagnostics.push_back(
-        file_diagnostic(severity::note, fault::invalid, {},
-                        "skipped: neither a migplan geometry file (version: 1, gpus: ...) "
-                        "nor a mig-parted config (version: v1, mig-configs: ...)"));
+    f.diagnostics.push_back(file_diagnostic(
+        severity::note, fault::invalid, {},
+        was_kubernetes
+            ? "skipped: a Kubernetes manifest with no ConfigMap holding config.yaml (the "
+              "key the GPU Operator reads a mig-parted config from)"
+            : "skipped: neither a migplan geometry file (version: 1, gpus: ...) nor a "
+              "mig-parted config (version: v1, mig-configs: ...)"));
     return f;
   }
   f.diagnostics = f.input.diagnostics;

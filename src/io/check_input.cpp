@@ -181,6 +181,11 @@ class reader {
   // the budget keeps the work proportional to the file.
   reader(parsed_input& out, std::size_t budget) : out_(out), budget_(budget) {}
 
+  // Where a position of the text lies in the file, for the line numbers a
+  // message quotes (the text may be a config embedded in a manifest).
+  void map_positions(const position_map& to_file) { to_file_ = to_file; }
+  int file_line(location l) const { return to_file_ && l.line > 0 ? to_file_(l).line : l.line; }
+
   static location at(const YAML::Node& n) {
     const YAML::Mark m = n.Mark();
     if (m.is_null()) return {};
@@ -207,6 +212,7 @@ class reader {
   }
   std::string config_;
   int entry_ = -1;
+  position_map to_file_;
 
   // Counts one visited value against the budget.
   void tick() {
@@ -249,7 +255,7 @@ class reader {
       key_state& k = keys[e.key];
       if (!e.merged && k.first_written != none) {
         const std::string msg = fmt::format("duplicate key {} (first at line {})", q(e.key),
-                                            at(all[k.first_written].key_node).line);
+                                            file_line(at(all[k.first_written].key_node)));
         if (dup_is_error)
           error(at(e.key_node), msg);
         else
@@ -270,7 +276,7 @@ class reader {
                 fmt::format("{} is replaced by the value merged in by '<<' at line {}: "
                             "mig-parted applies a merge key where it stands, so write '<<' "
                             "before the keys it must not replace",
-                            q(written.key), all[i].merge_at.line));
+                            q(written.key), file_line(all[i].merge_at)));
       }
       out.push_back(all[i]);
     }
@@ -542,7 +548,7 @@ class geometry_reader : public reader {
   void claim_indices(geometry_spec& g) {
     for (std::size_t i = 0; i < g.devices.size(); ++i) {
       const location l = i < index_at_.size() ? index_at_[i] : g.at;
-      auto [it, fresh] = claimed_.try_emplace(g.devices[i], claim{g.entry, g.label, l.line});
+      auto [it, fresh] = claimed_.try_emplace(g.devices[i], claim{g.entry, g.label, file_line(l)});
       if (fresh) continue;
       g.conflict = true;
       if (it->second.entry == g.entry)
@@ -771,7 +777,7 @@ class mig_parted_reader : public reader {
                           d, prior->entry, q(label), prior->line, d),
               fault::invalid);
       }
-      const device_claim me{g.entry, g.at.line};
+      const device_claim me{g.entry, file_line(g.at)};
       if (!c.first) c.first = me;
       if (!g.has_filter && !c.unfiltered) c.unfiltered = me;
       for (std::uint32_t id : ids) c.by_filter.try_emplace(id, me);
@@ -1240,7 +1246,7 @@ result<std::string> read_check_source(const std::string& path, std::istream& in,
   return text;
 }
 
-parsed_input parse_check_input(std::string_view text, bool json) {
+parsed_input parse_check_input(std::string_view text, bool json, const position_map& to_file) {
   parsed_input out;
   if (json) {
     json_syntax syntax;
@@ -1293,12 +1299,19 @@ parsed_input parse_check_input(std::string_view text, bool json) {
     }
     out.format = detect(root);
     switch (out.format) {
-      case input_format::geometry:
-        geometry_reader(out, budget, split_lines(text)).read(root);
+      case input_format::geometry: {
+        const std::vector<std::string_view> lines = split_lines(text);  // r keeps a view
+        geometry_reader r(out, budget, lines);
+        r.map_positions(to_file);
+        r.read(root);
         break;
-      case input_format::mig_parted:
-        mig_parted_reader(out, budget).read(root);
+      }
+      case input_format::mig_parted: {
+        mig_parted_reader r(out, budget);
+        r.map_positions(to_file);
+        r.read(root);
         break;
+      }
       case input_format::unknown:
         out.diagnostics.push_back(
             file_diagnostic(severity::error, fault::malformed, {1, 1},

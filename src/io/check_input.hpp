@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -31,10 +32,15 @@ inline constexpr std::size_t max_check_bytes = std::size_t{16} << 20;
 result<std::string> read_check_source(const std::string& path, std::istream& in,
                                       std::size_t limit = max_check_bytes);
 
+/// Where a position of a text lies in the file it came from.
+using position_map = std::function<location(location)>;
+
 /// Reads `text` (JSON syntax is checked first when `json`): syntax, schema and
 /// mig-parted's own parse-time rules. YAML merge keys ('<<') are resolved as
-/// mig-parted's YAML reader resolves them. Never throws.
-parsed_input parse_check_input(std::string_view text, bool json);
+/// mig-parted's YAML reader resolves them. Positions are those of `text`;
+/// the line numbers quoted inside messages ("first at line 4") go through
+/// `to_file` when given (a config embedded in a manifest). Never throws.
+parsed_input parse_check_input(std::string_view text, bool json, const position_map& to_file = {});
 
 /// Text from a file as a message quotes it: at most its first 64 characters,
 /// then "...", so that a hostile value never comes back whole, with control

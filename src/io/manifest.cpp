@@ -324,20 +324,19 @@ class reader {
     if (foreign_ > 0)
       out_.diagnostics.insert(
           out_.diagnostics.begin() + static_cast<std::ptrdiff_t>(foreign_index_),
-          {severity::warning,
-           fault::invalid,
-           foreign_at_,
-           foreign_ == 1 ? std::string("this yaml document is not a kubernetes object (it has no "
-                                       "'apiVersion' and 'kind'); check skips it")
-                         : fmt::format("this yaml document and {} more are not kubernetes objects "
-                                       "(they have no 'apiVersion' and 'kind'); check skips them",
-                                       foreign_ - 1),
-           {}});
+          file_diagnostic(
+              severity::warning, fault::invalid, foreign_at_,
+              foreign_ == 1
+                  ? std::string("this yaml document is not a kubernetes object (it has no "
+                                "'apiVersion' and 'kind'); check skips it")
+                  : fmt::format("this yaml document and {} more are not kubernetes objects "
+                                "(they have no 'apiVersion' and 'kind'); check skips them",
+                                foreign_ - 1)));
   }
 
  private:
   void diag(severity s, location where, std::string message) {
-    out_.diagnostics.push_back({s, fault::malformed, where, std::move(message), {}});
+    out_.diagnostics.push_back(file_diagnostic(s, fault::malformed, where, std::move(message)));
   }
 
   void document(const ynode* root, int doc) {
@@ -377,14 +376,11 @@ class reader {
       const ynode* k = data->kids[i];
       if (scalar(k) != "config.yaml") continue;
       if (key != nullptr)
-        out_.diagnostics.push_back(
-            {severity::warning,
-             fault::invalid,
-             at(k->mark),
-             fmt::format("duplicate key 'config.yaml' in configmap {} (first at line {}); "
-                         "check reads the last one",
-                         q(name), at(key->mark).line),
-             {}});
+        out_.diagnostics.push_back(file_diagnostic(
+            severity::warning, fault::invalid, at(k->mark),
+            fmt::format("duplicate key 'config.yaml' in configmap {} (first at line {}); "
+                        "check reads the last one",
+                        q(name), at(key->mark).line)));
       key = k;
       value = data->kids[i + 1];
     }
@@ -420,14 +416,11 @@ class reader {
       const ynode* v = data->kids[i + 1];
       if (!is(k, ynode::type::scalar) || !is(v, ynode::type::scalar) || !mig_parted_like(v->value))
         continue;
-      out_.diagnostics.push_back(
-          {severity::note,
-           fault::invalid,
-           at(k->mark),
-           fmt::format("configmap {} holds a mig-parted config under {}, not 'config.yaml'; the "
-                       "gpu operator reads only 'config.yaml', so check does not check it",
-                       q(name), q(k->value)),
-           {}});
+      out_.diagnostics.push_back(file_diagnostic(
+          severity::note, fault::invalid, at(k->mark),
+          fmt::format("configmap {} holds a mig-parted config under {}, not 'config.yaml'; the "
+                      "gpu operator reads only 'config.yaml', so check does not check it",
+                      q(name), q(k->value))));
     }
   }
 

@@ -78,6 +78,9 @@ struct geometry_spec {
   std::vector<long long> devices;  ///< `devices` / `index` list
   // migplan geometry files
   std::string model;  ///< as written; empty when absent
+  /// The Kubernetes ConfigMap whose `config.yaml` holds this entry, for a
+  /// config read from a manifest (its metadata.name, "" when it has none).
+  std::optional<std::string> configmap;
   location model_at;
   // mig-parted configs
   bool has_filter = false;
@@ -96,6 +99,8 @@ struct parsed_input {
   /// Every mig-parted config label, in file order (also those with no
   /// readable entry), for `-c`.
   std::vector<std::string> labels;
+  /// Read as a Kubernetes manifest (its ConfigMaps' configs are the geometries).
+  bool kubernetes = false;
   /// Read, and neither format: its first document has none of 'gpus',
   /// 'version: 1', 'mig-configs' and 'version: v1' (a workflow, a compose
   /// file). A file that does not parse is never foreign: it may be a broken config.

@@ -233,6 +233,7 @@ void write_geometry(json_writer& w, const geometry_check& g, bool mig_parted) {
   } else {
     w.null();
   }
+  w.key("configmap").value(s.configmap);
   w.key("mig_enabled").value(s.mig_enabled);
   w.key("request").begin_array();
   for (const profile_request& r : s.items)

@@ -5,6 +5,8 @@
 
 #include "render/check.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
@@ -302,7 +304,24 @@ checked 1 file: 1 geometry valid, 0 invalid; 1 warning
   r = run_migplan({"check", "--gpu", "h100-80gb", "--gpu", "a100-80gb", f});
   CHECK(r.code == 0);
   CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  // A fleet where it fits one model and not the other: still a warning (a
+  // node picks its label), and an error with --strict.
   r = run_migplan({"check", "--gpu", "h100-80gb", "--gpu", "a100-40gb", f});
+  CHECK(r.code == 0);
+  CHECK(r.err.find("7:9: warning: config 'all-1g.10gb' does not fit on a100-40gb") !=
+        std::string::npos);
+  CHECK(r.err.find("it fits on h100-80gb;") != std::string::npos);
+  CHECK(run_migplan({"check", "--strict", "--gpu", "h100-80gb", "--gpu", "a100-40gb", f}).code ==
+        1);
+  // A fleet where no model has 1g.10gb: the entry is for other nodes.
+  r = run_migplan({"check", "--gpu", "h200", f});
+  CHECK(r.code == 0);
+  CHECK(r.err.find("6:7: note: config 'all-1g.10gb' entry 0 is not checked: no gpu given with "
+                   "--gpu has all of its profiles (a100-40gb, a100-80gb, h100-80gb and "
+                   "h100-pcie have them)") != std::string::npos);
+  CHECK(r.err.find("1 not checked") != std::string::npos);
+  // A fleet where it fits on none of the models that have it: an error.
+  r = run_migplan({"check", "--gpu", "a100-40gb", "--gpu", "h200", f});
   CHECK(r.code == 1);
   CHECK(r.err.find("7:9: error: config 'all-1g.10gb' does not fit on a100-40gb") !=
         std::string::npos);
@@ -369,17 +388,26 @@ TEST_CASE("check --gpu limits a mig-parted config to one model", "[check]") {
   auto r = run_migplan({"check", "--gpu", "h100-80gb", f});
   CHECK(r.code == 0);
   CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  // An A30 fleet: the label is for other nodes (no A30 has 1g.10gb).
   r = run_migplan({"check", "--gpu", "a30", f});
-  CHECK(r.code == 1);
+  CHECK(r.code == 0);
   CHECK(
       r.err ==
       with_path(
-          R"({F}:7:9: error: unknown profile '1g.10gb' on a30 (it is a profile of a100-40gb, a100-80gb, h100-80gb and h100-pcie; here, did you mean 1g.6gb or 2g.12gb?)
-        "1g.10gb": 5
-        ^
-checked 1 file: 0 geometries valid, 1 invalid
+          R"({F}:6:7: note: config 'all-1g.10gb' entry 0 is not checked: no gpu given with --gpu has all of its profiles (a100-40gb, a100-80gb, h100-80gb and h100-pcie have them)
+      mig-devices:
+      ^
+checked 1 file: 0 geometries valid, 0 invalid, 1 not checked
 )",
           f));
+  // A filtered entry for a fleet model is checked there, names and all.
+  r = run_migplan(
+      {"check", "--gpu", "a30", "-"},
+      "version: v1\nmig-configs:\n  a:\n    - device-filter: \"0x20B710DE\"\n"
+      "      devices: all\n      mig-enabled: true\n      mig-devices: {\"1g.10gb\": 1}\n");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("error: unknown profile '1g.10gb' on a30 (it is a profile of a100-40gb") !=
+        std::string::npos);
   r = run_migplan({"check", "--gpu", "a100-40gbb", f});
   CHECK(r.code == 2);
   CHECK(r.err.rfind("migplan: unknown gpu 'a100-40gbb' (did you mean a100-40gb", 0) == 0);
@@ -1263,4 +1291,87 @@ TEST_CASE("check names the real profile for a name tools circulate", "[check]") 
     CHECK(r.err.find("7g.79gb is not a name nvidia-smi prints; nvidia-smi calls it 7g.80gb on "
                      "a100-80gb") != std::string::npos);
   }
+}
+
+TEST_CASE("check reads the mig-parted config of a GPU Operator ConfigMap in a manifest",
+          "[check][manifest]") {
+  const std::string f = fixture("configmap-manifest.yaml");
+  auto r = run_migplan({"check", f});
+  CHECK(r.code == 0);
+  CHECK(r.err == "checked 1 file: 2 geometries valid, 0 invalid\n");
+  r = run_migplan({"check", "--format", "json", f});
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["files"][0]["format"] == "mig-parted");
+  REQUIRE(doc["files"][0]["geometries"].size() == 2);
+  CHECK(doc["files"][0]["geometries"][1]["config"] == "h100-seven-1g");
+  CHECK(doc["files"][0]["geometries"][1]["configmap"] == "custom-mig-config");
+  CHECK(doc["files"][0]["geometries"][1]["line"] == 22);  // the entry, in the manifest
+  // -c picks labels inside the ConfigMap.
+  r = run_migplan({"check", "-c", "h100-seven-1g", f});
+  CHECK(r.code == 0);
+  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+}
+
+TEST_CASE("check reports a ConfigMap's config at the manifest's own lines and columns",
+          "[check][manifest]") {
+  // A Deployment first, then the ConfigMap; inside the block scalar, a key
+  // given twice and an entry over its cap.
+  const std::string manifest =
+      "apiVersion: apps/v1\n"                      // 1
+      "kind: Deployment\n"                         // 2
+      "metadata: {name: app}\n"                    // 3
+      "---\n"                                      // 4
+      "apiVersion: v1\n"                           // 5
+      "kind: ConfigMap\n"                          // 6
+      "metadata:\n"                                // 7
+      "  name: custom-mig-config\n"                // 8
+      "data:\n"                                    // 9
+      "  config.yaml: |-\n"                        // 10
+      "    version: v1\n"                          // 11
+      "    mig-configs:\n"                         // 12
+      "      too-many:\n"                          // 13
+      "        - device-filter: \"0x233010DE\"\n"  // 14
+      "          devices: all\n"                   // 15
+      "          mig-enabled: true\n"              // 16
+      "          mig-enabled: true\n"              // 17
+      "          mig-devices:\n"                   // 18
+      "            \"1g.10gb\": 8\n";              // 19
+  const auto r = run_migplan({"check", "-"}, manifest);
+  CHECK(r.code == 1);
+  CHECK(r.err ==
+        "<stdin>:17:11: warning: duplicate key 'mig-enabled' (first at line 16); mig-parted keeps "
+        "only the last one\n"
+        "          mig-enabled: true\n"
+        "          ^\n"
+        "<stdin>:19:13: error: config 'too-many' does not fit on h100-80gb: 1g.10gb allows at "
+        "most 7 instances on h100-80gb (the request has 8)\n"
+        "            \"1g.10gb\": 8\n"
+        "            ^\n"
+        "  closest fit: drop 1g.10gb -> 1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3 1g.10gb@4 "
+        "1g.10gb@5 1g.10gb@6\n"
+        "checked 1 file: 0 geometries valid, 1 invalid; 1 warning\n");
+}
+
+TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
+          "[check][manifest]") {
+  const std::string deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n";
+  auto r = run_migplan({"check", "-"}, deployment);
+  CHECK(r.code == 0);
+  CHECK(r.err ==
+        "<stdin>: warning: a Kubernetes manifest with no ConfigMap holding config.yaml (the key "
+        "the GPU Operator reads a mig-parted config from): nothing to check\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 warning\n");
+  CHECK(run_migplan({"check", "--strict", "-"}, deployment).code == 1);
+  // Found by scanning a directory, the same file is skipped with a note.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("migplan-manifest-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "deploy.yaml") << deployment; }
+  r = run_migplan({"check", dir.string()});
+  CHECK(r.code == 0);
+  CHECK(r.err == (dir / "deploy.yaml").string() +
+                     ": note: skipped: a Kubernetes manifest with no ConfigMap holding "
+                     "config.yaml (the key the GPU Operator reads a mig-parted config from)\n"
+                     "checked 0 files: 0 geometries valid, 0 invalid; 1 file skipped\n");
+  std::filesystem::remove_all(dir);
 }
