@@ -1,0 +1,535 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Validates real migplan outputs against the JSON Schemas in schema/.
+
+Usage: validate_outputs.py MIGPLAN_BINARY SOURCE_DIR
+
+Runs the built binary on a broad set of invocations (every command's JSON,
+`pack --batch` over generated requests with garbage lines, the error
+documents, `check --format json` on every fixture), validates each document
+against its schema, and checks what a schema cannot say: memory written with
+exactly two decimals, every other number an integer, exit codes that agree
+with the documents. Then it makes sure the schemas can fail: deliberately
+broken documents must be rejected. Exits 77 (skipped) without python3-jsonschema
+4.x, as CI on a bare machine may lack it.
+
+Written for Debian 12's python3-jsonschema (4.10: RefResolver with a store);
+with jsonschema 4.18 or later it uses the `referencing` registry instead.
+"""
+
+import copy
+import decimal
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from urllib.parse import urljoin
+
+SKIP = 77
+
+try:
+    import jsonschema
+    from jsonschema import Draft202012Validator
+except ImportError:
+    print("skipped: python3-jsonschema (4.x, with draft 2020-12) is not installed")
+    sys.exit(SKIP)
+
+BASE = "https://migplan.dev/schema/v1/"
+# Every schema file and the document kind it describes.
+SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
+           "check", "geometry"]
+
+
+class Checker:
+    def __init__(self, binary, source):
+        self.binary = binary
+        self.source = source
+        self.failures = []
+        self.counts = {}
+        self.schemas = {}
+        for name in SCHEMAS:
+            path = os.path.join(source, "schema", name + ".schema.json")
+            with open(path, encoding="utf-8") as f:
+                self.schemas[name] = json.load(f)
+        self.validators = self.make_validators()
+
+    # -- schemas ---------------------------------------------------------------
+
+    def make_validators(self):
+        store = {s["$id"]: s for s in self.schemas.values()}
+        try:
+            # jsonschema >= 4.18: RefResolver is deprecated in favour of this.
+            from referencing import Registry, Resource
+
+            registry = Registry().with_resources(
+                (uri, Resource.from_contents(s)) for uri, s in store.items())
+            make = lambda s: Draft202012Validator(s, registry=registry)
+        except ImportError:
+            from jsonschema import RefResolver
+
+            def offline(uri):
+                raise jsonschema.exceptions.RefResolutionError(f"{uri} is not in schema/")
+
+            # The $ids are identifiers, never fetched: a $ref outside the store fails.
+            handlers = {"http": offline, "https": offline}
+            make = lambda s: Draft202012Validator(
+                s, resolver=RefResolver.from_schema(s, store=store, handlers=handlers))
+        self.make = make
+        return {name: make(s) for name, s in self.schemas.items()}
+
+    def check_schemas(self):
+        for name, s in self.schemas.items():
+            where = f"schema/{name}.schema.json"
+            try:
+                Draft202012Validator.check_schema(s)
+            except jsonschema.exceptions.SchemaError as e:
+                self.fail(where, f"not a valid draft 2020-12 schema: {e.message}")
+            if s.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+                self.fail(where, "$schema is not draft 2020-12")
+            if s.get("$id") != f"{BASE}{name}.schema.json":
+                self.fail(where, f"$id is {s.get('$id')!r}, not {BASE}{name}.schema.json")
+            # Every $ref must resolve (a typo in a branch no output reaches would not show).
+            for ref in refs_of(s):
+                try:
+                    self.make({"$ref": urljoin(s["$id"], ref)}).is_valid(None)
+                except Exception as e:  # noqa: BLE001 - any failure is the finding
+                    self.fail(where, f"$ref {ref!r} does not resolve: {str(e)[:200]}")
+
+    # -- running migplan -------------------------------------------------------
+
+    def run(self, args, stdin=None, codes=(0,)):
+        p = subprocess.run([self.binary, *args], input=stdin, capture_output=True,
+                           env=dict(os.environ, NO_COLOR="1"), cwd=self.source)
+        where = " ".join(map(str, args))
+        if p.returncode not in codes:
+            self.fail(where, f"exit {p.returncode}, expected one of {codes}; stderr: "
+                      f"{p.stderr.decode(errors='replace')[:300]}")
+        try:
+            return p.stdout.decode("utf-8"), p.returncode
+        except UnicodeDecodeError as e:
+            self.fail(where, f"output is not UTF-8: {e}")
+            return "", p.returncode
+
+    def fail(self, where, what):
+        self.failures.append(f"{where}: {what}")
+
+    def validate(self, kind, text, where):
+        """Validates one JSON document (text) as `kind`; returns it parsed."""
+        try:
+            doc = json.loads(text)
+            exact = json.loads(text, parse_float=decimal.Decimal)
+        except ValueError as e:
+            self.fail(where, f"not JSON ({e}): {text[:200]!r}")
+            return None
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        # Deepest first: a failed member also makes its parents report it as unevaluated.
+        errors = sorted(self.validators[kind].iter_errors(doc), key=lambda e: -len(e.path))
+        for e in errors[:5]:
+            path = "/".join(str(p) for p in e.absolute_path)
+            self.fail(where, f"{kind}.schema.json at /{path}: {e.message[:300]}")
+        self.check_numbers(exact, where, "")
+        return None if errors else doc
+
+    def check_numbers(self, v, where, path):
+        """memory_gib has exactly two decimals; every other number is an integer."""
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == "memory_gib" and x is not None:
+                    if not (isinstance(x, decimal.Decimal) and x.as_tuple().exponent == -2):
+                        self.fail(where, f"{path}/{k} is {x}, not a number with two decimals")
+                else:
+                    self.check_numbers(x, where, f"{path}/{k}")
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                self.check_numbers(x, where, f"{path}/{i}")
+        elif isinstance(v, decimal.Decimal):
+            self.fail(where, f"{path} is {v}, a fraction where an integer belongs")
+
+    def expect_invalid(self, kind, doc, what):
+        """A broken document must be rejected: the schemas can fail."""
+        self.counts["rejected"] = self.counts.get("rejected", 0) + 1
+        if self.validators[kind].is_valid(doc):
+            self.fail(f"negative test ({what})", f"{kind}.schema.json accepts it")
+
+    # -- the invocations -------------------------------------------------------
+
+    def gpus(self):
+        text, _ = self.run(["gpus", "--json"])
+        doc = self.validate("gpus", text, "gpus --json")
+        self.models = {g["id"]: g for g in doc["gpus"]}
+        return doc
+
+    def profiles(self):
+        self.validate("profiles", self.run(["profiles", "--json"])[0], "profiles --json")
+        self.rows = {}
+        for slug in self.models:
+            doc = self.validate("profiles", self.run(["profiles", "--json", "--gpu", slug])[0],
+                                f"profiles --json --gpu {slug}")
+            self.rows[slug] = doc["gpus"][0]["profiles"]
+
+    def enumerate(self):
+        for slug in self.models:
+            for extra in ([], ["--maximal"]):
+                args = ["enumerate", "--json", "--gpu", slug, *extra]
+                self.validate("enumerate", self.run(args)[0], " ".join(args))
+
+    def fit(self):
+        cases = [
+            ("a100-40gb", ["--memory", "4Gi"], 0),
+            ("a100-40gb", ["--memory", "12Gi", "--count", "20"], 0),
+            ("h100-80gb", ["--memory", "12Gi", "--count", "20"], 0),
+            ("h100-80gb", ["--memory", "30G", "--sms", "40"], 0),
+            ("a30", ["--memory", "20GiB"], 0),
+            ("rtx-pro-6000", ["--memory", "20Gi", "--count", "7"], 0),
+            ("gb200", ["--memory", "100Gi"], None), ("a100-80gb", ["--memory", "1.5Gi"], 0),
+            ("a100-40gb", ["--memory", "1Ti"], 1), ("a30", ["--memory", "25Gi"], 1),
+            ("h100-80gb", ["--memory", "10Gi", "--sms", "500"], 1),
+            ("h20", ["--memory", "10Gi"], 1), ("rtx-pro-5000", ["--memory", "1Gi"], 1),
+        ]
+        for slug in self.models:
+            cases.append((slug, ["--memory", "1Mi"], None))
+            cases.append((slug, ["--memory", "40GB", "--count", "9"], None))
+        for slug, extra, code in cases:
+            args = ["fit", "--json", "--gpu", slug, *extra]
+            text, rc = self.run(args, codes=(0, 1) if code is None else (code,))
+            doc = self.validate("fit", text, " ".join(args))
+            if doc is not None and doc["fits"] != (rc == 0):
+                self.fail(" ".join(args), f"fits is {doc['fits']} but the exit code is {rc}")
+
+    def pack_requests(self):
+        """(args, expected exit codes) for single `pack --json` runs."""
+        cases = []
+        rng = random.Random(13)
+        for slug in ["a100-40gb", "a100-80gb", "h100-80gb", "a30", "rtx-pro-6000", "gb200",
+                     "rtx-pro-5000", "h20", "b300"]:
+            rows = self.rows[slug]
+            units = self.models[slug]["units"]
+            for p in rows:
+                n, cap = p["name"], p["max_instances"]
+                cases.append((["--gpu", slug, n], (0,)))
+                cases.append((["--gpu", slug, f"{cap}x{n}"], (0,)))
+                cases.append((["--gpu", slug, f"{cap + 1}x{n}"], (1,)))  # instance_cap
+                cases.append((["--gpu", slug, f"{n}@{p['starts'][-1]}"], (0,)))
+                bad = [u for u in range(units) if u not in p["starts"]]
+                if bad:
+                    cases.append((["--gpu", slug, f"{n}@{bad[0]}"], (1,)))  # bad_start
+                cases.append((["--gpu", slug, f"{n}@{units}"], (2,)))  # outside the gpu
+                cases.append((["--gpu", slug, "--all", f"2x{n}" if cap >= 2 else n], (0, 1)))
+            for _ in range(12):
+                req = [rng.choice(rows)["name"] for _ in range(rng.randint(2, 5))]
+                cases.append((["--gpu", slug, *req], (0, 1)))
+                cases.append((["--gpu", slug, "--all", *req], (0, 1)))
+        cases += [
+            (["--gpu", "a100-40gb", "4g.20gb", "2g.10gb", "1g.5gb"], (0,)),
+            (["--gpu", "a100-40gb", "7x1g.5gb", "3g.20gb"], (1,)),  # memory_units
+            (["--gpu", "a100-40gb", "4g.20gb", "2x2g.10gb"], (1,)),  # compute_slices
+            (["--gpu", "a30", "1g.6gb+me", "2g.12gb+me"], (1,)),  # engines
+            (["--gpu", "a100-40gb", "3g.20gb@0", "4g.20gb"], (1,)),  # placement
+            (["--gpu", "a100-40gb", "1g.5gb@7"], (1,)),  # bad_start
+            (["--gpu", "h100-80gb", "3x3g.40gb"], (1,)),  # instance_cap, closest fits
+            (["--gpu", "a100-40gb", "--all", "3x1g.5gb"], (0,)),
+            (["--gpu", "a100-40gb", "--all", "1g.5gb"], (0,)),
+            (["--gpu", "0x20B010DE", "MIG 3g.20gb", "3G.20GB"], (0,)),
+            (["--gpu", "NVIDIA A30", "2x14"], (0, 1)),
+            (["4g.20gb", "2g.10gb", "1g.5gb"], (0,)),  # inferred gpu
+            (["4x1g.10gb", "3g.40gb"], (0,)),  # same answer on several models
+            (["7g.80gb"], (0,)),
+            (["3g.40gb", "3g.40gb", "3g.40gb"], (1,)),
+            (["--gpu", "rtx-pro-6000", "1g.24gb+me.all", "3x1g.24gb-me"], (0, 1)),
+            (["--gpu", "gb200", "1g.23gb", "4g.93gb"], (0, 1)),
+            (["--gpu", "a100-80gb", "1g.20gb", "1g.10gb"], (0, 1)),  # inferred values
+            (["--gpu", "b300", "7g.269gb"], (0,)),  # memory of a config-only model
+        ]
+        return cases
+
+    def pack(self):
+        for args, codes in self.pack_requests():
+            full = ["pack", "--json", *args]
+            text, rc = self.run(full, codes=codes)
+            doc = self.validate("error" if rc == 2 else "pack", text, " ".join(full))
+            if rc == 2:
+                continue
+            if doc is not None and doc["feasible"] != (rc == 0):
+                self.fail(" ".join(full), f"feasible is {doc['feasible']}, exit code {rc}")
+            if doc is not None and doc["reason"]:
+                self.reason_codes.add(doc["reason"]["code"])
+
+    def pack_errors(self):
+        bad = [
+            ["0x1g.5gb"], ["-1x1g.5gb"], ["99999999999x1g.5gb"], ["1g.5gb@x"],
+            ["--gpu", "a100-40gb", "1g.5gb@9"],
+            ["--gpu", "a100-40gb"], ["--gpu", "", "1g.5gb"], ["--gpu", "a100", "1g.5gb"],
+            ["--gpu", "rtx", "1g.5gb"], ["--gpu", "a100-40gb", "1g.5bg"],
+            ["--gpu", "a100-80gb", "7g.79gb"],
+            ["nosuch.profile"], ["1g.5gb", "1g.24gb"], ["--brief", "1g.5gb"],
+            ["--batch", "-", "1g.5gb"], ["--gpu", "a100-40gb", *["1000x1g.5gb"] * 2],
+            ["--gpu", "a100-40gb", "x" * 300],
+            ["--gpu", "a100-40gb", b"bad\x1b[31m\xff\xc3\x28"],  # escapes, invalid UTF-8
+        ]
+        for args in bad:
+            full = ["pack", "--json", *args]
+            where = " ".join(map(str, full))
+            text, _ = self.run(full, codes=(2,))
+            doc = self.validate("error", text, where)
+            if doc is not None and doc["error"]["code"] != "bad_input":
+                self.fail(where, f"code {doc['error']['code']}, expected bad_input")
+        for args in (["5x1g.10gb"], ["1g.10gb"], ["1g.24gb+me.all"]):
+            full = ["pack", "--json", *args]
+            text, _ = self.run(full, codes=(2,))
+            doc = self.validate("error", text, " ".join(full))
+            if doc is not None and doc["error"]["code"] != "ambiguous_gpu":
+                self.fail(" ".join(full), f"code {doc['error']['code']}, expected ambiguous_gpu")
+
+    def batch_input(self, rng):
+        names = sorted({p["name"] for rows in self.rows.values() for p in rows})
+        lines = ["# generated requests, garbage included", ""]
+        for i in range(400):
+            kind = rng.random()
+            if kind < 0.6:
+                items = []
+                for _ in range(rng.randint(1, 6)):
+                    it = rng.choice(names)
+                    if rng.random() < 0.3:
+                        it = f"{rng.randint(1, 4)}x{it}"
+                    if rng.random() < 0.2:
+                        it += f"@{rng.randint(0, 8)}"
+                    items.append(it)
+                lines.append(rng.choice([" ", ",", ", "]).join(items))
+            elif kind < 0.75:
+                lines.append(rng.choice(["0x1g.5gb", "1g.5gb@x", "-1x1g.5gb", "x", "@@", "1g.5bg",
+                                         "5x1g.10gb", "1g.5gb 1g.24gb", "\t\x01\x7f", "é 1g.5gb",
+                                         "1000x1g.5gb " * 3, "3g.20gb@99", "MIG", "nvidia",
+                                         "2x2x1g.5gb", "1g.5gb\x1b[2J"]))
+            elif kind < 0.85:
+                lines.append(rng.choice(["", "   ", "# comment", "  # indented comment"]))
+            else:
+                lines.append(rng.choice(["4g.20gb 2g.10gb 1g.5gb", "3x3g.20gb", "7x1g.5gb 3g.20gb",
+                                         "3g.20gb@0 4g.20gb # trailing comment", "1g.10gb"]))
+        return lines
+
+    def batch(self):
+        rng = random.Random(2024)
+        raw_lines = [l.encode("utf-8") for l in self.batch_input(rng)]
+        raw_lines[100:100] = [b"\xff\xfe 1g.5gb", b"1g.5gb@\xc3\x28", b"\xe2\x80\xae3g.20gb"]
+        # A byte-order mark and CRLF line ends, both accepted.
+        data = b"\xef\xbb\xbf" + b"\r\n".join(raw_lines) + b"\r\n"
+        for extra in (["--gpu", "a100-40gb"], ["--gpu", "h100-80gb", "--all"], [],
+                      ["--gpu", "a30"], ["--gpu", "rtx-pro-6000"]):
+            args = ["pack", "--batch", "-", *extra]
+            text, _ = self.run(args, stdin=data, codes=(0, 1, 2))
+            expected = [i + 1 for i, l in enumerate(raw_lines)
+                        if re.sub(rb"[ \t,\r\n]", b"", l.split(b"#")[0])]
+            got = []
+            for k, line in enumerate(text.splitlines()):
+                doc = self.validate("pack-batch-line", line,
+                                    f"{' '.join(args)} (output line {k + 1})")
+                if doc is not None:
+                    got.append(doc["line"])
+            if got != expected:
+                self.fail(" ".join(args),
+                          f"answered lines {got[:10]}..., expected {expected[:10]}...")
+        # Past the line limit: one last error line, exit 2.
+        long = b"1g.5gb\n" + b"1g.5gb " * 10000 + b"\n1g.5gb\n"
+        text, _ = self.run(["pack", "--batch", "-", "--gpu", "a100-40gb"], stdin=long, codes=(2,))
+        for k, line in enumerate(text.splitlines()):
+            self.validate("pack-batch-line", line,
+                          f"pack --batch over the line limit (line {k + 1})")
+
+    def check_files(self):
+        files = []
+        for top in ("tests/fixtures/check", "tests/fixtures/mig-parted", "examples"):
+            for d, _, fs in os.walk(os.path.join(self.source, top)):
+                files += [os.path.relpath(os.path.join(d, f), self.source) for f in sorted(fs)]
+        runs = [[f] for f in sorted(files)]
+        runs += [
+            ["tests/fixtures/check"], ["tests/fixtures/check/scan"], ["tests/fixtures/mig-parted"],
+            ["examples"], ["--strict", "tests/fixtures/check"],
+            ["--gpu", "a100-40gb", "--gpu", "h100-80gb", "tests/fixtures/check"],
+            ["-c", "all-1g.10gb", "-c", "no-such-label",
+             "tests/fixtures/mig-parted/config-default.yaml"],
+            ["--max-errors", "1", "examples/invalid-geometry.yaml"], ["/nonexistent/config.yaml"],
+            ["tests/fixtures/check/dir/README.txt"],
+        ]
+        for args in runs:
+            for v in ([], ["-v"]):
+                full = ["check", "--format", "json", *v, *args]
+                text, rc = self.run(full, codes=(0, 1, 2))
+                doc = self.validate("check", text, " ".join(full))
+                if doc is None:
+                    continue
+                if doc["summary"]["exit_code"] != rc:
+                    self.fail(" ".join(full),
+                              f"summary.exit_code {doc['summary']['exit_code']}, exit {rc}")
+                for f in doc["files"]:
+                    self.seen |= {("file status", f["status"]), ("format", f["format"])}
+                    self.seen |= {("severity", d["severity"]) for d in f["diagnostics"]}
+                    for g in f["geometries"]:
+                        self.seen.add(("geometry status", g["status"]))
+                        self.seen |= {("model status", m["status"]) for m in g["models"]}
+                        if g["config"] != g["label"]:
+                            self.fail(" ".join(full),
+                                      f"config {g['config']!r} != label {g['label']!r}")
+        # Standard input.
+        with open(os.path.join(self.source, "examples/geometry.yaml"), "rb") as f:
+            text, _ = self.run(["check", "--format", "json", "-"], stdin=f.read())
+        self.validate("check", text, "check --format json - < examples/geometry.yaml")
+
+    # -- input formats ---------------------------------------------------------
+
+    def geometry(self):
+        with open(os.path.join(self.source, "examples/geometry.json"), encoding="utf-8") as f:
+            self.validate("geometry", f.read(), "examples/geometry.json")
+        try:
+            import yaml
+        except ImportError:
+            print("note: python3-yaml is not installed; the YAML examples are not validated")
+            yaml = None
+        if yaml is not None:
+            with open(os.path.join(self.source, "examples/geometry.yaml"), encoding="utf-8") as f:
+                self.validate("geometry", json.dumps(yaml.safe_load(f)), "examples/geometry.yaml")
+            # Its one problem a schema can see: the misspelt 1g.5bg. The others
+            # (unknown model, caps, an index given twice) are for migplan check.
+            path = os.path.join(self.source, "examples/invalid-geometry.yaml")
+            with open(path, encoding="utf-8") as f:
+                doc = yaml.safe_load(f)
+            self.counts["geometry"] = self.counts.get("geometry", 0) + 1
+            found = sorted("/".join(map(str, e.absolute_path))
+                           for e in self.validators["geometry"].iter_errors(doc))
+            if found != ["gpus/0/instances/1"]:
+                self.fail("examples/invalid-geometry.yaml", f"schema errors at {found}, "
+                          "expected only gpus/0/instances/1 (2x1g.5bg)")
+        # Every profile name the CLI accepts matches the item pattern.
+        item = self.make({"$ref": BASE + "geometry.schema.json#/$defs/item"})
+        for rows in self.rows.values():
+            for p in rows:
+                n = p["name"]
+                for text in (n, n.upper(), f"MIG {n}", f"2x{n}", f"{n}@{p['starts'][-1]}",
+                             f"3X{n}@0", str(p["id"]), f"2x{p['id']}", f"{n}, {n}"):
+                    if not item.is_valid(text):
+                        self.fail("geometry.schema.json item",
+                                  f"rejects {text!r}, which check accepts")
+        for text in ("1g.5bg", "0x1g.5gb", "1g.5gb@", "1g.5gb@16", "", "MIG", "1001x1g.5gb"):
+            self.expect_invalid_with(item, text, f"item {text!r}")
+
+    def expect_invalid_with(self, validator, doc, what):
+        self.counts["rejected"] = self.counts.get("rejected", 0) + 1
+        if validator.is_valid(doc):
+            self.fail(f"negative test ({what})", "accepted")
+
+    # -- negative tests --------------------------------------------------------
+
+    def negative(self):
+        """Broken documents must fail, so a schema that accepts anything is caught."""
+        def doc(args, codes=(0,)):
+            return json.loads(self.run(args, codes=codes)[0])
+
+        fits = doc(["pack", "--json", "--gpu", "a100-40gb", "4g.20gb", "2g.10gb", "1g.5gb"])
+        nofit = doc(["pack", "--json", "--gpu", "h100-80gb", "3x3g.40gb"], (1,))
+        chk = doc(["check", "--format", "json", "examples/invalid-geometry.yaml"], (1,))
+        gpus = doc(["gpus", "--json"])
+        fit = doc(["fit", "--json", "--gpu", "a100-40gb", "--memory", "4Gi"])
+        geo = {"version": 1, "gpus": [{"model": "a100-40gb", "instances": ["7g.40gb"]}]}
+        self.validate("geometry", json.dumps(geo), "a minimal geometry file")
+        layout = lambda d: d["layouts"][0]
+        diag = lambda d: d["files"][0]["diagnostics"][0]
+        entry = lambda d: d["gpus"][0]
+        # (schema, a valid document, a change that breaks it, what it breaks)
+        cases = [
+            ("pack", fits, lambda d: d.pop("feasible"), "missing feasible"),
+            ("pack", fits, lambda d: d.update(layout_count="1"), "layout_count a string"),
+            ("pack", fits, lambda d: d.update(schema_version=2), "schema_version 2"),
+            ("pack", fits, lambda d: d.update(configmap={}), "an undocumented field"),
+            ("pack", fits, lambda d: d.update(feasible=False), "feasible false with layouts"),
+            ("pack", nofit, lambda d: d["reason"].update(code="too_big"), "an unknown reason code"),
+            ("pack", fits, lambda d: layout(d)["stranded"].update(memory_gib="4.91"),
+             "memory_gib a string"),
+            ("pack", fits, lambda d: layout(d)["instances"][0].update(start=1.5),
+             "a fractional start"),
+            ("pack", fits, lambda d: d["gpu"].pop("name"), "gpu without name"),
+            ("pack-batch-line", fits, lambda d: None, "a batch answer without line"),
+            ("pack-batch-line", fits, lambda d: d.update(line=0), "line 0"),
+            ("pack-batch-line", {}, lambda d: d.update(
+                schema_version=1, line=3, error={"code": "oops", "message": "x"}),
+             "an unknown error code"),
+            ("error", {}, lambda d: d.update(
+                schema_version=1, error={"code": "ambiguous_gpu", "message": "x"}),
+             "ambiguous_gpu without candidates"),
+            ("error", {}, lambda d: d.update(schema_version=1, error={"code": "bad_input"}),
+             "an error without message"),
+            ("check", chk, lambda d: diag(d).update(severity="fatal"), "an unknown severity"),
+            ("check", chk, lambda d: diag(d).update(entry="0"), "entry a string"),
+            ("check", chk, lambda d: d["summary"].pop("exit_code"), "summary without exit_code"),
+            ("check", chk, lambda d: d["files"][0]["geometries"][0].update(status="ok"),
+             "an unknown geometry status"),
+            ("gpus", gpus, lambda d: entry(d).update(coverage="most"), "an unknown coverage"),
+            ("gpus", gpus, lambda d: entry(d).update(units="8"), "units a string"),
+            ("fit", fit, lambda d: d.update(largest="7g.40gb"), "fits with largest"),
+            ("fit", fit, lambda d: d.pop("layout"), "fits without layout"),
+            ("geometry", geo, lambda d: d.update(version="1"), "version the string 1"),
+            ("geometry", geo, lambda d: entry(d).pop("instances"), "no instances"),
+            ("geometry", geo, lambda d: entry(d).update(indx=0), "a misspelt key"),
+            ("geometry", geo, lambda d: d.update(gpus=[]), "an empty gpus list"),
+            ("geometry", geo, lambda d: entry(d).update(index=-1), "a negative index"),
+        ]
+        for kind, valid, change, what in cases:
+            broken = copy.deepcopy(valid)
+            change(broken)
+            self.expect_invalid(kind, broken, what)
+
+def refs_of(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref" and isinstance(v, str):
+                yield v
+            else:
+                yield from refs_of(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from refs_of(v)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    c = Checker(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
+    c.reason_codes = set()
+    c.seen = set()
+    c.check_schemas()
+    c.gpus()
+    c.profiles()
+    c.enumerate()
+    c.fit()
+    c.pack()
+    c.pack_errors()
+    c.batch()
+    c.check_files()
+    c.geometry()
+    c.negative()
+    # The corpus is broad enough to reach every value of every enum.
+    missing = set(c.schemas["common"]["$defs"]["reason_code"]["enum"]) - c.reason_codes
+    if missing:
+        c.fail("pack corpus", f"no request gave the reason codes {sorted(missing)}")
+    d = c.schemas["check"]["$defs"]
+    wanted = {("file status", v) for v in d["file"]["properties"]["status"]["enum"]}
+    wanted |= {("format", v) for v in d["file"]["properties"]["format"]["enum"]}
+    wanted |= {("severity", v) for v in d["diagnostic"]["properties"]["severity"]["enum"]}
+    wanted |= {("geometry status", v) for v in d["geometry"]["properties"]["status"]["enum"]}
+    wanted |= {("model status", v) for v in d["model"]["properties"]["status"]["enum"]}
+    if wanted - c.seen:
+        c.fail("check corpus", f"no output had {sorted(wanted - c.seen, key=str)}")
+    for line in c.failures[:40]:
+        print("FAIL " + line)
+    if len(c.failures) > 40:
+        print(f"... and {len(c.failures) - 40} more failures")
+    total = sum(n for k, n in c.counts.items() if k != "rejected")
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(c.counts.items()) if k != "rejected")
+    print(f"validated {total} documents ({kinds}); {c.counts.get('rejected', 0)} broken documents "
+          f"rejected; {len(c.failures)} failures")
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
