@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+# fish completion for migplan: commands, options, GPU slugs, the profile names
+# of the GPU on the line, check's --format values, and files. GPU slugs and
+# profile names come from the migplan on PATH (`migplan gpus --json`,
+# `migplan profiles --json`) when completing, so they follow its catalog.
+# Installed as share/fish/vendor_completions.d/migplan.fish; from a source
+# tree: source completions/migplan.fish
+
+# The slug of every model: the "id" of each entry of `gpus --json`, leaving out
+# the "id" fields inside "pci_ids".
+function __migplan_gpus
+    command migplan gpus --json 2>/dev/null | awk '
+        /"pci_ids": \[/ { if ($0 !~ /\]/) in_pci = 1; next }
+        in_pci { if ($0 ~ /^[[:space:]]*\]/) in_pci = 0; next }
+        /^[[:space:]]*"id": "/ { sub(/^[[:space:]]*"id": "/, ""); sub(/".*/, ""); print }'
+end
+
+# Profile names for a pack ITEM, [Nx]PROFILE[@START]: those of the GPU given
+# with -g/--gpu on the line (of every model without one), after any count. A
+# model entry of `profiles --json` starts with its "id", a string (a profile's
+# "id" is a number), and its own "name" comes before its "profiles".
+function __migplan_items
+    set -l tokens (commandline -opc)
+    set -l gpu
+    set -l i 1
+    while test $i -le (count $tokens)
+        switch $tokens[$i]
+            case -g --gpu
+                set i (math $i + 1)
+                test $i -le (count $tokens); and set gpu $tokens[$i]
+            case '--gpu=*'
+                set gpu (string replace -- --gpu= '' $tokens[$i])
+        end
+        set i (math $i + 1)
+    end
+    set -l count (string match -r -- '^[0-9]+x' (commandline -ct))
+    set -l args
+    test -n "$gpu"; and set args --gpu $gpu
+    command migplan profiles $args --json 2>/dev/null | awk '
+        /"id": "/ { in_profiles = 0 }
+        /"profiles": \[/ { in_profiles = 1; next }
+        in_profiles && /^[[:space:]]*"name": "/ {
+            sub(/^[[:space:]]*"name": "/, ""); sub(/".*/, "")
+            if (!seen[$0]++) print
+        }' | string replace -r -- '^' "$count"
+end
+
+# True when the token being completed does not start with a dash.
+function __migplan_not_option
+    not string match -q -- '-*' (commandline -ct)
+end
+
+set -l commands pack enumerate fit gpus profiles check
+
+complete -c migplan -f
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'Print help and exit'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -l version -d 'Print the version and exit'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a pack -d 'Place instances on a GPU, or say why they do not fit'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a enumerate -d 'List every feasible geometry of a GPU'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Size a workload: smallest profile, instances per GPU, GPUs needed'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'List the supported GPU models'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a check -d 'Validate geometry files and NVIDIA mig-parted configs'
+
+for cmd in $commands
+    complete -c migplan -n "__fish_seen_subcommand_from $cmd" -s h -l help -d 'Print help and exit'
+end
+
+# pack
+complete -c migplan -n '__fish_seen_subcommand_from pack' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model (inferred when omitted)'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -s a -l all -d 'Show every layout with its score'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l json -d 'One JSON object on stdout'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l batch -r -F -a - -d 'Read one request per line from FILE (- for stdin)'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l brief -d 'With --batch: one tab-separated line per request'
+complete -c migplan -n '__fish_seen_subcommand_from pack; and __migplan_not_option' -a '(__migplan_items)' -d profile
+
+# enumerate
+complete -c migplan -n '__fish_seen_subcommand_from enumerate' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model'
+complete -c migplan -n '__fish_seen_subcommand_from enumerate' -l maximal -d 'Only geometries to which no instance can be added'
+complete -c migplan -n '__fish_seen_subcommand_from enumerate' -l json -d 'One JSON object on stdout'
+
+# fit
+complete -c migplan -n '__fish_seen_subcommand_from fit' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model'
+complete -c migplan -n '__fish_seen_subcommand_from fit' -s m -l memory -x -d 'Memory per instance (12Gi, 12G, 12GB)'
+complete -c migplan -n '__fish_seen_subcommand_from fit' -l sms -x -d 'SMs per instance'
+complete -c migplan -n '__fish_seen_subcommand_from fit' -s k -l count -x -d 'Instances wanted (default 1)'
+complete -c migplan -n '__fish_seen_subcommand_from fit' -l json -d 'One JSON object on stdout'
+
+# gpus
+complete -c migplan -n '__fish_seen_subcommand_from gpus' -l json -d 'One JSON object on stdout'
+
+# profiles
+complete -c migplan -n '__fish_seen_subcommand_from profiles' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model (all when omitted)'
+complete -c migplan -n '__fish_seen_subcommand_from profiles' -l json -d 'One JSON object on stdout'
+
+# check
+complete -c migplan -n '__fish_seen_subcommand_from check' -l gpu -x -a '(__migplan_gpus)' -d 'A GPU model of the fleet (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from check' -s c -l config -x -d 'Check only this mig-parted config label (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from check' -l strict -d 'Treat warnings as errors'
+complete -c migplan -n '__fish_seen_subcommand_from check' -l format -x -a 'text json github' -d 'Output format'
+complete -c migplan -n '__fish_seen_subcommand_from check' -l max-errors -x -d 'Diagnostics shown per file (0: all)'
+complete -c migplan -n '__fish_seen_subcommand_from check' -s v -l verbose -d 'Also report where each geometry fits'
+complete -c migplan -n '__fish_seen_subcommand_from check; and __migplan_not_option' -F -a - -d 'standard input'

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# complete_test.sh SHELL SOURCE_DIR BINARY_DIR: runs the completion script of
+# SHELL (bash, zsh or fish) from SOURCE_DIR/completions on partial command
+# lines and checks the candidates it offers, with the built migplan first on
+# PATH (GPU slugs and profile names come from it). Exits 77 (skipped) when
+# SHELL is not installed.
+set -u
+shell=$1
+src=$2
+bindir=$3
+
+if ! command -v "$shell" >/dev/null 2>&1; then
+  echo "SKIP: $shell not found, its completion is not checked"
+  exit 77
+fi
+export PATH="$bindir:$PATH"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A directory to complete file names in.
+mkdir "$work/configs"
+: >"$work/fleet.yaml"
+cd "$work" || exit 1
+
+# Prints the candidates for LINE, one per line, sorted. The line is split as
+# readline splits it for bash: at blanks, and = (in COMP_WORDBREAKS) as a
+# word of its own.
+candidates() {
+  local line=$1
+  case $shell in
+    bash)
+      bash --norc --noprofile -c '
+        source "$1/completions/migplan.bash"
+        line=$2
+        words=()
+        read -ra tokens <<<"$line"
+        for t in "${tokens[@]}"; do
+          while [[ $t == *=* ]]; do
+            [[ -n ${t%%=*} ]] && words+=("${t%%=*}")
+            words+=("=")
+            t=${t#*=}
+          done
+          [[ -n $t ]] && words+=("$t")
+        done
+        [[ $line == *" " ]] && words+=("")
+        COMP_WORDS=("${words[@]}")
+        COMP_CWORD=$((${#words[@]} - 1))
+        COMP_LINE=$line
+        COMP_POINT=${#line}
+        _migplan migplan "${words[COMP_CWORD]}" "${words[COMP_CWORD - 1]}"
+        printf "%s\n" "${COMPREPLY[@]}"' bash "$src" "$line"
+      ;;
+    zsh)
+      timeout 60 zsh -f "$src/tests/completion/zsh_capture.zsh" "$src/completions" "$line"
+      local rc=$?
+      ((rc == 77)) && exit 77
+      ((rc != 0)) && echo "zsh_capture failed ($rc)" >&2
+      ;;
+    fish)
+      fish --no-config -c 'source $argv[1]/completions/migplan.fish; complete -C $argv[2]' \
+        "$src" "$line" | cut -f1
+      ;;
+  esac | grep -v '^$' | sort -u
+}
+
+failures=0
+# expect LINE CANDIDATE...: the candidates for LINE are exactly these.
+expect() {
+  local line=$1
+  shift
+  local got want
+  got=$(candidates "$line")
+  want=$(printf '%s\n' "$@" | sort -u)
+  if [[ $got == "$want" ]]; then
+    echo "ok   '$line' -> $(echo $got)"
+  else
+    echo "FAIL '$line'"
+    echo "     want: $(echo $want)"
+    echo "     got:  $(echo $got)"
+    failures=$((failures + 1))
+  fi
+}
+
+expect 'migplan pa' pack
+expect 'migplan ' pack enumerate fit gpus profiles check
+expect 'migplan pack --g' --gpu
+expect 'migplan pack --gpu a10' a100-40gb a100-80gb
+expect 'migplan enumerate -g a10' a100-40gb a100-80gb
+expect 'migplan check --gpu h100-p' h100-pcie
+expect 'migplan pack --gpu h100-80gb 3g.' 3g.40gb
+expect 'migplan pack -g h100-80gb 7' 7g.80gb
+expect 'migplan pack --gpu a30 3g.' # a30 has no 3g profile
+expect 'migplan pack --gpu=h100-80gb 4g' 4g.40gb
+expect 'migplan check --format ' text json github
+expect 'migplan check fl' fleet.yaml
+expect 'migplan fit --m' --memory
+case $shell in
+  bash)
+    # bash and fish complete the whole word; zsh moves the count aside.
+    expect 'migplan pack --gpu h100-80gb 2x3g.' 2x3g.40gb
+    expect 'migplan check --format=j' json
+    expect 'migplan pack --batch f' fleet.yaml
+    ;;
+  zsh)
+    expect 'migplan pack --gpu h100-80gb 2x3g.' 3g.40gb
+    expect 'migplan check --format=j' json
+    ;;
+  fish)
+    expect 'migplan pack --gpu h100-80gb 2x3g.' 2x3g.40gb
+    expect 'migplan check --format=j' --format=json
+    expect 'migplan pack --batch f' fleet.yaml
+    ;;
+esac
+
+if ((failures > 0)); then
+  echo "$failures $shell completion case(s) failed"
+  exit 1
+fi
