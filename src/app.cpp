@@ -15,6 +15,7 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "quote.hpp"
+#include "render/pack.hpp"
 
 namespace migplan::cli {
 
@@ -27,6 +28,10 @@ bool color_allowed(bool is_tty) {
 }
 
 void report_bad_input(context& ctx, const std::string& message) {
+  if (ctx.json_errors && !ctx.error_written) {
+    render::pack_error_json(ctx.out, {"bad_input", message, nullptr});
+    ctx.error_written = true;
+  }
   ctx.err << "migplan: " << message << "\n";
   ctx.code = exit_bad_input;
 }
@@ -112,11 +117,16 @@ int run(const std::vector<std::string>& args, context& ctx) {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), args[1]) == names.end()) {
-      ctx.err << "migplan: unknown command " << quote_token(args[1]) << did_you_mean(args[1], names)
-              << "; 'migplan --help' lists them\n";
+      report_bad_input(ctx, "unknown command " + quote_token(args[1]) +
+                                did_you_mean(args[1], names) + "; 'migplan --help' lists them");
       return exit_bad_input;
     }
   }
+  // Asked for JSON: then a usage error is a JSON document too.
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--json" || args[i] == "--format=json" ||
+        (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
+      ctx.json_errors = true;
   app.parse_complete_callback([&app] { refuse_empty_gpu(app); });
   const std::vector<std::string> split = split_empty_values(app, args);
   std::vector<std::string> rev(split.rbegin(), split.rend() - 1);
@@ -141,7 +151,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
     }
     std::string msg = clip_token(e.what(), max_parse_message);
     if (!msg.empty()) msg[0] = detail::ascii_lower(msg[0]);
-    ctx.err << "migplan: " << msg << "\n";
+    report_bad_input(ctx, msg);
     return exit_bad_input;
   }
   return ctx.code;

@@ -21,6 +21,11 @@ struct context {
   std::istream& in;    ///< standard input, for "-"
   bool color = false;  ///< ANSI colour allowed on `out` (a terminal, no NO_COLOR, TERM not dumb)
   int code = 0;        ///< exit code the command chose
+  /// The output asked for is JSON (--json, --format json, a JSON --batch):
+  /// bad input also writes one error document on `out`, so that a pipe
+  /// into jq sees the failure.
+  bool json_errors = false;
+  bool error_written = false;  ///< that document is out (written once)
 };
 
 /// Registers a command on `app`; its callback writes through `ctx` and sets ctx.code.
@@ -31,7 +36,9 @@ void add_enumerate(CLI::App& app, context& ctx);  ///< see add_pack
 void add_fit(CLI::App& app, context& ctx);        ///< see add_pack
 void add_check(CLI::App& app, context& ctx);      ///< see add_pack
 
-/// Prints "migplan: MESSAGE" on ctx.err and sets ctx.code to exit_bad_input.
+/// Prints "migplan: MESSAGE" on ctx.err and sets ctx.code to exit_bad_input;
+/// with ctx.json_errors, also writes {"schema_version":1,"error":{"code":
+/// "bad_input","message":MESSAGE}} on ctx.out (once).
 void report_bad_input(context& ctx, const std::string& message);
 
 /// Runs migplan on an argument vector (args[0] is the program name).

@@ -153,6 +153,9 @@ bool emit(context& ctx, std::string& text) {
 }
 
 int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
+  // Until the first line, a failure is one error document (JSON lines
+  // only); from then on each line answers for itself.
+  ctx.json_errors = !o.brief;
   std::unique_ptr<std::istream> file;
   if (o.batch != "-") {
     auto opened = open_source(o.batch);
@@ -162,6 +165,7 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
     }
     file = std::move(*opened);
   }
+  ctx.json_errors = false;
   line_reader lines(file ? *file : ctx.in, max_batch_line);
   int worst = exit_ok;
   memo_pool pool;
@@ -228,12 +232,14 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
 
 int run_pack(const pack_options& o, context& ctx) {
   const auto bad = [&](const std::string& message, const pack_ambiguity* amb = nullptr) {
-    report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
-    // With --json a failure is also a JSON document, so `| jq` sees it.
-    if (o.json)
+    // With --json a failure is also a JSON document, so `| jq` sees it:
+    // an ambiguity's names its candidates; report_bad_input writes the rest.
+    if (amb != nullptr && ctx.json_errors && !ctx.error_written) {
       render::pack_error_json(ctx.out,
-                              {amb ? "ambiguous_gpu" : "bad_input",
-                               amb ? render::pack_ambiguity_sentence(*amb) : message, amb});
+                              {"ambiguous_gpu", render::pack_ambiguity_sentence(*amb), amb});
+      ctx.error_written = true;
+    }
+    report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
     return exit_bad_input;
   };
   if (o.brief && o.batch.empty()) return bad("--brief needs --batch");

@@ -183,7 +183,7 @@ TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
       {{"pack", "1g.5gb", "1g.24gb+me.all"},
        "migplan: no single gpu has all of these profiles:\n  1g.5gb: a100-40gb\n  1g.24gb+me.all: "
        "rtx-pro-6000, rtx-pro-5000\n"},
-      {{"pack", "--batch", "/nonexistent/requests.txt"},
+      {{"pack", "--batch", "/nonexistent/requests.txt", "--brief"},
        "migplan: cannot read '/nonexistent/requests.txt': No such file or directory\n"},
       {{"pakc", "1g.5gb"},
        "migplan: unknown command 'pakc' (did you mean pack?); 'migplan --help' lists them\n"},
@@ -199,6 +199,37 @@ TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
     CHECK(r.out.empty());
     CHECK(r.err == b.err);
   }
+}
+
+TEST_CASE("bad input asked for as JSON is also one JSON error document on stdout",
+          "[cli][errors]") {
+  // --json, --format json, and --batch's JSON lines (before the first line):
+  // the message on stderr, and a document a pipe into jq can read.
+  const std::vector<std::vector<std::string>> cases{
+      {"pack", "--json", "--gpu", "a100-40gb", "--bogus"},
+      {"pack", "--json", "--gpu", "a100", "1g.5gb"},
+      {"pack", "--batch", "/nonexistent/requests.txt"},
+      {"pack", "--json", "--batch", "/nonexistent/requests.txt"},
+      {"fit", "--json", "--gpu", "h100-80gb"},
+      {"enumerate", "--json", "--gpu", "a100-40g"},
+      {"profiles", "--json", "--gpu", ""},
+      {"gpus", "--json", "extra"},
+      {"check", "--format", "json", "--gpu", "nope", "x.yaml"},
+      {"check", "--format=json"},
+  };
+  for (const auto& args : cases) {
+    INFO("args: " << Catch::Detail::stringify(args));
+    const auto r = run_migplan(args);
+    CHECK(r.code == 2);
+    REQUIRE(r.err.rfind("migplan: ", 0) == 0);
+    const auto doc = json::parse(r.out);
+    CHECK(doc["schema_version"] == 1);
+    CHECK(doc["error"]["code"] == "bad_input");
+    // The same message, once, on each stream.
+    CHECK("migplan: " + doc["error"]["message"].get<std::string>() + "\n" == r.err);
+  }
+  // Without JSON asked for, stdout stays empty.
+  CHECK(run_migplan({"fit", "--gpu", "h100-80gb"}).out.empty());
 }
 
 TEST_CASE("a start the profile does not allow is an answer, not an error", "[cli][pack]") {
