@@ -5,12 +5,14 @@
 
 #include "render/check.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <migplan/catalog.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -1374,4 +1376,38 @@ TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
                      "config.yaml (the key the GPU Operator reads a mig-parted config from)\n"
                      "checked 0 files: 0 geometries valid, 0 invalid; 1 file skipped\n");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("every catalog name and pci id resolves in check's model: and device-filter",
+          "[check][names]") {
+  // Each model's slug, nvidia-smi names and PCI IDs: a geometry file naming it
+  // and a mig-parted entry filtering on it are checked on that very model.
+  for (const migplan::gpu_model& g : migplan::catalog()) {
+    INFO(g.slug);
+    std::vector<std::string> names{std::string(g.slug)};
+    for (std::string_view n : g.smi_names) names.emplace_back(n);
+    for (const std::string& n : names) {
+      INFO(n);
+      const auto r =
+          run_migplan({"check", "--format", "json", "-"},
+                      "version: 1\ngpus:\n  - model: \"" + n + "\"\n    instances: []\n");
+      CHECK(r.code == 0);
+      const auto doc = nlohmann::json::parse(r.out);
+      CHECK(doc["files"][0]["geometries"][0]["models"][0]["gpu"] == std::string(g.slug));
+    }
+    for (const migplan::pci_id& id : g.pci_ids) {
+      const std::string hex = fmt::format("0x{:08X}", id.value);
+      INFO(hex);
+      const auto r = run_migplan(
+          {"check", "--format", "json", "-"},
+          "version: v1\nmig-configs:\n  a:\n    - device-filter: \"" + hex +
+              "\"\n      devices: all\n      mig-enabled: true\n      mig-devices: {}\n");
+      CHECK(r.code == 0);
+      const auto doc = nlohmann::json::parse(r.out);
+      const auto& models = doc["files"][0]["geometries"][0]["models"];
+      REQUIRE(models.size() == 1);
+      CHECK(models[0]["gpu"] == std::string(g.slug));
+      CHECK(doc["files"][0]["diagnostics"].empty());  // no "not in migplan's catalog" note
+    }
+  }
 }
