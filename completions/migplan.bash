@@ -93,8 +93,8 @@ _migplan() {
   local options value_options
   case $cmd in
     pack)
-      options='-h --help -g --gpu -a --all --json --batch --brief'
-      value_options='-g --gpu --batch'
+      options='-h --help -g --gpu -a --all --json --batch --current --index --brief'
+      value_options='-g --gpu --batch --current --index'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json'
@@ -128,7 +128,7 @@ _migplan() {
       --format)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'text json github' -- "$cur")
         ;;
-      --batch)
+      --batch | --current)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)

@@ -50,6 +50,15 @@ std::vector<int> inferred_profiles(const pack_answer& a) {
   return out;
 }
 
+// "3g.20gb@4 (GI 1), 3g.20gb@0 (GI 2)": the existing instances of --current.
+std::string current_text(const gpu_model& g, const std::vector<current_instance>& current) {
+  std::string out;
+  for (const current_instance& c : current)
+    fmt::format_to(std::back_inserter(out), "{}{}@{} (GI {})", out.empty() ? "" : ", ",
+                   prof(g, c.profile).name, c.start, c.instance_id);
+  return out.empty() ? "none" : out;
+}
+
 void layout_text_block(std::ostream& out, const gpu_model& g, const scored_layout& sl, bool color,
                        bool show_score) {
   out << diagram(g, sl.where, sl.left, color) << "\n";
@@ -130,6 +139,20 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
     w.end_array().end_object();
   }
   w.end_array();
+  w.key("current");
+  if (a.current) {
+    w.begin_array();
+    for (const current_instance& c : *a.current) {
+      const profile& p = prof(g, c.profile);
+      w.begin_object().key("profile").value(p.name).key("profile_id").value(p.id);
+      w.key("start").value(c.start).key("size").value(p.size);
+      w.key("instance_id").value(c.instance_id).end_object();
+    }
+    w.end_array();
+  } else {
+    w.null();
+  }
+  w.key("blocked_by_current").value(a.blocked_by_current);
   if (line > 0) w.key("line").value(line);
   w.end_object();
 }
@@ -201,10 +224,13 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
                      paint(color, tone::bold, g.slug), g.name().empty() ? g.description : g.name(),
                      g.units, g.compute_slices);
   if (!a.same_answer.empty()) out << fmt::format("same answer on {}\n", slugs_text(a.same_answer));
+  if (a.current) out << fmt::format("existing {}\n", current_text(g, *a.current));
   out << fmt::format("request  {}\n", items_text(g, a.items));
   if (!a.sol.feasible()) {
     out << paint(color, tone::bad, fmt::format("does not fit ({})", reason_name(a.sol.why.code)))
         << ": " << describe(g, a.sol.why, a.items) << "\n";
+    if (a.blocked_by_current)
+      out << fmt::format("blocked by existing instances: {}\n", current_text(g, *a.current));
     if (!a.closest.empty()) {
       out << "\nclosest fits:\n";
       for (const closest_fit& c : a.closest)

@@ -241,6 +241,12 @@ class Checker:
             (["--gpu", "gb200", "1g.23gb", "4g.93gb"], (0, 1)),
             (["--gpu", "a100-80gb", "1g.20gb", "1g.10gb"], (0, 1)),  # inferred values
             (["--gpu", "b300", "7g.269gb"], (0,)),  # memory of a config-only model
+            # --current: existing instances pinned; blocked_by_current when they block
+            (["--gpu", "a100-40gb", "--current", "data/captures/a100-40gb-lgi-example1.txt",
+              "1g.5gb"], (1,)),
+            (["--gpu", "h100-80gb", "--current", "data/captures/h100-80gb-hbm3-lgi-7x1g.txt"], (0,)),
+            (["--gpu", "a100-40gb", "--all", "--current",
+              "data/captures/a100-40gb-lgi-example3.txt"], (0,)),
         ]
         return cases
 
