@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run_binary.hpp"
+#include "smi_tables.hpp"
 
 using migplan::test::run_migplan;
 using migplan::test::source_path;
@@ -17,27 +18,10 @@ using json = nlohmann::json;
 
 namespace {
 
+using migplan::test::lgi_line;
+using migplan::test::lgi_table;
+
 std::string capture(const std::string& name) { return source_path("data/captures/" + name); }
-
-// A -lgi table holding `rows`, framed as nvidia-smi frames it.
-std::string lgi_table(const std::vector<std::string>& rows) {
-  std::string t =
-      "+-------------------------------------------------------+\n"
-      "| GPU instances:                                        |\n"
-      "| GPU   Name             Profile  Instance   Placement  |\n"
-      "|                          ID       ID       Start:Size |\n"
-      "|=======================================================|\n";
-  for (const auto& r : rows)
-    t += r + "\n+-------------------------------------------------------+\n";
-  return t;
-}
-
-std::string lgi_line(int gpu, std::string_view name, int profile, int id, std::string_view at) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "| %3d  MIG %-12s  %5d    %5d    %8s     |", gpu,
-                std::string(name).c_str(), profile, id, std::string(at).c_str());
-  return buf;
-}
 
 // The addable profiles of the preferred layout: "name@{starts}+max_more".
 std::vector<std::string> addable(const json& doc) {

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "smi_tables.hpp"
+
 #ifndef MIGPLAN_SOURCE_DIR
 #error "define MIGPLAN_SOURCE_DIR as the path of the repository"
 #endif
@@ -28,6 +30,9 @@ using namespace migplan;
 using namespace migplan::cli::smi;
 
 namespace {
+
+using migplan::test::lgi_line;
+using migplan::test::lgi_table;
 
 const std::filesystem::path captures_dir =
     std::filesystem::path(MIGPLAN_SOURCE_DIR) / "data" / "captures";
@@ -94,27 +99,6 @@ std::string error_of(listing_kind kind, std::string_view text) {
   INFO(text);
   CHECK_FALSE(o.ok);
   return o.message;
-}
-
-// A -lgi table holding `rows` (each "|   0  MIG 1g.5gb ... |" line), framed as nvidia-smi frames
-// it.
-std::string lgi_table(const std::vector<std::string>& rows) {
-  std::string t =
-      "+-------------------------------------------------------+\n"
-      "| GPU instances:                                        |\n"
-      "| GPU   Name             Profile  Instance   Placement  |\n"
-      "|                          ID       ID       Start:Size |\n"
-      "|=======================================================|\n";
-  for (const auto& r : rows)
-    t += r + "\n+-------------------------------------------------------+\n";
-  return t;
-}
-
-std::string lgi_line(int gpu, std::string_view name, int profile, int id, std::string_view at) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "| %3d  MIG %-12s  %5d    %5d    %8s     |", gpu,
-                std::string(name).c_str(), profile, id, std::string(at).c_str());
-  return buf;
 }
 
 constexpr std::string_view lgip_head =
