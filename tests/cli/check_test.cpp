@@ -788,6 +788,38 @@ TEST_CASE("device-filter ids are read as mig-parted reads them", "[check]") {
   CHECK_FALSE(parse_filter_id("20B010DE", v));  // no 0x: not a number strconv reads
   CHECK_FALSE(parse_filter_id("A100-SXM4-40GB", v));
   CHECK_FALSE(parse_filter_id("0x1:0x2:0x3", v));
+  // Go's strconv.ParseUint(s, 0, 32): other bases, digits in either case,
+  // '_' between digits or after a prefix, nothing past 32 bits.
+  CHECK(parse_filter_id("0x20b010de", v));
+  CHECK(v == 0x20B010DEu);
+  CHECK(parse_filter_id("0o17", v));
+  CHECK(v == 15u);
+  CHECK(parse_filter_id("017", v));
+  CHECK(v == 15u);
+  CHECK(parse_filter_id("0b101", v));
+  CHECK(v == 5u);
+  CHECK(parse_filter_id("0x_20B0_10DE", v));
+  CHECK(v == 0x20B010DEu);
+  CHECK(parse_filter_id("1_000", v));
+  CHECK(v == 1000u);
+  CHECK_FALSE(parse_filter_id("1__000", v));
+  CHECK_FALSE(parse_filter_id("_1000", v));
+  CHECK_FALSE(parse_filter_id("1000_", v));
+  CHECK_FALSE(parse_filter_id("0x", v));
+  CHECK_FALSE(parse_filter_id("0b102", v));
+  CHECK_FALSE(parse_filter_id("0x100000000", v));
+  CHECK_FALSE(parse_filter_id("-1", v));
+}
+
+TEST_CASE("check -c names a label the file lacks, with the nearest one", "[check]") {
+  const std::string f = fixture("all-devices.yaml");
+  const auto r = run_migplan({"check", "-c", "all-1g.10g", f});
+  CHECK(r.code == 1);
+  CHECK(r.err.find(f + ": error: config 'all-1g.10g' (-c) is not in this file; mig-parted "
+                       "would stop with \"selected mig-config not present\" (did you mean "
+                       "all-1g.10gb?)\n") == 0);
+  // Only the labels named are checked: none here, so no geometry is counted.
+  CHECK(r.err.find("checked 1 file: 0 geometries valid, 0 invalid\n") != std::string::npos);
 }
 
 TEST_CASE("check reports what mig-parted rejects in a config", "[check]") {
