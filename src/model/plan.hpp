@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan plan` works on and answers: the demand, the fleet and its
+// current state as read by src/io/plan_input (names already resolved to
+// catalog models), and the plan the solver (src/plan/) returns and
+// render/plan prints. One contract between the readers, the solver and the
+// writers.
+
+#include <cstdint>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace migplan::cli {
+
+/// One line of demand: `count` instances, each either of a named profile or
+/// of the smallest profile that meets a memory (and optional compute) need on
+/// whichever model serves it.
+struct demand_item {
+  std::string name;     ///< as the user named it: "1g.10gb", or the file's name
+  long long count = 0;  ///< instances wanted (> 0)
+  std::string profile;  ///< a profile name as nvidia-smi prints it; empty if sized
+  std::optional<std::int64_t> memory_mib;  ///< a memory need per instance, when `profile` is empty
+  std::optional<int> compute_slices;       ///< at least this many compute slices (sized items)
+  std::optional<int> sms;                  ///< at least this many SMs (sized items)
+  std::string where;                       ///< "FILE:LINE" it came from; empty on the command line
+};
+
+/// One candidate model of the fleet.
+struct fleet_model {
+  const gpu_model* gpu = nullptr;
+  std::optional<long long> available;  ///< at most this many GPUs of it; unset = unlimited
+  double cost = 1.0;                   ///< cost of one GPU of it
+};
+
+/// A node of a fleet file: `gpu_count` GPUs of one model.
+struct fleet_node {
+  std::string name;
+  const gpu_model* gpu = nullptr;
+  int gpu_count = 0;
+  std::string where;  ///< "FILE:LINE"
+};
+
+/// One existing GPU instance of the current state.
+struct current_gi {
+  int profile = 0;              ///< index into gpu_model::profiles
+  int start = item::any_start;  ///< its start, or any_start when only counts are known
+  bool in_use = false;          ///< a workload runs on it: not destroyed without --allow-evict
+};
+
+/// One GPU of a node as it is now.
+struct current_gpu {
+  int index = 0;                      ///< the GPU's index on its node
+  std::vector<current_gi> instances;  ///< its GPU instances (empty: MIG disabled or no GIs)
+  std::string label;                  ///< the mig-parted label that made it, if known
+};
+
+/// One node as it is now.
+struct current_node {
+  std::string name;
+  const gpu_model* gpu = nullptr;  ///< every GPU of a node is one model
+  std::vector<current_gpu> gpus;
+  std::string label;  ///< its nvidia.com/mig.config label, if known
+  std::string where;  ///< "FILE:LINE" or "FILE: node NAME"
+};
+
+/// Everything the solver is asked.
+struct plan_request {
+  std::vector<demand_item> demand;
+  std::vector<fleet_model> models;  ///< candidate models (from --gpu, or the fleet's models)
+  std::vector<fleet_node> nodes;    ///< a fleet file's nodes; empty = GPUs without nodes
+  std::optional<std::vector<current_node>> current;  ///< --current: the fleet as it is
+  bool allow_evict = false;
+  std::optional<double> time_limit_s;
+};
+
+/// One placed instance of a planned geometry, and the demand item it serves.
+struct planned_instance {
+  instance where;   ///< profile index and start on the group's model
+  int serves = -1;  ///< index into plan_request::demand; -1 = spare (serves nothing)
+};
+
+/// A distinct geometry and how many GPUs get it.
+struct plan_group {
+  const gpu_model* gpu = nullptr;
+  long long count = 0;
+  std::vector<planned_instance> instances;  ///< in start order
+};
+
+/// What changes on one GPU of a re-plan.
+struct plan_change {
+  std::string node;
+  int index = 0;
+  int from_group = -1;  ///< -1 when its current geometry is no planned group
+  int to_group = -1;
+  std::vector<current_gi> destroyed;  ///< instances it loses
+  std::vector<current_gi> evicted;    ///< of those, the ones in use (only with allow_evict)
+};
+
+/// Demand that no plan on the fleet meets.
+struct plan_unmet {
+  int item = 0;           ///< index into plan_request::demand
+  long long missing = 0;  ///< instances short
+};
+
+/// The solver's answer.
+struct plan_result {
+  bool feasible = false;  ///< demand met (else `unmet` says by how much)
+  bool optimal = false;   ///< proven optimal (the gap is 0)
+  long long gpu_count = 0;
+  double cost = 0;
+  double lower_bound = 0;  ///< on cost (GPU count without costs)
+  double gap = 0;          ///< (cost - lower_bound) / cost
+  std::vector<plan_group> groups;
+  struct node_gpu {
+    int index = 0;
+    int group = -1;
+  };
+  struct node_plan {
+    std::string name;
+    std::vector<node_gpu> gpus;
+  };
+  std::vector<node_plan> nodes;      ///< when nodes are known
+  std::vector<plan_change> changes;  ///< a re-plan's changes (GPUs that change only)
+  long long changes_lower_bound = 0;
+  std::vector<plan_unmet> unmet;
+  double seconds = 0;  ///< solve time
+};
+
+}  // namespace migplan::cli
