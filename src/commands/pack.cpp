@@ -22,9 +22,9 @@
 
 #include "app.hpp"
 #include "error.hpp"
+#include "io/current.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
-#include "io/smi.hpp"
 #include "io/source.hpp"
 #include "render/messages.hpp"
 #include "render/pack.hpp"
@@ -42,7 +42,7 @@ struct pack_options {
   bool json = false;
   bool brief = false;
   std::string batch;
-  std::string current;       // --current FILE: an `nvidia-smi mig -lgi` listing
+  std::string current;       // --current FILE: an -lgi (+ -lci) listing or a pack --json answer
   std::optional<int> index;  // --index N: the GPU of that listing
   std::vector<std::string> items;
 };
@@ -117,7 +117,7 @@ outcome answer_request(const gpu_model* gpu, const std::vector<token>& tokens, m
   if (gpu != nullptr) {
     auto items = resolve_items(*gpu, tokens);
     if (!items) return items.error();
-    pack_answer a{gpu, std::move(*items), {}, {}, {}, {}, {}, false};
+    pack_answer a{gpu, std::move(*items), {}, {}, {}, {}, {}, false, {}, {}};
     a.sol = solve_with(*a.gpu, a.items, pool);
     if (explain) finish(a, pool);
     return a;
@@ -132,7 +132,7 @@ outcome answer_request(const gpu_model* gpu, const std::vector<token>& tokens, m
       if (!first_error) first_error = items.error();
       continue;
     }
-    pack_answer a{g, std::move(*items), {}, {}, {}, {}, {}, false};
+    pack_answer a{g, std::move(*items), {}, {}, {}, {}, {}, false, {}, {}};
     a.sol = solve_with(*g, a.items, pool);
     answers.push_back(std::move(a));
   }
@@ -234,83 +234,45 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   return worst;
 }
 
-// "line N: why" of the smi readers as "FILE:N: why", the form of every
-// diagnostic that points into a file.
-std::string at_file(std::string_view shown, const std::string& message) {
-  constexpr std::string_view prefix = "line ";
-  const std::size_t colon = message.find(':');
-  if (message.rfind(prefix, 0) == 0 && colon != std::string::npos && colon > prefix.size())
-    return fmt::format("{}:{}{}", shown, message.substr(prefix.size(), colon - prefix.size()),
-                       message.substr(colon));
-  return fmt::format("{}: {}", shown, message);
+// The fewest existing instances whose removal lets the new items fit with
+// the rest, as indices into `current`: smallest sets first, each size in
+// lexicographic order. A GPU holds at most max_units instances, so at most
+// 2^16 requests are tried, each small; in practice one or two.
+std::vector<std::size_t> blocking_instances(const gpu_model& g,
+                                            const std::vector<current_instance>& current,
+                                            const std::vector<item>& added, memo_pool& pool) {
+  const std::size_t n = current.size();
+  for (std::size_t k = 1; k <= n; ++k) {
+    std::vector<bool> drop(n, false);
+    std::fill(drop.begin(), drop.begin() + static_cast<std::ptrdiff_t>(k), true);
+    do {
+      std::vector<item> items;
+      for (std::size_t i = 0; i < n; ++i)
+        if (!drop[i]) items.push_back({current[i].profile, current[i].start});
+      items.insert(items.end(), added.begin(), added.end());
+      if (solve_with(g, items, pool).feasible()) {
+        std::vector<std::size_t> out;
+        for (std::size_t i = 0; i < n; ++i)
+          if (drop[i]) out.push_back(i);
+        return out;
+      }
+    } while (std::prev_permutation(drop.begin(), drop.end()));
+  }
+  return {};
 }
 
-// The GPU instances of the --current listing on `g`: each one a profile of
-// `g` by its ID, under the name the catalog gives that ID, at a start the
-// profile allows, and all of them fitting together; else why the listing
-// does not match.
-result<std::vector<current_instance>> read_current(const pack_options& o, const gpu_model& g,
-                                                   memo_pool& pool, context& ctx) {
+// `pack --current FILE [ITEM...]`: on each GPU of the file (or the one
+// --index names), the existing instances pinned where they are, first in the
+// request, then the new items. Several GPUs are answered in turn: a text
+// section each, or one JSON document per line.
+int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
+                const std::function<int(const std::string&)>& bad) {
   const std::string shown = o.current == "-" ? "<stdin>" : o.current;
   auto text = read_source(o.current, ctx.in);
-  if (!text) return error{fmt::format("cannot read '{}': {}", shown, text.error().message)};
-  auto listing = smi::read_lgi(*text);
-  if (!listing) return error{at_file(shown, listing.error().message)};
-  if (listing->mig_disabled)
-    return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", shown)};
-  const std::vector<int>& gpus = listing->gpus;
-  int chosen = gpus.empty() ? 0 : gpus.front();
-  if (o.index) {
-    chosen = *o.index;
-    if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), chosen) == gpus.end())
-      return error{fmt::format("{}: the listing has no GPU {} (it lists GPU {})", shown, chosen,
-                               fmt::join(gpus, ", "))};
-  } else if (gpus.size() > 1) {
-    return error{fmt::format("{}: the listing holds GPUs {}; pick one with --index", shown,
-                             fmt::join(gpus, ", "))};
-  }
-  const auto mismatch = [&](int line, const std::string& why) {
-    return error{fmt::format("{}:{}: the listing does not match {}: {}", shown, line, g.slug, why)};
-  };
-  std::vector<current_instance> out;
-  std::vector<item> items;
-  for (const smi::lgi_row& row : listing->rows) {
-    if (row.gpu != chosen) continue;
-    const int p = find_profile_by_id(g, row.profile_id);
-    if (p < 0)
-      return mismatch(row.line, fmt::format("{} has no profile ID {} (listed as {})", g.slug,
-                                            row.profile_id, row.name));
-    const profile& pr = g.profiles[static_cast<std::size_t>(p)];
-    if (!detail::iequals(pr.name, row.name) && find_former_name(pr, row.name) == nullptr)
-      return mismatch(row.line, fmt::format("profile ID {} is {} there, the listing says {}",
-                                            row.profile_id, pr.name, row.name));
-    if (row.at.size != pr.size)
-      return mismatch(row.line, fmt::format("{} (GI {}) is listed at {}:{}; the profile is {} "
-                                            "unit{} wide",
-                                            pr.name, row.instance_id, row.at.start, row.at.size,
-                                            pr.size, pr.size == 1 ? "" : "s"));
-    if (!pr.allows_start(row.at.start))
-      return mismatch(row.line, fmt::format("{} (GI {}) starts at {}, not an allowed start of {}",
-                                            pr.name, row.instance_id, row.at.start, pr.name));
-    out.push_back({p, row.at.start, row.instance_id});
-    items.push_back({p, row.at.start});
-  }
-  if (!items.empty()) {
-    const solution alone = solve_with(g, items, pool);
-    if (!alone.feasible())
-      return error{fmt::format("{}: the listing does not match {}: {}", shown, g.slug,
-                               describe(g, alone.why, items))};
-  }
-  return out;
-}
-
-// `pack --current FILE [ITEM...]`: the listed instances pinned where they
-// are, first in the request, then the new items.
-int run_current(const pack_options& o, const gpu_model& g, context& ctx,
-                const std::function<int(const std::string&)>& bad) {
-  memo_pool pool;
-  auto current = read_current(o, g, pool, ctx);
-  if (!current) return bad(current.error().message);
+  if (!text) return bad(fmt::format("cannot read '{}': {}", shown, text.error().message));
+  auto listing = read_current(*text, shown, gpu, o.index);
+  if (!listing) return bad(listing.error().message);
+  const gpu_model& g = *listing->gpu;
   std::vector<item> added;
   if (!o.items.empty()) {
     auto tokens = parse_items(o.items);
@@ -319,22 +281,38 @@ int run_current(const pack_options& o, const gpu_model& g, context& ctx,
     if (!items) return bad(items.error().message);
     added = std::move(*items);
   }
-  if (current->empty() && added.empty())
-    return bad(fmt::format("{}: the listing has no GPU instances and no ITEMs were given",
-                           o.current == "-" ? "<stdin>" : o.current));
-  std::vector<item> items;
-  for (const current_instance& c : *current) items.push_back({c.profile, c.start});
-  items.insert(items.end(), added.begin(), added.end());
-  pack_answer a{&g, std::move(items), {}, {}, {}, {}, std::move(*current), false};
-  a.sol = solve_with(g, a.items, pool);
-  if (!a.sol.feasible() && !a.current->empty() && !added.empty())
-    a.blocked_by_current = solve_with(g, added, pool).feasible();
-  finish(a, pool);
-  if (o.json)
-    render::pack_json(ctx.out, a, o.all);
-  else
-    render::pack_text(ctx.out, a, o.all, ctx.color);
-  return a.sol.feasible() ? exit_ok : exit_no_fit;
+  memo_pool pool;
+  int worst = exit_ok;
+  const bool several = listing->gpus.size() > 1;
+  for (std::size_t i = 0; i < listing->gpus.size(); ++i) {
+    current_listing_gpu& now = listing->gpus[i];
+    std::vector<item> items;
+    for (const current_instance& c : now.instances) items.push_back({c.profile, c.start});
+    items.insert(items.end(), added.begin(), added.end());
+    pack_answer a{&g, std::move(items),         {},    {}, {},
+                  {}, std::move(now.instances), false, {}, now.index};
+    a.sol = solve_with(g, a.items, pool);
+    if (!a.sol.feasible() && !a.current->empty() && !added.empty() &&
+        solve_with(g, added, pool).feasible()) {
+      a.blocked_by_current = true;
+      a.blocking = blocking_instances(g, *a.current, added, pool);
+    }
+    finish(a, pool);
+    if (o.json) {
+      if (several) {
+        std::string line;
+        render::pack_json_line(line, a, o.all, 0);
+        ctx.out << line;
+      } else {
+        render::pack_json(ctx.out, a, o.all);
+      }
+    } else {
+      if (several) ctx.out << fmt::format("{}GPU {}\n", i == 0 ? "" : "\n", now.index.value_or(0));
+      render::pack_text(ctx.out, a, o.all, ctx.color);
+    }
+    if (!a.sol.feasible()) worst = exit_no_fit;
+  }
+  return worst;
 }
 
 int run_pack(const pack_options& o, context& ctx) {
@@ -354,8 +332,6 @@ int run_pack(const pack_options& o, context& ctx) {
   if (!o.batch.empty() && !o.current.empty())
     return bad("give either --current or --batch, not both");
   if (o.index && o.current.empty()) return bad("--index needs --current");
-  if (!o.current.empty() && !o.gpu)
-    return bad("--current needs --gpu: an -lgi listing does not name the GPU model");
   if (o.batch.empty() && o.current.empty() && o.items.empty())
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
   const gpu_model* gpu = nullptr;
@@ -366,7 +342,7 @@ int run_pack(const pack_options& o, context& ctx) {
   }
   if (!o.batch.empty()) return run_batch(o, gpu, ctx);
   if (!o.current.empty())
-    return run_current(o, *gpu, ctx, [&](const std::string& m) { return bad(m); });
+    return run_current(o, gpu, ctx, [&](const std::string& m) { return bad(m); });
   auto tokens = parse_items(o.items);
   if (!tokens) return bad(tokens.error().message);
   memo_pool pool;
@@ -398,10 +374,12 @@ void add_pack(CLI::App& app, context& ctx) {
       "--batch", o->batch,
       "Read one request per line from FILE ('-' for stdin); one JSON object per line out");
   cmd->add_option("--current", o->current,
-                  "FILE: 'nvidia-smi mig -lgi' output ('-' for stdin); its GPU instances stay "
-                  "where they are and the ITEMs are placed around them (needs --gpu)");
+                  "FILE: what is on the GPU now ('-' for stdin): 'nvidia-smi mig -lgi' output, "
+                  "optionally followed by 'nvidia-smi mig -lci' output (needs --gpu), or a "
+                  "'migplan pack --json' answer; its GPU instances stay where they are and the "
+                  "ITEMs are placed around them; without ITEMs, reports the GPU as it is");
   cmd->add_option("--index", o->index,
-                  "With --current: the GPU of the listing to use, when it lists several")
+                  "With --current: only this GPU of the listing (default: each GPU in turn)")
       ->check(CLI::Range(0, 4095));
   cmd->add_flag("--brief", o->brief,
                 "With --batch: one tab-separated line per request (line, gpu, fits|no_fit|error, "

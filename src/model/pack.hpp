@@ -9,15 +9,28 @@
 #include <migplan/layout.hpp>
 #include <migplan/search.hpp>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace migplan::cli {
 
+/// A compute instance of an existing GPU instance, as `nvidia-smi mig -lci`
+/// lists it: carried through unchanged.
+struct current_ci {
+  std::string
+      profile;  ///< as listed, without "MIG " ("1c.3g.20gb"; some drivers print the GI's name)
+  int profile_id = 0;        ///< compute-instance profile ID
+  int instance_id = 0;       ///< compute instance ID
+  std::optional<int> start;  ///< first compute slice in its GI; older drivers do not list it
+  std::optional<int> size;   ///< compute slices
+};
+
 /// A GPU instance that already exists (`pack --current`): it stays where it is.
 struct current_instance {
-  int profile = 0;      ///< index into gpu_model::profiles
-  int start = 0;        ///< its placement start, as listed
-  int instance_id = 0;  ///< the GPU instance ID nvidia-smi gave it
+  int profile = 0;                  ///< index into gpu_model::profiles
+  int start = 0;                    ///< its placement start, as listed
+  std::optional<int> instance_id;   ///< the GPU instance ID nvidia-smi gave it (none from JSON)
+  std::vector<current_ci> compute;  ///< its compute instances, when an -lci listing came too
 };
 
 /// One answered request.
@@ -32,6 +45,11 @@ struct pack_answer {
   std::optional<std::vector<current_instance>> current;
   /// The request does not fit with `current`, and its new items alone would fit.
   bool blocked_by_current = false;
+  /// With blocked_by_current: the fewest existing instances (indices into
+  /// `current`) whose removal would let the new items fit.
+  std::vector<std::size_t> blocking;
+  /// With --current: the GPU's index in the listing, when it has one.
+  std::optional<int> gpu_index;
 };
 
 /// A request without --gpu whose profiles exist on several models that

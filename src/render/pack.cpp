@@ -50,13 +50,49 @@ std::vector<int> inferred_profiles(const pack_answer& a) {
   return out;
 }
 
-// "3g.20gb@4 (GI 1), 3g.20gb@0 (GI 2)": the existing instances of --current.
+// "3g.20gb@4 (GI 1)", with its compute instances when an -lci listing came:
+// "3g.20gb@4 (GI 1; CI 0 1c.3g.20gb@0, CI 1 2c.3g.20gb@1)".
+std::string current_one(const gpu_model& g, const current_instance& c) {
+  std::string out = fmt::format("{}@{}", prof(g, c.profile).name, c.start);
+  std::vector<std::string> notes;
+  if (c.instance_id) notes.push_back(fmt::format("GI {}", *c.instance_id));
+  for (const current_ci& ci : c.compute)
+    notes.push_back(fmt::format("CI {} {}{}", ci.instance_id, clip_token(ci.profile),
+                                ci.start ? fmt::format("@{}", *ci.start) : ""));
+  if (!notes.empty()) out += fmt::format(" ({})", fmt::join(notes, "; "));
+  return out;
+}
+
+// "3g.20gb@4 (GI 1), 3g.20gb@0 (GI 2)": existing instances of --current.
 std::string current_text(const gpu_model& g, const std::vector<current_instance>& current) {
   std::string out;
   for (const current_instance& c : current)
-    fmt::format_to(std::back_inserter(out), "{}{}@{} (GI {})", out.empty() ? "" : ", ",
-                   prof(g, c.profile).name, c.start, c.instance_id);
+    fmt::format_to(std::back_inserter(out), "{}{}", out.empty() ? "" : ", ", current_one(g, c));
   return out.empty() ? "none" : out;
+}
+
+// The instances of `current` at `which`.
+std::string blocking_text(const gpu_model& g, const std::vector<current_instance>& current,
+                          const std::vector<std::size_t>& which) {
+  std::string out;
+  for (std::size_t i : which)
+    fmt::format_to(std::back_inserter(out), "{}{}", out.empty() ? "" : ", ",
+                   current_one(g, current[i]));
+  return out;
+}
+
+void write_current_instance(json_writer& w, const gpu_model& g, const current_instance& c) {
+  const profile& p = prof(g, c.profile);
+  w.begin_object().key("profile").value(p.name).key("profile_id").value(p.id);
+  w.key("start").value(c.start).key("size").value(p.size);
+  w.key("instance_id").value(c.instance_id);
+  w.key("compute_instances").begin_array();
+  for (const current_ci& ci : c.compute) {
+    w.begin_object().key("profile").value(ci.profile).key("profile_id").value(ci.profile_id);
+    w.key("instance_id").value(ci.instance_id);
+    w.key("start").value(ci.start).key("size").value(ci.size).end_object();
+  }
+  w.end_array().end_object();
 }
 
 void layout_text_block(std::ostream& out, const gpu_model& g, const scored_layout& sl, bool color,
@@ -126,7 +162,24 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
   }
   w.end_array();
   w.key("reason");
-  write_reason(w, g, a.sol.why, a.items);
+  if (a.blocked_by_current) {
+    // The new items alone fit: the existing instances are the reason, and
+    // the rule they break with them stays visible as "rule".
+    w.begin_object().key("code").value("blocked_by_current");
+    w.key("message").value(fmt::format(
+        "the new instances fit on an empty {}, but not around the existing ones; removing {} "
+        "would make room ({})",
+        g.slug, blocking_text(g, *a.current, a.blocking), describe(g, a.sol.why, a.items)));
+    w.key("profiles").begin_array();
+    for (int p : a.sol.why.profiles) w.value(prof(g, p).name);
+    w.end_array();
+    w.key("rule").value(reason_name(a.sol.why.code));
+    w.key("blocking").begin_array();
+    for (std::size_t i : a.blocking) write_current_instance(w, g, (*a.current)[i]);
+    w.end_array().end_object();
+  } else {
+    write_reason(w, g, a.sol.why, a.items);
+  }
   w.key("closest");
   write_closest(w, g, a.closest);
   w.key("also_fits_on").begin_array();
@@ -142,13 +195,9 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
   w.key("current");
   if (a.current) {
     w.begin_array();
-    for (const current_instance& c : *a.current) {
-      const profile& p = prof(g, c.profile);
-      w.begin_object().key("profile").value(p.name).key("profile_id").value(p.id);
-      w.key("start").value(c.start).key("size").value(p.size);
-      w.key("instance_id").value(c.instance_id).end_object();
-    }
+    for (const current_instance& c : *a.current) write_current_instance(w, g, c);
     w.end_array();
+    w.key("gpu_index").value(a.gpu_index);
   } else {
     w.null();
   }
@@ -227,10 +276,15 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
   if (a.current) out << fmt::format("existing {}\n", current_text(g, *a.current));
   out << fmt::format("request  {}\n", items_text(g, a.items));
   if (!a.sol.feasible()) {
-    out << paint(color, tone::bad, fmt::format("does not fit ({})", reason_name(a.sol.why.code)))
-        << ": " << describe(g, a.sol.why, a.items) << "\n";
+    const std::string_view code =
+        a.blocked_by_current ? "blocked_by_current" : reason_name(a.sol.why.code);
+    out << paint(color, tone::bad, fmt::format("does not fit ({})", code)) << ": "
+        << describe(g, a.sol.why, a.items) << "\n";
     if (a.blocked_by_current)
-      out << fmt::format("blocked by existing instances: {}\n", current_text(g, *a.current));
+      out << fmt::format(
+          "blocked by existing instances: the new ones fit on an empty GPU; removing {} would "
+          "make room\n",
+          blocking_text(g, *a.current, a.blocking));
     if (!a.closest.empty()) {
       out << "\nclosest fits:\n";
       for (const closest_fit& c : a.closest)

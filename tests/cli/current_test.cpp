@@ -2,9 +2,12 @@
 // pack --current: the GPU instances an `nvidia-smi mig -lgi` listing shows stay
 // where they are, and new items are placed around them.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +25,13 @@ using migplan::test::lgi_line;
 using migplan::test::lgi_table;
 
 std::string capture(const std::string& name) { return source_path("data/captures/" + name); }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 // The addable profiles of the preferred layout: "name@{starts}+max_more".
 std::vector<std::string> addable(const json& doc) {
@@ -46,16 +56,24 @@ TEST_CASE("a full H100 blocks one more 1g.10gb and leaves nothing to add", "[cli
   CHECK(j["blocked_by_current"] == true);
   REQUIRE(j["current"].size() == 7);
   CHECK(j["current"][0] == json::parse(R"({"profile": "1g.10gb", "profile_id": 19, "start": 0,
-                                           "size": 1, "instance_id": 7})"));
+                                           "size": 1, "instance_id": 7,
+                                           "compute_instances": []})"));
+  // The reason is the existing instances: removing any one would make room
+  // (the cap of seven), and the first such is named.
+  CHECK(j["reason"]["code"] == "blocked_by_current");
+  CHECK(j["reason"]["rule"] == "instance_cap");
+  REQUIRE(j["reason"]["blocking"].size() == 1);
+  CHECK(j["reason"]["blocking"][0]["instance_id"] == 7);
+  CHECK(j["gpu_index"] == 0);
   CHECK(j["request"].size() == 8);
   CHECK(j["request_starts"][0] == 0);
   CHECK(j["request_starts"][7].is_null());
 
   const auto text = run_migplan({"pack", "--gpu", "h100-80gb", "--current", file, "1g.10gb"});
   CHECK(text.code == 1);
-  CHECK(text.out.find("\nblocked by existing instances: 1g.10gb@0 (GI 7), 1g.10gb@1 (GI 8), "
-                      "1g.10gb@2 (GI 9), 1g.10gb@3 (GI 10), 1g.10gb@4 (GI 11), "
-                      "1g.10gb@5 (GI 12), 1g.10gb@6 (GI 13)\n") != std::string::npos);
+  CHECK(text.out.find("\ndoes not fit (blocked_by_current): ") != std::string::npos);
+  CHECK(text.out.find("\nblocked by existing instances: the new ones fit on an empty GPU; "
+                      "removing 1g.10gb@0 (GI 7) would make room\n") != std::string::npos);
 
   const auto live = run_migplan({"pack", "--gpu", "h100-80gb", "--json", "--current", file});
   CHECK(live.code == 0);
@@ -128,20 +146,44 @@ TEST_CASE("pack --current - reads the listing from stdin and places new items ar
                                  "2g.10gb@{0,2}+2", "3g.20gb@{0}+1", "4g.20gb@{0}+1"});
 }
 
-TEST_CASE("a listing of two GPUs needs --index", "[cli][current]") {
+TEST_CASE("a listing of two GPUs is answered a GPU at a time, or for the one --index names",
+          "[cli][current]") {
   const std::string listing =
       lgi_table({lgi_line(0, "3g.20gb", 9, 1, "4:4"), lgi_line(1, "4g.20gb", 5, 1, "0:4"),
                  lgi_line(1, "1g.5gb", 19, 7, "6:1")});
-  const auto none = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-"}, listing);
-  CHECK(none.code == 2);
-  CHECK(none.out.empty());
-  CHECK(none.err == "migplan: <stdin>: the listing holds GPUs 0, 1; pick one with --index\n");
+  // GPU 0 has room for a 3g.20gb at 0; GPU 1 (4g.20gb at 0-3, 1g.5gb at 6)
+  // has 3 compute slices left but no 4-unit start free.
+  const auto each =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-", "3g.20gb"}, listing);
+  CHECK(each.code == 1);
+  CHECK(each.out.rfind("GPU 0\na100-40gb ", 0) == 0);
+  const std::size_t second = each.out.find("\n\nGPU 1\na100-40gb ");
+  REQUIRE(second != std::string::npos);
+  CHECK(each.out.substr(0, second).find("fits: 1 layout") != std::string::npos);
+  CHECK(each.out.substr(second).find("does not fit (") != std::string::npos);
+
+  // --json: one document per line, each naming its GPU.
+  const auto lines =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--json", "--current", "-", "3g.20gb"}, listing);
+  CHECK(lines.code == 1);
+  const std::size_t nl = lines.out.find('\n');
+  REQUIRE(nl != std::string::npos);
+  REQUIRE(nl + 1 < lines.out.size());
+  CHECK(lines.out.back() == '\n');
+  const json gpu0 = json::parse(lines.out.substr(0, nl));
+  const json gpu1 = json::parse(lines.out.substr(nl + 1));
+  CHECK(gpu0["gpu_index"] == 0);
+  CHECK(gpu0["feasible"] == true);
+  CHECK(gpu1["gpu_index"] == 1);
+  CHECK(gpu1["feasible"] == false);
+  CHECK(gpu1["current"].size() == 2);
 
   const auto one = run_migplan(
       {"pack", "--gpu", "a100-40gb", "--json", "--current", "-", "--index", "1"}, listing);
   CHECK(one.code == 0);
   const json j = json::parse(one.out);
   REQUIRE(j["current"].size() == 2);
+  CHECK(j["gpu_index"] == 1);
   CHECK(j["current"][0]["profile"] == "4g.20gb");
   CHECK(j["current"][1]["instance_id"] == 7);
 
@@ -149,6 +191,128 @@ TEST_CASE("a listing of two GPUs needs --index", "[cli][current]") {
       run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-", "--index", "2"}, listing);
   CHECK(missing.code == 2);
   CHECK(missing.err == "migplan: <stdin>: the listing has no GPU 2 (it lists GPU 0, 1)\n");
+}
+
+TEST_CASE("the fewest existing instances that block are named", "[cli][current]") {
+  // 2g.10gb@0, 1g.5gb@2, 3g.20gb@4 use 6 of 7 compute slices and leave unit 3.
+  // A new 3g.20gb needs 3 slices and 4 units: removing the 3g.20gb at 4 does
+  // it alone. A new 4g.20gb starts only at 0: both small ones must go.
+  const std::string listing =
+      lgi_table({lgi_line(0, "2g.10gb", 14, 3, "0:2"), lgi_line(0, "1g.5gb", 19, 4, "2:1"),
+                 lgi_line(0, "3g.20gb", 9, 1, "4:4")});
+  const auto r =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--json", "--current", "-", "3g.20gb"}, listing);
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(j["reason"]["code"] == "blocked_by_current");
+  REQUIRE(j["reason"]["blocking"].size() == 1);
+  CHECK(j["reason"]["blocking"][0]["profile"] == "3g.20gb");
+  CHECK(j["reason"]["blocking"][0]["instance_id"] == 1);
+  const auto four =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--json", "--current", "-", "4g.20gb"}, listing);
+  CHECK(four.code == 1);
+  const json f = json::parse(four.out);
+  REQUIRE(f["reason"]["blocking"].size() == 2);
+  CHECK(f["reason"]["blocking"][0]["instance_id"] == 3);
+  CHECK(f["reason"]["blocking"][1]["instance_id"] == 4);
+  // Two new 1g.5gb need unit 3 and one more unit: removing any one instance
+  // frees units and slices enough; the first listed (the 2g.10gb) is named.
+  const auto two =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--json", "--current", "-", "2x1g.5gb"}, listing);
+  CHECK(two.code == 1);
+  const json k = json::parse(two.out);
+  REQUIRE(k["reason"]["blocking"].size() == 1);
+  CHECK(k["reason"]["blocking"][0]["instance_id"] == 3);
+}
+
+TEST_CASE("compute instances of an -lci listing after the -lgi listing are carried through",
+          "[cli][current]") {
+  const std::string both = read_text(capture("h100-80gb-hbm3-lgi-7x1g.txt")) +
+                           read_text(capture("h100-80gb-hbm3-lci-7x1g.txt"));
+  const auto r = run_migplan({"pack", "--gpu", "h100-80gb", "--json", "--current", "-"}, both);
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["current"].size() == 7);
+  for (const json& gi : j["current"]) {
+    INFO(gi.dump());
+    REQUIRE(gi["compute_instances"].size() == 1);
+    CHECK(gi["compute_instances"][0] ==
+          json::parse(R"({"profile": "1g.10gb", "profile_id": 0, "instance_id": 0,
+                          "start": 0, "size": 1})"));
+  }
+  const auto text = run_migplan({"pack", "--gpu", "h100-80gb", "--current", "-"}, both);
+  CHECK(text.out.find("existing 1g.10gb@0 (GI 7; CI 0 1g.10gb@0), ") != std::string::npos);
+
+  // A compute instance of a GPU instance the -lgi listing lacks, and one
+  // wider than its GPU instance: one message each, at the -lci row's line.
+  const std::string lgi = lgi_table({lgi_line(0, "3g.20gb", 9, 1, "4:4")});
+  const auto lci = [](const std::string& row) {
+    return "+------------------------------------------------------------------+\n"
+           "| Compute instances:                                               |\n"
+           "| GPU     GPU       Name             Profile   Instance   Placement  |\n"
+           "|       Instance                       ID        ID       Start:Size |\n"
+           "|         ID                                                         |\n"
+           "|====================================================================|\n" +
+           row + "+--------------------------------------------------------------------+\n";
+  };
+  const std::size_t lgi_lines = static_cast<std::size_t>(std::count(lgi.begin(), lgi.end(), '\n'));
+  const std::string row_line = std::to_string(lgi_lines + 7);
+  const auto orphan = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-"},
+      lgi + lci("|   0      2       MIG 1c.3g.20gb       0         0          0:1     |\n"));
+  CHECK(orphan.code == 2);
+  CHECK(orphan.err == "migplan: <stdin>:" + row_line +
+                          ": compute instance 0 belongs to GPU instance 2, which the -lgi listing "
+                          "of GPU 0 does not show\n");
+  const auto wide = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-"},
+      lgi + lci("|   0      1       MIG 2c.3g.20gb       1         0          2:2     |\n"));
+  CHECK(wide.code == 2);
+  CHECK(wide.err == "migplan: <stdin>:" + row_line +
+                        ": compute instance 0 at 2:2 does not fit in GPU instance 1 (3g.20gb, 3 "
+                        "compute slices)\n");
+}
+
+TEST_CASE("a migplan pack --json answer is a --current file", "[cli][current]") {
+  const auto planned = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "3g.20gb", "2g.10gb"});
+  REQUIRE(planned.code == 0);
+  // Its preferred layout (2g.10gb@0, 3g.20gb@4) stays; --gpu is optional.
+  const auto r = run_migplan({"pack", "--json", "--current", "-", "2x1g.5gb"}, planned.out);
+  CHECK(r.err.empty());
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["gpu"]["id"] == "a100-40gb");
+  REQUIRE(j["current"].size() == 2);
+  CHECK(j["current"][0]["instance_id"].is_null());
+  CHECK(j["gpu_index"].is_null());
+  CHECK(j["layouts"][0]["instances"].size() == 4);
+  const auto third = run_migplan({"pack", "--current", "-", "3g.20gb"}, planned.out);
+  CHECK(third.code == 1);
+  CHECK(third.out.find("does not fit (blocked_by_current)") != std::string::npos);
+
+  const auto other = run_migplan({"pack", "--gpu", "h100-80gb", "--current", "-"}, planned.out);
+  CHECK(other.code == 2);
+  CHECK(other.err == "migplan: <stdin>: the answer is for a100-40gb, not for --gpu h100-80gb\n");
+  const auto no_fit = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "8x1g.5gb"});
+  const auto empty = run_migplan({"pack", "--current", "-"}, no_fit.out);
+  CHECK(empty.code == 2);
+  CHECK(empty.err == "migplan: <stdin>: the answer holds no layout (its request does not fit)\n");
+  const auto broken = run_migplan({"pack", "--current", "-"}, "{\n  \"gpu\": [\n");
+  CHECK(broken.code == 2);
+  CHECK(broken.err.rfind("migplan: <stdin>:3:1: not valid JSON: ", 0) == 0);
+  const auto index = run_migplan({"pack", "--current", "-", "--index", "0"}, planned.out);
+  CHECK(index.code == 2);
+}
+
+TEST_CASE("a listing without GPU instances and no items reports the empty GPU", "[cli][current]") {
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "--current", "-"},
+                             "No GPU instances found: Not Found\n");
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["current"].empty());
+  CHECK(j["feasible"] == true);
+  CHECK(j["layouts"][0]["free_units"].size() == 8);
 }
 
 TEST_CASE("a listing that does not match the model is bad input naming the culprit",
@@ -186,13 +350,13 @@ TEST_CASE("a listing that does not match the model is bad input naming the culpr
         "migplan: <stdin>:8: GPU 0 instance 2 at 6:1 overlaps instance 1 at 4:4 (line 6)\n");
 }
 
-TEST_CASE("pack --current needs --gpu, and its reading errors point into the file",
+TEST_CASE("an nvidia-smi listing needs --gpu, and its reading errors point into the file",
           "[cli][current]") {
   const std::string file = capture("a100-40gb-lgi-example1.txt");
   const auto nogpu = run_migplan({"pack", "--current", file, "1g.5gb"});
   CHECK(nogpu.code == 2);
   CHECK(nogpu.err ==
-        "migplan: --current needs --gpu: an -lgi listing does not name the GPU model\n");
+        "migplan: " + file + ": an nvidia-smi listing does not name the GPU model; pass --gpu\n");
   const auto index = run_migplan({"pack", "--gpu", "a100-40gb", "--index", "0", "1g.5gb"});
   CHECK(index.code == 2);
   CHECK(index.err == "migplan: --index needs --current\n");

@@ -262,6 +262,38 @@ class Checker:
             if doc is not None and doc["reason"]:
                 self.reason_codes.add(doc["reason"]["code"])
 
+    def pack_current(self):
+        """pack --current: an -lgi + -lci listing, several GPUs (JSON lines), a JSON answer."""
+        cap = os.path.join(self.source, "data", "captures")
+        with open(os.path.join(cap, "h100-80gb-hbm3-lgi-7x1g.txt")) as a, \
+                open(os.path.join(cap, "h100-80gb-hbm3-lci-7x1g.txt")) as b:
+            both = (a.read() + b.read()).encode()
+        for items, codes in ([], (0,)), (["1g.10gb"], (1,)):
+            args = ["pack", "--json", "--gpu", "h100-80gb", "--current", "-", *items]
+            text, rc = self.run(args, stdin=both, codes=codes)
+            doc = self.validate("pack", text, " ".join(args))
+            if doc is not None and rc == 1 and doc["reason"]["code"] != "blocked_by_current":
+                self.fail(" ".join(args), "expected the reason blocked_by_current")
+        row = "|   {}  MIG 3g.20gb       9        1          {}:4     |\n"
+        frame = "+----------------------------------------------------+\n"
+        two = (frame + "| GPU instances:                                     |\n"
+               "| GPU   Name          Profile  Instance   Placement  |\n"
+               "|                       ID       ID       Start:Size |\n"
+               "|====================================================|\n"
+               + row.format(0, 4) + frame + row.format(1, 0) + frame).encode()
+        args = ["pack", "--json", "--gpu", "a100-40gb", "--current", "-", "4g.20gb"]
+        text, _ = self.run(args, stdin=two, codes=(1,))
+        lines = text.splitlines()
+        if len(lines) != 2:
+            self.fail(" ".join(args), f"expected one JSON line per GPU, got {len(lines)}")
+        for line in lines:
+            self.validate("pack", line, " ".join(args))
+        answer, _ = self.run(["pack", "--json", "--gpu", "a100-40gb", "3g.20gb"])
+        for items, codes in (["2g.10gb"], (0,)), (["2x3g.20gb"], (1,)):
+            args = ["pack", "--json", "--current", "-", *items]
+            text, _ = self.run(args, stdin=answer.encode(), codes=codes)
+            self.validate("pack", text, " ".join(args))
+
     def pack_errors(self):
         bad = [
             ["0x1g.5gb"], ["-1x1g.5gb"], ["99999999999x1g.5gb"], ["1g.5gb@x"],
@@ -509,6 +541,7 @@ def main():
     c.enumerate()
     c.fit()
     c.pack()
+    c.pack_current()
     c.pack_errors()
     c.batch()
     c.check_files()

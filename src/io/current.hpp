@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Reading what is on a GPU now, for `pack --current FILE`: an
+// `nvidia-smi mig -lgi` listing, optionally followed by an `nvidia-smi mig
+// -lci` listing (`{ nvidia-smi mig -lgi; nvidia-smi mig -lci; }`), or
+// migplan's own JSON answer (`pack --json`, whose preferred layout is taken).
+// Each GPU instance is checked against the model: a profile of it by its ID
+// and name, at a start the profile allows, all of them fitting together.
+// Compute instances are read and kept with their GPU instance, unchanged.
+
+#include <migplan/gpu.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.hpp"
+#include "model/pack.hpp"
+
+namespace migplan::cli {
+
+/// The most bytes a --current file may hold (the smi readers' limit).
+inline constexpr std::size_t max_current_bytes = std::size_t{1} << 20;
+
+/// One GPU of a --current file.
+struct current_listing_gpu {
+  std::optional<int> index;                 ///< its nvidia-smi index; unset when the file has none
+  std::vector<current_instance> instances;  ///< its GPU instances, in listed order
+};
+
+/// What a --current file holds.
+struct current_listing {
+  const gpu_model* gpu = nullptr;         ///< the model (from --gpu, or a JSON answer's)
+  std::vector<current_listing_gpu> gpus;  ///< the GPUs to answer, in listed order
+};
+
+/// Reads a --current file's text. `shown` names it in messages ("FILE:LINE:
+/// ..."); `gpu` is --gpu's model (nullptr when not given: only a JSON answer
+/// names its model); `index` is --index (that GPU only). Without `index`,
+/// every GPU of the listing is returned; a listing with no GPU instance
+/// ("No GPU instances found") is one GPU without instances.
+result<current_listing> read_current(std::string_view text, std::string_view shown,
+                                     const gpu_model* gpu, std::optional<int> index);
+
+}  // namespace migplan::cli
