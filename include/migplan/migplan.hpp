@@ -7,6 +7,7 @@
 // One line per public header (clang-format keeps them sorted); add new concepts as they land.
 #include <migplan/capacity.hpp>   // free, reachable and stranded capacity; what can be added
 #include <migplan/catalog.hpp>    // built-in models and lookups
+#include <migplan/counters.hpp>   // the rules as shared counters (Kubernetes DRA)
 #include <migplan/enumerate.hpp>  // every feasible geometry of a model
 #include <migplan/explain.hpp>    // why a request does not fit, closest fits
 #include <migplan/gpu.hpp>        // gpu_model, profile, placement units, provenance
