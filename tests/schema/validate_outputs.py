@@ -37,9 +37,11 @@ except ImportError:
     sys.exit(SKIP)
 
 BASE = "https://migplan.dev/schema/v1/"
+# Input files of `migplan plan`, validated from tests/fixtures/plan.
+PLAN_INPUTS = ("demand", "fleet", "state")
 # Every schema file and the document kind it describes.
 SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
-           "check", "geometry"]
+           "check", "geometry", "demand", "fleet", "state"]
 
 
 class Checker:
@@ -129,7 +131,8 @@ class Checker:
         for e in errors[:5]:
             path = "/".join(str(p) for p in e.absolute_path)
             self.fail(where, f"{kind}.schema.json at /{path}: {e.message[:300]}")
-        self.check_numbers(exact, where, "")
+        if kind not in PLAN_INPUTS:  # input files: their schema types their numbers (cost: 2.5)
+            self.check_numbers(exact, where, "")
         return None if errors else doc
 
     def check_numbers(self, v, where, path):
@@ -451,6 +454,53 @@ class Checker:
         for text in ("1g.5bg", "0x1g.5gb", "1g.5gb@", "1g.5gb@16", "", "MIG", "1001x1g.5gb"):
             self.expect_invalid_with(item, text, f"item {text!r}")
 
+    def plan_inputs(self):
+        """The plan input fixtures the readers' tests accept, and broken copies of them."""
+        plan = os.path.join(self.source, "tests/fixtures/plan")
+        docs = {}
+        for kind in ("demand", "fleet", "state"):
+            with open(os.path.join(plan, kind + ".json"), encoding="utf-8") as f:
+                docs[kind] = self.validate(kind, f.read(), f"tests/fixtures/plan/{kind}.json")
+        try:
+            import yaml
+        except ImportError:
+            yaml = None
+        if yaml is not None:
+            for kind in ("demand", "fleet"):
+                with open(os.path.join(plan, kind + ".yaml"), encoding="utf-8") as f:
+                    self.validate(kind, json.dumps(yaml.safe_load(f)),
+                                  f"tests/fixtures/plan/{kind}.yaml")
+        item = lambda d: d["demand"][0]
+        node = lambda d: d["nodes"][0]
+        inst = lambda d: d["nodes"][0]["gpus"][0]["instances"][0]
+        cases = [
+            ("demand", lambda d: item(d).update(count=0), "a zero count"),
+            ("demand", lambda d: item(d).update(count="3"), "a count as a string"),
+            ("demand", lambda d: item(d).update(memory="30GiB"), "profile and memory"),
+            ("demand", lambda d: item(d).pop("profile"), "neither profile nor memory"),
+            ("demand", lambda d: item(d).update(profile="1g.10bg"), "a misspelt profile"),
+            ("demand", lambda d: item(d).update(profile="19"), "a profile ID"),
+            ("demand", lambda d: item(d).update(sms=4), "sms with a profile"),
+            ("demand", lambda d: d["demand"][2].update(memory="30"), "memory without a unit"),
+            ("demand", lambda d: item(d).update(cout=3), "a misspelt key"),
+            ("demand", lambda d: d.update(demand=[]), "no items"),
+            ("fleet", lambda d: d.pop("models"), "neither models nor nodes"),
+            ("fleet", lambda d: d["models"][0].update(cost=0), "a zero cost"),
+            ("fleet", lambda d: d.update(nodes=[{"name": "a", "gpu": "a30", "gpus": 0}]),
+             "a node of no GPUs"),
+            ("fleet", lambda d: d.update(version="1"), "version the string 1"),
+            ("state", lambda d: node(d).pop("gpus"), "a node without gpus"),
+            ("state", lambda d: inst(d).update(start=16), "a start past every unit"),
+            ("state", lambda d: inst(d).update(in_use="yes"), "in_use a string"),
+            ("state", lambda d: node(d)["gpus"][0].update(index=64), "an index of 64"),
+        ]
+        for kind, change, what in cases:
+            if docs[kind] is None:
+                continue  # reported by validate
+            broken = copy.deepcopy(docs[kind])
+            change(broken)
+            self.expect_invalid(kind, broken, what)
+
     def expect_invalid_with(self, validator, doc, what):
         self.counts["rejected"] = self.counts.get("rejected", 0) + 1
         if validator.is_valid(doc):
@@ -546,6 +596,7 @@ def main():
     c.batch()
     c.check_files()
     c.geometry()
+    c.plan_inputs()
     c.negative()
     # The corpus is broad enough to reach every value of every enum.
     missing = set(c.schemas["common"]["$defs"]["reason_code"]["enum"]) - c.reason_codes

@@ -1,0 +1,1773 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/plan_input.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <migplan/catalog.hpp>
+#include <migplan/search.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <streambuf>
+#include <unordered_map>
+#include <utility>
+
+#include "io/check_input.hpp"
+#include "io/manifest.hpp"
+#include "io/names.hpp"
+#include "io/size.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli {
+namespace {
+
+// A reading error: thrown inside the readers, returned by their entry points.
+struct stop {
+  std::string message;
+};
+
+std::string q(std::string_view s) { return quote_token(s); }
+
+// "FILE:LINE: message", or "FILE: message" when the line is unknown.
+std::string at(std::string_view shown, int line, std::string_view message) {
+  return line > 0 ? fmt::format("{}:{}: {}", shown, line, message)
+                  : fmt::format("{}: {}", shown, message);
+}
+
+// " (did you mean ...?)"; nothing for a long text, which is no typo of a
+// name (and would cost its length squared).
+std::string suggest(std::string_view s, std::span<const std::string> names) {
+  return s.size() > 64 ? std::string() : did_you_mean(s, names);
+}
+
+std::string join(std::span<const std::string_view> v) {
+  std::string out;
+  for (std::string_view s : v) out += fmt::format("{}{}", out.empty() ? "" : ", ", s);
+  return out;
+}
+
+// "'a', 'b', 'c', 'd', 'e' and 7 more": a list of names a note can afford.
+std::string some_names(const std::vector<std::string>& names) {
+  constexpr std::size_t most = 5;
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < most; ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : ", ", q(names[i]));
+  if (names.size() > most) out += fmt::format(" and {} more", names.size() - most);
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = detail::ascii_lower(c);
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Names go into messages, YAML and shell commands: no control characters.
+bool has_control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7F;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Documents. YAML files are read by yaml-cpp, JSON files by nlohmann's SAX
+// parser (ten times faster than yaml-cpp on a large state file), both into
+// one small tree that keeps each value's line; the readers walk that tree.
+
+// The line of nlohmann's byte position (it counts from 1, at the byte after
+// the error's start).
+int line_at(std::string_view text, std::size_t byte) {
+  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+// "[json.exception.parse_error.101] parse error at line 3, column 3: syntax
+// error while parsing ..." -> from "syntax error".
+std::string json_message(const std::string& what) {
+  const std::size_t from = what.find("syntax error");
+  if (from != std::string::npos) return what.substr(from);
+  const std::size_t colon = what.find(": ");
+  return colon != std::string::npos ? what.substr(colon + 2) : what;
+}
+
+// One value of a document.
+struct tnode {
+  enum class type : unsigned char { null, scalar, list, map };
+  type kind = type::null;
+  bool quoted = false;      // a quoted scalar: always a string
+  int line = 0;             // 1-based; 0 when unknown
+  std::string text;         // a scalar's text
+  std::vector<tnode> kids;  // a list's items; a map's keys and values in turn
+
+  bool is_null() const { return kind == type::null; }
+  bool is_scalar() const { return kind == type::scalar; }
+  bool is_list() const { return kind == type::list; }
+  bool is_map() const { return kind == type::map; }
+  std::size_t size() const { return kind == type::map ? kids.size() / 2 : kids.size(); }
+};
+
+// Deeper than any of the formats goes; a limit keeps a hostile file's tree
+// from exhausting the stack when it is destroyed.
+constexpr int max_depth = 64;
+
+constexpr std::string_view str_tag = "tag:yaml.org,2002:str";
+
+// A YAML document as a tree. Aliases are copied, so the copies are counted
+// against a budget proportional to the file: a few aliases of aliases
+// cannot make it expand without bound.
+class yaml_tree {
+ public:
+  yaml_tree(std::string_view shown, std::size_t budget) : shown_(shown), budget_(budget) {}
+
+  tnode convert(const YAML::Node& n, int depth) {
+    if (budget_ == 0)
+      throw stop{at(shown_, 0,
+                    "aliases make this file name too many values; plan stops reading "
+                    "it there")};
+    --budget_;
+    if (depth > max_depth)
+      throw stop{at(shown_, line(n), fmt::format("values nest more than {} deep", max_depth))};
+    tnode t;
+    t.line = line(n);
+    switch (n.Type()) {
+      case YAML::NodeType::Scalar:
+        t.kind = tnode::type::scalar;
+        t.text = n.Scalar();
+        t.quoted = n.Tag() == "!" || n.Tag() == str_tag;
+        break;
+      case YAML::NodeType::Sequence:
+        t.kind = tnode::type::list;
+        for (const YAML::Node& item : n) t.kids.push_back(convert(item, depth + 1));
+        break;
+      case YAML::NodeType::Map:
+        t.kind = tnode::type::map;
+        for (auto it = n.begin(); it != n.end(); ++it) {
+          t.kids.push_back(convert(it->first, depth + 1));
+          t.kids.push_back(convert(it->second, depth + 1));
+        }
+        break;
+      default:
+        break;
+    }
+    return t;
+  }
+
+ private:
+  static int line(const YAML::Node& n) {
+    const YAML::Mark m = n.Mark();
+    return m.is_null() ? 0 : m.line + 1;
+  }
+  std::string_view shown_;
+  std::size_t budget_;
+};
+
+// An iterator over the text that tells the JSON builder how far nlohmann's
+// lexer has read, so that each value gets the line it ends on.
+struct counting_iterator {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  const char* p = nullptr;
+  const char** head = nullptr;
+  reference operator*() const { return *p; }
+  counting_iterator& operator++() {
+    *head = ++p;
+    return *this;
+  }
+  counting_iterator operator++(int) {
+    counting_iterator old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const counting_iterator& o) const { return p == o.p; }
+  bool operator!=(const counting_iterator& o) const { return p != o.p; }
+};
+
+// A JSON document as a tree, built from nlohmann's SAX events.
+class json_tree final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit json_tree(std::string_view text) : text_(text), head_(text.data()) {}
+
+  tnode root;
+  bool too_deep = false;
+  std::optional<std::size_t> byte;
+  std::string what;
+
+  bool parse() {
+    const counting_iterator first{text_.data(), &head_}, last{text_.data() + text_.size(), &head_};
+    try {
+      nlohmann::json::sax_parse(first, last, this);
+    } catch (const std::exception& e) {
+      if (what.empty()) what = e.what();
+    }
+    return what.empty() && !too_deep;
+  }
+
+  bool null() override { return add(tnode::type::null, {}, false) != nullptr; }
+  bool boolean(bool v) override {
+    return add(tnode::type::scalar, v ? "true" : "false", false) != nullptr;
+  }
+  bool number_integer(number_integer_t) override { return number(); }
+  bool number_unsigned(number_unsigned_t) override { return number(); }
+  bool number_float(number_float_t, const string_t& s) override {
+    return add(tnode::type::scalar, s, false) != nullptr;
+  }
+  bool string(string_t& s) override { return add(tnode::type::scalar, s, true) != nullptr; }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(std::size_t) override { return open(tnode::type::map); }
+  bool key(string_t& k) override { return add(tnode::type::scalar, k, true) != nullptr; }
+  bool end_object() override {
+    open_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return open(tnode::type::list); }
+  bool end_array() override {
+    open_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    byte = position;
+    what = e.what();
+    return false;
+  }
+
+ private:
+  // The line of the last character the lexer read: a token's last (or, after
+  // a number, the character that ended it, still on the number's line).
+  int line_now() {
+    const std::size_t read = static_cast<std::size_t>(head_ - text_.data());
+    const std::size_t last = read > 0 ? read - 1 : 0;
+    for (; counted_ < last; ++counted_)
+      if (text_[counted_] == '\n') ++line_;
+    return line_;
+  }
+  // A number as written in the text: nlohmann passes the raw text of floats
+  // only, so integers are taken from the text the lexer just read.
+  bool number() {
+    const std::size_t read = static_cast<std::size_t>(head_ - text_.data());
+    std::size_t end = read, from = read;
+    while (from > 0 &&
+           std::string_view("0123456789+-.eE").find(text_[from - 1]) == std::string_view::npos)
+      --from;
+    end = from;
+    while (from > 0 &&
+           std::string_view("0123456789+-.eE").find(text_[from - 1]) != std::string_view::npos)
+      --from;
+    return add(tnode::type::scalar, std::string(text_.substr(from, end - from)), false) != nullptr;
+  }
+  tnode* add(tnode::type kind, std::string text, bool quoted) {
+    tnode* n = nullptr;
+    if (open_.empty()) {
+      n = &root;
+    } else {
+      open_.back()->kids.emplace_back();
+      n = &open_.back()->kids.back();
+    }
+    n->kind = kind;
+    n->text = std::move(text);
+    n->quoted = quoted;
+    n->line = line_now();
+    return n;
+  }
+  bool open(tnode::type kind) {
+    if (open_.size() >= static_cast<std::size_t>(max_depth)) {
+      too_deep = true;
+      return false;
+    }
+    open_.push_back(add(kind, {}, false));
+    return true;
+  }
+
+  std::string_view text_;
+  const char* head_;
+  std::vector<tnode*> open_;
+  std::size_t counted_ = 0;
+  int line_ = 1;
+};
+
+// The text as a stream, without a copy.
+class view_buf : public std::streambuf {
+ public:
+  explicit view_buf(std::string_view text) {
+    char* begin = const_cast<char*>(text.data());  // only ever read
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+tnode load_tree(std::string_view text, std::string_view shown, bool json) {
+  if (json) {
+    json_tree t(text);
+    if (!t.parse()) {
+      if (t.too_deep)
+        throw stop{at(shown, 0, fmt::format("values nest more than {} deep", max_depth))};
+      throw stop{
+          at(shown, t.byte ? line_at(text, *t.byte) : 0, "invalid json: " + json_message(t.what))};
+    }
+    return std::move(t.root);
+  }
+  YAML::Node doc;
+  try {
+    view_buf buf(text);
+    std::istream stream(&buf);
+    doc = YAML::Load(stream);
+  } catch (const YAML::Exception& e) {
+    throw stop{at(shown, e.mark.is_null() ? 0 : e.mark.line + 1, "invalid yaml: " + e.msg)};
+  }
+  return yaml_tree(shown, 4 * text.size() + 100'000).convert(doc, 0);
+}
+
+// A value as a message names it: empty, a list, a mapping, 'text', the string "text".
+std::string value_text(const tnode& n) {
+  if (n.is_null()) return "empty";
+  if (n.is_list()) return "a list";
+  if (n.is_map()) return "a mapping";
+  if (n.quoted) return fmt::format("the string \"{}\"", clip_token(n.text));
+  return q(n.text);
+}
+
+// One key of a mapping and its value.
+struct field {
+  std::string key;
+  int key_line = 0;
+  const tnode* value = nullptr;
+  // The value's line, or the key's where the value has none (an empty value).
+  int line() const { return value->line > 0 ? value->line : key_line; }
+};
+
+const field* find(const std::vector<field>& fs, std::string_view key) {
+  for (const field& f : fs)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+// Reads the mappings and scalars of one file, failing with "FILE:LINE: ...".
+class doc_reader {
+ public:
+  explicit doc_reader(std::string_view shown) : shown_(shown) {}
+
+  [[noreturn]] void fail(int line, std::string_view message) const {
+    throw stop{at(shown_, line, message)};
+  }
+
+  // The entries of mapping `map` (`what` names it in messages: "a demand
+  // item"); a key not in `allowed` or given twice is an error.
+  std::vector<field> fields(const tnode& map, std::span<const std::string_view> allowed,
+                            std::string_view what) const {
+    std::vector<field> out;
+    for (std::size_t i = 0; i + 1 < map.kids.size(); i += 2) {
+      const tnode& k = map.kids[i];
+      if (!k.is_scalar())
+        fail(k.line, fmt::format("a key of {} must be a name, not {}", what, value_text(k)));
+      const std::string& key = k.text;
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        const std::vector<std::string> names(allowed.begin(), allowed.end());
+        fail(k.line, fmt::format("unknown key {} in {}{}; the keys are {}", q(key), what,
+                                 suggest(key, names), join(allowed)));
+      }
+      if (const field* first = find(out, key))
+        fail(k.line, fmt::format("duplicate key {} (first at line {})", q(key), first->key_line));
+      out.push_back({key, k.line, &map.kids[i + 1]});
+    }
+    return out;
+  }
+
+  // Checks that the document is a mapping; `expected` says what it should hold.
+  void expect_mapping(const tnode& root, std::string_view kind, std::string_view expected) const {
+    if (root.is_null()) fail(0, fmt::format("empty file: a {} holds {}", kind, expected));
+    if (!root.is_map())
+      fail(root.line, fmt::format("expected a mapping with {} at the top level, not {}", expected,
+                                  value_text(root)));
+  }
+
+  // `version: 1`, the number.
+  void version(const std::vector<field>& top, std::string_view kinds) const {
+    const field* v = find(top, "version");
+    if (v == nullptr)
+      fail(1, fmt::format("missing required key 'version' ({} start with 'version: 1')", kinds));
+    const tnode& n = *v->value;
+    if (n.is_scalar() && !n.quoted && n.text == "1") return;
+    if (n.is_scalar() && n.quoted && n.text == "1")
+      fail(v->line(), "version must be the number 1, not the string \"1\"");
+    fail(v->line(), fmt::format("unsupported version {}: {} are version 1", value_text(n), kinds));
+  }
+
+  // A list value; `what` describes its items ("a list of demand items").
+  const tnode& list(const field& f, std::string_view what) const {
+    if (!f.value->is_list())
+      fail(f.line(), fmt::format("{} must be {}, not {}", q(f.key), what, value_text(*f.value)));
+    return *f.value;
+  }
+
+  std::string text(const field& f, std::string_view what) const {
+    const tnode& n = *f.value;
+    if (n.is_null() || (n.is_scalar() && n.text.empty()))
+      fail(f.line(), fmt::format("{} is empty", what));
+    if (!n.is_scalar()) fail(f.line(), fmt::format("{} must be text, not {}", what, value_text(n)));
+    return n.text;
+  }
+
+  long long whole(const field& f, std::string_view what, long long low, long long high) const {
+    const tnode& n = *f.value;
+    if (n.is_null())
+      fail(f.line(),
+           fmt::format("{} is empty: expected a whole number from {} to {}", what, low, high));
+    if (!n.is_scalar())
+      fail(f.line(), fmt::format("{} must be a whole number from {} to {}, not {}", what, low, high,
+                                 value_text(n)));
+    if (n.quoted)
+      fail(f.line(),
+           fmt::format("{} must be a number, not the string \"{}\"", what, clip_token(n.text)));
+    auto v = parse_whole_number(what, n.text, low, high);
+    if (!v) fail(f.line(), v.error().message);
+    return *v;
+  }
+
+  bool flag(const field& f, std::string_view what) const {
+    const tnode& n = *f.value;
+    if (n.is_scalar() && !n.quoted) {
+      const std::string& s = n.text;
+      if (s == "true" || s == "True" || s == "TRUE") return true;
+      if (s == "false" || s == "False" || s == "FALSE") return false;
+    }
+    fail(f.line(), fmt::format("{} must be true or false, not {}", what, value_text(n)));
+  }
+
+  // A name of a node or demand item: text, not too long, no control characters.
+  std::string name(const field& f, std::string_view what) const {
+    std::string s = text(f, what);
+    if (s.size() > max_plan_name_length)
+      fail(f.line(),
+           fmt::format("{} {} is longer than {} characters", what, q(s), max_plan_name_length));
+    if (has_control(s)) fail(f.line(), fmt::format("{} {} holds a control character", what, q(s)));
+    return s;
+  }
+
+  // The value of `key` of an item that must have it.
+  const field& need(const std::vector<field>& fs, std::string_view key, int line,
+                    std::string_view why) const {
+    const field* f = find(fs, key);
+    if (f == nullptr) fail(line, fmt::format("missing required key {} {}", q(key), why));
+    return *f;
+  }
+
+  std::string_view shown() const { return shown_; }
+
+ private:
+  std::string shown_;
+};
+
+// Checks that a list has at most `most` items, before they are read.
+void check_size(const doc_reader& r, const field& f, std::size_t most, std::string_view what) {
+  if (f.value->size() > most)
+    r.fail(f.line(), fmt::format("{} lists {} {}; the most a file may list is {}", q(f.key),
+                                 f.value->size(), what, most));
+}
+
+// ---------------------------------------------------------------------------
+// Demand.
+
+constexpr std::string_view demand_top_keys[] = {"version", "demand", "comment"};
+constexpr std::string_view demand_item_keys[] = {"name",           "count", "profile", "memory",
+                                                 "compute_slices", "sms",   "comment"};
+constexpr std::string_view demand_columns[] = {"name",   "count",          "profile",
+                                               "memory", "compute_slices", "sms"};
+
+// A profile name as a demand item gives it: a name some catalog model has,
+// returned as the catalog spells it; else why not.
+result<std::string> demand_profile(std::string_view text) {
+  const std::string_view name = strip_profile_name(text);
+  if (name.empty()) return error{"profile is empty"};
+  if (std::all_of(name.begin(), name.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+    return error{
+        fmt::format("profile {} is a profile ID, and IDs differ between models: name "
+                    "the profile (such as 1g.10gb)",
+                    q(name))};
+  for (const gpu_model& g : catalog())
+    if (const int p = find_profile(g, name); p >= 0)
+      return std::string(g.profiles[static_cast<std::size_t>(p)].name);
+  const std::string lowered = lower(name);
+  if (const std::string why = check::mig_profile_format_error(lowered); !why.empty())
+    return error{fmt::format("invalid profile name {}: {}{}", q(name), why,
+                             suggest(name, all_profile_names()))};
+  if (const std::string note = former_name_note(name); !note.empty())
+    return error{fmt::format("unknown profile {}: {}", q(name), note)};
+  const std::string hint = suggest(name, all_profile_names());
+  return error{fmt::format("unknown profile {}: no model has it{}", q(name),
+                           hint.empty() ? "; 'migplan profiles' lists them" : hint)};
+}
+
+// What one demand item says, before the checks across its fields.
+struct demand_parts {
+  std::optional<std::string> name, profile, memory;
+  std::optional<long long> count, slices, sms;
+  int line = 0;
+};
+
+// The item `parts` describe, or why it is not one.
+result<demand_item> make_demand(const demand_parts& parts) {
+  demand_item d;
+  if (!parts.count) return error{"the item has no count"};
+  if (parts.profile && parts.memory)
+    return error{"the item gives both a profile and a memory need; give one"};
+  if (!parts.profile && !parts.memory)
+    return error{"the item needs a profile (such as 1g.10gb) or a memory need (such as 30GiB)"};
+  d.count = *parts.count;
+  if (parts.profile) {
+    if (parts.slices || parts.sms)
+      return error{fmt::format("{} is only for items sized by memory: a profile fixes its own",
+                               parts.slices ? "compute_slices" : "sms")};
+    auto p = demand_profile(*parts.profile);
+    if (!p) return p.error();
+    d.profile = *p;
+    d.name = parts.name ? *parts.name : d.profile;
+  } else {
+    auto mib = parse_size_mib(trim(*parts.memory));
+    if (!mib) return error{"memory: " + mib.error().message};
+    d.memory_mib = *mib;
+    if (parts.slices) d.compute_slices = static_cast<int>(*parts.slices);
+    if (parts.sms) d.sms = static_cast<int>(*parts.sms);
+    d.name = parts.name ? *parts.name : "mem=" + std::string(trim(*parts.memory));
+  }
+  return d;
+}
+
+// Adds an item, refusing a name given before.
+void add_demand(std::vector<demand_item>& out, std::map<std::string, int>& lines, demand_item d,
+                int line, std::string_view shown) {
+  auto [it, fresh] = lines.try_emplace(d.name, line);
+  if (!fresh)
+    throw stop{at(shown, line,
+                  fmt::format("demand item {} is given twice (first at line {}); add up the "
+                              "counts or give each a distinct name",
+                              q(d.name), it->second))};
+  d.where = fmt::format("{}:{}", shown, line);
+  out.push_back(std::move(d));
+}
+
+std::vector<demand_item> demand_from_yaml(std::string_view text, std::string_view shown,
+                                          bool json) {
+  doc_reader r(shown);
+  const tnode root = load_tree(text, shown, json);
+  r.expect_mapping(root, "demand file", "'version: 1' and 'demand'");
+  const auto top = r.fields(root, demand_top_keys, "the top level");
+  r.version(top, "demand files");
+  const field& list_field = r.need(
+      top, "demand", 1, "(a list of items, each with a count and a profile or a memory need)");
+  const tnode& items = r.list(list_field, "a list of demand items");
+  if (items.size() == 0) r.fail(list_field.line(), "'demand' is empty: list at least one item");
+  check_size(r, list_field, max_demand_items, "items");
+  std::vector<demand_item> out;
+  std::map<std::string, int> lines;
+  for (const tnode& item : items.kids) {
+    const int line = item.line > 0 ? item.line : list_field.line();
+    if (!item.is_map())
+      r.fail(line, fmt::format("each demand item must be a mapping with a count and a profile "
+                               "or a memory need, not {}",
+                               value_text(item)));
+    const auto fs = r.fields(item, demand_item_keys, "a demand item");
+    demand_parts parts;
+    parts.line = line;
+    if (const field* f = find(fs, "name")) parts.name = r.name(*f, "name");
+    if (const field* f = find(fs, "count")) parts.count = r.whole(*f, "count", 1, max_demand_count);
+    if (const field* f = find(fs, "profile")) {
+      parts.profile = r.text(*f, "profile");
+      if (auto p = demand_profile(*parts.profile); !p) r.fail(f->line(), p.error().message);
+    }
+    if (const field* f = find(fs, "memory")) {
+      parts.memory = r.text(*f, "memory");
+      if (auto m = parse_size_mib(trim(*parts.memory)); !m)
+        r.fail(f->line(), "memory: " + m.error().message);
+    }
+    if (const field* f = find(fs, "compute_slices"))
+      parts.slices = r.whole(*f, "compute_slices", 1, max_demand_slices);
+    if (const field* f = find(fs, "sms")) parts.sms = r.whole(*f, "sms", 1, max_demand_sms);
+    auto d = make_demand(parts);
+    if (!d) r.fail(line, d.error().message);
+    add_demand(out, lines, std::move(*d), line, shown);
+  }
+  return out;
+}
+
+// One CSV line's fields: separated by commas, each trimmed of spaces; a field
+// in double quotes may hold commas, and "" for a quote.
+result<std::vector<std::string>> csv_fields(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (true) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::string value;
+    if (i < line.size() && line[i] == '"') {
+      ++i;
+      while (true) {
+        if (i >= line.size()) return error{"a quoted field has no closing quote"};
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            value += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        value += line[i++];
+      }
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (i < line.size() && line[i] != ',')
+        return error{"text after a quoted field; put the whole field in quotes"};
+    } else {
+      const std::size_t comma = line.find(',', i);
+      value =
+          std::string(trim(line.substr(i, comma == std::string_view::npos ? comma : comma - i)));
+      i = comma == std::string_view::npos ? line.size() : comma;
+    }
+    out.push_back(std::move(value));
+    if (i >= line.size()) break;
+    ++i;  // the comma
+  }
+  return out;
+}
+
+std::vector<demand_item> demand_from_csv(std::string_view text, std::string_view shown) {
+  doc_reader r(shown);
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  std::vector<std::string> header;
+  int header_line = 0;
+  std::vector<demand_item> out;
+  std::map<std::string, int> lines;
+  const std::vector<std::string> column_names(std::begin(demand_columns), std::end(demand_columns));
+  int line_no = 0;
+  for (std::size_t from = 0; from <= text.size();) {
+    const std::size_t nl = text.find('\n', from);
+    const std::string_view raw =
+        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
+    from = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    ++line_no;
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    auto cells = csv_fields(line);
+    if (!cells) r.fail(line_no, cells.error().message);
+    if (header.empty()) {
+      header_line = line_no;
+      for (const std::string& c : *cells) {
+        const std::string name = lower(c);
+        if (std::find(column_names.begin(), column_names.end(), name) == column_names.end())
+          r.fail(line_no, fmt::format("unknown column {} in the header{}; the columns are {}", q(c),
+                                      suggest(c, column_names), join(demand_columns)));
+        if (std::find(header.begin(), header.end(), name) != header.end())
+          r.fail(line_no, fmt::format("column {} is named twice in the header", q(name)));
+        header.push_back(name);
+      }
+      const auto has = [&](std::string_view c) {
+        return std::find(header.begin(), header.end(), c) != header.end();
+      };
+      if (!has("count") || has("profile") == has("memory"))
+        r.fail(line_no,
+               "the header must name the columns name, count and profile (or memory), such as "
+               "'name,count,profile'");
+      if ((has("compute_slices") || has("sms")) && !has("memory"))
+        r.fail(line_no, "compute_slices and sms columns are only for items sized by memory");
+      continue;
+    }
+    if (cells->size() != header.size())
+      r.fail(line_no, fmt::format("{} field{} where the header (line {}) names {}", cells->size(),
+                                  cells->size() == 1 ? "" : "s", header_line, header.size()));
+    if (out.size() == max_demand_items)
+      r.fail(line_no, fmt::format("more than {} demand items; the most a file may list is {}",
+                                  max_demand_items, max_demand_items));
+    demand_parts parts;
+    parts.line = line_no;
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      const std::string& col = header[c];
+      const std::string& v = (*cells)[c];
+      if (col == "name") {
+        if (v.empty()) continue;
+        if (v.size() > max_plan_name_length || has_control(v))
+          r.fail(line_no, fmt::format("name {} is longer than {} characters or holds a control "
+                                      "character",
+                                      q(v), max_plan_name_length));
+        parts.name = v;
+        continue;
+      }
+      const auto number = [&](std::string_view what, long long high) {
+        auto n = parse_whole_number(what, v, 1, high);
+        if (!n) r.fail(line_no, n.error().message);
+        return *n;
+      };
+      if (col == "count")
+        parts.count = number("count", max_demand_count);
+      else if (col == "compute_slices" && !v.empty())
+        parts.slices = number("compute_slices", max_demand_slices);
+      else if (col == "sms" && !v.empty())
+        parts.sms = number("sms", max_demand_sms);
+      else if (col == "profile")
+        parts.profile = v;
+      else if (col == "memory")
+        parts.memory = v;
+    }
+    auto d = make_demand(parts);
+    if (!d) r.fail(line_no, d.error().message);
+    add_demand(out, lines, std::move(*d), line_no, shown);
+  }
+  if (header.empty())
+    r.fail(0, "no header: a demand csv starts with a header such as 'name,count,profile'");
+  if (out.empty()) r.fail(header_line, "no demand items after the header");
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Fleet files.
+
+constexpr std::string_view fleet_top_keys[] = {"version", "models", "nodes", "comment"};
+constexpr std::string_view fleet_model_keys[] = {"gpu", "available", "cost", "comment"};
+constexpr std::string_view fleet_node_keys[] = {"name", "gpu", "gpus", "comment"};
+
+const gpu_model* model_of(const doc_reader& r, const field& f) {
+  auto g = resolve_gpu(r.text(f, "gpu"));
+  if (!g) r.fail(f.line(), g.error().message);
+  return *g;
+}
+
+double cost_of(const doc_reader& r, const field& f) {
+  const tnode& n = *f.value;
+  double v = 0;
+  bool ok = n.is_scalar() && !n.quoted && !n.text.empty();
+  if (ok) {
+    const std::string& s = n.text;
+    const char* b = s.data() + (s[0] == '+' ? 1 : 0);
+    const auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
+    ok = ec == std::errc() && p == s.data() + s.size() && std::isfinite(v);
+  }
+  if (!ok) r.fail(f.line(), fmt::format("cost must be a number, not {}", value_text(n)));
+  if (!(v > 0) || v > max_model_cost)
+    r.fail(f.line(),
+           fmt::format("cost {} must be more than 0 and at most {}", n.text, max_model_cost));
+  return v;
+}
+
+plan_fleet fleet_from_yaml(std::string_view text, std::string_view shown, bool json) {
+  doc_reader r(shown);
+  const tnode root = load_tree(text, shown, json);
+  r.expect_mapping(root, "fleet file", "'version: 1' and 'nodes' or 'models'");
+  const auto top = r.fields(root, fleet_top_keys, "the top level");
+  r.version(top, "fleet files");
+  const field* models = find(top, "models");
+  const field* nodes = find(top, "nodes");
+  if (models == nullptr && nodes == nullptr)
+    r.fail(1, "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
+  plan_fleet out;
+  struct model_line {
+    int line;
+    bool has_nodes;
+  };
+  std::map<const gpu_model*, model_line> model_at;
+  if (models != nullptr) {
+    const tnode& list = r.list(*models, "a list of models (gpu, available, cost)");
+    if (list.size() == 0) r.fail(models->line(), "'models' is empty: list at least one model");
+    check_size(r, *models, catalog().size(), "models");
+    for (const tnode& m : list.kids) {
+      const int line = m.line > 0 ? m.line : models->line();
+      if (!m.is_map())
+        r.fail(line, fmt::format("each model must be a mapping with 'gpu' (and 'available', "
+                                 "'cost'), not {}",
+                                 value_text(m)));
+      const auto fs = r.fields(m, fleet_model_keys, "a model");
+      fleet_model fm;
+      fm.gpu = model_of(r, r.need(fs, "gpu", line, "(a slug, nvidia-smi name or PCI device ID)"));
+      if (const field* f = find(fs, "available"))
+        fm.available = r.whole(*f, "available", 0, max_model_available);
+      if (const field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
+      auto [it, fresh] = model_at.try_emplace(fm.gpu, model_line{line, false});
+      if (!fresh)
+        r.fail(line, fmt::format("model {} is listed twice (first at line {})", fm.gpu->slug,
+                                 it->second.line));
+      out.models.push_back(fm);
+    }
+  }
+  if (nodes != nullptr) {
+    const tnode& list = r.list(*nodes, "a list of nodes (name, gpu, gpus)");
+    if (list.size() == 0) r.fail(nodes->line(), "'nodes' is empty: list at least one node");
+    check_size(r, *nodes, max_plan_nodes, "nodes");
+    std::unordered_map<std::string, int> names;
+    std::vector<fleet_model> from_nodes;
+    for (const tnode& n : list.kids) {
+      const int line = n.line > 0 ? n.line : nodes->line();
+      if (!n.is_map())
+        r.fail(line,
+               fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
+                           value_text(n)));
+      const auto fs = r.fields(n, fleet_node_keys, "a node");
+      fleet_node fn;
+      fn.name = r.name(r.need(fs, "name", line, "(the node's name)"), "node name");
+      fn.gpu = model_of(r, r.need(fs, "gpu", line, "(a slug, nvidia-smi name or PCI device ID)"));
+      fn.gpu_count = static_cast<int>(
+          r.whole(r.need(fs, "gpus", line, "(how many GPUs it has)"), "gpus", 1, max_node_gpus));
+      fn.where = fmt::format("{}:{}", shown, line);
+      auto [it, fresh] = names.try_emplace(fn.name, line);
+      if (!fresh)
+        r.fail(line,
+               fmt::format("node {} is listed twice (first at line {})", q(fn.name), it->second));
+      auto m = model_at.find(fn.gpu);
+      if (m == model_at.end()) {
+        model_at.emplace(fn.gpu, model_line{line, true});
+        from_nodes.push_back({fn.gpu, std::nullopt, 1.0});
+      } else if (!m->second.has_nodes) {
+        m->second.has_nodes = true;
+        from_nodes.push_back(*std::find_if(out.models.begin(), out.models.end(),
+                                           [&](const fleet_model& x) { return x.gpu == fn.gpu; }));
+      }
+      out.nodes.push_back(std::move(fn));
+    }
+    // With nodes the fleet is theirs: a model no node has cannot be used.
+    for (const fleet_model& fm : out.models)
+      if (!model_at[fm.gpu].has_nodes)
+        r.fail(model_at[fm.gpu].line,
+               fmt::format("model {} is listed under 'models' but no node has it", fm.gpu->slug));
+    out.models = std::move(from_nodes);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The core's answer for a set of instances that does not fit, in words.
+
+std::string why_not(const gpu_model& g, std::span<const item> items) {
+  const rules r(g);
+  const reason why = check_totals(r, items);
+  const auto name = [&](int p) { return g.profiles[static_cast<std::size_t>(p)].name; };
+  switch (why.code) {
+    case reason_code::instance_cap:
+      return fmt::format("{} {} instances, but {} allows at most {}", why.needed,
+                         name(why.profiles.front()), g.slug, why.available);
+    case reason_code::memory_units:
+      return fmt::format("they take {} placement units; {} has {}", why.needed, g.slug,
+                         why.available);
+    case reason_code::compute_slices:
+      return fmt::format("they take {} compute slices; {} has {}", why.needed, g.slug,
+                         why.available);
+    case reason_code::engines:
+      return fmt::format("they need {} {} engines; {} has {}", why.needed,
+                         engine_names[static_cast<std::size_t>(why.engine)], g.slug, why.available);
+    case reason_code::bad_start:
+      return "an instance is pinned at a start its profile does not allow";
+    case reason_code::none:
+    case reason_code::placement:
+      break;
+  }
+  return "no arrangement of their allowed starts holds them all (instances overlap, or a pinned "
+         "one blocks the others)";
+}
+
+std::string starts_text(const profile& p, int units) {
+  std::string out;
+  for (int s = 0; s < units; ++s)
+    if (p.allows_start(s)) out += fmt::format("{}{}", out.empty() ? "" : ", ", s);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// migplan's state file.
+
+constexpr std::string_view state_top_keys[] = {"version", "nodes", "comment"};
+constexpr std::string_view state_node_keys[] = {"name", "gpu", "label", "gpus", "comment"};
+constexpr std::string_view state_gpu_keys[] = {"index", "label", "instances", "comment"};
+constexpr std::string_view state_instance_keys[] = {"profile", "start", "in_use", "comment"};
+
+current_gpu state_gpu(const doc_reader& r, const tnode& node, int fallback,
+                      const current_node& owner) {
+  const gpu_model& g = *owner.gpu;
+  const int line = node.line > 0 ? node.line : fallback;
+  if (!node.is_map())
+    r.fail(line, fmt::format("each gpu must be a mapping with 'index' and 'instances', not {}",
+                             value_text(node)));
+  const auto fs = r.fields(node, state_gpu_keys, "a gpu");
+  current_gpu out;
+  out.index = static_cast<int>(r.whole(r.need(fs, "index", line, "(the GPU's index on its node)"),
+                                       "index", 0, max_node_gpus - 1));
+  if (const field* f = find(fs, "label")) out.label = r.name(*f, "label");
+  const field& inst = r.need(fs, "instances", line, "(a list, empty for none)");
+  const tnode& list = r.list(inst, "a list of instances (profile, start, in_use)");
+  if (list.size() > static_cast<std::size_t>(max_units))
+    r.fail(inst.line(),
+           fmt::format("gpu {} of node {} lists {} instances; no GPU holds more than {}", out.index,
+                       q(owner.name), list.size(), max_units));
+  std::vector<item> items;
+  for (const tnode& i : list.kids) {
+    const int iline = i.line > 0 ? i.line : inst.line();
+    if (!i.is_map())
+      r.fail(iline, fmt::format("each instance must be a mapping with 'profile' (and 'start', "
+                                "'in_use'), not {}",
+                                value_text(i)));
+    const auto ifs = r.fields(i, state_instance_keys, "an instance");
+    current_gi gi;
+    const field& pf = r.need(ifs, "profile", iline, "(a profile name such as 1g.10gb)");
+    auto p = resolve_profile(g, r.text(pf, "profile"));
+    if (!p) r.fail(pf.line(), p.error().message);
+    gi.profile = *p;
+    const profile& pr = g.profiles[static_cast<std::size_t>(gi.profile)];
+    if (const field* f = find(ifs, "start")) {
+      gi.start = static_cast<int>(r.whole(*f, "start", 0, g.units - 1));
+      if (!pr.allows_start(gi.start))
+        r.fail(f->line(), fmt::format("{} cannot start at {} on {} (its starts are {})", pr.name,
+                                      gi.start, g.slug, starts_text(pr, g.units)));
+    }
+    if (const field* f = find(ifs, "in_use")) gi.in_use = r.flag(*f, "in_use");
+    items.push_back({gi.profile, gi.start});
+    out.instances.push_back(gi);
+  }
+  if (!items.empty() && !fits(rules(g), items))
+    r.fail(inst.line(), fmt::format("the instances of gpu {} of node {} do not fit on {}: {}",
+                                    out.index, q(owner.name), g.slug, why_not(g, items)));
+  return out;
+}
+
+std::vector<current_node> state_from_yaml(std::string_view text, std::string_view shown,
+                                          bool json) {
+  doc_reader r(shown);
+  const tnode root = load_tree(text, shown, json);
+  r.expect_mapping(root, "state file", "'version: 1' and 'nodes'");
+  const auto top = r.fields(root, state_top_keys, "the top level");
+  r.version(top, "state files");
+  const field& nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
+  const tnode& list = r.list(nodes, "a list of nodes (name, gpu, gpus)");
+  if (list.size() == 0) r.fail(nodes.line(), "'nodes' is empty: list at least one node");
+  check_size(r, nodes, max_plan_nodes, "nodes");
+  std::vector<current_node> out;
+  std::unordered_map<std::string, int> names;
+  for (const tnode& n : list.kids) {
+    const int line = n.line > 0 ? n.line : nodes.line();
+    if (!n.is_map())
+      r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
+                               value_text(n)));
+    const auto fs = r.fields(n, state_node_keys, "a node");
+    current_node cn;
+    cn.name = r.name(r.need(fs, "name", line, "(the node's name)"), "node name");
+    cn.gpu = model_of(r, r.need(fs, "gpu", line, "(a slug, nvidia-smi name or PCI device ID)"));
+    if (const field* f = find(fs, "label")) cn.label = r.name(*f, "label");
+    cn.where = fmt::format("{}:{}", shown, line);
+    auto [it, fresh] = names.try_emplace(cn.name, line);
+    if (!fresh)
+      r.fail(line,
+             fmt::format("node {} is listed twice (first at line {})", q(cn.name), it->second));
+    const field& gf = r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
+    const tnode& gpus = r.list(gf, "a list of GPUs (index, instances)");
+    if (gpus.size() == 0) r.fail(gf.line(), fmt::format("node {} lists no gpus", q(cn.name)));
+    if (gpus.size() > static_cast<std::size_t>(max_node_gpus))
+      r.fail(gf.line(), fmt::format("node {} lists {} gpus; the most a node may have is {}",
+                                    q(cn.name), gpus.size(), max_node_gpus));
+    std::map<int, int> index_line;
+    for (const tnode& gn : gpus.kids) {
+      current_gpu g = state_gpu(r, gn, gf.line(), cn);
+      const int gline = gn.line > 0 ? gn.line : gf.line();
+      auto [at_index, new_index] = index_line.try_emplace(g.index, gline);
+      if (!new_index)
+        r.fail(gline, fmt::format("gpu {} of node {} is listed twice (first at line {})", g.index,
+                                  q(cn.name), at_index->second));
+      if (g.label.empty()) g.label = cn.label;
+      cn.gpus.push_back(std::move(g));
+    }
+    out.push_back(std::move(cn));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// kubectl's nodes: only the names and labels of the nodes are kept, read
+// through nlohmann's SAX interface so that a cluster's worth of node status
+// (images, conditions) is never built in memory.
+
+struct kube_node {
+  std::string name;
+  std::string kind;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::string bad_label;  // the first label whose value is not a string
+};
+
+class kube_reader final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string kind;
+  kube_node root;                // the document as one Node
+  std::vector<kube_node> items;  // a List's or NodeList's items
+  bool root_is_object = false;
+  bool too_many = false;
+  std::optional<std::size_t> byte;
+  std::string what;
+
+  bool null() override { return other(); }
+  bool boolean(bool) override { return other(); }
+  bool number_integer(number_integer_t) override { return other(); }
+  bool number_unsigned(number_unsigned_t) override { return other(); }
+  bool number_float(number_float_t, const string_t&) override { return other(); }
+  bool binary(binary_t&) override { return other(); }
+  bool string(string_t& v) override {
+    if (kube_node* n = label_owner()) {
+      n->labels.emplace_back(st_.back().key, v);
+      return true;
+    }
+    if (st_.size() == 1 && st_[0].key == "kind") kind = v;
+    if (in_item(3) && st_[2].key == "kind") items.back().kind = v;
+    if (in_item(4) && st_[2].key == "metadata" && st_[3].object && st_[3].key == "name")
+      items.back().name = v;
+    if (st_.size() == 2 && st_[0].key == "metadata" && st_[1].object && st_[1].key == "name")
+      root.name = v;
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    if (st_.empty()) root_is_object = true;
+    if (st_.size() == 2 && st_[0].key == "items" && !st_[1].object) {
+      if (items.size() == max_plan_nodes) {
+        too_many = true;
+        return false;
+      }
+      items.emplace_back();
+    }
+    other();
+    st_.push_back({true, {}});
+    return true;
+  }
+  bool key(string_t& k) override {
+    st_.back().key = k;
+    return true;
+  }
+  bool end_object() override {
+    st_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    other();
+    st_.push_back({false, {}});
+    return true;
+  }
+  bool end_array() override {
+    st_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    byte = position;
+    what = e.what();
+    return false;
+  }
+
+ private:
+  struct frame {
+    bool object;
+    std::string key;
+  };
+  std::vector<frame> st_;
+
+  // True when the value now read lies in a List item, `depth` frames deep.
+  bool in_item(std::size_t depth) const {
+    return st_.size() == depth && st_[0].key == "items" && !st_[1].object && st_[2].object;
+  }
+  // The node whose metadata.labels holds the value now read, if any.
+  kube_node* label_owner() {
+    if (in_item(5) && st_[2].key == "metadata" && st_[3].key == "labels" && st_[4].object)
+      return &items.back();
+    if (st_.size() == 3 && st_[0].key == "metadata" && st_[1].key == "labels" && st_[2].object)
+      return &root;
+    return nullptr;
+  }
+  // A value other than a string: a label's value must be one.
+  bool other() {
+    if (kube_node* n = label_owner(); n != nullptr && n->bad_label.empty())
+      n->bad_label = st_.back().key;
+    return true;
+  }
+};
+
+constexpr std::string_view product_label = "nvidia.com/gpu.product";
+constexpr std::string_view count_label = "nvidia.com/gpu.count";
+constexpr std::string_view config_label = "nvidia.com/mig.config";
+constexpr std::string_view state_label = "nvidia.com/mig.config.state";
+
+std::string_view label_value(const kube_node& n, std::string_view key, bool& found) {
+  found = false;
+  std::string_view v;
+  for (const auto& [k, value] : n.labels)
+    if (k == key) {
+      v = value;
+      found = true;
+    }
+  return v;
+}
+
+// GPU Feature Discovery's product label for each model: its nvidia-smi names
+// with spaces as '-' (internal/lm/resource.go, productLabel), with and
+// without the "NVIDIA-" that newer drivers' names start with.
+struct product_name {
+  std::string key;  // lower case
+  std::string shown;
+  const gpu_model* gpu;
+};
+
+const std::vector<product_name>& product_names() {
+  static const std::vector<product_name> names = [] {
+    std::vector<product_name> out;
+    for (const gpu_model& g : catalog())
+      for (std::string_view n : g.smi_names) {
+        std::string dashed(n);
+        std::replace(dashed.begin(), dashed.end(), ' ', '-');
+        out.push_back({lower(dashed), dashed, &g});
+        const std::string bare(detail::strip_vendor(n));
+        std::string bare_dashed = bare;
+        std::replace(bare_dashed.begin(), bare_dashed.end(), ' ', '-');
+        if (bare_dashed != dashed) out.push_back({lower(bare_dashed), bare_dashed, &g});
+      }
+    return out;
+  }();
+  return names;
+}
+
+// nvidia.com/gpu.product split as GFD builds it: MODEL, then "-MIG-PROFILE"
+// under the single MIG strategy ("-MIG-INVALID" when the node breaks its
+// rules), then "-SHARED" with time-slicing replicas (internal/lm/resource.go
+// and mig-strategy.go of NVIDIA/k8s-device-plugin).
+struct product_parts {
+  std::string_view model;
+  std::string_view mig;  // empty without the single strategy's suffix
+};
+
+product_parts split_product(std::string_view product) {
+  constexpr std::string_view shared = "-SHARED";
+  if (product.ends_with(shared)) product.remove_suffix(shared.size());
+  product_parts out{product, {}};
+  if (const std::size_t m = product.rfind("-MIG-"); m != std::string_view::npos) {
+    out.model = product.substr(0, m);
+    out.mig = product.substr(m + 5);
+  }
+  return out;
+}
+
+const gpu_model* model_of_product(std::string_view model) {
+  const std::string key = lower(model);
+  for (const product_name& p : product_names())
+    if (p.key == key) return p.gpu;
+  return nullptr;
+}
+
+// The mig-parted config a kubectl state refers to, read with `migplan
+// check`'s reader.
+struct config_source {
+  std::string shown;
+  check::parsed_input input;
+  std::vector<std::string> labels;
+  // Every entry of each label, in order.
+  std::map<std::string, std::vector<const check::geometry_spec*>, std::less<>> entries;
+};
+
+void read_config(config_source& c, std::string_view text, bool json) {
+  std::optional<check::embedded_config> embedded;
+  if (!json && check::looks_like_manifest(text)) {
+    check::manifest m = check::read_manifest(text);
+    for (const check::diagnostic& d : m.diagnostics)
+      if (d.level == check::severity::error) throw stop{at(c.shown, d.at.line, d.message)};
+    if (m.configs.empty())
+      throw stop{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
+    if (m.configs.size() > 1)
+      throw stop{at(c.shown, m.configs[1].key_at.line,
+                    fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
+                                "Operator uses",
+                                m.configs.size()))};
+    embedded = std::move(m.configs.front());
+    c.input = check::parse_check_input(embedded->text, false);
+    check::map_input(c.input, *embedded);
+  } else {
+    c.input = check::parse_check_input(text, json);
+  }
+  if (c.input.format == check::input_format::geometry)
+    throw stop{at(c.shown, 0,
+                  "this is a migplan geometry file; --current needs the mig-parted config "
+                  "(version: v1, mig-configs: ...) that defines the nodes' labels")};
+  for (const check::diagnostic& d : c.input.diagnostics)
+    if (d.level == check::severity::error && d.kind == check::fault::malformed)
+      throw stop{at(c.shown, d.at.line, d.message)};
+  if (c.input.format != check::input_format::mig_parted)
+    throw stop{at(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
+  c.labels = c.input.labels;
+  for (const check::geometry_spec& g : c.input.geometries) c.entries[g.label].push_back(&g);
+}
+
+// True when the entry's device-filter (if any) names a PCI ID of `g`.
+bool filter_matches(const check::geometry_spec& e, const gpu_model& g) {
+  if (!e.has_filter) return true;
+  for (const check::filter_id& f : e.filter)
+    if (f.readable)
+      for (const pci_id& id : g.pci_ids)
+        if (id.value == f.value) return true;
+  return false;
+}
+
+// True when mig-parted applies entry `e` to GPU `index` of model `g`.
+bool applies_to(const check::geometry_spec& e, const gpu_model& g, int index) {
+  if (!e.all_devices && std::find(e.devices.begin(), e.devices.end(), index) == e.devices.end())
+    return false;
+  return filter_matches(e, g);
+}
+
+class kube_builder {
+ public:
+  kube_builder(std::string_view nodes_shown, config_source& config)
+      : nodes_shown_(nodes_shown), config_(config) {}
+
+  kube_state build(const std::vector<kube_node>& nodes) {
+    kube_state out;
+    std::vector<std::string> no_gpu, not_mig, unmanaged, reconfiguring;
+    std::unordered_map<std::string, bool> seen;
+    for (const kube_node& n : nodes) {
+      if (!seen.try_emplace(n.name, true).second)
+        throw stop{fmt::format("{}: node {} is listed twice", nodes_shown_, q(n.name))};
+      if (!n.bad_label.empty()) fail(n, fmt::format("label {} is not a string", q(n.bad_label)));
+      bool has_product = false, has_config = false, has_state = false;
+      const std::string_view product = label_value(n, product_label, has_product);
+      const std::string_view label = label_value(n, config_label, has_config);
+      const std::string_view state = label_value(n, state_label, has_state);
+      if (!has_product) {
+        no_gpu.push_back(n.name);
+        continue;
+      }
+      const product_parts parts = split_product(product);
+      const gpu_model* g = model_of_product(parts.model);
+      if (g == nullptr && !has_config) {
+        not_mig.push_back(n.name);
+        continue;
+      }
+      if (g == nullptr) {
+        std::vector<std::string> names;
+        for (const product_name& p : product_names()) names.push_back(p.shown);
+        fail(n, fmt::format("{}={} is no MIG-capable model migplan knows{}; 'migplan gpus' lists "
+                            "them",
+                            product_label, q(product), suggest(parts.model, names)));
+      }
+      if (!has_config) {
+        unmanaged.push_back(n.name);
+        continue;
+      }
+      // mig-manager sets nvidia.com/mig.config.state to pending, rebooting,
+      // success or failed (NVIDIA/mig-parted,
+      // deployments/gpu-operator/reconfigure-mig.sh). While it is pending or
+      // rebooting the label's geometry is what the GPUs are being given; after
+      // a failure nothing says what they hold.
+      if (has_state && state == "failed")
+        fail(n, fmt::format("{}=failed: mig-manager could not apply {} {}, so the geometry of its "
+                            "GPUs is unknown; fix the node, or leave it out (kubectl get nodes -l "
+                            "'{}!=failed' -o json)",
+                            state_label, config_label, q(label), state_label));
+      const bool pending = has_state && (state == "pending" || state == "rebooting");
+      if (has_state && !pending && state != "success")
+        fail(n, fmt::format("{}={} is no state mig-manager sets (pending, rebooting, success, "
+                            "failed)",
+                            state_label, q(state)));
+      if (pending) reconfiguring.push_back(n.name);
+      out.nodes.push_back(node(n, *g, product, std::string(label), pending));
+    }
+    if (!no_gpu.empty())
+      out.notes.push_back(fmt::format("skipped {} node{} without NVIDIA GPU labels ({}): {}",
+                                      no_gpu.size(), no_gpu.size() == 1 ? "" : "s", product_label,
+                                      some_names(no_gpu)));
+    if (!not_mig.empty())
+      out.notes.push_back(
+          fmt::format("skipped {} node{} whose GPUs are no MIG-capable model "
+                      "migplan knows: {}",
+                      not_mig.size(), not_mig.size() == 1 ? "" : "s", some_names(not_mig)));
+    if (!unmanaged.empty())
+      out.notes.push_back(fmt::format(
+          "skipped {} node{} without an {} label (mig-manager does "
+          "not manage them, so their geometry is unknown): {}",
+          unmanaged.size(), unmanaged.size() == 1 ? "" : "s", config_label, some_names(unmanaged)));
+    if (!reconfiguring.empty())
+      out.notes.push_back(
+          fmt::format("{} node{} {} being reconfigured ({} pending or rebooting): "
+                      "taken as the geometry of {} label, which mig-manager is "
+                      "applying: {}",
+                      reconfiguring.size(), reconfiguring.size() == 1 ? "" : "s",
+                      reconfiguring.size() == 1 ? "is" : "are", state_label,
+                      reconfiguring.size() == 1 ? "its" : "their", some_names(reconfiguring)));
+    if (out.nodes.empty())
+      throw stop{fmt::format("{}: no node has MIG-capable GPUs with an {} label{}", nodes_shown_,
+                             config_label,
+                             out.notes.empty() ? "" : " (" + out.notes.front() + ")")};
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const kube_node& n, std::string_view message) const {
+    throw stop{fmt::format("{}: node {}: {}", nodes_shown_, q(n.name), message)};
+  }
+  [[noreturn]] void fail_config(const check::geometry_spec& e, std::string_view message) const {
+    throw stop{at(config_.shown, e.at.line, message)};
+  }
+
+  // The instances entry `e` gives a GPU of model `g` (cached: a label is
+  // shared by many nodes), or why they are no geometry of `g`.
+  const std::vector<current_gi>& instances(const check::geometry_spec& e, const gpu_model& g,
+                                           const kube_node& n, int index) {
+    const auto key = std::make_pair(&e, &g);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    std::vector<current_gi> out;
+    if (e.mig_enabled) {
+      std::vector<item> items;
+      long long total = 0;
+      for (const check::profile_request& r : e.items) {
+        if (r.count == 0) continue;
+        auto p = resolve_profile(g, r.name);
+        if (!p)
+          throw stop{at(
+              config_.shown, r.at.line,
+              fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), p.error().message))};
+        total += r.count;
+        if (total > max_units) break;
+        for (long long k = 0; k < r.count; ++k) items.push_back({*p, item::any_start});
+      }
+      if (total > max_units || !fits(rules(g), items))
+        fail_config(e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
+                                   "on {}: {}",
+                                   q(e.label), index, q(n.name), g.slug,
+                                   total > max_units
+                                       ? fmt::format("{} instances, more than any GPU holds", total)
+                                       : why_not(g, items)));
+      for (const item& it : items) out.push_back({it.profile, item::any_start, false});
+    }
+    return cache_.emplace(key, std::move(out)).first->second;
+  }
+
+  // The entry of `label` mig-parted applies to GPU `index` of model `g`: the
+  // last that matches it, since mig-parted applies each matching entry in
+  // order (WalkSelectedMigConfigForEachGPU), or null.
+  static const check::geometry_spec* entry_for(
+      const std::vector<const check::geometry_spec*>& entries, const gpu_model& g, int index) {
+    const check::geometry_spec* chosen = nullptr;
+    for (const check::geometry_spec* e : entries)
+      if (applies_to(*e, g, index)) chosen = e;
+    return chosen;
+  }
+
+  current_node node(const kube_node& n, const gpu_model& g, std::string_view product,
+                    const std::string& label, bool pending) {
+    const product_parts parts = split_product(product);
+    const auto found = config_.entries.find(label);
+    if (found == config_.entries.end()) {
+      const bool listed =
+          std::find(config_.labels.begin(), config_.labels.end(), label) != config_.labels.end();
+      if (listed) fail(n, fmt::format("label {} of {} has no entries", q(label), config_.shown));
+      fail(n, fmt::format("its {} label {} is not in {}{}", config_label, q(label), config_.shown,
+                          suggest(label, config_.labels)));
+    }
+    const std::vector<const check::geometry_spec*>& entries = found->second;
+    bool has_count = false;
+    const std::string_view count_text = label_value(n, count_label, has_count);
+    if (!has_count) fail(n, fmt::format("it has {} but no {} label", product_label, count_label));
+    auto count = parse_whole_number(count_label, count_text, 0, 1'000'000);
+    if (!count) fail(n, count.error().message);
+    int gpus = 0;
+    // Only the single strategy's "-MIG-PROFILE" suffix changes what the count
+    // counts: with no MIG-enabled GPU, GFD labels whole GPUs under any strategy.
+    if (parts.mig == "INVALID")
+      fail(n, fmt::format("{}={}: GPU Feature Discovery found a node the single MIG strategy does "
+                          "not allow (GPUs with MIG disabled, an empty one, or more than one "
+                          "profile), so its GPU count is unknown",
+                          product_label, q(product)));
+    if (parts.mig.empty()) {
+      if (*count < 1 || *count > max_node_gpus)
+        fail(n,
+             fmt::format("{}={} is no GPU count from 1 to {}", count_label, *count, max_node_gpus));
+      gpus = static_cast<int>(*count);
+      // An entry for a GPU index the node does not have: the label was
+      // written for a bigger node (mig-parted would skip that entry).
+      for (const check::geometry_spec* e : entries) {
+        if (e->all_devices || !filter_matches(*e, g)) continue;
+        for (long long d : e->devices)
+          if (d >= gpus)
+            fail_config(*e, fmt::format("label {} gives gpu index {} a geometry, but node {} "
+                                        "has {} GPU{} ({}={}): the label was written for "
+                                        "another node",
+                                        q(label), d, q(n.name), gpus, gpus == 1 ? "" : "s",
+                                        count_label, *count));
+      }
+    } else {
+      gpus = single_gpu_count(n, g, parts, entries, label, *count, pending);
+    }
+    current_node out;
+    out.name = n.name;
+    out.gpu = &g;
+    out.label = label;
+    out.where = fmt::format("{}: node {}", nodes_shown_, q(n.name));
+    for (int i = 0; i < gpus; ++i) {
+      const check::geometry_spec* e = entry_for(entries, g, i);
+      if (e == nullptr)
+        fail(n, fmt::format("no entry of label {} ({}) applies to its gpu {} ({}): the devices and "
+                            "device-filter of every entry leave it out",
+                            q(label), config_.shown, i, g.slug));
+      out.gpus.push_back({i, instances(*e, g, n, i), label});
+    }
+    return out;
+  }
+
+  // Under the single strategy nvidia.com/gpu.count counts MIG devices, not
+  // GPUs (mig-strategy.go, newMigStrategySingleLabeler): the GPU count is the
+  // number of GPUs whose geometries, taken from the label in index order,
+  // hold that many instances. GFD's profile must be the only one they hold.
+  int single_gpu_count(const kube_node& n, const gpu_model& g, const product_parts& parts,
+                       const std::vector<const check::geometry_spec*>& entries,
+                       const std::string& label, long long devices, bool pending) {
+    const std::string when_pending =
+        pending ? fmt::format(
+                      " ({} is pending: GFD's labels may still describe the old "
+                      "geometry)",
+                      state_label)
+                : std::string();
+    std::optional<int> gfd_profile;
+    if (auto p = resolve_profile(g, parts.mig); p) gfd_profile = *p;
+    long long total = 0;
+    for (int i = 0; i < max_node_gpus; ++i) {
+      const check::geometry_spec* e = entry_for(entries, g, i);
+      if (e == nullptr) break;
+      const std::vector<current_gi>& gis = instances(*e, g, n, i);
+      if (gis.empty()) break;
+      if (gfd_profile && !pending)
+        for (const current_gi& gi : gis)
+          if (gi.profile != *gfd_profile)
+            fail(n,
+                 fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
+                             "{} gives gpu {} {}: the node does not hold the label's geometry",
+                             g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
+                             q(label), i, g.profiles[static_cast<std::size_t>(gi.profile)].name));
+      total += static_cast<long long>(gis.size());
+      if (total == devices) return i + 1;
+      if (total > devices) break;
+    }
+    fail(n, fmt::format("{}={} counts MIG devices under the single MIG strategy, and no number of "
+                        "GPUs with the geometries of label {} holds exactly that many{}",
+                        count_label, devices, q(label), when_pending));
+  }
+
+  std::string nodes_shown_;
+  config_source& config_;
+  std::map<std::pair<const check::geometry_spec*, const gpu_model*>, std::vector<current_gi>>
+      cache_;
+};
+
+std::vector<kube_node> read_kube_nodes(std::string_view text, std::string_view shown) {
+  kube_reader r;
+  try {
+    nlohmann::json::sax_parse(text.begin(), text.end(), &r);
+  } catch (const std::exception& e) {
+    if (r.what.empty()) r.what = e.what();
+  }
+  if (r.too_many)
+    throw stop{at(shown, 0,
+                  fmt::format("more than {} nodes; the most plan reads is {}", max_plan_nodes,
+                              max_plan_nodes))};
+  if (!r.what.empty())
+    throw stop{
+        at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_message(r.what))};
+  if (!r.root_is_object)
+    throw stop{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
+  if (r.kind == "Node") {
+    if (r.root.name.empty()) throw stop{at(shown, 0, "the Node has no metadata.name")};
+    return {std::move(r.root)};
+  }
+  if (r.kind != "List" && r.kind != "NodeList")
+    throw stop{at(shown, 0,
+                  r.kind.empty()
+                      ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
+                                    "`kubectl get nodes -o json`)")
+                      : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
+                                    "List, NodeList or Node)",
+                                    q(r.kind)))};
+  for (std::size_t i = 0; i < r.items.size(); ++i) {
+    const kube_node& n = r.items[i];
+    if (!n.kind.empty() && n.kind != "Node")
+      throw stop{at(shown, 0,
+                    fmt::format("item {} is a {}, not a Node (expected `kubectl get "
+                                "nodes -o json`)",
+                                i, q(n.kind)))};
+    if (n.name.empty()) throw stop{at(shown, 0, fmt::format("item {} has no metadata.name", i))};
+  }
+  return std::move(r.items);
+}
+
+// Stops at the first key of the top-level object: kubectl's output starts
+// with apiVersion (its keys are sorted), migplan's state file with version.
+class first_key final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string found;
+  int depth = 0;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth == 1; }
+  bool key(string_t& k) override {
+    if (depth != 1) return true;
+    found = k;
+    return false;
+  }
+  bool end_object() override { return --depth > 0; }
+  bool start_array(std::size_t) override { return depth > 0; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+};
+
+std::string shown_path(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+}  // namespace
+
+plan_file_format plan_format_of(const std::string& path, std::string_view text) {
+  if (path != "-") {
+    const std::string ext = lower(std::filesystem::path(path).extension().string());
+    if (ext == ".json") return plan_file_format::json;
+    if (ext == ".csv") return plan_file_format::csv;
+    if (ext == ".yaml" || ext == ".yml") return plan_file_format::yaml;
+  }
+  std::string_view t = text;
+  if (t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);
+  const std::size_t first = t.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (t[first] == '{' || t[first] == '['))
+    return plan_file_format::json;
+  // The first line that is not blank or a comment: a CSV header has commas
+  // and no ':' (a YAML mapping line has a ':').
+  for (std::size_t from = 0; from < t.size();) {
+    const std::size_t nl = t.find('\n', from);
+    const std::string_view line =
+        trim(t.substr(from, nl == std::string_view::npos ? nl : nl - from));
+    from = nl == std::string_view::npos ? t.size() : nl + 1;
+    if (line.empty() || line.front() == '#') continue;
+    if (line.find(',') != std::string_view::npos && line.find(':') == std::string_view::npos)
+      return plan_file_format::csv;
+    break;
+  }
+  return plan_file_format::yaml;
+}
+
+result<std::string> read_plan_file(const std::string& path, std::istream& in, std::size_t limit) {
+  namespace fs = std::filesystem;
+  const std::string shown = shown_path(path);
+  const auto too_large = [&] {
+    const std::string size = limit % (std::size_t{1} << 20) == 0
+                                 ? fmt::format("{} MiB", limit >> 20)
+                                 : fmt::format("{} bytes", limit);
+    return error{
+        fmt::format("{} is larger than {}, the most plan reads of one file", q(shown), size)};
+  };
+  std::unique_ptr<std::ifstream> file;
+  std::istream* stream = &in;
+  if (path != "-") {
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+      return error{fmt::format("cannot read {}: is a directory", q(shown))};
+    file = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*file) return error{fmt::format("cannot read {}: {}", q(shown), std::strerror(errno))};
+    if (fs::is_regular_file(path, ec)) {
+      const std::uintmax_t size = fs::file_size(path, ec);
+      if (!ec && size > limit) return too_large();
+    }
+    stream = file.get();
+  }
+  std::string text;
+  std::streambuf* buf = stream->rdbuf();
+  constexpr std::size_t chunk = 1 << 16;
+  try {
+    while (true) {
+      const std::size_t old = text.size();
+      const std::size_t want = std::min(chunk, limit + 1 - old);
+      text.resize(old + want);
+      const std::streamsize got = buf->sgetn(text.data() + old, static_cast<std::streamsize>(want));
+      text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+      if (text.size() > limit) return too_large();
+      if (got < static_cast<std::streamsize>(want)) break;
+    }
+  } catch (const std::exception&) {
+    return error{fmt::format("cannot read {}: {}", q(shown), std::strerror(errno))};
+  }
+  return text;
+}
+
+result<std::vector<demand_item>> parse_demand(std::string_view text, std::string_view shown,
+                                              plan_file_format format) {
+  try {
+    if (format == plan_file_format::csv) return demand_from_csv(text, shown);
+    return demand_from_yaml(text, shown, format == plan_file_format::json);
+  } catch (const stop& s) {
+    return error{s.message};
+  } catch (const std::exception& e) {
+    return error{at(shown, 0, std::string("cannot read the file: ") + e.what())};
+  }
+}
+
+result<std::vector<demand_item>> read_demand(const std::string& path, std::istream& in) {
+  auto text = read_plan_file(path, in);
+  if (!text) return text.error();
+  return parse_demand(*text, shown_path(path), plan_format_of(path, *text));
+}
+
+result<demand_item> parse_demand_word(std::string_view word) {
+  std::string_view rest = word;
+  long long count = 1;
+  if (const std::size_t x = rest.find_first_of("xX");
+      x != std::string_view::npos && x > 0 && x + 1 < rest.size() &&
+      std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(x),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+    auto n = parse_whole_number("count", rest.substr(0, x), 1, max_demand_count);
+    if (!n) return n.error();
+    count = *n;
+    rest.remove_prefix(x + 1);
+  }
+  demand_parts parts;
+  parts.count = count;
+  const std::string low = lower(rest);
+  if (low.starts_with("mem=")) {
+    std::string_view spec = rest.substr(4);
+    const std::size_t colon = spec.find(':');
+    parts.memory = std::string(spec.substr(0, colon));
+    std::string_view opts = colon == std::string_view::npos ? "" : spec.substr(colon + 1);
+    while (!opts.empty()) {
+      const std::size_t next = opts.find(':');
+      const std::string_view opt = opts.substr(0, next);
+      opts = next == std::string_view::npos ? "" : opts.substr(next + 1);
+      const std::size_t eq = opt.find('=');
+      const std::string key = lower(opt.substr(0, eq));
+      const std::string_view value = eq == std::string_view::npos ? "" : opt.substr(eq + 1);
+      if (key == "sms") {
+        auto v = parse_whole_number("sms", value, 1, max_demand_sms);
+        if (!v) return v.error();
+        parts.sms = *v;
+      } else if (key == "slices") {
+        auto v = parse_whole_number("slices", value, 1, max_demand_slices);
+        if (!v) return v.error();
+        parts.slices = *v;
+      } else {
+        return error{
+            fmt::format("unknown option {} in {}: a memory item is "
+                        "[Nx]mem=SIZE[:sms=N][:slices=N]",
+                        q(opt), q(word))};
+      }
+    }
+    parts.name = "mem=" + std::string(spec);
+  } else {
+    parts.profile = std::string(rest);
+  }
+  auto d = make_demand(parts);
+  if (!d) return d.error();
+  return d;
+}
+
+result<plan_fleet> parse_fleet(std::string_view text, std::string_view shown, bool json) {
+  try {
+    return fleet_from_yaml(text, shown, json);
+  } catch (const stop& s) {
+    return error{s.message};
+  } catch (const std::exception& e) {
+    return error{at(shown, 0, std::string("cannot read the file: ") + e.what())};
+  }
+}
+
+result<plan_fleet> read_fleet(const std::string& path, std::istream& in) {
+  auto text = read_plan_file(path, in);
+  if (!text) return text.error();
+  return parse_fleet(*text, shown_path(path),
+                     plan_format_of(path, *text) == plan_file_format::json);
+}
+
+result<std::vector<current_node>> parse_state(std::string_view text, std::string_view shown,
+                                              bool json) {
+  try {
+    return state_from_yaml(text, shown, json);
+  } catch (const stop& s) {
+    return error{s.message};
+  } catch (const std::exception& e) {
+    return error{at(shown, 0, std::string("cannot read the file: ") + e.what())};
+  }
+}
+
+result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_view nodes_shown,
+                                    std::string_view config_text, std::string_view config_shown,
+                                    bool config_json) {
+  try {
+    const std::vector<kube_node> nodes = read_kube_nodes(nodes_json, nodes_shown);
+    config_source config;
+    config.shown = std::string(config_shown);
+    read_config(config, config_text, config_json);
+    return kube_builder(nodes_shown, config).build(nodes);
+  } catch (const stop& s) {
+    return error{s.message};
+  } catch (const std::exception& e) {
+    return error{std::string("cannot read kubectl's nodes: ") + e.what()};
+  }
+}
+
+bool looks_like_kube_nodes(std::string_view text) {
+  first_key k;
+  try {
+    nlohmann::json::sax_parse(text.begin(), text.end(), &k);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return k.found == "apiVersion" || k.found == "kind" || k.found == "items" ||
+         k.found == "metadata";
+}
+
+result<kube_state> read_current_state(const std::string& path, const std::string& config_path,
+                                      std::istream& in) {
+  if (path == "-" && config_path == "-")
+    return error{"--current and --mig-config cannot both read standard input"};
+  auto text = read_plan_file(path, in, max_nodes_json_bytes);
+  if (!text) return text.error();
+  const std::string shown = shown_path(path);
+  const plan_file_format format = plan_format_of(path, *text);
+  if (format == plan_file_format::json && looks_like_kube_nodes(*text)) {
+    if (config_path.empty())
+      return error{
+          fmt::format("{} is kubectl's output for nodes: give the mig-parted config that "
+                      "defines their {} labels with --mig-config",
+                      q(shown), config_label)};
+    auto config = read_plan_file(config_path, in);
+    if (!config) return config.error();
+    return parse_kube_state(*text, shown, *config, shown_path(config_path),
+                            plan_format_of(config_path, *config) == plan_file_format::json &&
+                                !check::looks_like_manifest(*config));
+  }
+  if (!config_path.empty())
+    return error{
+        fmt::format("--mig-config is only for kubectl's nodes (`kubectl get nodes -o "
+                    "json`), and {} is a migplan state file",
+                    q(shown))};
+  if (text->size() > max_plan_file_bytes)
+    return error{fmt::format("{} is larger than {} MiB, the most plan reads of a state file",
+                             q(shown), max_plan_file_bytes >> 20)};
+  auto nodes = parse_state(*text, shown, format == plan_file_format::json);
+  if (!nodes) return nodes.error();
+  return kube_state{std::move(*nodes), {}};
+}
+
+}  // namespace migplan::cli

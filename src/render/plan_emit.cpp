@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "render/plan_emit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+
+#include "quote.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+constexpr std::string_view disabled_label = "all-disabled";
+
+// A model as a device-filter can name it: null when it has no PCI ID, so
+// that its entries match every GPU.
+const gpu_model* filtered(const gpu_model* g) {
+  return g != nullptr && !g->pci_ids.empty() ? g : nullptr;
+}
+
+emitted_geometry group_geometry(const plan_group& grp) {
+  emitted_geometry out{true, {}};
+  std::map<int, int> n;
+  for (const planned_instance& p : grp.instances) ++n[p.where.profile];
+  out.counts.assign(n.begin(), n.end());
+  return out;
+}
+
+emitted_geometry current_geometry(const current_gpu& gpu) {
+  emitted_geometry out{!gpu.instances.empty(), {}};
+  std::map<int, int> n;
+  for (const current_gi& gi : gpu.instances) ++n[gi.profile];
+  out.counts.assign(n.begin(), n.end());
+  return out;
+}
+
+// The entries of a node's label: one `devices: all` entry when its GPUs
+// share one geometry, else one entry per geometry listing its GPUs.
+std::vector<emitted_entry> entries_of(const gpu_model* g,
+                                      const std::vector<emitted_geometry>& per_gpu) {
+  std::vector<emitted_entry> out;
+  for (std::size_t i = 0; i < per_gpu.size(); ++i) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const emitted_entry& e) { return e.geometry == per_gpu[i]; });
+    if (it == out.end()) {
+      out.push_back({g, false, {}, per_gpu[i]});
+      it = out.end() - 1;
+    }
+    it->devices.push_back(static_cast<int>(i));
+  }
+  if (out.size() == 1) {
+    out.front().all_devices = true;
+    out.front().devices.clear();
+  }
+  return out;
+}
+
+bool all_disabled(const std::vector<emitted_geometry>& per_gpu) {
+  return std::all_of(per_gpu.begin(), per_gpu.end(),
+                     [](const emitted_geometry& g) { return !g.mig_enabled; });
+}
+
+std::vector<emitted_entry> disabled_entries() { return {{nullptr, true, {}, {false, {}}}}; }
+
+// The text a label's name is derived from: everything mig-parted sees.
+std::string canonical(const std::vector<emitted_entry>& entries) {
+  std::string out;
+  for (const emitted_entry& e : entries) {
+    out += e.gpu != nullptr ? std::string(e.gpu->slug) : std::string("*");
+    out += '|';
+    if (e.all_devices) {
+      out += "all";
+    } else {
+      for (int d : e.devices) out += fmt::format("{},", d);
+    }
+    out += e.geometry.mig_enabled ? "|on|" : "|off|";
+    for (const auto& [p, n] : e.geometry.counts)
+      out += fmt::format("{}={},",
+                         e.gpu != nullptr ? e.gpu->profiles[static_cast<std::size_t>(p)].name
+                                          : std::string_view("?"),
+                         n);
+    out += ';';
+  }
+  return out;
+}
+
+// FNV-1a, 64 bits: a stable hash (std::hash may differ between builds).
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string derived_name(const gpu_model* g, const std::vector<emitted_entry>& entries) {
+  return fmt::format("migplan-{}-{:08x}", g != nullptr ? g->slug : std::string_view("any"),
+                     static_cast<std::uint32_t>(fnv1a(canonical(entries)) >> 32));
+}
+
+// The labels being built: each a set of entries per device-filter model.
+class label_table {
+ public:
+  label_table() { add_entries(std::string(disabled_label), nullptr, disabled_entries()); }
+
+  // Adds `entries` (for model `g`) to label `name`; false when the label
+  // already holds other entries that would apply to the same GPUs.
+  bool add_entries(const std::string& name, const gpu_model* g,
+                   const std::vector<emitted_entry>& entries) {
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+      index_.emplace(name, labels_.size());
+      labels_.push_back({name, {}, {}, 0});
+      parts_.emplace_back();
+      it = index_.find(name);
+    }
+    auto& parts = parts_[it->second];
+    const gpu_model* key = filtered(g);
+    for (const auto& [k, es] : parts) {
+      if (k == key) return es == entries;
+      // An unfiltered part applies to every model: it cannot share a label.
+      if (k == nullptr || key == nullptr) return false;
+    }
+    parts.emplace_back(key, entries);
+    for (const emitted_entry& e : entries) labels_[it->second].entries.push_back(e);
+    return true;
+  }
+
+  bool fits(const std::string& name, const gpu_model* g,
+            const std::vector<emitted_entry>& entries) const {
+    const auto it = index_.find(name);
+    if (it == index_.end()) return true;
+    const gpu_model* key = filtered(g);
+    for (const auto& [k, es] : parts_[it->second]) {
+      if (k == key) return es == entries;
+      if (k == nullptr || key == nullptr) return false;
+    }
+    return true;
+  }
+
+  // A name for entries of model `g`: `base`, or base-2, base-3, ... when a
+  // label of that name holds something else.
+  std::string place(const std::string& base, const gpu_model* g,
+                    const std::vector<emitted_entry>& entries) {
+    std::string name = base;
+    for (int n = 2; !add_entries(name, g, entries); ++n) name = fmt::format("{}-{}", base, n);
+    return name;
+  }
+
+  emitted_label& at(const std::string& name) { return labels_[index_.at(name)]; }
+  std::vector<emitted_label> take() { return std::move(labels_); }
+
+ private:
+  std::vector<emitted_label> labels_;
+  std::vector<std::vector<std::pair<const gpu_model*, std::vector<emitted_entry>>>> parts_;
+  std::unordered_map<std::string, std::size_t> index_;
+};
+
+// A mapping key or scalar as YAML (and go-yaml, which reads YAML 1.1)
+// reads it back unchanged: plain when it is a simple name, else quoted.
+std::string yaml_scalar(std::string_view s) {
+  static constexpr std::string_view special[] = {"y",   "yes",  "n",     "no",   "on",
+                                                 "off", "true", "false", "null", "~"};
+  const bool simple = !s.empty() && std::isalnum(static_cast<unsigned char>(s.front())) != 0 &&
+                      std::all_of(s.begin(), s.end(),
+                                  [](char c) {
+                                    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+                                           c == '.' || c == '_' || c == '-';
+                                  }) &&
+                      !std::all_of(s.begin(), s.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+                      });
+  std::string lowered(s);
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (simple && std::find(std::begin(special), std::end(special), lowered) == std::end(special))
+    return std::string(s);
+  std::string out = "\"";
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\')
+      out += fmt::format("\\{}", c);
+    else if (u < 0x20 || u == 0x7F)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string node_list(const std::vector<std::string>& nodes) {
+  constexpr std::size_t most = 5;
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size() && i < most; ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : ", ", clip_token(nodes[i], 64));
+  if (nodes.size() > most) out += fmt::format(" and {} more", nodes.size() - most);
+  return out;
+}
+
+// The models a label's entries are for, as its comment names them.
+std::string models_of(const emitted_label& l) {
+  std::vector<std::string_view> slugs;
+  for (const emitted_entry& e : l.entries)
+    if (e.gpu != nullptr && std::find(slugs.begin(), slugs.end(), e.gpu->slug) == slugs.end())
+      slugs.push_back(e.gpu->slug);
+  std::string out;
+  for (std::string_view s : slugs) out += fmt::format("{}{}", out.empty() ? "" : ", ", s);
+  return out;
+}
+
+void write_entry(std::ostream& os, const emitted_entry& e, std::string_view indent) {
+  std::string_view lead = "- ";
+  const auto key = [&](std::string_view k) {
+    os << indent << lead << k;
+    lead = "  ";
+  };
+  if (e.gpu != nullptr && e.gpu->pci_ids.empty())
+    os << indent << "# " << e.gpu->slug
+       << " has no known PCI device ID: this entry has no device-filter and applies to any GPU\n";
+  if (e.gpu != nullptr && !e.gpu->pci_ids.empty()) {
+    // The IDs seen on the model; inferred ones only where none was seen, so
+    // that a wrong inference never applies the entry to another model.
+    const bool any_seen = std::any_of(e.gpu->pci_ids.begin(), e.gpu->pci_ids.end(),
+                                      [](const pci_id& id) { return !id.inferred; });
+    key("device-filter: [");
+    std::string_view sep;
+    for (const pci_id& id : e.gpu->pci_ids) {
+      if (any_seen && id.inferred) continue;
+      os << sep << fmt::format("\"0x{:08X}\"", id.value);
+      sep = ", ";
+    }
+    os << "]\n";
+  }
+  key("devices: ");
+  if (e.all_devices) {
+    os << "all\n";
+  } else {
+    os << '[';
+    for (std::size_t i = 0; i < e.devices.size(); ++i) os << (i == 0 ? "" : ", ") << e.devices[i];
+    os << "]\n";
+  }
+  key(e.geometry.mig_enabled ? "mig-enabled: true\n" : "mig-enabled: false\n");
+  if (!e.geometry.mig_enabled) return;
+  if (e.geometry.counts.empty()) {
+    key("mig-devices: {}\n");
+    return;
+  }
+  key("mig-devices:\n");
+  for (const auto& [p, n] : e.geometry.counts)
+    os << indent << "    \"" << e.gpu->profiles[static_cast<std::size_t>(p)].name << "\": " << n
+       << '\n';
+}
+
+// The config itself; `indent` before every line (inside a ConfigMap).
+void write_config(std::ostream& os, const emitted_labels& labels, std::string_view indent) {
+  os << indent << "version: v1\n" << indent << "mig-configs:\n";
+  bool first = true;
+  for (const emitted_label& l : labels.labels) {
+    if (!first) os << '\n';
+    first = false;
+    if (l.name == disabled_label && l.nodes.empty())
+      os << indent << "  # MIG off on every GPU: the GPU Operator's default label\n";
+    else if (!l.nodes.empty())
+      os << indent
+         << fmt::format("  # {}: {} node{} ({}), {} GPU{}\n",
+                        l.name == disabled_label ? "MIG off" : models_of(l), l.nodes.size(),
+                        l.nodes.size() == 1 ? "" : "s", node_list(l.nodes), l.gpus,
+                        l.gpus == 1 ? "" : "s");
+    else
+      os << indent
+         << fmt::format("  # {}: {} GPU{}\n", models_of(l), l.gpus, l.gpus == 1 ? "" : "s");
+    os << indent << "  " << yaml_scalar(l.name) << ":\n";
+    const std::string entry_indent = std::string(indent) + "    ";
+    for (const emitted_entry& e : l.entries) write_entry(os, e, entry_indent);
+  }
+}
+
+// True when some label gives a node more than one profile, or MIG on some
+// GPUs and off on others: the single MIG strategy allows neither.
+bool needs_mixed(const emitted_labels& labels) {
+  for (const emitted_label& l : labels.labels) {
+    std::set<std::pair<const gpu_model*, int>> profiles;
+    bool on = false, off = false;
+    for (const emitted_entry& e : l.entries) {
+      (e.geometry.mig_enabled ? on : off) = true;
+      for (const auto& [p, n] : e.geometry.counts) profiles.insert({e.gpu, p});
+    }
+    std::set<const gpu_model*> models;
+    for (const auto& [g, p] : profiles) models.insert(g);
+    if ((on && off) || profiles.size() > models.size()) return true;
+  }
+  return false;
+}
+
+void write_header(std::ostream& os, const emitted_labels& labels) {
+  std::size_t nodes = labels.nodes.size();
+  long long gpus = 0;
+  for (const emitted_label& l : labels.labels) gpus += l.gpus;
+  os << fmt::format("# migplan plan: {} label{}", labels.labels.size(),
+                    labels.labels.size() == 1 ? "" : "s");
+  if (nodes > 0)
+    os << fmt::format(" for {} node{} ({} GPU{})", nodes, nodes == 1 ? "" : "s", gpus,
+                      gpus == 1 ? "" : "s");
+  else
+    os << fmt::format(" for {} GPU{}", gpus, gpus == 1 ? "" : "s");
+  os << ". Select one per node with\n"
+        "#   kubectl label node NODE nvidia.com/mig.config=LABEL --overwrite\n"
+        "# (--emit labels writes those commands). mig-parted creates each geometry's\n"
+        "# instances and chooses where each one starts.\n";
+}
+
+}  // namespace
+
+emitted_labels plan_labels(const plan_request& req, const plan_result& res) {
+  emitted_labels out;
+  label_table table;
+  if (res.nodes.empty()) {
+    // GPUs without nodes: one label per distinct geometry.
+    for (const plan_group& grp : res.groups) {
+      const std::vector<emitted_entry> entries = entries_of(grp.gpu, {group_geometry(grp)});
+      const std::string name = table.place(derived_name(grp.gpu, entries), grp.gpu, entries);
+      table.at(name).gpus += grp.count;
+    }
+    out.labels = table.take();
+    return out;
+  }
+  std::unordered_map<std::string, const fleet_node*> fleet;
+  for (const fleet_node& n : req.nodes) fleet.emplace(n.name, &n);
+  std::unordered_map<std::string, const current_node*> current;
+  if (req.current)
+    for (const current_node& n : *req.current) current.emplace(n.name, &n);
+  std::set<std::string> changed;
+  for (const plan_change& c : res.changes) changed.insert(c.node);
+
+  struct node_layout {
+    const gpu_model* gpu = nullptr;
+    std::vector<emitted_entry> entries;
+    bool disabled = false;
+    long long gpus = 0;
+    const current_node* now = nullptr;
+    bool keeps = false;  // unchanged in a re-plan, with a current label
+  };
+  std::vector<node_layout> layouts;
+  for (const plan_result::node_plan& np : res.nodes) {
+    node_layout nl;
+    const auto f = fleet.find(np.name);
+    const auto c = current.find(np.name);
+    nl.now = c != current.end() ? c->second : nullptr;
+    int count = 0;
+    if (f != fleet.end()) {
+      nl.gpu = f->second->gpu;
+      count = f->second->gpu_count;
+    } else if (nl.now != nullptr) {
+      nl.gpu = nl.now->gpu;
+      for (const current_gpu& g : nl.now->gpus) count = std::max(count, g.index + 1);
+    }
+    for (const plan_result::node_gpu& g : np.gpus) {
+      count = std::max(count, g.index + 1);
+      if (nl.gpu == nullptr && g.group >= 0)
+        nl.gpu = res.groups[static_cast<std::size_t>(g.group)].gpu;
+    }
+    std::vector<emitted_geometry> per_gpu(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      int group = -1;
+      for (const plan_result::node_gpu& g : np.gpus)
+        if (g.index == i) group = g.group;
+      emitted_geometry& geo = per_gpu[static_cast<std::size_t>(i)];
+      if (group >= 0) {
+        assert(res.groups[static_cast<std::size_t>(group)].gpu == nl.gpu);
+        geo = group_geometry(res.groups[static_cast<std::size_t>(group)]);
+      } else if (nl.now != nullptr) {
+        for (const current_gpu& g : nl.now->gpus)
+          if (g.index == i) geo = current_geometry(g);
+      }
+    }
+    nl.gpus = count;
+    nl.disabled = all_disabled(per_gpu);
+    nl.entries = nl.disabled ? disabled_entries() : entries_of(nl.gpu, per_gpu);
+    nl.keeps = nl.now != nullptr && !nl.now->label.empty() && changed.count(np.name) == 0;
+    layouts.push_back(std::move(nl));
+  }
+  // A current label is kept only where every unchanged node that carries it
+  // fits it: one layout per model (all-disabled keeps its standard meaning).
+  std::map<std::string, bool> keepable;
+  {
+    label_table trial;
+    for (const node_layout& nl : layouts) {
+      if (!nl.keeps) continue;
+      const std::string& l = nl.now->label;
+      const gpu_model* g = nl.disabled ? nullptr : nl.gpu;
+      auto [it, fresh] = keepable.try_emplace(l, true);
+      if (!trial.add_entries(l, g, nl.entries)) it->second = false;
+    }
+  }
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const node_layout& nl = layouts[i];
+    const gpu_model* g = nl.disabled ? nullptr : nl.gpu;
+    std::string name;
+    if (nl.keeps && keepable[nl.now->label] && table.fits(nl.now->label, g, nl.entries)) {
+      name = nl.now->label;
+      table.add_entries(name, g, nl.entries);
+    } else {
+      const std::string base =
+          nl.disabled ? std::string(disabled_label) : derived_name(nl.gpu, nl.entries);
+      name = table.place(base, g, nl.entries);
+    }
+    emitted_label& l = table.at(name);
+    l.nodes.push_back(res.nodes[i].name);
+    l.gpus += nl.gpus;
+    out.nodes.push_back({res.nodes[i].name, name, nl.now == nullptr || nl.now->label != name});
+  }
+  out.labels = table.take();
+  return out;
+}
+
+std::string plan_emit_problem(plan_emit_kind kind, const plan_request&, const plan_result& res) {
+  if (!res.feasible)
+    return "the plan does not meet the demand, so there is no configuration to emit";
+  if (kind == plan_emit_kind::labels && res.nodes.empty())
+    return "--emit labels needs nodes: give a fleet file with nodes, or --current";
+  return {};
+}
+
+void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
+               const plan_result& res, const plan_emit_options& opt) {
+  const emitted_labels labels = plan_labels(req, res);
+  switch (kind) {
+    case plan_emit_kind::mig_parted:
+      write_header(out, labels);
+      write_config(out, labels, "");
+      return;
+    case plan_emit_kind::configmap: {
+      out << "# migplan plan: the GPU Operator's custom MIG config. Apply it, point the MIG\n"
+             "# manager at it, then label the nodes (--emit labels):\n"
+             "#   kubectl apply -n gpu-operator -f FILE\n"
+             "#   kubectl patch clusterpolicies.nvidia.com/cluster-policy --type=json \\\n"
+          << fmt::format(
+                 "#     -p='[{{\"op\":\"replace\",\"path\":\"/spec/migManager/config/name\","
+                 "\"value\":\"{}\"}}]'\n",
+                 opt.configmap_name);
+      if (needs_mixed(labels))
+        out << "# Some labels hold more than one profile per node: set the mixed MIG strategy\n"
+               "# (/spec/mig/strategy: mixed).\n";
+      out << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
+          << yaml_scalar(opt.configmap_name) << "\ndata:\n  config.yaml: |\n";
+      write_config(out, labels, "    ");
+      return;
+    }
+    case plan_emit_kind::labels: {
+      out << "# migplan plan: the nvidia.com/mig.config label of each node whose label changes.\n"
+             "# mig-manager reconfigures a node when its label changes: drain it first.\n";
+      bool any = false;
+      for (const emitted_labels::node_label& n : labels.nodes) {
+        if (!n.changes) continue;
+        any = true;
+        out << "kubectl label node " << sh_quote(n.node) << ' '
+            << sh_quote("nvidia.com/mig.config=" + n.label) << " --overwrite\n";
+      }
+      if (!any) out << "# no node's label changes\n";
+      return;
+    }
+  }
+}
+
+std::string sh_quote(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `migplan plan --emit`: a plan written for the tools that apply it. One
+// mig-parted v1 config with a label per distinct node layout, the same
+// wrapped as the GPU Operator's ConfigMap, or the `kubectl label node`
+// commands that select those labels. doc/plan-files.md describes the output
+// and how labels are named.
+
+#include <iosfwd>
+#include <migplan/gpu.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/plan.hpp"
+
+namespace migplan::cli::render {
+
+/// What --emit writes.
+enum class plan_emit_kind {
+  mig_parted,  ///< a mig-parted config (version: v1)
+  configmap,   ///< that config as the GPU Operator's ConfigMap
+  labels,      ///< `kubectl label node` commands, for the nodes whose label changes
+};
+
+/// Settings of the emitted files.
+struct plan_emit_options {
+  /// The ConfigMap's metadata.name: the GPU Operator's documented example,
+  /// which its ClusterPolicy then names in spec.migManager.config.name.
+  std::string configmap_name = "custom-mig-config";
+};
+
+/// What mig-parted can say of one GPU: MIG on or off and how many instances
+/// of each profile (never where: mig-parted chooses the starts).
+struct emitted_geometry {
+  bool mig_enabled = false;
+  std::vector<std::pair<int, int>> counts;  ///< (profile index, count), by profile index
+  friend bool operator==(const emitted_geometry&, const emitted_geometry&) = default;
+};
+
+/// One entry of a mig-parted label.
+struct emitted_entry {
+  /// Its model; its device-filter lists the model's PCI IDs (none when the
+  /// model has none, or for the standard all-disabled entry, where it is null).
+  const gpu_model* gpu = nullptr;
+  bool all_devices = true;  ///< `devices: all`, else `devices` lists
+  std::vector<int> devices;
+  emitted_geometry geometry;
+  friend bool operator==(const emitted_entry&, const emitted_entry&) = default;
+};
+
+/// One label of the emitted config.
+struct emitted_label {
+  std::string name;
+  std::vector<emitted_entry> entries;
+  std::vector<std::string> nodes;  ///< the nodes that get it (none without nodes)
+  long long gpus = 0;              ///< GPUs it configures
+};
+
+/// The labels a plan needs and the one each node gets.
+struct emitted_labels {
+  std::vector<emitted_label> labels;  ///< `all-disabled` first, then in order of first use
+  struct node_label {
+    std::string node;
+    std::string label;    ///< its new nvidia.com/mig.config
+    bool changes = true;  ///< differs from its current label (always, for a fresh plan)
+  };
+  std::vector<node_label> nodes;  ///< in the order of plan_result::nodes
+};
+
+/// The labels of a plan. With nodes: one per distinct node layout, named
+/// "migplan-<model>-<8 hex digits of a hash of the layout>" (the same layout
+/// always gets the same name, so a re-plan keeps the labels of nodes that do
+/// not change), "all-disabled" for nodes with MIG off on every GPU; in a
+/// re-plan a node whose GPUs do not change keeps its current label where the
+/// label can hold its layout. Without nodes: one per distinct geometry.
+/// A GPU in no group (-1, or absent from the node's list) keeps its current
+/// geometry in a re-plan and is otherwise left with MIG off.
+emitted_labels plan_labels(const plan_request& req, const plan_result& res);
+
+/// Why `kind` cannot be written for this plan, or "" when it can: a plan
+/// that does not meet the demand; `labels` without nodes.
+std::string plan_emit_problem(plan_emit_kind kind, const plan_request& req, const plan_result& res);
+
+/// Writes `kind` for the plan (plan_emit_problem() must be "").
+void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
+               const plan_result& res, const plan_emit_options& opt = {});
+
+/// `text` as one sh word: as is when it holds only characters no shell
+/// treats specially, else in single quotes ("'" written as '\'').
+std::string sh_quote(std::string_view text);
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: Apache-2.0
+// The readers and writers around `migplan plan`: demand, fleet and state
+// files, kubectl's nodes with their mig-parted config, and the --emit
+// outputs (golden files under tests/fixtures/plan, checked by `migplan check`).
+
+#include "io/plan_input.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <migplan/catalog.hpp>
+#include <migplan/search.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "render/plan_emit.hpp"
+#include "run_binary.hpp"
+
+using namespace migplan;
+using namespace migplan::cli;
+using migplan::test::read_file;
+using migplan::test::run_migplan;
+using migplan::test::test_path;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return read_file(test_path("fixtures/plan/" + name));
+}
+
+// The error of a reader that must fail.
+template <class T>
+std::string error_of(const result<T>& r) {
+  REQUIRE_FALSE(r.has_value());
+  return r.error().message;
+}
+
+std::string demand_error(const std::string& text, plan_file_format f = plan_file_format::yaml) {
+  return error_of(parse_demand(text, "d.yaml", f));
+}
+
+// A demand file around one item's lines (each indented by four spaces).
+std::string one_item(const std::string& lines) {
+  return "version: 1\ndemand:\n  - " + lines + "\n";
+}
+
+const gpu_model& model(std::string_view slug) {
+  const gpu_model* g = find_model(slug);
+  REQUIRE(g != nullptr);
+  return *g;
+}
+
+int profile_of(const gpu_model& g, std::string_view name) {
+  const int p = find_profile(g, name);
+  REQUIRE(p >= 0);
+  return p;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Demand.
+
+TEST_CASE("a yaml demand file gives named and memory-sized items with their lines", "[plan-io]") {
+  const auto d = parse_demand(fixture("demand.yaml"), "demand.yaml", plan_file_format::yaml);
+  REQUIRE(d.has_value());
+  REQUIRE(d->size() == 4);
+  const demand_item& a = (*d)[0];
+  CHECK(a.name == "chat-small");
+  CHECK(a.count == 300);
+  CHECK(a.profile == "1g.10gb");
+  CHECK_FALSE(a.memory_mib);
+  CHECK(a.where == "demand.yaml:5");
+  // Unnamed: named after its profile, which is stored as the catalog spells it.
+  CHECK((*d)[1].name == "3g.40gb");
+  CHECK((*d)[1].profile == "3g.40gb");
+  CHECK((*d)[1].count == 80);
+  const demand_item& e = (*d)[2];
+  CHECK(e.profile.empty());
+  CHECK(e.memory_mib == 30 * 1024);
+  CHECK(e.compute_slices == 2);
+  CHECK_FALSE(e.sms);
+  // 70 GB is 70e9 bytes: 66757.2 MiB, rounded up.
+  CHECK((*d)[3].memory_mib == 66758);
+  CHECK((*d)[3].sms == 100);
+  CHECK((*d)[3].where == "demand.yaml:14");
+}
+
+TEST_CASE("a json demand file reads like its yaml twin", "[plan-io]") {
+  const auto y = parse_demand(fixture("demand.yaml"), "y", plan_file_format::yaml);
+  const auto j = parse_demand(fixture("demand.json"), "demand.json", plan_file_format::json);
+  REQUIRE(y.has_value());
+  REQUIRE(j.has_value());
+  REQUIRE(j->size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK((*j)[i].name == (*y)[i].name);
+    CHECK((*j)[i].count == (*y)[i].count);
+    CHECK((*j)[i].profile == (*y)[i].profile);
+    CHECK((*j)[i].memory_mib == (*y)[i].memory_mib);
+    CHECK((*j)[i].compute_slices == (*y)[i].compute_slices);
+  }
+  CHECK((*j)[2].where == "demand.json:6");
+}
+
+TEST_CASE("a csv demand file reads quoted names, default names and memory columns", "[plan-io]") {
+  const auto d = parse_demand(fixture("demand.csv"), "demand.csv", plan_file_format::csv);
+  REQUIRE(d.has_value());
+  REQUIRE(d->size() == 3);
+  CHECK((*d)[0].name == "chat-small");
+  CHECK((*d)[0].where == "demand.csv:3");
+  CHECK((*d)[1].name == "train, large");
+  CHECK((*d)[1].profile == "7g.80gb");
+  CHECK((*d)[1].count == 25);
+  CHECK((*d)[2].name == "3g.40gb");
+  const auto m = parse_demand(fixture("demand-memory.csv"), "m.csv", plan_file_format::csv);
+  REQUIRE(m.has_value());
+  REQUIRE(m->size() == 2);
+  CHECK((*m)[0].memory_mib == 30720);
+  CHECK_FALSE((*m)[0].sms);
+  CHECK((*m)[1].name == "batch \"nightly\"");
+  CHECK((*m)[1].memory_mib == 20000);
+  CHECK((*m)[1].sms == 40);
+}
+
+TEST_CASE("a demand file's format comes from its extension, or from its text on stdin",
+          "[plan-io]") {
+  CHECK(plan_format_of("x.json", "") == plan_file_format::json);
+  CHECK(plan_format_of("x.CSV", "") == plan_file_format::csv);
+  CHECK(plan_format_of("x.yml", "{") == plan_file_format::yaml);
+  CHECK(plan_format_of("-", "  {\"version\": 1}") == plan_file_format::json);
+  CHECK(plan_format_of("-", "# items\nname,count,profile\n") == plan_file_format::csv);
+  CHECK(plan_format_of("-", "version: 1\ndemand: [a, b]\n") == plan_file_format::yaml);
+}
+
+TEST_CASE("malformed demand files each get one message with their line", "[plan-io]") {
+  CHECK(demand_error("version: 1\ndemand: [\n") ==
+        "d.yaml:3: invalid yaml: end of sequence flow not found");
+  CHECK(error_of(parse_demand("{\"version\": 1, \"demand\": [\n  {\"count\": 2,}\n]}", "d.json",
+                              plan_file_format::json)) ==
+        "d.json:2: invalid json: syntax error while parsing object key - unexpected '}'; "
+        "expected string literal");
+  CHECK(demand_error(one_item("cout: 3\n    profile: 1g.10gb")) ==
+        "d.yaml:3: unknown key 'cout' in a demand item (did you mean count?); the keys are name, "
+        "count, profile, memory, compute_slices, sms, comment");
+  CHECK(demand_error("version: 1\ndemand:\n  - count: 3\n    count: 4\n    profile: 1g.10gb\n") ==
+        "d.yaml:4: duplicate key 'count' (first at line 3)");
+  CHECK(demand_error(one_item("count: [3]\n    profile: 1g.10gb")) ==
+        "d.yaml:3: count must be a whole number from 1 to 10000000, not a list");
+  CHECK(error_of(parse_demand(
+            "{\"version\": 1, \"demand\": [{\"count\": \"3\", \"profile\": \"1g.10gb\"}]}",
+            "d.json", plan_file_format::json)) ==
+        "d.json:1: count must be a number, not the string \"3\"");
+  CHECK(demand_error(one_item("count: 0\n    profile: 1g.10gb")) ==
+        "d.yaml:3: count 0 must be at least 1");
+  CHECK(demand_error(one_item("count: -3\n    profile: 1g.10gb")) ==
+        "d.yaml:3: count -3 must be at least 1");
+  CHECK(demand_error(one_item("count: 99999999999\n    profile: 1g.10gb")) ==
+        "d.yaml:3: count 99999999999 is too large (at most 10000000)");
+  CHECK(demand_error(one_item("count: 2.5\n    profile: 1g.10gb")) ==
+        "d.yaml:3: count '2.5' is not a number: expected a whole number from 1 to 10000000");
+  CHECK(demand_error(one_item("count: 3\n    profile: 1g.10bg")) ==
+        "d.yaml:4: invalid profile name '1g.10bg': expected [Cc.]Gg.MEMgb such as 1g.5gb or "
+        "1c.3g.20gb (did you mean 1g.10gb, 2g.10gb or 1g.20gb?)");
+  CHECK(demand_error(one_item("count: 3\n    profile: 1g.11gb")) ==
+        "d.yaml:4: unknown profile '1g.11gb': no model has it (did you mean 1g.10gb, 1g.12gb or "
+        "1g.18gb?)");
+  CHECK(demand_error(one_item("count: 3\n    profile: 3g.95gb"))
+            .starts_with("d.yaml:4: unknown profile '3g.95gb': 3g.95gb is what older gb200 drivers "
+                         "called 3g.93gb"));
+  CHECK(demand_error(one_item("count: 3\n    profile: 19")) ==
+        "d.yaml:4: profile '19' is a profile ID, and IDs differ between models: name the profile "
+        "(such as 1g.10gb)");
+  CHECK(demand_error(one_item("count: 3\n    profile: 1g.10gb\n    memory: 10GiB")) ==
+        "d.yaml:3: the item gives both a profile and a memory need; give one");
+  CHECK(demand_error(one_item("count: 3\n    name: x")) ==
+        "d.yaml:3: the item needs a profile (such as 1g.10gb) or a memory need (such as 30GiB)");
+  CHECK(demand_error(one_item("profile: 1g.10gb")) == "d.yaml:3: the item has no count");
+  CHECK(demand_error(one_item("count: 3\n    memory: 30")) ==
+        "d.yaml:4: memory: size '30' has no unit: use Gi or GiB, Mi or MiB, Ti or TiB (powers of "
+        "2), or G or GB, M or MB, T or TB (powers of 10)");
+  CHECK(demand_error(one_item("count: 3\n    profile: 1g.10gb\n    sms: 4")) ==
+        "d.yaml:3: sms is only for items sized by memory: a profile fixes its own");
+  CHECK(demand_error("version: 1\ndemand:\n  - {count: 1, profile: 1g.10gb}\n"
+                     "  - {count: 2, profile: 1G.10GB}\n") ==
+        "d.yaml:4: demand item '1g.10gb' is given twice (first at line 3); add up the counts or "
+        "give each a distinct name");
+  CHECK(demand_error("demand: []\n") ==
+        "d.yaml:1: missing required key 'version' (demand files start with 'version: 1')");
+  CHECK(demand_error("version: \"1\"\ndemand: []\n") ==
+        "d.yaml:1: version must be the number 1, not the string \"1\"");
+  CHECK(demand_error("version: 2\ndemand: []\n") ==
+        "d.yaml:1: unsupported version '2': demand files are version 1");
+  CHECK(demand_error("version: 1\ndemand: []\n") ==
+        "d.yaml:2: 'demand' is empty: list at least one item");
+  CHECK(demand_error("version: 1\ndemand: {count: 1}\n") ==
+        "d.yaml:2: 'demand' must be a list of demand items, not a mapping");
+  CHECK(demand_error("version: 1\ndemand:\n  - 3x1g.10gb\n") ==
+        "d.yaml:3: each demand item must be a mapping with a count and a profile or a memory "
+        "need, not '3x1g.10gb'");
+  CHECK(demand_error("") == "d.yaml: empty file: a demand file holds 'version: 1' and 'demand'");
+  CHECK(demand_error("- 1\n") ==
+        "d.yaml:1: expected a mapping with 'version: 1' and 'demand' at the top level, not a "
+        "list");
+}
+
+TEST_CASE("malformed demand csv files each get one message with their line", "[plan-io]") {
+  const auto csv = [](const std::string& text) {
+    return error_of(parse_demand(text, "d.csv", plan_file_format::csv));
+  };
+  CHECK(csv("name,count,profle\n") ==
+        "d.csv:1: unknown column 'profle' in the header (did you mean profile?); the columns are "
+        "name, count, profile, memory, compute_slices, sms");
+  CHECK(csv("name,count\nx,3\n") ==
+        "d.csv:1: the header must name the columns name, count and profile (or memory), such as "
+        "'name,count,profile'");
+  CHECK(csv("name,count,profile\nx,3,1g.10gb,extra\n") ==
+        "d.csv:2: 4 fields where the header (line 1) names 3");
+  CHECK(csv("name,count,profile\nx,0,1g.10gb\n") == "d.csv:2: count 0 must be at least 1");
+  CHECK(csv("name,count,profile\nx,3,1g.10bg\n")
+            .starts_with("d.csv:2: invalid profile name '1g.10bg'"));
+  CHECK(csv("name,count,profile\n\"x,3,1g.10gb\n") ==
+        "d.csv:2: a quoted field has no closing quote");
+  CHECK(csv("name,count,profile\n") == "d.csv:1: no demand items after the header");
+  CHECK(csv("# nothing\n") ==
+        "d.csv: no header: a demand csv starts with a header such as 'name,count,profile'");
+  std::string many = "name,count,profile\n";
+  for (int i = 0; i <= 10000; ++i) many += "n" + std::to_string(i) + ",1,1g.10gb\n";
+  CHECK(csv(many) ==
+        "d.csv:10002: more than 10000 demand items; the most a file may list is "
+        "10000");
+}
+
+TEST_CASE("a demand item on the command line is a profile or a memory need", "[plan-io]") {
+  auto m = parse_demand_word("20xmem=30GiB:sms=40:slices=2");
+  REQUIRE(m.has_value());
+  CHECK(m->count == 20);
+  CHECK(m->memory_mib == 30720);
+  CHECK(m->sms == 40);
+  CHECK(m->compute_slices == 2);
+  CHECK(m->name == "mem=30GiB:sms=40:slices=2");
+  CHECK(m->where.empty());
+  auto p = parse_demand_word("300x1G.10GB");
+  REQUIRE(p.has_value());
+  CHECK(p->count == 300);
+  CHECK(p->profile == "1g.10gb");
+  auto gfx = parse_demand_word("2x1g.24gb+gfx");
+  REQUIRE(gfx.has_value());
+  CHECK(gfx->profile == "1g.24gb+gfx");
+  CHECK(parse_demand_word("mem=8Gi")->count == 1);
+  CHECK(error_of(parse_demand_word("0x1g.10gb")) == "count 0 must be at least 1");
+  CHECK(error_of(parse_demand_word("mem=8Gi:cores=2")) ==
+        "unknown option 'cores=2' in 'mem=8Gi:cores=2': a memory item is "
+        "[Nx]mem=SIZE[:sms=N][:slices=N]");
+  CHECK(error_of(parse_demand_word("2xmem=8")).starts_with("memory: size '8' has no unit"));
+}
+
+// ---------------------------------------------------------------------------
+// Fleet.
+
+TEST_CASE("a fleet file with nodes gives the nodes' models with their costs and limits",
+          "[plan-io]") {
+  const auto f = parse_fleet(fixture("fleet.yaml"), "fleet.yaml", false);
+  REQUIRE(f.has_value());
+  REQUIRE(f->nodes.size() == 3);
+  CHECK(f->nodes[0].name == "gpu-a");
+  CHECK(f->nodes[0].gpu == &model("h100-80gb"));
+  CHECK(f->nodes[0].gpu_count == 8);
+  CHECK(f->nodes[0].where == "fleet.yaml:8");
+  CHECK(f->nodes[1].gpu == &model("a100-80gb"));
+  CHECK(f->nodes[2].gpu == &model("h100-80gb"));  // by PCI device ID
+  REQUIRE(f->models.size() == 2);
+  CHECK(f->models[0].gpu == &model("h100-80gb"));
+  CHECK(f->models[0].cost == 2.5);
+  CHECK_FALSE(f->models[0].available);
+  CHECK(f->models[1].gpu == &model("a100-80gb"));
+  CHECK(f->models[1].available == 16);
+  CHECK(f->models[1].cost == 1.0);
+}
+
+TEST_CASE("a fleet file of models alone gives candidate models", "[plan-io]") {
+  const auto f = parse_fleet(fixture("fleet.json"), "fleet.json", true);
+  REQUIRE(f.has_value());
+  CHECK(f->nodes.empty());
+  REQUIRE(f->models.size() == 2);
+  CHECK(f->models[1].available == 64);
+  const auto only_nodes =
+      parse_fleet("version: 1\nnodes:\n  - {name: n, gpu: a30, gpus: 2}\n", "f", false);
+  REQUIRE(only_nodes.has_value());
+  REQUIRE(only_nodes->models.size() == 1);
+  CHECK(only_nodes->models[0].gpu == &model("a30"));
+  CHECK_FALSE(only_nodes->models[0].available);
+}
+
+TEST_CASE("malformed fleet files each get one message with their line", "[plan-io]") {
+  const auto fleet = [](const std::string& text) {
+    return error_of(parse_fleet(text, "f.yaml", false));
+  };
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: h100-80g, gpus: 8}\n") ==
+        "f.yaml:3: unknown gpu 'h100-80g' (did you mean h100-80gb?); 'migplan gpus' lists them");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: a100, gpus: 8}\n") ==
+        "f.yaml:3: gpu 'a100' is ambiguous: a100-40gb, a100-80gb; pass one of them");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: a30, gpus: 2}\n"
+              "  - {name: a, gpu: a30, gpus: 2}\n") ==
+        "f.yaml:4: node 'a' is listed twice (first at line 3)");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: a30, gpus: 0}\n") ==
+        "f.yaml:3: gpus 0 must be at least 1");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: a30, gpus: 65}\n") ==
+        "f.yaml:3: gpus 65 is too large (at most 64)");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: a30}\n") ==
+        "f.yaml:3: missing required key 'gpus' (how many GPUs it has)");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: a30, gpus: 2, gpu_count: 2}\n") ==
+        "f.yaml:3: unknown key 'gpu_count' in a node; the keys are name, gpu, gpus, comment");
+  CHECK(fleet("version: 1\nmodels:\n  - {gpu: h100-80gb}\nnodes:\n"
+              "  - {name: a, gpu: a30, gpus: 2}\n") ==
+        "f.yaml:3: model h100-80gb is listed under 'models' but no node has it");
+  CHECK(fleet("version: 1\nmodels:\n  - {gpu: a30, cost: 0}\n") ==
+        "f.yaml:3: cost 0 must be more than 0 and at most 1000000000");
+  CHECK(fleet("version: 1\nmodels:\n  - {gpu: a30, cost: cheap}\n") ==
+        "f.yaml:3: cost must be a number, not 'cheap'");
+  CHECK(fleet("version: 1\nmodels:\n  - {gpu: a30}\n  - {gpu: A30}\n") ==
+        "f.yaml:4: model a30 is listed twice (first at line 3)");
+  CHECK(fleet("version: 1\n") ==
+        "f.yaml:1: a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, "
+        "cost)");
+  CHECK(fleet("version: 1\nnodes:\n  - {name: \"a\\tb\", gpu: a30, gpus: 2}\n") ==
+        "f.yaml:3: node name 'a\\tb' holds a control character");
+}
+
+// ---------------------------------------------------------------------------
+// State.
+
+TEST_CASE("a state file gives each gpu's instances, starts and in-use marks", "[plan-io]") {
+  const auto s = parse_state(fixture("state.json"), "state.json", true);
+  REQUIRE(s.has_value());
+  REQUIRE(s->size() == 2);
+  const current_node& a = (*s)[0];
+  const gpu_model& h100 = model("h100-80gb");
+  CHECK(a.name == "gpu-a");
+  CHECK(a.gpu == &h100);
+  CHECK(a.label == "all-1g.10gb");
+  CHECK(a.where == "state.json:4");
+  REQUIRE(a.gpus.size() == 3);
+  REQUIRE(a.gpus[0].instances.size() == 3);
+  CHECK(a.gpus[0].instances[0].profile == profile_of(h100, "1g.10gb"));
+  CHECK(a.gpus[0].instances[0].start == 0);
+  CHECK(a.gpus[0].instances[0].in_use);
+  CHECK_FALSE(a.gpus[0].instances[1].in_use);
+  CHECK(a.gpus[0].instances[2].start == 4);
+  CHECK(a.gpus[0].label == "all-1g.10gb");  // the node's label, where the gpu names none
+  CHECK(a.gpus[1].label == "custom");
+  CHECK(a.gpus[1].instances[0].start == item::any_start);
+  CHECK(a.gpus[2].instances.empty());
+  const current_node& b = (*s)[1];
+  CHECK(b.gpu == &model("a100-40gb"));
+  CHECK(b.gpus[0].instances.size() == 2);
+}
+
+TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-io]") {
+  const auto state = [](const std::string& instances) {
+    return error_of(
+        parse_state("version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
+                    "    gpus:\n      - index: 0\n        instances: " +
+                        instances + "\n",
+                    "s.yaml", false));
+  };
+  CHECK(state("[{profile: 1g.5gb}]") ==
+        "s.yaml:7: unknown profile '1g.5gb' on h100-80gb (it is a profile of a100-40gb; here, did "
+        "you mean 1g.10gb or 1g.20gb?)");
+  CHECK(state("[{profile: 3g.40gb, start: 1}]") ==
+        "s.yaml:7: 3g.40gb cannot start at 1 on h100-80gb (its starts are 0, 4)");
+  CHECK(state("[{profile: 3g.40gb, start: 8}]") == "s.yaml:7: start 8 is too large (at most 7)");
+  CHECK(state("[{profile: 3g.40gb, start: 0}, {profile: 2g.20gb, start: 2}]") ==
+        "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: no arrangement of "
+        "their allowed starts holds them all (instances overlap, or a pinned one blocks the "
+        "others)");
+  CHECK(state("[{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, "
+              "{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}]") ==
+        "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: 8 1g.10gb "
+        "instances, but h100-80gb allows at most 7");
+  CHECK(state("[{profile: 4g.40gb}, {profile: 4g.40gb, in_use: yes}]") ==
+        "s.yaml:7: in_use must be true or false, not 'yes'");
+  CHECK(state("[{profile: 7g.80gb, used: true}]") ==
+        "s.yaml:7: unknown key 'used' in an instance; the keys are profile, start, in_use, "
+        "comment");
+  CHECK(error_of(parse_state("version: 1\nnodes:\n  - name: n\n    gpu: a30\n    gpus:\n"
+                             "      - {index: 0, instances: []}\n"
+                             "      - {index: 0, instances: []}\n",
+                             "s.yaml", false)) ==
+        "s.yaml:7: gpu 0 of node 'n' is listed twice (first at line 6)");
+  CHECK(error_of(parse_state("version: 1\nnodes:\n"
+                             "  - {name: n, gpu: a30, gpus: [{index: 0, instances: []}]}\n"
+                             "  - {name: n, gpu: a30, gpus: [{index: 0, instances: []}]}\n",
+                             "s.yaml", false)) ==
+        "s.yaml:4: node 'n' is listed twice (first at line 3)");
+  CHECK(error_of(parse_state("version: 1\nnodes:\n  - {name: n, gpu: h100-80gbb, gpus: []}\n",
+                             "s.yaml", false)) ==
+        "s.yaml:3: unknown gpu 'h100-80gbb' (did you mean h100-80gb, a100-80gb or a100-40gb?); "
+        "'migplan gpus' lists them");
+}
+
+// ---------------------------------------------------------------------------
+// kubectl's nodes and the mig-parted config.
+
+namespace {
+
+result<kube_state> kube(const std::string& nodes, const std::string& config,
+                        bool config_json = false) {
+  return parse_kube_state(nodes, "nodes.json", config, "mig.yaml", config_json);
+}
+
+// kubectl's List of nodes with these labels (JSON objects of label: value).
+std::string nodes_json(const std::vector<std::pair<std::string, std::string>>& nodes) {
+  std::string out = "{\"apiVersion\": \"v1\", \"items\": [";
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    out += (i == 0 ? "" : ", ") + std::string("{\"apiVersion\": \"v1\", \"kind\": \"Node\", ") +
+           "\"metadata\": {\"name\": \"" + nodes[i].first + "\", \"labels\": {" + nodes[i].second +
+           "}}, \"status\": {\"capacity\": {\"cpu\": \"8\"}}}";
+  return out + "], \"kind\": \"List\", \"metadata\": {\"resourceVersion\": \"\"}}";
+}
+
+std::string gfd(const std::string& product, int count, const std::string& config,
+                const std::string& state = "success") {
+  return "\"nvidia.com/gpu.product\": \"" + product + "\", \"nvidia.com/gpu.count\": \"" +
+         std::to_string(count) + "\", \"nvidia.com/mig.config\": \"" + config +
+         "\", \"nvidia.com/mig.config.state\": \"" + state + "\"";
+}
+
+int count_of(const current_gpu& g, int profile) {
+  int n = 0;
+  for (const current_gi& gi : g.instances) n += gi.profile == profile ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("kubectl's nodes and the mig-parted config give each node's gpus and geometries",
+          "[plan-io]") {
+  const auto s = kube(fixture("kube-nodes.json"), fixture("kube-config.yaml"));
+  REQUIRE(s.has_value());
+  const gpu_model& h100 = model("h100-80gb");
+  const gpu_model& a100 = model("a100-40gb");
+  REQUIRE(s->nodes.size() == 3);
+  // Mixed strategy: gpu.count is the GPUs; label `split` gives 0-1 two
+  // 3g.40gb each and turns MIG off on 2-3.
+  const current_node& a = s->nodes[0];
+  CHECK(a.name == "h100-a");
+  CHECK(a.gpu == &h100);
+  CHECK(a.label == "split");
+  CHECK(a.where == "nodes.json: node 'h100-a'");
+  REQUIRE(a.gpus.size() == 4);
+  CHECK(count_of(a.gpus[0], profile_of(h100, "3g.40gb")) == 2);
+  CHECK(count_of(a.gpus[1], profile_of(h100, "3g.40gb")) == 2);
+  CHECK(a.gpus[2].instances.empty());
+  CHECK(a.gpus[3].instances.empty());
+  for (const current_gpu& g : a.gpus) {
+    CHECK(g.label == "split");
+    for (const current_gi& gi : g.instances) {
+      CHECK(gi.start == item::any_start);
+      CHECK_FALSE(gi.in_use);
+    }
+  }
+  // Single strategy: gpu.count=56 counts MIG devices, 7 per GPU: 8 GPUs.
+  const current_node& b = s->nodes[1];
+  CHECK(b.name == "h100-b");
+  REQUIRE(b.gpus.size() == 8);
+  for (const current_gpu& g : b.gpus) CHECK(count_of(g, profile_of(h100, "1g.10gb")) == 7);
+  // The label's entry for A100-40GB's device ID.
+  const current_node& c = s->nodes[2];
+  CHECK(c.gpu == &a100);
+  REQUIRE(c.gpus.size() == 2);
+  CHECK(count_of(c.gpus[1], profile_of(a100, "1g.5gb")) == 7);
+  REQUIRE(s->notes.size() == 4);
+  CHECK(s->notes[0] ==
+        "skipped 1 node without NVIDIA GPU labels (nvidia.com/gpu.product): 'cpu-1'");
+  CHECK(s->notes[1] == "skipped 1 node whose GPUs are no MIG-capable model migplan knows: 'l4-d'");
+  CHECK(s->notes[2] ==
+        "skipped 1 node without an nvidia.com/mig.config label (mig-manager does not manage "
+        "them, so their geometry is unknown): 'h100-e'");
+  CHECK(s->notes[3] ==
+        "1 node is being reconfigured (nvidia.com/mig.config.state pending or rebooting): taken "
+        "as the geometry of its label, which mig-manager is applying: 'a100-c'");
+}
+
+TEST_CASE("the mig-parted config may come as the GPU Operator's ConfigMap", "[plan-io]") {
+  const auto s = kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split")}}),
+                      fixture("kube-configmap.yaml"));
+  REQUIRE(s.has_value());
+  REQUIRE(s->nodes.size() == 1);
+  CHECK(s->nodes[0].gpus[0].instances.size() == 2);
+  // An older driver's name without "NVIDIA ", and a single Node.
+  const auto one = kube(
+      "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"x\", \"labels\": "
+      "{" +
+          gfd("A100-SXM4-40GB", 1, "all-1g.10gb") + "}}}",
+      fixture("kube-config.yaml"));
+  REQUIRE(one.has_value());
+  CHECK(one->nodes[0].gpu == &model("a100-40gb"));
+}
+
+TEST_CASE("kubectl's nodes that do not match the config each get one message", "[plan-io]") {
+  const std::string config = fixture("kube-config.yaml");
+  const std::string good = nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split")}});
+  const std::string full = fixture("kube-nodes.json");
+  CHECK(error_of(kube(full.substr(0, full.rfind('}')), config)) ==
+        "nodes.json:347: invalid json: syntax error while parsing object - unexpected end of "
+        "input; expected '}'");
+  // Cut inside a string on line 66.
+  CHECK(error_of(kube(full.substr(0, 2000), config)) ==
+        "nodes.json:66: invalid json: syntax error while parsing object key - invalid string: "
+        "missing closing quote; last read: '\"'; expected string literal");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "splitt")}}), config)) ==
+        "nodes.json: node 'h': its nvidia.com/mig.config label 'splitt' is not in mig.yaml (did "
+        "you mean split?)");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 2, "split")}}), config)) ==
+        "mig.yaml:24: label 'split' gives gpu index 2 a geometry, but node 'h' has 2 GPUs "
+        "(nvidia.com/gpu.count=2): the label was written for another node");
+  CHECK(error_of(
+            kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", 50, "all-1g.10gb")}}),
+                 config)) ==
+        "nodes.json: node 'h': nvidia.com/gpu.count=50 counts MIG devices under the single MIG "
+        "strategy, and no number of GPUs with the geometries of label 'all-1g.10gb' holds exactly "
+        "that many");
+  CHECK(error_of(
+            kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3-MIG-3g.40gb", 14, "all-1g.10gb")}}),
+                 config)) ==
+        "nodes.json: node 'h': GPU Feature Discovery reports MIG devices of 3g.40gb "
+        "(nvidia.com/gpu.product), but label 'all-1g.10gb' gives gpu 0 1g.10gb: the node does not "
+        "hold the label's geometry");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM4", 8, "split")}}), config)) ==
+        "nodes.json: node 'h': nvidia.com/gpu.product='NVIDIA-H100-80GB-HBM4' is no MIG-capable "
+        "model migplan knows (did you mean NVIDIA-H100-80GB-HBM3 or NVIDIA-A100-80GB-PCIe?); "
+        "'migplan gpus' lists them");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split", "failed")}}),
+                      config)) ==
+        "nodes.json: node 'h': nvidia.com/mig.config.state=failed: mig-manager could not apply "
+        "nvidia.com/mig.config 'split', so the geometry of its GPUs is unknown; fix the node, or "
+        "leave it out (kubectl get nodes -l 'nvidia.com/mig.config.state!=failed' -o json)");
+  CHECK(error_of(
+            kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3-MIG-INVALID", 0, "split")}}), config))
+            .starts_with("nodes.json: node 'h': "
+                         "nvidia.com/gpu.product='NVIDIA-H100-80GB-HBM3-MIG-INVALID': GPU "
+                         "Feature Discovery found a node the single MIG strategy does not allow"));
+  CHECK(
+      error_of(kube(nodes_json({{"h", gfd("NVIDIA-A100-SXM4-40GB", 4, "eight-whole")}}), config)) ==
+      "mig.yaml:28: label 'eight-whole' gives gpu index 4 a geometry, but node 'h' has 4 GPUs "
+      "(nvidia.com/gpu.count=4): the label was written for another node");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 8, "eight-whole")}}),
+                      "version: v1\nmig-configs:\n  eight-whole:\n    - devices: all\n"
+                      "      mig-enabled: true\n      mig-devices:\n        \"1g.5gb\": 7\n")) ==
+        "mig.yaml:7: label 'eight-whole' (for node 'h'): unknown profile '1g.5gb' on h100-80gb (it "
+        "is a profile of a100-40gb; here, did you mean 1g.10gb or 1g.20gb?)");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 8, "x")}}),
+                      "version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                      "      mig-enabled: true\n      mig-devices:\n        \"3g.40gb\": 3\n")) ==
+        "mig.yaml:4: label 'x' gives gpu 0 of node 'h' a geometry that does not fit on h100-80gb: "
+        "3 3g.40gb instances, but h100-80gb allows at most 2");
+  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 8, "x")}}),
+                      "version: v1\nmig-configs:\n  x:\n    - device-filter: \"0x20B010DE\"\n"
+                      "      devices: all\n      mig-enabled: false\n")) ==
+        "nodes.json: node 'h': no entry of label 'x' (mig.yaml) applies to its gpu 0 "
+        "(h100-80gb): the devices and device-filter of every entry leave it out");
+  CHECK(error_of(kube("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {}}", config)) ==
+        "nodes.json: not kubectl's output for nodes: its kind is 'Pod' (expected List, NodeList or "
+        "Node)");
+  CHECK(error_of(kube(nodes_json({{"cpu", "\"kubernetes.io/os\": \"linux\""}}), config)) ==
+        "nodes.json: no node has MIG-capable GPUs with an nvidia.com/mig.config label (skipped 1 "
+        "node without NVIDIA GPU labels (nvidia.com/gpu.product): 'cpu')");
+  CHECK(error_of(kube(good,
+                      "version: v1\nmig-configs:\n  split:\n    - devices: all\n"
+                      "      mig-enabled: maybe\n")) ==
+        "mig.yaml:5: 'mig-enabled' must be true or false, not 'maybe'");
+  CHECK(error_of(kube(good, "version: 1\ngpus: []\n")) ==
+        "mig.yaml: this is a migplan geometry file; --current needs the mig-parted config "
+        "(version: v1, mig-configs: ...) that defines the nodes' labels");
+}
+
+TEST_CASE("the current state is kubectl's nodes or a state file, told apart by content",
+          "[plan-io]") {
+  CHECK(looks_like_kube_nodes(fixture("kube-nodes.json")));
+  CHECK_FALSE(looks_like_kube_nodes(fixture("state.json")));
+  CHECK_FALSE(looks_like_kube_nodes("version: 1\n"));
+  std::istringstream in;
+  const auto state = read_current_state(test_path("fixtures/plan/state.json"), "", in);
+  REQUIRE(state.has_value());
+  CHECK(state->nodes.size() == 2);
+  CHECK(state->notes.empty());
+  const auto k = read_current_state(test_path("fixtures/plan/kube-nodes.json"),
+                                    test_path("fixtures/plan/kube-config.yaml"), in);
+  REQUIRE(k.has_value());
+  CHECK(k->nodes.size() == 3);
+  CHECK(error_of(read_current_state(test_path("fixtures/plan/kube-nodes.json"), "", in))
+            .ends_with("is kubectl's output for nodes: give the mig-parted config that defines "
+                       "their nvidia.com/mig.config labels with --mig-config"));
+  CHECK(error_of(read_current_state(test_path("fixtures/plan/state.json"),
+                                    test_path("fixtures/plan/kube-config.yaml"), in))
+            .starts_with("--mig-config is only for kubectl's nodes"));
+  CHECK(error_of(read_current_state("/nonexistent/state.json", "", in)) ==
+        "cannot read '/nonexistent/state.json': No such file or directory");
+}
+
+// ---------------------------------------------------------------------------
+// --emit.
+
+namespace {
+
+// A group on `g` holding `items` ("3g.40gb@0"), each serving demand item 0.
+plan_group group(const gpu_model& g, long long count, std::vector<std::string> items) {
+  plan_group out;
+  out.gpu = &g;
+  out.count = count;
+  std::vector<item> check;
+  for (const std::string& it : items) {
+    const std::size_t at = it.find('@');
+    const int p = profile_of(g, it.substr(0, at));
+    const int start = std::stoi(it.substr(at + 1));
+    out.instances.push_back({{p, start}, 0});
+    check.push_back({p, start});
+  }
+  // Every hand-made group is a legal layout, as the solver's must be.
+  REQUIRE(fits(rules(g), check));
+  return out;
+}
+
+plan_result::node_plan node_plan(const std::string& name, std::vector<int> groups) {
+  plan_result::node_plan out;
+  out.name = name;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    out.gpus.push_back({static_cast<int>(i), groups[i]});
+  return out;
+}
+
+// A fresh plan on four nodes: gpu-a all one geometry, gpu-b two, gpu-c an
+// A100 node, gpu-d left unused (MIG off).
+std::pair<plan_request, plan_result> nodes_plan() {
+  const gpu_model& h100 = model("h100-80gb");
+  const gpu_model& a100 = model("a100-40gb");
+  plan_request req;
+  req.demand.push_back({"x", 1, "1g.10gb", std::nullopt, std::nullopt, std::nullopt, ""});
+  req.nodes = {{"gpu-a", &h100, 8, "f:1"},
+               {"gpu-b", &h100, 8, "f:2"},
+               {"gpu-c", &a100, 2, "f:3"},
+               {"gpu-d", &h100, 4, "f:4"}};
+  plan_result res;
+  res.feasible = true;
+  res.optimal = true;
+  res.groups = {group(h100, 12, {"3g.40gb@0", "2g.20gb@4", "1g.10gb@6"}),
+                group(h100, 4,
+                      {"1g.10gb@0", "1g.10gb@1", "1g.10gb@2", "1g.10gb@3", "1g.10gb@4", "1g.10gb@5",
+                       "1g.10gb@6"}),
+                group(a100, 2, {"3g.20gb@0", "3g.20gb@4"})};
+  res.nodes = {node_plan("gpu-a", {0, 0, 0, 0, 0, 0, 0, 0}),
+               node_plan("gpu-b", {0, 0, 0, 0, 1, 1, 1, 1}), node_plan("gpu-c", {2, 2}),
+               node_plan("gpu-d", {-1, -1, -1, -1})};
+  res.gpu_count = 18;
+  return {req, res};
+}
+
+std::string emit(render::plan_emit_kind kind, const plan_request& req, const plan_result& res) {
+  std::ostringstream os;
+  REQUIRE(render::plan_emit_problem(kind, req, res).empty());
+  render::plan_emit(os, kind, req, res);
+  return os.str();
+}
+
+// Compares with a golden file; MIGPLAN_UPDATE_GOLDEN=1 rewrites it instead.
+void golden(const std::string& name, const std::string& text) {
+  const std::string path = test_path("fixtures/plan/" + name);
+  if (const char* u = std::getenv("MIGPLAN_UPDATE_GOLDEN"); u != nullptr && std::string(u) == "1")
+    std::ofstream(path, std::ios::binary) << text;
+  CHECK(text == read_file(path));
+}
+
+// `migplan check` on a text, from standard input: every geometry valid.
+void passes_check(const std::string& text) {
+  const auto r = run_migplan({"check", "-"}, text);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("error") == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("emitting mig-parted writes a label per node layout that migplan check accepts",
+          "[plan-io][emit]") {
+  const auto [req, res] = nodes_plan();
+  const std::string out = emit(render::plan_emit_kind::mig_parted, req, res);
+  golden("emit-nodes.mig-parted.yaml", out);
+  passes_check(out);
+  const render::emitted_labels l = render::plan_labels(req, res);
+  REQUIRE(l.labels.size() == 4);  // all-disabled, gpu-a's, gpu-b's, gpu-c's
+  CHECK(l.labels[0].name == "all-disabled");
+  CHECK(l.labels[0].nodes == std::vector<std::string>{"gpu-d"});
+  REQUIRE(l.nodes.size() == 4);
+  CHECK(l.nodes[0].label.starts_with("migplan-h100-80gb-"));
+  CHECK(l.nodes[2].label.starts_with("migplan-a100-40gb-"));
+  CHECK(l.nodes[3].label == "all-disabled");
+  // gpu-b's GPUs differ: one entry per geometry, with its devices.
+  const render::emitted_label& b = l.labels[2];
+  REQUIRE(b.entries.size() == 2);
+  CHECK(b.entries[0].devices == std::vector<int>{0, 1, 2, 3});
+  CHECK(b.entries[1].devices == std::vector<int>{4, 5, 6, 7});
+  CHECK(b.gpus == 8);
+}
+
+TEST_CASE("nodes labelled as emitted read back as the plan's geometries", "[plan-io][emit]") {
+  const auto [req, res] = nodes_plan();
+  const render::emitted_labels labels = render::plan_labels(req, res);
+  std::vector<std::pair<std::string, std::string>> nodes;
+  for (const auto& n : labels.nodes) {
+    const fleet_node& f = *std::find_if(req.nodes.begin(), req.nodes.end(),
+                                        [&](const fleet_node& x) { return x.name == n.node; });
+    std::string product(f.gpu->name());
+    std::replace(product.begin(), product.end(), ' ', '-');
+    nodes.emplace_back(n.node, gfd(product, f.gpu_count, n.label));
+  }
+  for (const auto kind : {render::plan_emit_kind::mig_parted, render::plan_emit_kind::configmap}) {
+    const auto back = kube(nodes_json(nodes), emit(kind, req, res));
+    REQUIRE(back.has_value());
+    REQUIRE(back->nodes.size() == res.nodes.size());
+    for (std::size_t i = 0; i < res.nodes.size(); ++i) {
+      const current_node& n = back->nodes[i];
+      REQUIRE(n.gpus.size() == res.nodes[i].gpus.size());
+      for (const plan_result::node_gpu& g : res.nodes[i].gpus) {
+        std::vector<int> want, got;
+        if (g.group >= 0)
+          for (const planned_instance& p : res.groups[static_cast<std::size_t>(g.group)].instances)
+            want.push_back(p.where.profile);
+        for (const current_gi& gi : n.gpus[static_cast<std::size_t>(g.index)].instances)
+          got.push_back(gi.profile);
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        INFO(n.name << " gpu " << g.index);
+        CHECK(got == want);
+      }
+    }
+  }
+}
+
+TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", "[plan-io][emit]") {
+  const auto [req, res] = nodes_plan();
+  const std::string out = emit(render::plan_emit_kind::configmap, req, res);
+  golden("emit-nodes.configmap.yaml", out);
+  passes_check(out);
+  CHECK(out.find("kind: ConfigMap\nmetadata:\n  name: custom-mig-config\ndata:\n  config.yaml: "
+                 "|\n    version: v1\n") != std::string::npos);
+}
+
+TEST_CASE("emitting labels writes a kubectl command per node of a fresh plan", "[plan-io][emit]") {
+  const auto [req, res] = nodes_plan();
+  golden("emit-nodes.labels.sh", emit(render::plan_emit_kind::labels, req, res));
+}
+
+TEST_CASE("without nodes, emitting mig-parted writes one label per distinct geometry",
+          "[plan-io][emit]") {
+  auto [req, res] = nodes_plan();
+  req.nodes.clear();
+  res.nodes.clear();
+  const std::string out = emit(render::plan_emit_kind::mig_parted, req, res);
+  golden("emit-gpus.mig-parted.yaml", out);
+  passes_check(out);
+  const render::emitted_labels l = render::plan_labels(req, res);
+  REQUIRE(l.labels.size() == 4);
+  CHECK(l.labels[1].gpus == 12);
+  CHECK(l.nodes.empty());
+  CHECK(render::plan_emit_problem(render::plan_emit_kind::labels, req, res) ==
+        "--emit labels needs nodes: give a fleet file with nodes, or --current");
+}
+
+TEST_CASE("a layout's label name depends on the layout alone", "[plan-io][emit]") {
+  auto [req, res] = nodes_plan();
+  const std::string before = render::plan_labels(req, res).nodes[0].label;
+  // Other node names, other order, another node with the same layout.
+  req.nodes[0].name = "renamed";
+  res.nodes[0].name = "renamed";
+  std::swap(res.nodes[0], res.nodes[1]);
+  req.nodes.push_back({"gpu-e", req.nodes[0].gpu, 8, "f:5"});
+  res.nodes.push_back(node_plan("gpu-e", {0, 0, 0, 0, 0, 0, 0, 0}));
+  const render::emitted_labels l = render::plan_labels(req, res);
+  CHECK(l.nodes[1].label == before);
+  CHECK(l.nodes[4].label == before);
+  CHECK(l.nodes[0].label != before);
+}
+
+TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the others",
+          "[plan-io][emit]") {
+  auto [req, res] = nodes_plan();
+  const gpu_model& h100 = model("h100-80gb");
+  // gpu-a already holds its geometry under the label "old-a"; gpu-b changes
+  // GPUs 4-7; gpu-c and gpu-d are not in the current state.
+  std::vector<current_node> now(2);
+  now[0] = {"gpu-a", &h100, {}, "old-a", "s:1"};
+  now[1] = {"gpu-b", &h100, {}, "old-b", "s:2"};
+  const int p3 = profile_of(h100, "3g.40gb"), p2 = profile_of(h100, "2g.20gb"),
+            p1 = profile_of(h100, "1g.10gb");
+  for (int i = 0; i < 8; ++i) {
+    now[0].gpus.push_back({i, {{p3, 0, true}, {p2, 4, false}, {p1, 6, false}}, "old-a"});
+    now[1].gpus.push_back({i, {{p3, 0, false}, {p2, 4, false}, {p1, 6, false}}, "old-b"});
+  }
+  req.current = now;
+  for (int i = 4; i < 8; ++i) res.changes.push_back({"gpu-b", i, 0, 1, {}, {}});
+  const render::emitted_labels l = render::plan_labels(req, res);
+  CHECK(l.nodes[0].label == "old-a");
+  CHECK_FALSE(l.nodes[0].changes);
+  CHECK(l.nodes[1].label.starts_with("migplan-h100-80gb-"));
+  CHECK(l.nodes[1].changes);
+  const std::string out = emit(render::plan_emit_kind::mig_parted, req, res);
+  golden("emit-replan.mig-parted.yaml", out);
+  passes_check(out);
+  golden("emit-replan.labels.sh", emit(render::plan_emit_kind::labels, req, res));
+  // "old-a" cannot be kept where another unchanged node carries it with
+  // another layout: both get labels named after their layouts.
+  req.current->at(1).label = "old-a";
+  res.changes.clear();
+  const render::emitted_labels clash = render::plan_labels(req, res);
+  CHECK(clash.nodes[0].label.starts_with("migplan-h100-80gb-"));
+  CHECK(clash.nodes[1].label.starts_with("migplan-h100-80gb-"));
+  CHECK(clash.nodes[0].label != clash.nodes[1].label);
+}
+
+TEST_CASE("emitting refuses a plan that does not meet the demand", "[plan-io][emit]") {
+  auto [req, res] = nodes_plan();
+  res.feasible = false;
+  CHECK(render::plan_emit_problem(render::plan_emit_kind::mig_parted, req, res) ==
+        "the plan does not meet the demand, so there is no configuration to emit");
+}
+
+TEST_CASE("node names are quoted for sh where they need it", "[plan-io][emit]") {
+  CHECK(render::sh_quote("gpu-node-1.example.com") == "gpu-node-1.example.com");
+  CHECK(render::sh_quote("nvidia.com/mig.config=migplan-a30-0123abcd") ==
+        "nvidia.com/mig.config=migplan-a30-0123abcd");
+  CHECK(render::sh_quote("a b") == "'a b'");
+  CHECK(render::sh_quote("it's$(x)") == "'it'\\''s$(x)'");
+  CHECK(render::sh_quote("") == "''");
+  auto [req, res] = nodes_plan();
+  req.nodes[0].name = res.nodes[0].name = "node; rm -rf /";
+  const std::string out = emit(render::plan_emit_kind::labels, req, res);
+  CHECK(out.find("kubectl label node 'node; rm -rf /' nvidia.com/mig.config=") !=
+        std::string::npos);
+}
