@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # bash completion for migplan: commands, options, GPU slugs, the profile names
-# of the GPU on the line, check's --format values, and files. GPU slugs and
+# of the GPU on the line, check's --format values, pack's --emit kinds, and files. GPU slugs and
 # profile names come from the migplan on PATH (`migplan gpus --json`,
 # `migplan profiles --json`) when completing, so they follow its catalog.
 # Installed as share/bash-completion/completions/migplan; from a source tree:
@@ -85,7 +85,7 @@ _migplan() {
     if [[ $cur == -* ]]; then
       mapfile -t COMPREPLY < <(compgen -W '-h --help --version' -- "$cur")
     else
-      mapfile -t COMPREPLY < <(compgen -W 'pack enumerate fit gpus profiles check' -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W 'pack enumerate fit gpus profiles check emit-config' -- "$cur")
     fi
     return 0
   fi
@@ -93,8 +93,8 @@ _migplan() {
   local options value_options
   case $cmd in
     pack)
-      options='-h --help -g --gpu -a --all --json --batch --current --index --brief'
-      value_options='-g --gpu --batch --current --index'
+      options='-h --help -g --gpu -a --all --json --batch --current --index --emit --node --brief'
+      value_options='-g --gpu --batch --current --index --emit --node'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json'
@@ -116,6 +116,10 @@ _migplan() {
       options='-h --help --gpu -c --config --strict --format --max-errors -v --verbose'
       value_options='--gpu -c --config --format --max-errors'
       ;;
+    emit-config)
+      options='-h --help -g --gpu -o --output'
+      value_options='-g --gpu -o --output'
+      ;;
     *) return 0 ;;
   esac
 
@@ -127,6 +131,13 @@ _migplan() {
         ;;
       --format)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'text json github' -- "$cur")
+        ;;
+      --emit)
+        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi nvml mig-parted k8s dra' -- "$cur")
+        ;;
+      -o | --output)
+        compopt -o filenames 2>/dev/null
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
       --batch | --current)
         compopt -o filenames 2>/dev/null

@@ -50,7 +50,7 @@ function __migplan_not_option
     not string match -q -- '-*' (commandline -ct)
 end
 
-set -l commands pack enumerate fit gpus profiles check
+set -l commands pack enumerate fit gpus profiles check emit-config
 
 complete -c migplan -f
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'Print help and exit'
@@ -61,6 +61,7 @@ complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Si
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'List the supported GPU models'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a check -d 'Validate geometry files and NVIDIA mig-parted configs'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a emit-config -d 'Write a mig-parted config for catalog models'
 
 for cmd in $commands
     complete -c migplan -n "__fish_seen_subcommand_from $cmd" -s h -l help -d 'Print help and exit'
@@ -73,7 +74,9 @@ complete -c migplan -n '__fish_seen_subcommand_from pack' -l json -d 'One JSON o
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l batch -r -F -a - -d 'Read one request per line from FILE (- for stdin)'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l brief -d 'With --batch: one tab-separated line per request'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l current -r -F -a - -d 'Existing GPU instances: nvidia-smi mig -lgi output (- for stdin)'
-complete -c migplan -n '__fish_seen_subcommand_from pack' -l index -x -d 'With --current: the GPU of the listing'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l index -x -d 'With --current: the GPU of the listing; with --emit: the GPU -i targets'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l emit -x -a 'nvidia-smi nvml mig-parted k8s dra' -d 'Write what creates the layout'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l node -x -d 'With --emit dra: the Kubernetes node of the GPU'
 complete -c migplan -n '__fish_seen_subcommand_from pack; and __migplan_not_option' -a '(__migplan_items)' -d profile
 
 # enumerate
@@ -103,3 +106,7 @@ complete -c migplan -n '__fish_seen_subcommand_from check' -l format -x -a 'text
 complete -c migplan -n '__fish_seen_subcommand_from check' -l max-errors -x -d 'Diagnostics shown per file (0: all)'
 complete -c migplan -n '__fish_seen_subcommand_from check' -s v -l verbose -d 'Also report where each geometry fits'
 complete -c migplan -n '__fish_seen_subcommand_from check; and __migplan_not_option' -F -a - -d 'standard input'
+
+# emit-config
+complete -c migplan -n '__fish_seen_subcommand_from emit-config' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model (repeatable; every model when omitted)'
+complete -c migplan -n '__fish_seen_subcommand_from emit-config' -s o -l output -r -F -d 'File to write (- or omitted: stdout)'

@@ -105,6 +105,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_enumerate(app, ctx);
   add_fit(app, ctx);
   add_check(app, ctx);
+  add_emit_config(app, ctx);
 
   // No arguments at all: the usage, as a usage error (exit 2, on stderr, so
   // that a script's output stays empty).

@@ -36,6 +36,9 @@ void add_enumerate(CLI::App& app, context& ctx);  ///< see add_pack
 void add_fit(CLI::App& app, context& ctx);        ///< see add_pack
 void add_check(CLI::App& app, context& ctx);      ///< see add_pack
 
+/// Registers `emit-config` (see add_pack).
+void add_emit_config(CLI::App& app, context& ctx);
+
 /// Prints "migplan: MESSAGE" on ctx.err and sets ctx.code to exit_bad_input;
 /// with ctx.json_errors, also writes {"schema_version":1,"error":{"code":
 /// "bad_input","message":MESSAGE}} on ctx.out (once).

@@ -13,6 +13,7 @@
 #include <memory>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
+#include <migplan/driver_order.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
 #include <optional>
@@ -26,6 +27,10 @@
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "io/source.hpp"
+#include "model/emit.hpp"
+#include "quote.hpp"
+#include "render/dra.hpp"
+#include "render/emit.hpp"
 #include "render/messages.hpp"
 #include "render/pack.hpp"
 
@@ -43,7 +48,9 @@ struct pack_options {
   bool brief = false;
   std::string batch;
   std::string current;       // --current FILE: an -lgi (+ -lci) listing or a pack --json answer
-  std::optional<int> index;  // --index N: the GPU of that listing
+  std::optional<int> index;  // --index N: the GPU of that listing, and --emit's -i
+  std::optional<std::string> emit;  // --emit KIND
+  std::string node;                 // --node NAME: the node of --emit dra
   std::vector<std::string> items;
 };
 
@@ -261,6 +268,41 @@ std::vector<std::size_t> blocking_instances(const gpu_model& g,
   return {};
 }
 
+// `--emit KIND`: what realizes the preferred layout, on stdout; when the
+// request does not fit, nothing there and the reason on stderr (exit 1).
+// `index` is the GPU nvidia-smi -i targets.
+int emit_answer(const pack_options& o, const pack_answer& a, int index, context& ctx) {
+  const render::emit_kind* kind = render::find_emit_kind(*o.emit);
+  const gpu_model& g = *a.gpu;
+  if (!a.sol.feasible()) {
+    ctx.err << fmt::format(
+        "migplan: does not fit ({}): {}{}; nothing to emit\n",
+        a.blocked_by_current ? "blocked_by_current" : reason_name(a.sol.why.code),
+        describe(g, a.sol.why, a.items),
+        a.blocked_by_current ? " (blocked by existing instances)" : "");
+    return exit_no_fit;
+  }
+  emit_plan plan;
+  plan.gpu = &g;
+  plan.index = index;
+  plan.node = o.node;
+  plan.whole = a.sol.layouts.front().where;
+  if (a.current) plan.existing = *a.current;
+  // The new instances: the layout less the existing ones, which it holds at
+  // their own starts (they are pinned items).
+  std::vector<instance> fresh(plan.whole.begin(), plan.whole.end());
+  unit_mask occupied = 0;
+  for (const current_instance& c : plan.existing) {
+    const auto it = std::find(fresh.begin(), fresh.end(), instance{c.profile, c.start});
+    if (it != fresh.end()) fresh.erase(it);
+    occupied |= g.profiles[static_cast<std::size_t>(c.profile)].mask_at(c.start);
+  }
+  plan.create = placement_order(g, fresh);
+  plan.fallback = find_creation_order(g, occupied, fresh);
+  kind->write(ctx.out, plan);
+  return exit_ok;
+}
+
 // `pack --current FILE [ITEM...]`: on each GPU of the file (or the one
 // --index names), the existing instances pinned where they are, first in the
 // request, then the new items. Several GPUs are answered in turn: a text
@@ -284,6 +326,11 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   memo_pool pool;
   int worst = exit_ok;
   const bool several = listing->gpus.size() > 1;
+  if (o.emit && several)
+    return bad(
+        fmt::format("{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
+                    "pick one with --index",
+                    shown, listing->gpus.size()));
   for (std::size_t i = 0; i < listing->gpus.size(); ++i) {
     current_listing_gpu& now = listing->gpus[i];
     std::vector<item> items;
@@ -298,6 +345,7 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
       a.blocking = blocking_instances(g, *a.current, added, pool);
     }
     finish(a, pool);
+    if (o.emit) return emit_answer(o, a, o.index.value_or(now.index.value_or(0)), ctx);
     if (o.json) {
       if (several) {
         std::string line;
@@ -313,6 +361,30 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
     if (!a.sol.feasible()) worst = exit_no_fit;
   }
   return worst;
+}
+
+// "nvidia-smi, nvml, mig-parted, k8s".
+std::string emit_kind_list() {
+  std::vector<std::string> names;
+  for (const render::emit_kind& k : render::emit_kinds()) names.emplace_back(k.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Why --emit cannot run with these options, or "" when it can.
+std::string emit_conflict(const pack_options& o) {
+  std::vector<std::string> names;
+  for (const render::emit_kind& k : render::emit_kinds()) names.emplace_back(k.name);
+  if (render::find_emit_kind(*o.emit) == nullptr)
+    return fmt::format("unknown --emit kind {}{}; kinds: {}", quote_token(*o.emit),
+                       did_you_mean(*o.emit, names), emit_kind_list());
+  // --emit writes one format of one layout: the other outputs do not combine with it.
+  for (const auto& [given, what] :
+       {std::pair{!o.batch.empty(), "--batch"}, std::pair{o.json, "--json"},
+        std::pair{o.all, "--all"}, std::pair{o.brief, "--brief"}})
+    if (given)
+      return fmt::format("--emit writes one layout in its own format; it does not combine with {}",
+                         what);
+  return {};
 }
 
 int run_pack(const pack_options& o, context& ctx) {
@@ -331,7 +403,17 @@ int run_pack(const pack_options& o, context& ctx) {
   if (!o.batch.empty() && !o.items.empty()) return bad("give either ITEMs or --batch, not both");
   if (!o.batch.empty() && !o.current.empty())
     return bad("give either --current or --batch, not both");
-  if (o.index && o.current.empty()) return bad("--index needs --current");
+  if (o.emit) {
+    if (const std::string why = emit_conflict(o); !why.empty()) return bad(why);
+  }
+  if (o.index && o.current.empty() && !o.emit) return bad("--index needs --current or --emit");
+  if (!o.node.empty()) {
+    if (!o.emit || *o.emit != "dra") return bad("--node needs --emit dra");
+    render::dra_options opt;
+    opt.node_name = o.node;
+    opt.gpu_index = o.index.value_or(0);
+    if (auto why = render::dra_options_problem(opt)) return bad(*why);
+  }
   if (o.batch.empty() && o.current.empty() && o.items.empty())
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
   const gpu_model* gpu = nullptr;
@@ -351,6 +433,17 @@ int run_pack(const pack_options& o, context& ctx) {
   if (const auto* e = std::get_if<error>(&r)) return bad(e->message);
   if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad({}, amb);
   const pack_answer& a = std::get<pack_answer>(r);
+  if (o.emit) {
+    if (!a.same_answer.empty()) {
+      std::vector<std::string_view> slugs{a.gpu->slug};
+      for (const gpu_model* m : a.same_answer) slugs.push_back(m->slug);
+      return bad(
+          fmt::format("--emit needs one GPU model, and the request answers alike on {}; "
+                      "pass --gpu",
+                      fmt::join(slugs, ", ")));
+    }
+    return emit_answer(o, a, o.index.value_or(0), ctx);
+  }
   if (o.json)
     render::pack_json(ctx.out, a, o.all);
   else
@@ -379,8 +472,15 @@ void add_pack(CLI::App& app, context& ctx) {
                   "'migplan pack --json' answer; its GPU instances stay where they are and the "
                   "ITEMs are placed around them; without ITEMs, reports the GPU as it is");
   cmd->add_option("--index", o->index,
-                  "With --current: only this GPU of the listing (default: each GPU in turn)")
+                  "With --current: only this GPU of the listing (default: each GPU in turn); "
+                  "with --emit: the GPU nvidia-smi -i targets (default: the listing's, or 0)")
       ->check(CLI::Range(0, 4095));
+  cmd->add_option("--emit", o->emit,
+                  "KIND: write what creates the preferred layout instead of the report; KIND "
+                  "is one of " +
+                      emit_kind_list());
+  cmd->add_option("--node", o->node,
+                  "With --emit dra: the Kubernetes node the GPU is in (default worker-1)");
   cmd->add_flag("--brief", o->brief,
                 "With --batch: one tab-separated line per request (line, gpu, fits|no_fit|error, "
                 "layout count, preferred layout or reason code or message) instead of JSON");
@@ -394,6 +494,7 @@ void add_pack(CLI::App& app, context& ctx) {
       "  migplan pack --gpu a100-40gb --all --json 3g.20gb 2g.10gb 2x1g.5gb\n"
       "  printf '3g.20gb 3g.20gb\\n7g.40gb\\n' | migplan pack --gpu a100-40gb --batch -\n"
       "  nvidia-smi mig -lgi | migplan pack --gpu a100-40gb --current - 2g.10gb\n"
+      "  migplan pack --gpu a100-40gb --emit nvidia-smi 4g.20gb 2g.10gb 1g.5gb > create.sh\n"
       "  migplan pack --gpu a100-40gb --batch requests.txt --brief | awk -F'\\t' '$3 != \"fits\"'\n"
       "Exit codes: 0 fits, 1 does not fit, 2 bad input.");
   cmd->callback([o, &ctx] { ctx.code = run_pack(*o, ctx); });

@@ -359,7 +359,7 @@ TEST_CASE("an nvidia-smi listing needs --gpu, and its reading errors point into 
         "migplan: " + file + ": an nvidia-smi listing does not name the GPU model; pass --gpu\n");
   const auto index = run_migplan({"pack", "--gpu", "a100-40gb", "--index", "0", "1g.5gb"});
   CHECK(index.code == 2);
-  CHECK(index.err == "migplan: --index needs --current\n");
+  CHECK(index.err == "migplan: --index needs --current or --emit\n");
   const auto json_err =
       run_migplan({"pack", "--json", "--gpu", "a100-40gb", "--current", "-"}, "garbage\n");
   CHECK(json_err.code == 2);

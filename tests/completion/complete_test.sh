@@ -82,7 +82,11 @@ expect() {
 }
 
 expect 'migplan pa' pack
-expect 'migplan ' pack enumerate fit gpus profiles check
+expect 'migplan ' pack enumerate fit gpus profiles check emit-config
+expect 'migplan emit' emit-config
+expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra
+expect 'migplan pack --emit m' mig-parted
+expect 'migplan emit-config --gpu a10' a100-40gb a100-80gb
 expect 'migplan pack --g' --gpu
 expect 'migplan pack --gpu a10' a100-40gb a100-80gb
 expect 'migplan enumerate -g a10' a100-40gb a100-80gb

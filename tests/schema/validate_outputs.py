@@ -41,7 +41,7 @@ BASE = "https://migplan.dev/schema/v1/"
 PLAN_INPUTS = ("demand", "fleet", "state")
 # Every schema file and the document kind it describes.
 SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
-           "check", "geometry", "demand", "fleet", "state"]
+           "check", "geometry", "demand", "fleet", "state", "emit-nvml"]
 
 
 class Checker:
@@ -296,6 +296,28 @@ class Checker:
             args = ["pack", "--json", "--current", "-", *items]
             text, _ = self.run(args, stdin=answer.encode(), codes=codes)
             self.validate("pack", text, " ".join(args))
+    def emit_nvml(self):
+        """`pack --emit nvml` on every single-request case: the new instances of
+        the preferred layout, the same ones `pack --json` places."""
+        for args, codes in self.pack_requests():
+            if "--all" in args:
+                continue  # --emit writes one layout: --all is refused
+            full = ["pack", "--emit", "nvml", *args]
+            where = " ".join(full)
+            text, rc = self.run(full, codes=(*codes, 2))
+            if rc == 1 and text:
+                self.fail(where, "a request that does not fit wrote to stdout")
+            if rc != 0:
+                continue
+            doc = self.validate("emit-nvml", text, where)
+            if doc is None:
+                continue
+            answer = json.loads(self.run(["pack", "--json", *args], codes=(0,))[0])
+            placed = sorted((i["profile_id"], i["start"]) for i in answer["layouts"][0]["instances"])
+            existing = sorted((i["profile_id"], i["start"]) for i in answer["current"] or [])
+            created = sorted((c["profile_id"], c["start"]) for c in doc["create"])
+            if sorted(created + existing) != placed or doc["gpu"] != answer["gpu"]["id"]:
+                self.fail(where, f"creates {created} beside {existing}; pack --json places {placed}")
 
     def pack_errors(self):
         bad = [
@@ -518,6 +540,7 @@ class Checker:
         chk = doc(["check", "--format", "json", "examples/invalid-geometry.yaml"], (1,))
         gpus = doc(["gpus", "--json"])
         fit = doc(["fit", "--json", "--gpu", "a100-40gb", "--memory", "4Gi"])
+        nvml = doc(["pack", "--emit", "nvml", "--gpu", "a100-40gb", "4g.20gb", "2g.10gb"])
         geo = {"version": 1, "gpus": [{"model": "a100-40gb", "instances": ["7g.40gb"]}]}
         self.validate("geometry", json.dumps(geo), "a minimal geometry file")
         layout = lambda d: d["layouts"][0]
@@ -555,6 +578,10 @@ class Checker:
             ("gpus", gpus, lambda d: entry(d).update(units="8"), "units a string"),
             ("fit", fit, lambda d: d.update(largest="7g.40gb"), "fits with largest"),
             ("fit", fit, lambda d: d.pop("layout"), "fits without layout"),
+            ("emit-nvml", nvml, lambda d: d.pop("create"), "no create"),
+            ("emit-nvml", nvml, lambda d: d["create"][0].update(start="0"), "start a string"),
+            ("emit-nvml", nvml, lambda d: d["create"][0].update(placement={}), "an undocumented field"),
+            ("emit-nvml", nvml, lambda d: d.update(index=-1), "a negative index"),
             ("geometry", geo, lambda d: d.update(version="1"), "version the string 1"),
             ("geometry", geo, lambda d: entry(d).pop("instances"), "no instances"),
             ("geometry", geo, lambda d: entry(d).update(indx=0), "a misspelt key"),
@@ -593,6 +620,7 @@ def main():
     c.pack()
     c.pack_current()
     c.pack_errors()
+    c.emit_nvml()
     c.batch()
     c.check_files()
     c.geometry()

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan pack --emit KIND` writes from: the layout the answer prefers,
+// which of its instances to create and in what order, filled by the command
+// from the core's results and written by render/emit in each KIND's format.
+
+#include <migplan/driver_order.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <string>
+#include <vector>
+
+#include "model/pack.hpp"
+
+namespace migplan::cli {
+
+/// A layout to realize on one GPU.
+struct emit_plan {
+  const gpu_model* gpu = nullptr;
+  int index = 0;                           ///< the GPU's nvidia-smi index (`-i`)
+  layout whole;                            ///< the preferred layout, existing instances included
+  std::vector<current_instance> existing;  ///< --current's instances: they exist and stay
+  std::vector<instance> create;            ///< the new instances, in placement_order()
+  creation_order fallback;                 ///< the order without placements, and what backs it
+  std::string node;                        ///< --node: the Kubernetes node (dra); empty = default
+};
+
+}  // namespace migplan::cli

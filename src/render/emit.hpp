@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `migplan pack --emit KIND`: what realizes a layout, in the form each
+// consumer takes: a shell script of nvidia-smi commands, the arguments of
+// NVML's placement call, a mig-parted config, the device plugin's resources.
+// One writer per kind; emit_kinds() is the table --emit dispatches on, so a
+// new kind is one function and one row.
+
+#include <iosfwd>
+#include <span>
+#include <string_view>
+
+#include "model/emit.hpp"
+
+namespace migplan::cli::render {
+
+/// One kind of `pack --emit` output.
+struct emit_kind {
+  std::string_view name;     ///< as --emit takes it
+  std::string_view summary;  ///< what it writes, for --help and messages
+  void (*write)(std::ostream& os, const emit_plan& plan);
+};
+
+/// Every kind, in the order --help lists them.
+std::span<const emit_kind> emit_kinds();
+
+/// The kind named `name` exactly, or nullptr.
+const emit_kind* find_emit_kind(std::string_view name);
+
+/// A POSIX sh script: one `nvidia-smi mig -i N -cgi ID:START -C` per new
+/// instance, largest first, with a header naming the GPU, the layout and the
+/// driver requirement of the ID:START form, then, commented out, the creation
+/// order without starts that the driver model says lands on the layout (or
+/// why none is claimed).
+void emit_nvidia_smi(std::ostream& os, const emit_plan& plan);
+
+/// JSON for nvmlDeviceCreateGpuInstanceWithPlacement: {"schema_version",
+/// "gpu", "index", "create": [{"profile_id", "profile", "start", "size"}]},
+/// the new instances in creation order (schema/emit-nvml.schema.json).
+void emit_nvml(std::ostream& os, const emit_plan& plan);
+
+/// A mig-parted v1 config with one label for the whole layout (counts per
+/// profile), filtered to the model's PCI IDs.
+void emit_mig_parted(std::ostream& os, const emit_plan& plan);
+
+/// YAML: the extended resources the NVIDIA device plugin advertises for one
+/// GPU with the whole layout, under the mixed and the single strategy.
+void emit_k8s(std::ostream& os, const emit_plan& plan);
+
+/// The label `emit_mig_parted` writes for a layout: "migplan-SLUG-" and the
+/// instances, largest first ("4g.20gb-2g.10gb-2x1g.5gb", "+" as "."); past 63
+/// characters (a Kubernetes label value's limit) "migplan-SLUG-" and the
+/// 32-bit FNV-1a hash of that text in hex.
+std::string layout_label(const gpu_model& gpu, const layout& l);
+
+}  // namespace migplan::cli::render

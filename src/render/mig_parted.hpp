@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Writing mig-parted v1 configs (`version: v1`, `mig-configs:`), the format
+// NVIDIA's nvidia-mig-parted and the GPU Operator's mig-manager read.
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include "model/mig_parted.hpp"
+
+namespace migplan::cli::render {
+
+/// A profile name as a part of a label name: "+" is not allowed in a
+/// Kubernetes label value, so it becomes "." as in NVIDIA's own labels
+/// ("1g.5gb+me" -> "1g.5gb.me", "1g.24gb+me.all" -> "1g.24gb.me.all").
+std::string label_word(std::string_view profile_name);
+
+/// `text` as a YAML double-quoted string ('"' and '\\' escaped, control
+/// characters as '?').
+std::string yaml_string(std::string_view text);
+
+/// `text` with every control character replaced by '?': for a comment line,
+/// which a newline would end.
+std::string comment_safe(std::string_view text);
+
+/// `text` as comment lines of at most 78 columns ("# " and its words,
+/// control characters as '?'); "#" alone for empty text; text that starts
+/// with two spaces (a command to copy) as one line, unwrapped.
+std::string comment_lines(std::string_view text);
+
+/// Writes the config: its header comments (each element one paragraph), `version: v1`, then each
+/// label with one entry per model, each entry with a comment naming the model, a `device-filter` of
+/// its PCI IDs (inferred mappings named in a comment), `devices: all`, `mig-enabled` and the
+/// `mig-devices` counts.
+void mig_parted(std::ostream& os, const mig_parted_config& config);
+
+}  // namespace migplan::cli::render

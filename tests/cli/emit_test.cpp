@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: Apache-2.0
+// pack --emit KIND and emit-config: golden outputs (tests/fixtures/emit/),
+// the emitted configs checked by `migplan check`, the script run against a
+// stand-in nvidia-smi, and the refusals.
+
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "run_binary.hpp"
+
+using migplan::test::read_file;
+using migplan::test::run_migplan;
+using migplan::test::source_path;
+using migplan::test::test_path;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// An -lgi listing of one A100-40GB with a 3g.20gb at 4 (GI 1), for --current.
+const std::string listing =
+    "+-------------------------------------------------------+\n"
+    "| GPU instances:                                        |\n"
+    "| GPU   Name             Profile  Instance   Placement  |\n"
+    "|                          ID       ID       Start:Size |\n"
+    "|=======================================================|\n"
+    "|   0  MIG 3g.20gb          9        1          4:4     |\n"
+    "+-------------------------------------------------------+\n";
+
+struct golden {
+  golden(std::string f, std::vector<std::string> a, std::string in = {})
+      : file(std::move(f)), args(std::move(a)), input(std::move(in)) {}
+  std::string file;  // under tests/fixtures/emit/
+  std::vector<std::string> args;
+  std::string input;  // standard input (an -lgi listing for --current -)
+};
+
+// One request per --emit kind and per case the nvidia-smi fallback text
+// distinguishes: forced steps, observed choices, a contradicted choice, an
+// unobserved one, none, and --current with --index.
+const std::vector<golden>& goldens() {
+  static const std::vector<golden> cases{
+      {"nvidia-smi-a100-40gb-4-2-1.sh",
+       {"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "4g.20gb", "2g.10gb", "1g.5gb"}},
+      {"nvidia-smi-h100-80gb-7x1g.sh",
+       {"pack", "--gpu", "h100-80gb", "--emit", "nvidia-smi", "7x1g.10gb"}},
+      {"nvidia-smi-h100-pcie-3g-3x1g.sh",
+       {"pack", "--gpu", "h100-pcie", "--emit", "nvidia-smi", "3g.40gb@4", "1g.10gb@0", "1g.10gb@1",
+        "1g.10gb@2"}},
+      {"nvidia-smi-a100-40gb-1g.10gb.sh",
+       {"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "1g.10gb@6"}},
+      {"nvidia-smi-a100-40gb-1g@0.sh",
+       {"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "1g.5gb@0"}},
+      {"nvidia-smi-current.sh",
+       {"pack", "--gpu", "a100-40gb", "--current", "-", "--index", "0", "--emit", "nvidia-smi",
+        "2g.10gb", "2x1g.5gb"},
+       listing},
+      {"nvml-a100-40gb-4-2-1.json",
+       {"pack", "--gpu", "a100-40gb", "--emit", "nvml", "4g.20gb", "2g.10gb", "1g.5gb"}},
+      {"nvml-current.json",
+       {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "nvml", "2g.10gb", "2x1g.5gb"},
+       listing},
+      {"mig-parted-a100-40gb-4-2-1.yaml",
+       {"pack", "--gpu", "a100-40gb", "--emit", "mig-parted", "4g.20gb", "2g.10gb", "1g.5gb"}},
+      {"mig-parted-h100-80gb-me.yaml",
+       {"pack", "--gpu", "h100-80gb", "--emit", "mig-parted", "1g.10gb+me", "3g.40gb",
+        "2x1g.10gb"}},
+      {"mig-parted-current.yaml",
+       {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "mig-parted", "2g.10gb",
+        "2x1g.5gb"},
+       listing},
+      {"k8s-a100-40gb-4-2-1.yaml",
+       {"pack", "--gpu", "a100-40gb", "--emit", "k8s", "4g.20gb", "2g.10gb", "1g.5gb"}},
+      {"k8s-h100-80gb-7x1g.yaml", {"pack", "--gpu", "h100-80gb", "--emit", "k8s", "7x1g.10gb"}},
+      {"k8s-a100-80gb-7g.yaml", {"pack", "--gpu", "a100-80gb", "--emit", "k8s", "7g.80gb"}},
+      {"k8s-rtx-pro-6000-me.yaml",
+       {"pack", "--gpu", "rtx-pro-6000", "--emit", "k8s", "1g.24gb+me.all", "3x1g.24gb-me"}},
+  };
+  return cases;
+}
+
+// A temporary directory, removed at the end of the test.
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string t = (fs::temp_directory_path() / "migplan-emit-XXXXXX").string();
+    REQUIRE(mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  REQUIRE(f.good());
+}
+
+// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    const std::string line = text.substr(pos, nl - pos);
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+    pos = nl + 1;
+  }
+  return out;
+}
+
+// `migplan check --strict --format json -` on a config: exit 0 (not even a
+// warning), and every geometry valid.
+json check_config(const std::string& config) {
+  const auto r = run_migplan({"check", "--strict", "--format", "json", "-"}, config);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  const json doc = json::parse(r.out);
+  for (const json& f : doc["files"])
+    for (const json& g : f["geometries"]) CHECK(g["status"] == "valid");
+  return doc;
+}
+
+// PCI ID -> counts of one label of a mig-parted config ("*" for no filter).
+std::map<std::string, std::map<std::string, int>> label_counts(const YAML::Node& config,
+                                                               const std::string& label) {
+  std::map<std::string, std::map<std::string, int>> out;
+  for (const YAML::Node& e : config["mig-configs"][label]) {
+    std::vector<std::string> ids;
+    if (!e["device-filter"])
+      ids.push_back("*");
+    else if (e["device-filter"].IsScalar())
+      ids.push_back(e["device-filter"].as<std::string>());
+    else
+      for (const YAML::Node& id : e["device-filter"]) ids.push_back(id.as<std::string>());
+    std::map<std::string, int> counts;
+    if (e["mig-devices"])
+      for (const auto& kv : e["mig-devices"])
+        counts[kv.first.as<std::string>()] = kv.second.as<int>();
+    for (std::string id : ids) {
+      for (char& c : id) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      out[id] = counts;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("each pack --emit kind writes its golden output", "[cli][emit]") {
+  // MIGPLAN_UPDATE_GOLDEN=1 rewrites the files from the binary's output;
+  // review the diff before committing it.
+  const bool update = std::getenv("MIGPLAN_UPDATE_GOLDEN") != nullptr;
+  for (const golden& g : goldens()) {
+    INFO(g.file);
+    const auto r = run_migplan(g.args, g.input);
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    const std::string path = test_path("fixtures/emit/" + g.file);
+    if (update) write(path, r.out);
+    const std::string want = read_file(path);
+    CHECK_FALSE(want.empty());
+    CHECK(r.out == want);
+  }
+}
+
+TEST_CASE("every emitted mig-parted config passes migplan check", "[cli][emit]") {
+  for (const golden& g : goldens()) {
+    if (g.file.rfind("mig-parted", 0) != 0) continue;
+    INFO(g.file);
+    const json doc = check_config(read_file(test_path("fixtures/emit/" + g.file)));
+    CHECK(doc["summary"]["exit_code"] == 0);
+  }
+  // And on other models and mixes, checked on every model its filter names.
+  const std::vector<std::vector<std::string>> requests{
+      {"--gpu", "a30", "1g.6gb+me", "2g.12gb", "1g.6gb"},
+      {"--gpu", "rtx-pro-6000", "2g.48gb+gfx", "1g.24gb", "1g.24gb-me"},
+      {"--gpu", "gb200", "3g.93gb", "4g.93gb"},
+      {"--gpu", "h100-nvl", "7x1g.12gb"},
+      {"--gpu", "b200", "1g.45gb", "2g.45gb", "3g.90gb"},
+      {"--gpu", "h100-pcie", "1g.20gb", "1g.10gb+me", "1g.10gb", "3g.40gb"},
+  };
+  for (const auto& req : requests) {
+    std::vector<std::string> args{"pack", "--emit", "mig-parted"};
+    args.insert(args.end(), req.begin(), req.end());
+    const auto r = run_migplan(args);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const json doc = check_config(r.out);
+    std::size_t geometries = 0;
+    for (const json& f : doc["files"]) geometries += f["geometries"].size();
+    CHECK(geometries == 1);
+  }
+}
+
+TEST_CASE("the nvidia-smi script runs its commands, in order, against a stand-in nvidia-smi",
+          "[cli][emit]") {
+  temp_dir dir;
+  // A stand-in that records its arguments, one call per line.
+  const fs::path stub = dir.path / "nvidia-smi";
+  write(stub, "#!/bin/sh\necho \"$*\" >> \"$MIGPLAN_CALLS\"\n");
+  fs::permissions(stub, fs::perms::owner_all);
+  const auto run_script = [&](const std::string& script) {
+    const fs::path file = dir.path / "create.sh";
+    const fs::path calls = dir.path / "calls.txt";
+    write(file, script);
+    fs::remove(calls);
+    const std::string cmd = "cd '" + dir.path.string() + "' && PATH='" + dir.path.string() +
+                            "':\"$PATH\" MIGPLAN_CALLS='" + calls.string() + "' sh create.sh";
+    CHECK(std::system(cmd.c_str()) == 0);
+    return read_file(calls.string());
+  };
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--index", "3", "--emit", "nvidia-smi",
+                              "1g.5gb", "3g.20gb", "2g.10gb"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("#!/bin/sh\n", 0) == 0);
+  // The preferred layout is 1g.5gb@0 2g.10gb@2 3g.20gb@4: largest first, each
+  // at its start on GPU 3 (-i 3), with -C.
+  CHECK(run_script(r.out) ==
+        "mig -i 3 -cgi 9:4 -C\n"
+        "mig -i 3 -cgi 14:2 -C\n"
+        "mig -i 3 -cgi 19:0 -C\n");
+  // The fallback is a comment; uncommented, it is one -cgi without starts:
+  // the 3g.20gb first (to 4), then the 1g.5gb (to 0), then the 2g.10gb,
+  // which has only start 2 left (the guide's -cgi 9,19,14,19 begins so).
+  const std::vector<std::string> fallback = lines_starting(r.out, "# nvidia-smi mig ");
+  REQUIRE(fallback.size() == 1);
+  CHECK(run_script(fallback[0].substr(2) + "\n") == "mig -i 3 -cgi 9,19,14 -C\n");
+  // With --current, only what is new is created.
+  const auto cur = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "nvidia-smi", "4g.20gb"}, listing);
+  REQUIRE(cur.code == 0);
+  CHECK(run_script(cur.out) == "mig -i 0 -cgi 5:0 -C\n");
+  // Nothing new: a script that creates nothing.
+  const auto none = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "nvidia-smi"}, listing);
+  REQUIRE(none.code == 0);
+  CHECK(run_script(none.out).empty());
+}
+
+TEST_CASE("pack --emit nvml lists what --current does not already hold", "[cli][emit]") {
+  const auto r = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-", "--index", "0", "--emit", "nvml", "4g.20gb"},
+      listing);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j == json::parse(R"({"schema_version": 1, "gpu": "a100-40gb", "index": 0,
+      "create": [{"profile_id": 5, "profile": "4g.20gb", "start": 0, "size": 4}]})"));
+  // mig-parted and k8s describe the whole layout, the existing 3g.20gb included.
+  const auto k = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "k8s", "4g.20gb"}, listing);
+  REQUIRE(k.code == 0);
+  const YAML::Node y = YAML::Load(k.out);
+  CHECK(y["mixed"]["nvidia.com/mig-3g.20gb"].as<int>() == 1);
+  CHECK(y["mixed"]["nvidia.com/mig-4g.20gb"].as<int>() == 1);
+  CHECK(y["single"].IsNull());
+}
+
+TEST_CASE("pack --emit k8s names suffixed profiles as the device plugin does", "[cli][emit]") {
+  // "mig-" + profile, "+" as ".": k8s-device-plugin internal/rm/rm.go.
+  const auto r = run_migplan(
+      {"pack", "--gpu", "rtx-pro-6000", "--emit", "k8s", "1g.24gb+me.all", "3x1g.24gb-me"});
+  REQUIRE(r.code == 0);
+  const YAML::Node y = YAML::Load(r.out);
+  CHECK(y["mixed"]["nvidia.com/mig-1g.24gb.me.all"].as<int>() == 1);
+  CHECK(y["mixed"]["nvidia.com/mig-1g.24gb-me"].as<int>() == 3);
+  CHECK(y["mixed"].size() == 2);
+  CHECK(y["single"].IsNull());
+  const auto u = run_migplan({"pack", "--gpu", "h100-80gb", "--emit", "k8s", "2x3g.40gb"});
+  REQUIRE(u.code == 0);
+  const YAML::Node s = YAML::Load(u.out);
+  CHECK(s["single"]["nvidia.com/gpu"].as<int>() == 2);
+  CHECK(s["mixed"]["nvidia.com/mig-3g.40gb"].as<int>() == 2);
+}
+
+TEST_CASE("the mig-parted label is named from the layout, hashed past 63 characters",
+          "[cli][emit]") {
+  const auto r = run_migplan(
+      {"pack", "--gpu", "h100-80gb", "--emit", "mig-parted", "1g.10gb+me", "3g.40gb", "2x1g.10gb"});
+  REQUIRE(r.code == 0);
+  const YAML::Node y = YAML::Load(r.out);
+  REQUIRE(y["mig-configs"].size() == 1);
+  const std::string label = y["mig-configs"].begin()->first.as<std::string>();
+  CHECK(label == "migplan-h100-80gb-3g.40gb-2x1g.10gb-1g.10gb.me");
+  const auto counts = label_counts(y, label);
+  CHECK(counts.at("0X233010DE") ==
+        std::map<std::string, int>{{"3g.40gb", 1}, {"1g.10gb", 2}, {"1g.10gb+me", 1}});
+  // An RTX PRO 6000 layout of four differently suffixed 1g profiles is longer.
+  const auto l = run_migplan({"pack", "--gpu", "rtx-pro-6000", "--emit", "mig-parted",
+                              "1g.24gb+me.all", "1g.24gb-me", "1g.24gb-me", "1g.24gb-me"});
+  REQUIRE(l.code == 0);
+  const YAML::Node z = YAML::Load(l.out);
+  const std::string hashed = z["mig-configs"].begin()->first.as<std::string>();
+  CHECK(hashed.size() <= 63);
+  CHECK(hashed.rfind("migplan-rtx-pro-6000-", 0) == 0);
+}
+
+TEST_CASE("pack --emit refuses unknown kinds and other outputs as bad input", "[cli][emit]") {
+  const auto unknown =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "nvidai-smi", "1g.5gb"});
+  CHECK(unknown.code == 2);
+  CHECK(unknown.out.empty());
+  CHECK(unknown.err ==
+        "migplan: unknown --emit kind 'nvidai-smi' (did you mean nvidia-smi?); kinds: "
+        "nvidia-smi, nvml, mig-parted, k8s, dra\n");
+  const auto empty = run_migplan({"pack", "--gpu", "a100-40gb", "--emit=", "1g.5gb"});
+  CHECK(empty.code == 2);
+  CHECK(empty.err.rfind("migplan: unknown --emit kind ''", 0) == 0);
+  for (const char* other : {"--all", "--json"}) {
+    INFO(other);
+    const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "nvml", other, "1g.5gb"});
+    CHECK(r.code == 2);
+    CHECK(r.err == std::string("migplan: --emit writes one layout in its own format; it does not "
+                               "combine with ") +
+                       other + "\n");
+  }
+  // With --json the failure is a JSON error document too.
+  const auto j = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "nvml", "--json", "1g.5gb"});
+  CHECK(json::parse(j.out)["error"]["code"] == "bad_input");
+  const auto batch =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "k8s", "--batch", "-"}, "1g.5gb\n");
+  CHECK(batch.code == 2);
+  CHECK(batch.err ==
+        "migplan: --emit writes one layout in its own format; it does not combine with --batch\n");
+  const auto index = run_migplan({"pack", "--gpu", "a100-40gb", "--index", "1", "1g.5gb"});
+  CHECK(index.code == 2);
+  CHECK(index.err == "migplan: --index needs --current or --emit\n");
+}
+
+TEST_CASE("pack --emit writes nothing on stdout when the request does not fit", "[cli][emit]") {
+  const auto r = run_migplan({"pack", "--gpu", "h100-80gb", "--emit", "nvidia-smi", "3x3g.40gb"});
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: does not fit (instance_cap): 3g.40gb allows at most 2 instances on h100-80gb "
+        "(the request has 3); nothing to emit\n");
+  const auto blocked = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "nvml", "4g.20gb", "1g.5gb"},
+      listing);
+  CHECK(blocked.code == 1);
+  CHECK(blocked.out.empty());
+  CHECK(blocked.err.find("(blocked by existing instances); nothing to emit\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("pack --emit needs one model: inferred when the names say which", "[cli][emit]") {
+  const auto one = run_migplan({"pack", "--emit", "nvml", "4g.20gb", "2g.10gb", "1g.5gb"});
+  CHECK(one.code == 0);
+  CHECK(json::parse(one.out)["gpu"] == "a100-40gb");
+  const auto several = run_migplan({"pack", "--emit", "nvml", "4x1g.10gb", "3g.40gb"});
+  CHECK(several.code == 2);
+  CHECK(several.out.empty());
+  CHECK(several.err.rfind("migplan: --emit needs one GPU model, and the request answers alike on ",
+                          0) == 0);
+}
+
+TEST_CASE("emit-config writes a config whose every label passes migplan check", "[cli][emit]") {
+  const auto r = run_migplan({"emit-config"});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.empty());
+  const json doc = check_config(r.out);
+  CHECK(doc["summary"]["exit_code"] == 0);
+  // Every catalog model with a PCI ID: all-disabled, all-enabled, all-balanced
+  // and one all-PROFILE per profile name ("+" as "."), each entry filtered to
+  // the model's PCI IDs.
+  const json gpus = json::parse(run_migplan({"gpus", "--json"}).out);
+  const YAML::Node y = YAML::Load(r.out);
+  std::set<std::string> want{"all-disabled", "all-enabled", "all-balanced"};
+  std::map<std::string, std::set<std::string>> ids_of;
+  for (const json& g : gpus["gpus"]) {
+    for (const json& id : g["pci_ids"]) ids_of[g["id"]].insert(id["id"].get<std::string>());
+    if (g["pci_ids"].empty()) continue;
+    for (const json& p : g["profiles"]) {
+      std::string name = p;
+      for (char& c : name)
+        if (c == '+') c = '.';
+      want.insert("all-" + name);
+    }
+  }
+  std::set<std::string> got;
+  for (const auto& kv : y["mig-configs"]) got.insert(kv.first.as<std::string>());
+  CHECK(got == want);
+  // all-disabled has one entry per model, with exactly its PCI IDs.
+  std::set<std::string> seen;
+  for (const YAML::Node& e : y["mig-configs"]["all-disabled"]) {
+    std::set<std::string> ids;
+    for (const YAML::Node& id : e["device-filter"]) ids.insert(id.as<std::string>());
+    bool matched = false;
+    for (const auto& [slug, model_ids] : ids_of)
+      if (!model_ids.empty() && ids == model_ids) matched = seen.insert(slug).second;
+    CHECK(matched);
+    CHECK_FALSE(e["mig-enabled"].as<bool>());
+  }
+  CHECK(seen.size() == gpus["gpus"].size());
+}
+
+TEST_CASE("emit-config agrees with NVIDIA's config-default.yaml wherever it filters by PCI ID",
+          "[cli][emit]") {
+  // Where NVIDIA's entry names PCI IDs, the counts for each ID are the same:
+  // the all-balanced entries, all-1g.10gb's H100/A100 split, all-1g.35gb.
+  // (Where it differs the README says why: its unfiltered entries, and the
+  // early GB200 names 3g.95gb, 4g.95gb, 7g.189gb, which migplan's catalog
+  // calls 3g.93gb, 4g.93gb, 7g.186gb.)
+  const YAML::Node ours = YAML::Load(run_migplan({"emit-config"}).out);
+  const YAML::Node nvidia =
+      YAML::LoadFile(source_path("tests/fixtures/mig-parted/config-default.yaml"));
+  int compared = 0;
+  for (const auto& kv : nvidia["mig-configs"]) {
+    const std::string label = kv.first.as<std::string>();
+    if (!ours["mig-configs"][label]) {
+      CHECK((label == "all-3g.95gb" || label == "all-4g.95gb" || label == "all-7g.189gb"));
+      continue;
+    }
+    const auto theirs = label_counts(nvidia, label);
+    const auto mine = label_counts(ours, label);
+    for (const auto& [id, counts] : theirs) {
+      if (id == "*") continue;
+      INFO(label << " " << id);
+      REQUIRE(mine.count(id) == 1);
+      CHECK(mine.at(id) == counts);
+      ++compared;
+    }
+  }
+  CHECK(compared >= 20);
+}
+
+TEST_CASE("emit-config --gpu writes only those models, to a file with -o", "[cli][emit]") {
+  temp_dir dir;
+  const std::string out = (dir.path / "config.yaml").string();
+  const auto r = run_migplan({"emit-config", "--gpu", "a100-40gb", "--gpu", "h100", "-o", out});
+  CHECK(r.code == 2);  // "h100" is ambiguous
+  CHECK(r.err.rfind("migplan: gpu 'h100' is ambiguous", 0) == 0);
+  const auto ok =
+      run_migplan({"emit-config", "--gpu", "a100-40gb", "--gpu", "h100-80gb", "-o", out});
+  CHECK(ok.code == 0);
+  CHECK(ok.out.empty());
+  const YAML::Node y = YAML::LoadFile(out);
+  const auto counts = label_counts(y, "all-1g.10gb");
+  CHECK(counts.size() == 6);  // 4 A100-40GB IDs, 2 H100 ones
+  CHECK(counts.at("0X20B010DE") == std::map<std::string, int>{{"1g.10gb", 4}});
+  CHECK(counts.at("0X233010DE") == std::map<std::string, int>{{"1g.10gb", 7}});
+  CHECK_FALSE(y["mig-configs"]["all-1g.6gb"]);  // no A30
+  check_config(read_file(out));
+  const auto bad = run_migplan({"emit-config", "-o", (dir.path / "no/such/dir.yaml").string()});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.rfind("migplan: cannot write ", 0) == 0);
+}
