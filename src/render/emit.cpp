@@ -32,8 +32,9 @@ std::string model_name(const gpu_model& g) {
 std::string existing_text(const emit_plan& plan) {
   std::string out;
   for (const current_instance& c : plan.existing)
-    fmt::format_to(std::back_inserter(out), "{}{}@{} (GI {})", out.empty() ? "" : ", ",
-                   prof(*plan.gpu, c.profile).name, c.start, c.instance_id);
+    fmt::format_to(std::back_inserter(out), "{}{}@{}{}", out.empty() ? "" : ", ",
+                   prof(*plan.gpu, c.profile).name, c.start,
+                   c.instance_id ? fmt::format(" (GI {})", *c.instance_id) : "");
   return out;
 }
 

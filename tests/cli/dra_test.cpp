@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "run_binary.hpp"
+
 namespace {
 
 using migplan::gpu_model;
@@ -211,6 +213,30 @@ TEST_CASE("dra writes the a30's slices as the golden file", "[dra]") {
   // MIGPLAN_UPDATE_GOLDEN=1 rewrites the file; review the diff before committing it.
   if (std::getenv("MIGPLAN_UPDATE_GOLDEN") != nullptr) std::ofstream(path, std::ios::binary) << got;
   CHECK(got == read_file(path));
+}
+
+TEST_CASE("pack --emit dra writes the model's slices, on the node and GPU given", "[dra][cli]") {
+  // The slices describe the GPU, not the layout: any request that fits gives them.
+  const auto r = migplan::test::run_migplan({"pack", "--gpu", "a30", "--emit", "dra", "2g.12gb"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == read_file(std::string(MIGPLAN_TEST_DIR) + "/fixtures/dra/a30.yaml"));
+  dra_options opt;
+  opt.node_name = "gpu-node-7";
+  opt.gpu_index = 2;
+  const auto named = migplan::test::run_migplan(
+      {"pack", "--gpu", "a30", "--emit", "dra", "--node", "gpu-node-7", "--index", "2", "1g.6gb"});
+  CHECK(named.code == 0);
+  CHECK(named.out == emit(*migplan::find_model("a30"), opt));
+  const auto no_emit =
+      migplan::test::run_migplan({"pack", "--gpu", "a30", "--node", "n", "1g.6gb"});
+  CHECK(no_emit.code == 2);
+  CHECK(no_emit.err == "migplan: --node needs --emit dra\n");
+  const auto bad = migplan::test::run_migplan(
+      {"pack", "--gpu", "a30", "--emit", "dra", "--node", "Not_A_Node", "1g.6gb"});
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("Not_A_Node") != std::string::npos);
 }
 
 TEST_CASE("dra slices of every model respect the API's limits and allow exactly the legal layouts",
