@@ -7,9 +7,10 @@
 #   source completions/migplan.bash
 
 # The slug of every model: the "id" of each entry of `gpus --json`, leaving out
-# the "id" fields inside "pci_ids".
+# the "id" fields inside "pci_ids". Arguments: the line's --gpu-file options, so
+# that the models of those files are offered too.
 _migplan_gpu_slugs() {
-  command migplan gpus --json 2>/dev/null | awk '
+  command migplan "$@" gpus --json 2>/dev/null | awk '
     /"pci_ids": \[/ { if ($0 !~ /\]/) in_pci = 1; next }
     in_pci { if ($0 ~ /^[[:space:]]*\]/) in_pci = 0; next }
     /^[[:space:]]*"id": "/ { sub(/^[[:space:]]*"id": "/, ""); sub(/".*/, ""); print }'
@@ -18,12 +19,14 @@ _migplan_gpu_slugs() {
 # The profile names of GPU $1 (of every model when $1 is empty): the "name" of
 # each entry under "profiles" in `profiles --json`. A model entry starts with
 # its "id", a string (a profile's "id" is a number), and its own "name" comes
-# before its "profiles".
+# before its "profiles". Further arguments: the line's --gpu-file options.
 _migplan_profile_names() {
-  if [[ -n $1 ]]; then
-    command migplan profiles --gpu "$1" --json 2>/dev/null
+  local gpu=$1
+  shift
+  if [[ -n $gpu ]]; then
+    command migplan "$@" profiles --gpu "$gpu" --json 2>/dev/null
   else
-    command migplan profiles --json 2>/dev/null
+    command migplan "$@" profiles --json 2>/dev/null
   fi | awk '
     /"id": "/ { in_profiles = 0 }
     /"profiles": \[/ { in_profiles = 1; next }
@@ -55,13 +58,33 @@ _migplan() {
     opt=${words[cword - 1]}
   fi
 
-  # The command: the first word that is not an option (migplan's own options
-  # take no value).
+  # The command: the first word that is not an option or the value of
+  # migplan's own --gpu-file.
   for ((i = 1; i < cword; i++)); do
-    if [[ ${words[i]} != -* ]]; then
+    if [[ ${words[i]} == --gpu-file ]]; then
+      ((i++))
+      [[ ${words[i]-} == = ]] && ((i++))
+    elif [[ ${words[i]} != -* ]]; then
       cmd=${words[i]}
       break
     fi
+  done
+
+  # The model files on the line: their models are offered beside the built-in ones.
+  local -a files=()
+  for ((i = 1; i < ${#words[@]}; i++)); do
+    ((i == cword)) && continue
+    w=""
+    case ${words[i]} in
+      --gpu-file)
+        w=${words[i + 1]-}
+        [[ $w == = ]] && w=${words[i + 2]-}
+        ;;
+      --gpu-file=*) w=${words[i]#--gpu-file=} ;;
+    esac
+    w=${w#[\"\']}
+    w=${w%[\"\']}
+    [[ -n $w && $w != -* && $w != = ]] && files+=(--gpu-file "$w")
   done
 
   # The GPU named elsewhere on the line, for profile names.
@@ -82,10 +105,14 @@ _migplan() {
   done
 
   if [[ -z $cmd ]]; then
-    if [[ $cur == -* ]]; then
-      mapfile -t COMPREPLY < <(compgen -W '-h --help --version' -- "$cur")
+    if [[ $opt == --gpu-file ]]; then
+      compopt -o filenames 2>/dev/null
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    elif [[ $cur == -* ]]; then
+      mapfile -t COMPREPLY < <(compgen -W '-h --help --version --gpu-file' -- "$cur")
     else
-      mapfile -t COMPREPLY < <(compgen -W 'pack enumerate fit gpus profiles check emit-config' -- "$cur")
+      mapfile -t COMPREPLY < <(compgen -W 'pack enumerate fit gpus profiles check emit-config import' \
+        -- "$cur")
     fi
     return 0
   fi
@@ -93,32 +120,36 @@ _migplan() {
   local options value_options
   case $cmd in
     pack)
-      options='-h --help -g --gpu -a --all --json --batch --current --index --emit --node --brief'
-      value_options='-g --gpu --batch --current --index --emit --node'
+      options='-h --help -g --gpu -a --all --json --batch --current --index --emit --node --brief --gpu-file'
+      value_options='-g --gpu --batch --current --index --emit --node --gpu-file'
       ;;
     enumerate)
-      options='-h --help -g --gpu --maximal --json'
-      value_options='-g --gpu'
+      options='-h --help -g --gpu --maximal --json --gpu-file'
+      value_options='-g --gpu --gpu-file'
       ;;
     fit)
-      options='-h --help -g --gpu -m --memory --sms -k --count --json'
-      value_options='-g --gpu -m --memory --sms -k --count'
+      options='-h --help -g --gpu -m --memory --sms -k --count --json --gpu-file'
+      value_options='-g --gpu -m --memory --sms -k --count --gpu-file'
       ;;
     gpus)
-      options='-h --help --json'
-      value_options=''
+      options='-h --help --json --gpu-file'
+      value_options='--gpu-file'
       ;;
     profiles)
-      options='-h --help -g --gpu --json'
-      value_options='-g --gpu'
+      options='-h --help -g --gpu --json --gpu-file'
+      value_options='-g --gpu --gpu-file'
       ;;
     check)
-      options='-h --help --gpu -c --config --strict --format --max-errors -v --verbose'
-      value_options='--gpu -c --config --format --max-errors'
+      options='-h --help --gpu -c --config --strict --format --max-errors -v --verbose --gpu-file'
+      value_options='--gpu -c --config --format --max-errors --gpu-file'
+      ;;
+    import)
+      options='-h --help --lgip --lgipp --name --description --pci-id --index -o --output --gpu-file'
+      value_options='--lgip --lgipp --name --description --pci-id --index -o --output --gpu-file'
       ;;
     emit-config)
-      options='-h --help -g --gpu -o --output'
-      value_options='-g --gpu -o --output'
+      options='-h --help -g --gpu -o --output --gpu-file'
+      value_options='-g --gpu -o --output --gpu-file'
       ;;
     *) return 0 ;;
   esac
@@ -127,7 +158,8 @@ _migplan() {
   if [[ -n $opt && " $value_options " == *" $opt "* ]]; then
     case $opt in
       -g | --gpu)
-        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W "$(_migplan_gpu_slugs)" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W "$(_migplan_gpu_slugs "${files[@]}")" \
+          -- "$cur")
         ;;
       --format)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'text json github' -- "$cur")
@@ -139,10 +171,14 @@ _migplan() {
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
-      --batch | --current)
+      --batch | --current | --lgip | --lgipp)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)
+        ;;
+      --gpu-file | -o | --output)
+        compopt -o filenames 2>/dev/null
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
     esac
     # Other values (a size, a number, a config label) have no list.
@@ -161,8 +197,8 @@ _migplan() {
       # [Nx]PROFILE[@START]: complete the profile after a count.
       local count=""
       [[ $cur =~ ^([0-9]+x) ]] && count=${BASH_REMATCH[1]}
-      mapfile -t COMPREPLY < <(compgen -P "$count" -W "$(_migplan_profile_names "$gpu")" \
-        -- "${cur#"$count"}")
+      mapfile -t COMPREPLY < <(compgen -P "$count" \
+        -W "$(_migplan_profile_names "$gpu" "${files[@]}")" -- "${cur#"$count"}")
       ;;
     check)
       compopt -o filenames 2>/dev/null

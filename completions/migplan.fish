@@ -6,10 +6,27 @@
 # Installed as share/fish/vendor_completions.d/migplan.fish; from a source
 # tree: source completions/migplan.fish
 
+# The --gpu-file options on the line (before or after the command): their
+# models are offered beside the built-in ones.
+function __migplan_gpu_files
+    set -l tokens (commandline -opc)
+    set -l i 1
+    while test $i -le (count $tokens)
+        switch $tokens[$i]
+            case --gpu-file
+                set i (math $i + 1)
+                test $i -le (count $tokens); and printf '%s\n' --gpu-file $tokens[$i]
+            case '--gpu-file=*'
+                printf '%s\n' --gpu-file (string replace -- --gpu-file= '' $tokens[$i])
+        end
+        set i (math $i + 1)
+    end
+end
+
 # The slug of every model: the "id" of each entry of `gpus --json`, leaving out
 # the "id" fields inside "pci_ids".
 function __migplan_gpus
-    command migplan gpus --json 2>/dev/null | awk '
+    command migplan (__migplan_gpu_files) gpus --json 2>/dev/null | awk '
         /"pci_ids": \[/ { if ($0 !~ /\]/) in_pci = 1; next }
         in_pci { if ($0 ~ /^[[:space:]]*\]/) in_pci = 0; next }
         /^[[:space:]]*"id": "/ { sub(/^[[:space:]]*"id": "/, ""); sub(/".*/, ""); print }'
@@ -36,7 +53,7 @@ function __migplan_items
     set -l count (string match -r -- '^[0-9]+x' (commandline -ct))
     set -l args
     test -n "$gpu"; and set args --gpu $gpu
-    command migplan profiles $args --json 2>/dev/null | awk '
+    command migplan (__migplan_gpu_files) profiles $args --json 2>/dev/null | awk '
         /"id": "/ { in_profiles = 0 }
         /"profiles": \[/ { in_profiles = 1; next }
         in_profiles && /^[[:space:]]*"name": "/ {
@@ -50,11 +67,12 @@ function __migplan_not_option
     not string match -q -- '-*' (commandline -ct)
 end
 
-set -l commands pack enumerate fit gpus profiles check emit-config
+set -l commands pack enumerate fit gpus profiles check emit-config import
 
 complete -c migplan -f
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'Print help and exit'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -l version -d 'Print the version and exit'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -l gpu-file -r -F -d 'Model file whose GPU model this run may use (repeatable)'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a pack -d 'Place instances on a GPU, or say why they do not fit'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a enumerate -d 'List every feasible geometry of a GPU'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Size a workload: smallest profile, instances per GPU, GPUs needed'
@@ -62,9 +80,11 @@ complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'L
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a check -d 'Validate geometry files and NVIDIA mig-parted configs'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a emit-config -d 'Write a mig-parted config for catalog models'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a import -d 'Write a model file from nvidia-smi mig -lgip and -lgipp output'
 
 for cmd in $commands
     complete -c migplan -n "__fish_seen_subcommand_from $cmd" -s h -l help -d 'Print help and exit'
+    complete -c migplan -n "__fish_seen_subcommand_from $cmd" -l gpu-file -r -F -d 'Model file whose GPU model this run may use (repeatable)'
 end
 
 # pack
@@ -110,3 +130,11 @@ complete -c migplan -n '__fish_seen_subcommand_from check; and __migplan_not_opt
 # emit-config
 complete -c migplan -n '__fish_seen_subcommand_from emit-config' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model (repeatable; every model when omitted)'
 complete -c migplan -n '__fish_seen_subcommand_from emit-config' -s o -l output -r -F -d 'File to write (- or omitted: stdout)'
+# import
+complete -c migplan -n '__fish_seen_subcommand_from import' -l lgip -r -F -a - -d 'nvidia-smi mig -lgip output (- for stdin)'
+complete -c migplan -n '__fish_seen_subcommand_from import' -l lgipp -r -F -a - -d 'nvidia-smi mig -lgipp output (- for stdin)'
+complete -c migplan -n '__fish_seen_subcommand_from import' -l name -x -d 'Slug of the model'
+complete -c migplan -n '__fish_seen_subcommand_from import' -l description -x -d 'Description of the model'
+complete -c migplan -n '__fish_seen_subcommand_from import' -l pci-id -x -d 'PCI device ID of the model (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from import' -l index -x -d 'The GPU of the listings'
+complete -c migplan -n '__fish_seen_subcommand_from import' -s o -l output -r -F -d 'Write the model file to FILE'

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
 #include <ostream>
@@ -14,6 +15,7 @@
 
 #include "error.hpp"
 #include "io/names.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "render/pack.hpp"
 
@@ -42,14 +44,43 @@ namespace {
 // arguments they refuse, and an argument may be a megabyte.
 constexpr std::size_t max_parse_message = 300;
 
+// The option every command takes, also before the command's name: model
+// files whose models the run may use beside the catalog's.
+constexpr std::string_view gpu_file_option = "--gpu-file";
+constexpr std::string_view gpu_file_help =
+    "Model file (JSON, as 'migplan import' writes it) whose GPU model this run may use beside "
+    "the built-in ones; repeatable";
+
+// Where the command's name is in `args`: after migplan's own --gpu-file
+// options, which may come first ("migplan --gpu-file m.json pack ...").
+std::size_t command_at(const std::vector<std::string>& args) {
+  std::size_t i = 1;
+  while (i < args.size()) {
+    if (args[i] == gpu_file_option)
+      i += 2;
+    else if (args[i].starts_with(std::string(gpu_file_option) + "="))
+      i += 1;
+    else
+      break;
+  }
+  return i;
+}
+
+// A model file could not be loaded: thrown from the parse-complete callback,
+// before any command runs, and reported by run().
+struct gpu_file_error {
+  std::string message;
+};
+
 // CLI11 reads "--gpu=" as "--gpu" waiting for the next argument, so
 // "--gpu= 1g.5gb" would take the item as the gpu: an option that takes a
 // value, written with "=" and nothing after it, is given the empty value.
 std::vector<std::string> split_empty_values(const CLI::App& app, std::vector<std::string> args) {
-  if (args.size() < 2) return args;
+  const std::size_t at = command_at(args);
+  if (at >= args.size()) return args;
   const CLI::App* cmd = nullptr;
   for (const CLI::App* sub : app.get_subcommands({}))
-    if (sub->get_name() == args[1]) cmd = sub;
+    if (sub->get_name() == args[at]) cmd = sub;
   if (cmd == nullptr) return args;
   std::vector<std::string> out;
   bool options = true;  // until "--", after which every argument is positional
@@ -106,6 +137,29 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_fit(app, ctx);
   add_check(app, ctx);
   add_emit_config(app, ctx);
+  add_import(app, ctx);
+
+  // --gpu-file on migplan itself (before the command) and on every command
+  // (after it), each one's files kept apart so that they load in the order
+  // written: migplan's first, then the command's.
+  model_set models;
+  const use_models scope(models);
+  std::vector<std::string> files_before;
+  std::map<const CLI::App*, std::vector<std::string>> files_after;
+  app.add_option(std::string(gpu_file_option), files_before, std::string(gpu_file_help))
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->add_option(std::string(gpu_file_option), files_after[sub], std::string(gpu_file_help))
+        ->type_name("FILE")
+        ->allow_extra_args(false);
+  const auto load_gpu_files = [&] {
+    std::vector<std::string> files = files_before;
+    for (const CLI::App* sub : app.get_subcommands())
+      files.insert(files.end(), files_after[sub].begin(), files_after[sub].end());
+    for (const std::string& f : files)
+      if (auto loaded = models.load(f); !loaded) throw gpu_file_error{loaded.error().message};
+  };
 
   // No arguments at all: the usage, as a usage error (exit 2, on stderr, so
   // that a script's output stays empty).
@@ -114,12 +168,13 @@ int run(const std::vector<std::string>& args, context& ctx) {
     return exit_bad_input;
   }
   // An unknown first word is a mistyped command: say so and suggest one.
-  if (!args[1].empty() && args[1][0] != '-') {
+  if (const std::size_t at = command_at(args);
+      at < args.size() && !args[at].empty() && args[at][0] != '-') {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
-    if (std::find(names.begin(), names.end(), args[1]) == names.end()) {
-      report_bad_input(ctx, "unknown command " + quote_token(args[1]) +
-                                did_you_mean(args[1], names) + "; 'migplan --help' lists them");
+    if (std::find(names.begin(), names.end(), args[at]) == names.end()) {
+      report_bad_input(ctx, "unknown command " + quote_token(args[at]) +
+                                did_you_mean(args[at], names) + "; 'migplan --help' lists them");
       return exit_bad_input;
     }
   }
@@ -128,11 +183,19 @@ int run(const std::vector<std::string>& args, context& ctx) {
     if (args[i] == "--json" || args[i] == "--format=json" ||
         (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
       ctx.json_errors = true;
-  app.parse_complete_callback([&app] { refuse_empty_gpu(app); });
+  // Before any command runs: --gpu "" is refused, and the model files load,
+  // so that every command resolves --gpu and profile names among them too.
+  app.parse_complete_callback([&app, &load_gpu_files] {
+    refuse_empty_gpu(app);
+    load_gpu_files();
+  });
   const std::vector<std::string> split = split_empty_values(app, args);
   std::vector<std::string> rev(split.rbegin(), split.rend() - 1);
   try {
     app.parse(rev);
+  } catch (const gpu_file_error& e) {
+    report_bad_input(ctx, e.message);
+    return exit_bad_input;
   } catch (const CLI::CallForHelp&) {
     ctx.out << app.help();
     return exit_ok;

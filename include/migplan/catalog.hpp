@@ -31,6 +31,11 @@ constexpr std::string_view strip_vendor(std::string_view name) noexcept {
 /// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-5000).
 constexpr std::span<const gpu_model> catalog() noexcept { return detail::catalog_models; }
 
+/// A set of models to look in instead of the catalog: the catalog's models and
+/// others that an embedding program holds (the CLI's models loaded from files).
+/// Each lookup below has an overload taking one; the first match in list order wins.
+using model_list = std::span<const gpu_model* const>;
+
 /// The revision of the data the catalog was generated from: the first 12 hex
 /// digits of the SHA-256 of data/mig-profiles.json and data/models.json.
 /// Two builds with the same revision have the same tables.
@@ -60,12 +65,61 @@ static_assert(detail::every_model([](const gpu_model& m) {
               }),
               "a catalog model has more placements than room_memo's 64-bit set holds");
 
-/// The model whose slug equals `slug` ignoring ASCII case, or nullptr.
-constexpr const gpu_model* find_model(std::string_view slug) noexcept {
-  for (const gpu_model& m : catalog()) {
-    if (detail::iequals(m.slug, slug)) return &m;
+namespace detail {
+// The model an element of a list stands for: the catalog holds models, a model_list pointers.
+constexpr const gpu_model& as_model(const gpu_model& m) noexcept { return m; }
+constexpr const gpu_model& as_model(const gpu_model* m) noexcept { return *m; }
+
+// The first model of `models` for which `match` holds, or nullptr.
+template <class Models, class Match>
+constexpr const gpu_model* first_model(const Models& models, Match match) noexcept {
+  for (const auto& element : models) {
+    const gpu_model& m = as_model(element);
+    if (match(m)) return &m;
   }
   return nullptr;
+}
+
+constexpr auto slug_is(std::string_view slug) noexcept {
+  return [slug](const gpu_model& m) { return iequals(m.slug, slug); };
+}
+
+constexpr auto lists_pci(std::uint32_t id) noexcept {
+  return [id](const gpu_model& m) {
+    const bool device_only = id <= 0xFFFFu;
+    for (const pci_id& p : m.pci_ids) {
+      if (device_only ? (p.value >> 16) == id : p.value == id) return true;
+    }
+    return false;
+  };
+}
+
+constexpr auto named_by_smi(std::string_view name) noexcept {
+  return [wanted = strip_vendor(name)](const gpu_model& m) {
+    for (std::string_view known : m.smi_names) {
+      if (iequals(strip_vendor(known), wanted)) return true;
+    }
+    return false;
+  };
+}
+
+constexpr auto lists_full_pci(std::uint32_t id) noexcept {
+  return [id](const gpu_model& m) {
+    for (const pci_id& p : m.pci_ids) {
+      if (p.value == id) return true;
+    }
+    return false;
+  };
+}
+}  // namespace detail
+
+/// The model whose slug equals `slug` ignoring ASCII case, or nullptr.
+constexpr const gpu_model* find_model(std::string_view slug) noexcept {
+  return detail::first_model(catalog(), detail::slug_is(slug));
+}
+/// find_model() over `models` instead of the catalog.
+constexpr const gpu_model* find_model(model_list models, std::string_view slug) noexcept {
+  return detail::first_model(models, detail::slug_is(slug));
 }
 
 /// The model listing PCI ID `id`, or nullptr. `id` is either a full ID as nvidia-smi
@@ -73,26 +127,23 @@ constexpr const gpu_model* find_model(std::string_view slug) noexcept {
 /// 16-bit device part alone (0x20B0). Mappings marked `pci_id::inferred` match too; callers
 /// that care can check the flag on the returned model's `pci_ids`.
 constexpr const gpu_model* find_model_by_pci(std::uint32_t id) noexcept {
-  const bool device_only = id <= 0xFFFFu;
-  for (const gpu_model& m : catalog()) {
-    for (const pci_id& p : m.pci_ids) {
-      if (device_only ? (p.value >> 16) == id : p.value == id) return &m;
-    }
-  }
-  return nullptr;
+  return detail::first_model(catalog(), detail::lists_pci(id));
+}
+/// find_model_by_pci() over `models` instead of the catalog.
+constexpr const gpu_model* find_model_by_pci(model_list models, std::uint32_t id) noexcept {
+  return detail::first_model(models, detail::lists_pci(id));
 }
 
 /// The model one of whose `smi_names` equals `name`, ignoring ASCII case and an optional
 /// leading "NVIDIA " on either side; nullptr if none. Names truncated by nvidia-smi's main
 /// table ("NVIDIA A100 80G...") do not match.
 constexpr const gpu_model* find_model_by_smi_name(std::string_view name) noexcept {
-  const std::string_view wanted = detail::strip_vendor(name);
-  for (const gpu_model& m : catalog()) {
-    for (std::string_view known : m.smi_names) {
-      if (detail::iequals(detail::strip_vendor(known), wanted)) return &m;
-    }
-  }
-  return nullptr;
+  return detail::first_model(catalog(), detail::named_by_smi(name));
+}
+/// find_model_by_smi_name() over `models` instead of the catalog.
+constexpr const gpu_model* find_model_by_smi_name(model_list models,
+                                                  std::string_view name) noexcept {
+  return detail::first_model(models, detail::named_by_smi(name));
 }
 
 /// Index in `m.profiles` of the profile named `name` (ignoring ASCII case, without "MIG "),
@@ -116,12 +167,11 @@ constexpr int find_profile_by_id(const gpu_model& m, int id) noexcept {
 /// lower), or nullptr. Unlike find_model_by_pci, a value of 0xFFFF or less is not a device part
 /// alone: a mig-parted `device-filter` of 0x20B0 matches no NVIDIA GPU, and neither does it here.
 constexpr const gpu_model* find_model_by_full_pci(std::uint32_t id) noexcept {
-  for (const gpu_model& m : catalog()) {
-    for (const pci_id& p : m.pci_ids) {
-      if (p.value == id) return &m;
-    }
-  }
-  return nullptr;
+  return detail::first_model(catalog(), detail::lists_full_pci(id));
+}
+/// find_model_by_full_pci() over `models` instead of the catalog.
+constexpr const gpu_model* find_model_by_full_pci(model_list models, std::uint32_t id) noexcept {
+  return detail::first_model(models, detail::lists_full_pci(id));
 }
 
 /// The former name `name` of profile `p` (ignoring ASCII case), or nullptr.

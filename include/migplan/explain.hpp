@@ -209,17 +209,33 @@ inline std::optional<std::vector<item>> translate(const gpu_model& from, const g
   return out;
 }
 
-/// The other catalog models whose profiles have the same names and on which
-/// the request fits, in catalog order.
-inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
-                                                    std::span<const item> items) {
+namespace detail {
+template <class Models>
+std::vector<const gpu_model*> fits_elsewhere_in(const Models& models, const gpu_model& origin,
+                                                std::span<const item> items) {
   std::vector<const gpu_model*> out;
-  for (const gpu_model& m : catalog()) {
+  for (const auto& element : models) {
+    const gpu_model& m = as_model(element);
     if (&m == &origin || m.slug == origin.slug) continue;
     const auto mapped = translate(origin, m, items);
     if (mapped && fits(rules(m), *mapped)) out.push_back(&m);
   }
   return out;
+}
+}  // namespace detail
+
+/// The other catalog models whose profiles have the same names and on which
+/// the request fits, in catalog order.
+inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
+                                                    std::span<const item> items) {
+  return detail::fits_elsewhere_in(catalog(), origin, items);
+}
+
+/// fits_elsewhere() over `models` instead of the catalog, in their order.
+inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
+                                                    std::span<const item> items,
+                                                    model_list models) {
+  return detail::fits_elsewhere_in(models, origin, items);
 }
 
 }  // namespace v1

@@ -19,14 +19,15 @@
 #include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
+#include "models.hpp"
 #include "render/messages.hpp"
 
 namespace migplan::cli::check {
 namespace {
 
 bool current_anywhere(std::string_view name) {
-  for (const gpu_model& g : catalog())
-    if (find_profile(g, name) >= 0) return true;
+  for (const gpu_model* g : all_models())
+    if (find_profile(*g, name) >= 0) return true;
   return false;
 }
 
@@ -180,7 +181,7 @@ class checker {
       std::vector<const filter_id*> unknown;
       for (const filter_id& id : g.filter) {
         if (!id.readable) continue;
-        const gpu_model* hit = find_model_by_full_pci(id.value);
+        const gpu_model* hit = find_model_by_full_pci(all_models(), id.value);
         if (hit == nullptr)
           unknown.push_back(&id);
         else if (std::find(models.begin(), models.end(), hit) == models.end())
@@ -272,8 +273,8 @@ class checker {
       current[i] = current_anywhere(names_[i]);
       if (current[i]) continue;
       bool former = false;
-      for (const gpu_model& m : catalog())
-        former = former || find_profile_by_former_name(m, names_[i]) >= 0;
+      for (const gpu_model* m : all_models())
+        former = former || find_profile_by_former_name(*m, names_[i]) >= 0;
       if (former) continue;
       // A name tools circulate but no driver printed ("7g.79gb") gets the real one.
       const std::string note = former_name_note(names_[i]);
@@ -297,8 +298,8 @@ class checker {
         if (has_all(*m)) models.push_back(m);
       if (!models.empty()) return true;
       std::vector<std::string> owners;
-      for (const gpu_model& m : catalog())
-        if (has_all(m)) owners.emplace_back(m.slug);
+      for (const gpu_model* m : all_models())
+        if (has_all(*m)) owners.emplace_back(m->slug);
       if (!owners.empty()) {
         add(severity::note, fault::invalid, g.items_at,
             fmt::format("{} entry {} is not checked: no gpu given with --gpu has all of its "
@@ -309,8 +310,8 @@ class checker {
         return false;
       }
     } else {
-      for (const gpu_model& m : catalog())
-        if (has_all(m)) models.push_back(&m);
+      for (const gpu_model* m : all_models())
+        if (has_all(*m)) models.push_back(m);
       if (!models.empty()) return true;
     }
     std::string owners;
@@ -319,10 +320,10 @@ class checker {
       if (std::find(seen.begin(), seen.end(), names_[i]) != seen.end()) continue;
       seen.push_back(names_[i]);
       std::vector<std::string> slugs;
-      for (const gpu_model& m : catalog())
-        if (current[i] ? find_profile(m, names_[i]) >= 0
-                       : find_profile_by_former_name(m, names_[i]) >= 0)
-          slugs.emplace_back(m.slug);
+      for (const gpu_model* m : all_models())
+        if (current[i] ? find_profile(*m, names_[i]) >= 0
+                       : find_profile_by_former_name(*m, names_[i]) >= 0)
+          slugs.emplace_back(m->slug);
       owners +=
           fmt::format("{}{} ({})", owners.empty() ? "" : ", ", names_[i], fmt::join(slugs, ", "));
     }

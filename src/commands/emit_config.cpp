@@ -22,6 +22,7 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "model/mig_parted.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "render/mig_parted.hpp"
 
@@ -93,8 +94,8 @@ mig_parted_config build(const std::vector<const gpu_model*>& models) {
 int run_emit_config(const emit_config_options& o, context& ctx) {
   std::vector<const gpu_model*> models;
   if (o.gpus.empty()) {
-    for (const gpu_model& g : catalog())
-      if (!g.pci_ids.empty()) models.push_back(&g);
+    for (const gpu_model* g : all_models())
+      if (!g->pci_ids.empty()) models.push_back(g);
   } else {
     for (const std::string& name : o.gpus) {
       auto g = resolve_gpu(name);

@@ -5,10 +5,11 @@
 #include "render/gpus.hpp"
 
 #include <CLI/CLI.hpp>
-#include <migplan/catalog.hpp>
+#include <vector>
 
 #include "app.hpp"
 #include "error.hpp"
+#include "models.hpp"
 
 namespace migplan::cli {
 
@@ -21,10 +22,12 @@ void add_gpus(CLI::App& app, context& ctx) {
       "analogy;\nconfig-only = names and counts from NVIDIA configs, nothing captured. "
       "A '?' after a PCI ID\nmarks an inferred mapping.");
   cmd->callback([json, &ctx] {
+    std::vector<listed_model> models;
+    for (const gpu_model* g : all_models()) models.push_back({g, model_file(*g)});
     if (*json)
-      render::gpus_json(ctx.out, catalog());
+      render::gpus_json(ctx.out, models);
     else
-      render::gpus_text(ctx.out, catalog());
+      render::gpus_text(ctx.out, models);
     ctx.code = exit_ok;
   });
 }

@@ -28,6 +28,7 @@
 #include "io/request.hpp"
 #include "io/source.hpp"
 #include "model/emit.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "render/dra.hpp"
 #include "render/emit.hpp"
@@ -85,7 +86,7 @@ void finish(pack_answer& a, memo_pool& pool) {
   if (a.sol.feasible()) return;
   a.sol.why = explain(*a.gpu, a.items, a.sol.why);
   a.closest = closest_fits(*a.gpu, a.items, 3, pool.get(*a.gpu));
-  a.also_fits = fits_elsewhere(*a.gpu, a.items);
+  a.also_fits = fits_elsewhere(*a.gpu, a.items, all_models());
 }
 
 // What a request comes to: an answer, a gpu that must be named, or bad input.

@@ -10,6 +10,7 @@
 #include "app.hpp"
 #include "error.hpp"
 #include "io/names.hpp"
+#include "models.hpp"
 
 namespace migplan::cli {
 
@@ -33,7 +34,7 @@ void add_profiles(CLI::App& app, context& ctx) {
       }
       models.push_back(*g);
     } else {
-      for (const gpu_model& g : catalog()) models.push_back(&g);
+      models.assign(all_models().begin(), all_models().end());
     }
     if (*json)
       render::profiles_json(ctx.out, models);

@@ -10,6 +10,7 @@
 #include <migplan/catalog.hpp>
 #include <numeric>
 
+#include "models.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
@@ -57,7 +58,8 @@ constexpr std::size_t min_contained_length = 3;
 // three H100 boards rather than the nearest spellings (h200, h20, b200).
 std::vector<std::string> partial_matches(std::string_view name) {
   std::vector<std::string> prefix, contained;
-  for (const gpu_model& g : catalog()) {
+  for (const gpu_model* m : all_models()) {
+    const gpu_model& g = *m;
     bool starts = istarts_with(g.slug, name), within = icontains(g.slug, name);
     for (std::string_view n : g.smi_names) {
       starts = starts || istarts_with(detail::strip_vendor(n), name);
@@ -133,8 +135,8 @@ bool parse_pci_id(std::string_view text, std::uint32_t& out) {
 result<const gpu_model*> resolve_gpu(std::string_view text) {
   const std::string_view t = trim(text);
   if (t.empty()) return error{"empty gpu name"};
-  if (const gpu_model* g = find_model(t)) return g;
-  if (const gpu_model* g = find_model_by_smi_name(t)) return g;
+  if (const gpu_model* g = find_model(all_models(), t)) return g;
+  if (const gpu_model* g = find_model_by_smi_name(all_models(), t)) return g;
   // A partial name before a PCI ID: "a100" is four hex digits, but people
   // typing it mean the A100s, not device 0xA10010DE.
   const std::string_view name = trim(detail::strip_vendor(t));
@@ -145,17 +147,17 @@ result<const gpu_model*> resolve_gpu(std::string_view text) {
   std::uint32_t id = 0;
   const bool pci = family.empty() && parse_pci_id(t, id);
   if (pci)
-    if (const gpu_model* g = find_model_by_pci(id)) return g;
+    if (const gpu_model* g = find_model_by_pci(all_models(), id)) return g;
   std::vector<std::string> near = family;
   if (near.empty()) {
     // Near a slug or an nvidia-smi name; suggested by slug, each model once.
     std::vector<std::string> names, slugs;
-    for (const gpu_model& g : catalog()) {
-      names.emplace_back(g.slug);
-      slugs.emplace_back(g.slug);
-      for (std::string_view n : g.smi_names) {
+    for (const gpu_model* g : all_models()) {
+      names.emplace_back(g->slug);
+      slugs.emplace_back(g->slug);
+      for (std::string_view n : g->smi_names) {
         names.emplace_back(detail::strip_vendor(n));
-        slugs.emplace_back(g.slug);
+        slugs.emplace_back(g->slug);
       }
     }
     for (const std::string& n : nearest(name, names, names.size())) {
@@ -204,22 +206,22 @@ std::string circulating_name_text(const gpu_model& gpu, int p, std::string_view 
 
 std::string former_name_note(std::string_view name) {
   name = strip_profile_name(name);
-  for (const gpu_model& g : catalog())
-    if (const int p = find_profile_by_former_name(g, name); p >= 0)
+  for (const gpu_model* g : all_models())
+    if (const int p = find_profile_by_former_name(*g, name); p >= 0)
       return former_name_text(
-          g, p, find_former_name(g.profiles[static_cast<std::size_t>(p)], name)->name);
+          *g, p, find_former_name(g->profiles[static_cast<std::size_t>(p)], name)->name);
   // Quoted as the data spells it, as former names are, not as typed.
-  for (const gpu_model& g : catalog())
-    if (const int p = find_profile_by_circulating_name(g, name); p >= 0)
+  for (const gpu_model* g : all_models())
+    if (const int p = find_profile_by_circulating_name(*g, name); p >= 0)
       return circulating_name_text(
-          g, p, find_circulating_name(g.profiles[static_cast<std::size_t>(p)], name)->name);
+          *g, p, find_circulating_name(g->profiles[static_cast<std::size_t>(p)], name)->name);
   return {};
 }
 
 std::vector<std::string> all_profile_names() {
   std::vector<std::string> out;
-  for (const gpu_model& g : catalog())
-    for (const profile& p : g.profiles)
+  for (const gpu_model* g : all_models())
+    for (const profile& p : g->profiles)
       if (std::find(out.begin(), out.end(), p.name) == out.end()) out.emplace_back(p.name);
   return out;
 }
@@ -241,8 +243,8 @@ result<int> resolve_profile(const gpu_model& gpu, std::string_view text) {
   std::string msg = fmt::format("unknown profile {} on {}", quote_token(name), gpu.slug);
   // A profile of other models is not a typo: say which, and still offer the nearest here.
   std::vector<std::string> owners;
-  for (const gpu_model& g : catalog())
-    if (find_profile(g, name) >= 0) owners.emplace_back(g.slug);
+  for (const gpu_model* g : all_models())
+    if (find_profile(*g, name) >= 0) owners.emplace_back(g->slug);
   std::vector<std::string> names;
   for (const profile& pr : gpu.profiles) names.emplace_back(pr.name);
   const std::string hint = did_you_mean(name, names);

@@ -29,6 +29,7 @@
 #include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/size.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
@@ -508,9 +509,9 @@ result<std::string> demand_profile(std::string_view text) {
         fmt::format("profile {} is a profile ID, and IDs differ between models: name "
                     "the profile (such as 1g.10gb)",
                     q(name))};
-  for (const gpu_model& g : catalog())
-    if (const int p = find_profile(g, name); p >= 0)
-      return std::string(g.profiles[static_cast<std::size_t>(p)].name);
+  for (const gpu_model* g : all_models())
+    if (const int p = find_profile(*g, name); p >= 0)
+      return std::string(g->profiles[static_cast<std::size_t>(p)].name);
   const std::string lowered = lower(name);
   if (const std::string why = check::mig_profile_format_error(lowered); !why.empty())
     return error{fmt::format("invalid profile name {}: {}{}", q(name), why,
@@ -789,7 +790,7 @@ plan_fleet fleet_from_yaml(std::string_view text, std::string_view shown, bool j
   if (models != nullptr) {
     const tnode& list = r.list(*models, "a list of models (gpu, available, cost)");
     if (list.size() == 0) r.fail(models->line(), "'models' is empty: list at least one model");
-    check_size(r, *models, catalog().size(), "models");
+    check_size(r, *models, all_models().size(), "models");
     for (const tnode& m : list.kids) {
       const int line = m.line > 0 ? m.line : models->line();
       if (!m.is_map())
@@ -1126,21 +1127,26 @@ struct product_name {
   const gpu_model* gpu;
 };
 
+// The names of every model of this run (--gpu-file models included), kept
+// for the run: all_models() does not change once the command runs.
 const std::vector<product_name>& product_names() {
-  static const std::vector<product_name> names = [] {
-    std::vector<product_name> out;
-    for (const gpu_model& g : catalog())
-      for (std::string_view n : g.smi_names) {
+  static std::vector<product_name> names;
+  static std::vector<const gpu_model*> for_models;
+  const model_list models = all_models();
+  if (!std::equal(models.begin(), models.end(), for_models.begin(), for_models.end())) {
+    names.clear();
+    for_models.assign(models.begin(), models.end());
+    for (const gpu_model* g : models)
+      for (std::string_view n : g->smi_names) {
         std::string dashed(n);
         std::replace(dashed.begin(), dashed.end(), ' ', '-');
-        out.push_back({lower(dashed), dashed, &g});
+        names.push_back({lower(dashed), dashed, g});
         const std::string bare(detail::strip_vendor(n));
         std::string bare_dashed = bare;
         std::replace(bare_dashed.begin(), bare_dashed.end(), ' ', '-');
-        if (bare_dashed != dashed) out.push_back({lower(bare_dashed), bare_dashed, &g});
+        if (bare_dashed != dashed) names.push_back({lower(bare_dashed), bare_dashed, g});
       }
-    return out;
-  }();
+  }
   return names;
 }
 

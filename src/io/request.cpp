@@ -9,6 +9,7 @@
 #include <migplan/catalog.hpp>
 
 #include "io/names.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
@@ -144,14 +145,14 @@ std::vector<const gpu_model*> candidate_models(std::span<const token> tokens) {
   // Best-verified models first, so an answer shared by several is shown on
   // the one whose tables are captured rather than inferred.
   std::vector<const gpu_model*> out;
-  for (const gpu_model& g : catalog()) {
+  for (const gpu_model* g : all_models()) {
     bool all = true;
     for (const token& t : tokens)
-      if (!resolve_profile(g, t.profile)) {
+      if (!resolve_profile(*g, t.profile)) {
         all = false;
         break;
       }
-    if (all) out.push_back(&g);
+    if (all) out.push_back(g);
   }
   std::stable_sort(out.begin(), out.end(), [](const gpu_model* a, const gpu_model* b) {
     return static_cast<int>(a->cover) < static_cast<int>(b->cover);
@@ -164,8 +165,8 @@ error no_common_model(std::span<const token> tokens) {
   std::string owners_list;
   for (const token& t : tokens) {
     std::vector<std::string> owners;
-    for (const gpu_model& g : catalog())
-      if (resolve_profile(g, t.profile)) owners.emplace_back(g.slug);
+    for (const gpu_model* g : all_models())
+      if (resolve_profile(*g, t.profile)) owners.emplace_back(g->slug);
     const std::string_view name = strip_profile_name(t.profile);
     if (owners.empty()) {
       std::string msg = fmt::format("unknown profile {}", quote_token(name));

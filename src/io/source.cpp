@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,50 @@ result<std::string> read_source(const std::string& path, std::istream& in) {
   if (!f) return error{std::strerror(errno)};
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (f.bad()) return error{std::strerror(errno)};
+  return text;
+}
+
+result<std::string> read_source_bounded(const std::string& path, std::istream& in,
+                                        std::size_t limit, bool& too_large) {
+  too_large = false;
+  const auto refuse = [&] {
+    too_large = true;
+    return error{limit % (std::size_t{1} << 20) == 0
+                     ? "larger than " + std::to_string(limit >> 20) + " MiB"
+                     : "larger than " + std::to_string(limit) + " bytes"};
+  };
+  std::unique_ptr<std::ifstream> file;
+  std::istream* stream = &in;
+  if (path != "-") {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return error{"is a directory"};
+    file = std::make_unique<std::ifstream>(path, std::ios::binary);
+    if (!*file) return error{std::strerror(errno)};
+    // A regular file says its size: refused unread. A pipe or a device does
+    // not, and is read no further than one byte past the limit.
+    if (fs::is_regular_file(path, ec)) {
+      const std::uintmax_t size = fs::file_size(path, ec);
+      if (!ec && size > limit) return refuse();
+    }
+    stream = file.get();
+  }
+  std::string text;
+  std::streambuf* buf = stream->rdbuf();
+  constexpr std::size_t chunk = std::size_t{1} << 16;
+  try {
+    while (true) {
+      const std::size_t old = text.size();
+      const std::size_t want = std::min(chunk, limit + 1 - old);
+      text.resize(old + want);
+      const std::streamsize got = buf->sgetn(text.data() + old, static_cast<std::streamsize>(want));
+      text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+      if (text.size() > limit) return refuse();
+      if (got < static_cast<std::streamsize>(want)) break;
+    }
+  } catch (const std::ios_base::failure&) {
+    // libstdc++'s filebuf throws on a read error (a directory opened as a file).
+    return error{std::strerror(errno)};
+  }
   return text;
 }
 

@@ -19,6 +19,13 @@ namespace migplan::cli {
 /// ("No such file or directory", "is a directory"); the caller names the file.
 result<std::string> read_source(const std::string& path, std::istream& in);
 
+/// Reads like read_source, but at most `limit` bytes: a regular file larger
+/// than that is refused unread, a pipe or a device is read to `limit` + 1
+/// bytes and refused. Then `too_large` is set and the error is "larger than
+/// 1 MiB" (or "larger than N bytes"); the caller says whose limit it is.
+result<std::string> read_source_bounded(const std::string& path, std::istream& in,
+                                        std::size_t limit, bool& too_large);
+
 /// Opens a file for reading line by line (for "-", the caller reads its own
 /// input stream). The error says why not.
 result<std::unique_ptr<std::istream>> open_source(const std::string& path);

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "quote.hpp"
 #include "render/json.hpp"
 
 namespace migplan::cli::render {
@@ -31,10 +32,13 @@ std::string pci_text(const pci_id& id) {
 
 }  // namespace
 
-void gpus_text(std::ostream& os, std::span<const gpu_model> models) {
+void gpus_text(std::ostream& os, std::span<const listed_model> models) {
   os << fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {}\n", "gpu", "units", "compute", "memory",
                     "coverage", "pci ids");
-  for (const gpu_model& g : models) {
+  bool loaded = false;
+  for (const listed_model& l : models) {
+    const gpu_model& g = *l.gpu;
+    loaded = loaded || !l.file.empty();
     std::string ids;
     // Appended piecewise: `"" + std::string` trips g++ 12's -Wrestrict at -O2.
     for (const pci_id& id : g.pci_ids) {
@@ -45,12 +49,17 @@ void gpus_text(std::ostream& os, std::span<const gpu_model> models) {
                       g.memory_mib ? fmt::format("{} MiB", *g.memory_mib) : "?",
                       coverage_name(g.cover), ids);
   }
+  if (!loaded) return;
+  os << "\nloaded with --gpu-file:\n";
+  for (const listed_model& l : models)
+    if (!l.file.empty()) os << fmt::format("  {:<13} {}\n", l.gpu->slug, clip_token(l.file, 200));
 }
 
-void gpus_json(std::ostream& os, std::span<const gpu_model> models) {
+void gpus_json(std::ostream& os, std::span<const listed_model> models) {
   write_document(os, [&](json_writer& w) {
     w.key("gpus").begin_array();
-    for (const gpu_model& g : models) {
+    for (const listed_model& l : models) {
+      const gpu_model& g = *l.gpu;
       // `name` is one --gpu accepts (an nvidia-smi name) or null; `description` is prose.
       const std::optional<std::string_view> name =
           g.name().empty() ? std::nullopt : std::optional(g.name());
@@ -69,7 +78,14 @@ void gpus_json(std::ostream& os, std::span<const gpu_model> models) {
       w.key("coverage_note").value(g.coverage_note).key("evidence").value(g.evidence);
       w.key("profiles").begin_array();
       for (const profile& p : g.profiles) w.value(p.name);
-      w.end_array().end_object();
+      w.end_array();
+      // Where the model comes from: migplan's catalog, or a --gpu-file.
+      w.key("source").value(l.file.empty() ? "built-in" : "file");
+      if (l.file.empty())
+        w.key("file").null();
+      else
+        w.key("file").value(l.file);
+      w.end_object();
     }
     w.end_array();
   });

@@ -8,11 +8,14 @@
 #include <migplan/gpu.hpp>
 #include <span>
 
+#include "model/gpus.hpp"
+
 namespace migplan::cli::render {
 
-/// One line per model: units, compute slices, memory, coverage, PCI IDs.
-void gpus_text(std::ostream& os, std::span<const gpu_model> models);
+/// One line per model: units, compute slices, memory, coverage, PCI IDs; then,
+/// when some were loaded with --gpu-file, the file of each.
+void gpus_text(std::ostream& os, std::span<const listed_model> models);
 /// The models as one indented JSON document (schema_version 1).
-void gpus_json(std::ostream& os, std::span<const gpu_model> models);
+void gpus_json(std::ostream& os, std::span<const listed_model> models);
 
 }  // namespace migplan::cli::render

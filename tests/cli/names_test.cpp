@@ -323,7 +323,8 @@ TEST_CASE("a model without a known nvidia-smi name has a null JSON name", "[name
   gpu_model unnamed = *find_model("b300");
   unnamed.smi_names = {};
   std::ostringstream out;
-  render::gpus_json(out, std::span<const gpu_model>(&unnamed, 1));
+  const migplan::cli::listed_model listed{&unnamed, {}};
+  render::gpus_json(out, std::span<const migplan::cli::listed_model>(&listed, 1));
   CHECK(out.str().find("\"name\": null") != std::string::npos);
   CHECK(out.str().find("\"description\": \"B300 (HGX B300, Blackwell Ultra)\"") !=
         std::string::npos);

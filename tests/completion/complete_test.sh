@@ -82,12 +82,19 @@ expect() {
 }
 
 expect 'migplan pa' pack
-expect 'migplan ' pack enumerate fit gpus profiles check emit-config
+expect 'migplan ' pack enumerate fit gpus profiles check emit-config import
 expect 'migplan emit' emit-config
 expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra
 expect 'migplan pack --emit m' mig-parted
 expect 'migplan emit-config --gpu a10' a100-40gb a100-80gb
-expect 'migplan pack --g' --gpu
+expect 'migplan import --lg' --lgip --lgipp
+# Models of the model files on the line are offered too, the file given
+# before or after the command.
+model=$src/examples/model.json
+expect "migplan --gpu-file $model pack --gpu exa" example-4u
+expect "migplan pack --gpu-file $model --gpu example-4u 2g." 2g.22gb
+expect "migplan profiles --gpu exa" # without the file, no such model
+expect 'migplan pack --g' --gpu --gpu-file
 expect 'migplan pack --gpu a10' a100-40gb a100-80gb
 expect 'migplan enumerate -g a10' a100-40gb a100-80gb
 expect 'migplan check --gpu h100-p' h100-pcie

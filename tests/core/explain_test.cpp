@@ -369,3 +369,33 @@ TEST_CASE("fits_elsewhere names the models where the same profile names fit", "[
     CHECK(named == (mapped && oracle_fits(m, *mapped)));
   }
 }
+
+TEST_CASE("fits_elsewhere and the lookups search a model list given instead of the catalog",
+          "[explain][lookup]") {
+  const gpu_model& a100 = model("a100-40gb");
+  // A copy of the H100 under another slug and PCI ID, as a program might load one.
+  gpu_model copy = model("h100-80gb");
+  copy.slug = "h100-copy";
+  const migplan::pci_id copy_id[] = {{0x0FFF10DE, false}};
+  copy.pci_ids = copy_id;
+  const std::string_view names[] = {"NVIDIA H100 Copy"};
+  copy.smi_names = names;
+  const gpu_model* list[] = {&a100, &model("a30"), &copy};
+  const migplan::model_list models = list;
+
+  const auto items = request(a100, "5x1g.10gb");
+  std::vector<std::string_view> slugs;
+  for (const gpu_model* m : migplan::fits_elsewhere(a100, items, models)) slugs.push_back(m->slug);
+  CHECK(slugs == std::vector<std::string_view>{"h100-copy"});
+  // The catalog's own answer is unchanged, and knows nothing of the copy.
+  CHECK(migplan::fits_elsewhere(a100, items).size() == 3);
+
+  CHECK(migplan::find_model(models, "H100-COPY") == &copy);
+  CHECK(migplan::find_model(models, "h100-80gb") == nullptr);
+  CHECK(migplan::find_model("h100-copy") == nullptr);
+  CHECK(migplan::find_model_by_pci(models, 0x0FFF) == &copy);
+  CHECK(migplan::find_model_by_full_pci(models, 0x0FFF10DE) == &copy);
+  CHECK(migplan::find_model_by_full_pci(models, 0x0FFF) == nullptr);
+  CHECK(migplan::find_model_by_smi_name(models, "H100 Copy") == &copy);
+  CHECK(migplan::find_model_by_pci(models, 0x20B010DE) == &a100);
+}

@@ -25,6 +25,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 from urllib.parse import urljoin
 
 SKIP = 77
@@ -41,7 +42,7 @@ BASE = "https://migplan.dev/schema/v1/"
 PLAN_INPUTS = ("demand", "fleet", "state")
 # Every schema file and the document kind it describes.
 SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
-           "check", "geometry", "demand", "fleet", "state", "emit-nvml"]
+           "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model"]
 
 
 class Checker:
@@ -522,6 +523,83 @@ class Checker:
             broken = copy.deepcopy(docs[kind])
             change(broken)
             self.expect_invalid(kind, broken, what)
+    # -- model files: what import writes, what --gpu-file reads ------------------
+
+    def model_files(self):
+        """Every full capture pair imports into a model file the schema accepts; the models
+        those files and examples/model.json hold then appear in every command's output."""
+        example = "examples/model.json"
+        with open(os.path.join(self.source, example), encoding="utf-8") as f:
+            text = f.read()
+        self.example_model = self.validate("model", text, example)
+        captures = os.path.join(self.source, "data", "captures")
+        pairs = []
+        for name in sorted(os.listdir(captures)):
+            if not name.endswith("-lgip.txt"):
+                continue
+            lgipp = name.replace("-lgip.txt", "-lgipp.txt")
+            if os.path.exists(os.path.join(captures, lgipp)):
+                pairs.append((name, lgipp))
+        if len(pairs) < 6:
+            self.fail("data/captures", f"only {len(pairs)} -lgip/-lgipp pairs to import")
+        self.tmp = tempfile.mkdtemp(prefix="migplan-schema-")
+        files = [example]
+        for lgip, lgipp in pairs:
+            slug = lgip.replace("-lgip.txt", "") + "-imported"
+            args = ["import", "--lgip", f"data/captures/{lgip}", "--lgipp",
+                    f"data/captures/{lgipp}", "--name", slug, "--pci-id", "0xFFF0"]
+            text, rc = self.run(args, codes=(0,))
+            doc = self.validate("model", text, " ".join(args))
+            if doc is None:
+                continue
+            path = os.path.join(self.tmp, slug + ".json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            # Each file alone: their PCI IDs are the same made-up one.
+            loaded = ["--gpu-file", path]
+            self.validate("gpus", self.run([*loaded, "gpus", "--json"])[0], f"gpus with {slug}")
+            self.validate("profiles", self.run(["profiles", "--json", "--gpu", slug, *loaded])[0],
+                          f"profiles --gpu {slug}")
+            self.validate("enumerate", self.run(["enumerate", "--json", "--gpu", slug, *loaded])[0],
+                          f"enumerate --gpu {slug}")
+            full = max(doc["profiles"], key=lambda p: (p["compute_slices"], p["size"]))
+            for req, codes in (([full["name"]], (0,)), ([f"2x{full['name']}"], (1,))):
+                args = [*loaded, "pack", "--json", "--gpu", slug, *req]
+                text, rc = self.run(args, codes=codes)
+                self.validate("pack", text, " ".join(args))
+            args = ["fit", "--json", "--gpu", slug, "--memory", "1Gi", *loaded]
+            self.validate("fit", self.run(args)[0], " ".join(args))
+        ex = ["--gpu-file", example]
+        doc = self.validate("gpus", self.run([*ex, "gpus", "--json"])[0], "gpus --gpu-file")
+        if doc is not None and (doc["gpus"][-1]["source"], doc["gpus"][-1]["file"]) != ("file", example):
+            self.fail("gpus --gpu-file", "the loaded model is not last with source file")
+        self.validate("profiles", self.run([*ex, "profiles", "--json"])[0], "profiles --gpu-file")
+        self.validate("pack", self.run([*ex, "pack", "--json", "2x1g.11gb", "2g.22gb"])[0],
+                      "pack inferring a loaded model")
+        # Broken model files: the schema and migplan both refuse them.
+        broken = [
+            (lambda d: d.update(unts=4), "an unknown key"),
+            (lambda d: d.pop("units"), "no units"),
+            (lambda d: d.update(units=17), "17 units"),
+            (lambda d: d.update(schema_version=2), "schema_version 2"),
+            (lambda d: d.update(slug="Not A Slug"), "a slug with spaces"),
+            (lambda d: d["profiles"][0].update(starts=[0, 1, 1]), "a start listed twice"),
+            (lambda d: d["profiles"][0].update(name="MIG 1g.11gb"), "a name with MIG"),
+            (lambda d: d["profiles"][0].update(memory_gib="10.75"), "memory as a string"),
+            (lambda d: d["profiles"][0]["engines"].update(nvdec=1), "an unknown engine"),
+            (lambda d: d["profiles"][0].update(inferred=["sm"]), "an unknown inferred field"),
+            (lambda d: d["pci_ids"][0].update(id="0x12341234"), "a PCI ID of another vendor"),
+            (lambda d: d["profiles"][0].update(min_driver=""), "an empty min_driver"),
+            (lambda d: d.update(profiles=[]), "no profiles"),
+        ]
+        for change, what in broken:
+            doc = copy.deepcopy(self.example_model)
+            change(doc)
+            self.expect_invalid("model", doc, what)
+            path = os.path.join(self.tmp, "broken.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            self.run(["gpus", "--gpu-file", path], codes=(2,))
 
     def expect_invalid_with(self, validator, doc, what):
         self.counts["rejected"] = self.counts.get("rejected", 0) + 1
@@ -626,6 +704,7 @@ def main():
     c.geometry()
     c.plan_inputs()
     c.negative()
+    c.model_files()
     # The corpus is broad enough to reach every value of every enum.
     missing = set(c.schemas["common"]["$defs"]["reason_code"]["enum"]) - c.reason_codes
     if missing:

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/import.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "io/model_file.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// "line N: why" of the smi readers as "FILE:N: why".
+std::string at_file(std::string_view shown, const std::string& message) {
+  constexpr std::string_view prefix = "line ";
+  const std::size_t colon = message.find(':');
+  if (message.starts_with(prefix) && colon != std::string::npos && colon > prefix.size())
+    return fmt::format("{}:{}{}", shown, message.substr(prefix.size(), colon - prefix.size()),
+                       message.substr(colon));
+  return fmt::format("{}: {}", shown, message);
+}
+
+// What a listing must be to be imported: read, MIG on, whole, not empty.
+template <class Listing>
+result<Listing> whole_listing(const capture_text& c, result<Listing> listing,
+                              std::string_view option) {
+  if (!listing) return error{at_file(c.shown, listing.error().message)};
+  if (listing->mig_disabled)
+    return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", c.shown)};
+  if (!listing->complete)
+    return error{at_file(c.shown, listing->notes.front() +
+                                      "; import needs the whole listing of nvidia-smi mig " +
+                                      std::string(option))};
+  if (listing->rows.empty()) return error{fmt::format("{}: the listing has no profiles", c.shown)};
+  return listing;
+}
+
+// The GPU both listings are about.
+result<int> pick_gpu(const capture_text& lgip, const std::vector<int>& lgip_gpus,
+                     const capture_text& lgipp, const std::vector<int>& lgipp_gpus,
+                     std::optional<int> index) {
+  if (index) {
+    for (const auto& [c, gpus] : {std::pair{&lgip, &lgip_gpus}, std::pair{&lgipp, &lgipp_gpus}})
+      if (std::find(gpus->begin(), gpus->end(), *index) == gpus->end())
+        return error{fmt::format("{}: the listing has no GPU {} (it lists GPU {})", c->shown,
+                                 *index, fmt::join(*gpus, ", "))};
+    return *index;
+  }
+  for (const auto& [c, gpus] : {std::pair{&lgip, &lgip_gpus}, std::pair{&lgipp, &lgipp_gpus}})
+    if (gpus->size() > 1)
+      return error{fmt::format("{}: the listing holds GPUs {}; pick one with --index", c->shown,
+                               fmt::join(*gpus, ", "))};
+  if (lgip_gpus.front() != lgipp_gpus.front())
+    return error{
+        fmt::format("{} lists GPU {} and {} GPU {}: give both listings of one GPU, or "
+                    "pick it with --index",
+                    lgip.shown, lgip_gpus.front(), lgipp.shown, lgipp_gpus.front())};
+  return lgip_gpus.front();
+}
+
+std::string with_driver(const std::string& name, const std::string& driver) {
+  return driver.empty() ? name : fmt::format("{} (driver {})", name, driver);
+}
+
+// "imported-" and the full-GPU profile's name as a slug: imported-7g-40gb.
+std::string default_slug(std::string_view full) {
+  std::string out = "imported-";
+  for (char c : full) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (word)
+      out += c;
+    else if (out.back() != '-')
+      out += '-';
+  }
+  while (out.back() == '-') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string capture_driver(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::string_view line =
+        trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
+    if (line.starts_with('#')) {
+      const std::string_view rest = trim(line.substr(1));
+      if (rest.starts_with("driver:")) {
+        const std::string_view value = trim(rest.substr(7));
+        // The version alone ("535.183.01"), as printable text.
+        return clip_token(value.substr(0, value.find_first_of(" \t")), 40);
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return {};
+}
+
+result<model_spec> import_model(const capture_text& lgip, const capture_text& lgipp,
+                                const import_settings& settings) {
+  auto profiles = whole_listing(lgip, smi::read_lgip(lgip.text), "-lgip");
+  if (!profiles) return profiles.error();
+  auto placements = whole_listing(lgipp, smi::read_lgipp(lgipp.text), "-lgipp");
+  if (!placements) return placements.error();
+  auto gpu = pick_gpu(lgip, profiles->gpus, lgipp, placements->gpus, settings.index);
+  if (!gpu) return gpu.error();
+
+  std::map<int, const smi::lgipp_row*> starts_of;  // profile ID -> its -lgipp line
+  for (const smi::lgipp_row& r : placements->rows)
+    if (r.gpu == *gpu) starts_of.emplace(r.id, &r);
+  std::map<int, int> listed;  // profile ID -> its -lgip line
+
+  const std::string lgip_driver = capture_driver(lgip.text);
+  const std::string lgipp_driver = capture_driver(lgipp.text);
+  model_spec spec;
+  std::optional<std::size_t> full;  // index of the full-GPU profile
+  for (const smi::lgip_row& r : profiles->rows) {
+    if (r.gpu != *gpu) continue;
+    listed.emplace(r.id, r.line);
+    const auto at = starts_of.find(r.id);
+    if (at == starts_of.end())
+      return error{fmt::format("{}: no placements for profile {} (ID {}, {}:{})", lgipp.shown,
+                               r.name, r.id, lgip.shown, r.line)};
+    const smi::lgipp_row& where = *at->second;
+    profile_spec p;
+    p.name = r.name;
+    p.id = r.id;
+    p.compute_slices = profile_name_slices(r.name);
+    p.size = where.placements.front().size;
+    for (const smi::placement& pl : where.placements) p.starts.push_back(pl.start);
+    p.max_instances = r.total;
+    p.memory_gib_x100 = r.memory_gib_x100;
+    p.sm_count = r.columns.sm;
+    const std::optional<int> engines[] = {r.columns.ce, r.columns.dec, r.columns.enc,
+                                          r.columns.jpeg, r.columns.ofa};
+    for (std::size_t k = 0; k < engine_kinds; ++k)
+      if (engines[k]) {
+        if (*engines[k] < 0 || *engines[k] > 255)
+          return error{fmt::format("{}:{}: profile {} has {} {} engines", lgip.shown, r.line,
+                                   r.name, *engines[k], engine_names[k])};
+        p.engines[k] = static_cast<std::uint8_t>(*engines[k]);
+      }
+    p.source = with_driver(lgip.name, lgip_driver);
+    p.placements_source = with_driver(lgipp.name, lgipp_driver);
+    spec.profiles.push_back(std::move(p));
+    // The full-GPU profile: the most compute slices, then the most units.
+    const profile_spec& q = spec.profiles.back();
+    if (!full || q.compute_slices > spec.profiles[*full].compute_slices ||
+        (q.compute_slices == spec.profiles[*full].compute_slices &&
+         q.size > spec.profiles[*full].size))
+      full = spec.profiles.size() - 1;
+  }
+  for (const auto& [id, row] : starts_of)
+    if (listed.count(id) == 0)
+      return error{fmt::format("{}:{}: placements for profile ID {}, which {} does not list",
+                               lgipp.shown, row->line, id, lgip.shown)};
+
+  const profile_spec& whole = spec.profiles[*full];
+  spec.units = whole.size;
+  spec.compute_slices = whole.compute_slices;
+  spec.slug = settings.slug.empty() ? default_slug(whole.name) : settings.slug;
+  spec.description = settings.description.empty()
+                         ? fmt::format(
+                               "GPU imported from nvidia-smi mig -lgip and -lgipp "
+                               "(full-GPU profile {})",
+                               whole.name)
+                         : settings.description;
+  spec.pci_ids = settings.pci_ids;
+  std::string drivers;
+  if (!lgip_driver.empty() && lgip_driver == lgipp_driver)
+    drivers = fmt::format(" (driver {})", lgip_driver);
+  else if (!lgip_driver.empty() || !lgipp_driver.empty())
+    drivers = fmt::format(" (drivers {} and {})", lgip_driver.empty() ? "unknown" : lgip_driver,
+                          lgipp_driver.empty() ? "unknown" : lgipp_driver);
+  spec.source = fmt::format("migplan import of nvidia-smi mig -lgip {} and -lgipp {}{}", lgip.name,
+                            lgipp.name, drivers);
+  return spec;
+}
+
+}  // namespace migplan::cli
