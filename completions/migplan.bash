@@ -136,7 +136,7 @@ _migplan() {
       value_options='--gpu-file'
       ;;
     profiles)
-      options='-h --help -g --gpu --json --gpu-file'
+      options='-h --help -g --gpu --json --ci --gpu-file'
       value_options='-g --gpu --gpu-file'
       ;;
     check)

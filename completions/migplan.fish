@@ -117,6 +117,7 @@ complete -c migplan -n '__fish_seen_subcommand_from gpus' -l json -d 'One JSON o
 # profiles
 complete -c migplan -n '__fish_seen_subcommand_from profiles' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model (all when omitted)'
 complete -c migplan -n '__fish_seen_subcommand_from profiles' -l json -d 'One JSON object on stdout'
+complete -c migplan -n '__fish_seen_subcommand_from profiles' -l ci -d 'List the compute-instance profiles of each GPU-instance profile'
 
 # check
 complete -c migplan -n '__fish_seen_subcommand_from check' -l gpu -x -a '(__migplan_gpus)' -d 'A GPU model of the fleet (repeatable)'

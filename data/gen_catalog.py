@@ -63,6 +63,14 @@ INFERRED_FIELDS = {
     "max_instances": "field::max_instances",
 }
 
+# JSON ci_profiles[].inferred_fields -> gpu.hpp `field` flags. Anything else is an error.
+CI_INFERRED_FIELDS = {
+    "id": "field::id",
+    "sm_count": "field::sm_count",
+    "max_instances": "field::max_instances",
+    "default": "field::default_ci",
+}
+
 # JSON engine keys in gpu.hpp `engine` order (CE, DEC, ENC, JPG, OFA).
 ENGINE_KEYS = ["ce", "nvdec", "nvenc", "nvjpg", "ofa"]
 
@@ -348,13 +356,96 @@ def min_driver_of(text: str | None) -> str:
     return token
 
 
-def inferred_expr(fields: list[str], where: str) -> str:
+def inferred_expr(fields: list[str], where: str, known: dict[str, str] = INFERRED_FIELDS) -> str:
     flags = []
     for f in fields:
-        if f not in INFERRED_FIELDS:
-            fail(f"{where}: unknown inferred field {f!r} (known: {', '.join(INFERRED_FIELDS)})")
-        flags.append(INFERRED_FIELDS[f])
+        if f not in known:
+            fail(f"{where}: unknown inferred field {f!r} (known: {', '.join(known)})")
+        flags.append(known[f])
     return " | ".join(flags) if flags else "field::none"
+
+
+def ci_slices_of(ci_name: str, gi_name: str, gi_slices: int, where: str) -> int:
+    """'1c.3g.20gb' in GI '3g.20gb' -> 1; the full CI is named as its GI ('3g.20gb') -> 3."""
+    if ci_name == gi_name:
+        return gi_slices
+    m = re.fullmatch(r"(\d+)c\.(.+)", ci_name)
+    if not m or m.group(2) != gi_name:
+        fail(f"{where}: CI profile name {ci_name!r} is neither {gi_name!r} nor "
+             f"'<n>c.{gi_name}'")
+    c = int(m.group(1))
+    if not 1 <= c < gi_slices:
+        fail(f"{where}: CI profile {ci_name!r} has {c} compute slices; a {gi_name} GI has "
+             f"{gi_slices}, and only the full CI, named {gi_name!r}, takes them all")
+    return c
+
+
+def emit_ci_profiles(p: dict, slug: str, where: str) -> tuple[str, list[str]]:
+    """The ci_profile array of one GI profile: (its identifier, its lines); ("", []) when the
+    JSON lists none, which means unknown."""
+    rows = p.get("ci_profiles")
+    if rows is None or rows == []:
+        return "", []
+    if not isinstance(rows, list):
+        fail(f"{where}: ci_profiles must be a list")
+    gi_name = p["name"]
+    gi_slices = compute_slices_of(gi_name, where)
+    known = ["name", "id", "sm_count", "max_instances", "default", "inferred", "inferred_fields",
+             "source", "notes"]
+    names, ids, defaults = set(), set(), 0
+    arr = f"{ident(slug)}_{ident(gi_name)}_ci_profiles"
+    out = [f"inline constexpr ci_profile {arr}[] = {{"]
+    i2, i3, i4 = 2 * INDENT, 3 * INDENT, 4 * INDENT
+    for ci in rows:
+        cw = f"{where}/ci_profiles/{ci.get('name') if isinstance(ci, dict) else ci!r}"
+        if not isinstance(ci, dict):
+            fail(f"{cw}: expected an object")
+        for key in ci:
+            if key not in known:
+                fail(f"{cw}: unknown key {key!r}{did_you_mean(key, known)}")
+        for key in ["name", "id", "max_instances", "default", "inferred", "inferred_fields",
+                    "source"]:
+            if key not in ci:
+                fail(f"{cw}: missing key {key!r}")
+        name = ci["name"]
+        c = ci_slices_of(name, gi_name, gi_slices, cw)
+        if name in names or ci["id"] in ids:
+            fail(f"{cw}: name or id repeats within {gi_name}")
+        names.add(name)
+        ids.add(ci["id"])
+        if not isinstance(ci["id"], int) or isinstance(ci["id"], bool) or ci["id"] < 0:
+            fail(f"{cw}: id {ci['id']!r} is not a CI profile ID")
+        cap = ci["max_instances"]
+        if not isinstance(cap, int) or isinstance(cap, bool) or not 1 <= cap * c <= gi_slices:
+            fail(f"{cw}: max_instances {cap!r} CIs of {c} slices do not fit in {gi_slices}")
+        sm = ci.get("sm_count")
+        if sm is not None and (not isinstance(sm, int) or isinstance(sm, bool) or sm < 1):
+            fail(f"{cw}: sm_count {sm!r} is not a positive integer or null")
+        if not isinstance(ci["default"], bool):
+            fail(f"{cw}: default must be true or false")
+        defaults += ci["default"]
+        fields = ci["inferred_fields"]
+        if not isinstance(fields, list) or bool(ci["inferred"]) != bool(fields):
+            fail(f"{cw}: `inferred` disagrees with `inferred_fields`")
+        out.append(" " * INDENT + "{")
+        out.extend(string_field(i2, ".name = ", name))
+        out.append(f"{' ' * i2}.id = {ci['id']},")
+        out.append(f"{' ' * i2}.compute_slices = {c},")
+        out.append(f"{' ' * i2}.sm_count = {opt(sm)},")
+        out.append(f"{' ' * i2}.max_instances = {cap},")
+        out.append(f"{' ' * i2}.is_default = {'true' if ci['default'] else 'false'},")
+        out.append(f"{' ' * i2}.prov =")
+        out.append(" " * i3 + "{")
+        out.extend(string_field(i4, ".source = ", ci["source"] or ""))
+        out.append(f"{' ' * i4}.placements_source = \"\",")
+        out.append(f"{' ' * i4}.inferred = {inferred_expr(fields, cw, CI_INFERRED_FIELDS)},")
+        out.extend(string_field(i4, ".notes = ", ci.get("notes") or ""))
+        out.append(" " * i3 + "},")
+        out.append(" " * INDENT + "},")
+    out.append("};")
+    if defaults != 1:
+        fail(f"{where}: {defaults} CI profiles are marked default; -C creates exactly one")
+    return arr, out
 
 
 PCI_RE = re.compile(r"^0x([0-9A-Fa-f]{8})(?:\s+\((.*)\))?$")
@@ -533,6 +624,9 @@ def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str
             pre.append(" " * INDENT + "},")
         pre.append("};")
 
+    ci_ident, ci_lines = emit_ci_profiles(p, slug, where)
+    pre.extend(ci_lines)
+
     i2, i3, i4 = 2 * INDENT, 3 * INDENT, 4 * INDENT
     out = [" " * INDENT + "{"]
     out.extend(string_field(i2, ".name = ", name))
@@ -556,6 +650,8 @@ def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str
         out.append(f"{' ' * i2}.former_names = {former_ident},")
     if circulating:
         out.append(f"{' ' * i2}.circulating_names = {circulating_ident},")
+    if ci_ident:
+        out.append(f"{' ' * i2}.ci_profiles = {ci_ident},")
     out.append(" " * INDENT + "},")
     return pre, out
 
@@ -576,6 +672,8 @@ def emit_model(g: dict, model: Model) -> tuple[list[str], list[str]]:
     for p in g["gi_profiles"]:
         for key in ("source", "placements_source"):
             cited.update(re.findall(r"captures/([\w.-]+\.txt)", p.get(key) or ""))
+        for ci in p.get("ci_profiles") or []:
+            cited.update(re.findall(r"captures/([\w.-]+\.txt)", ci.get("source") or ""))
     if not cited <= set(files):
         fail(f"{slug}: rows of {JSON_DISPLAY} cite {sorted(cited - set(files))} but "
              f"{MODELS_DISPLAY} does not list them as table_source captures")

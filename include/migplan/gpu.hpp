@@ -53,6 +53,7 @@ enum class field : std::uint16_t {
   ce = 1u << 4,
   max_instances = 1u << 5,
   placements = 1u << 6,
+  default_ci = 1u << 7,  ///< of a compute-instance profile: that `-C` creates it
 };
 /// Union of field flags.
 constexpr field operator|(field a, field b) noexcept {
@@ -85,6 +86,20 @@ struct provenance {
   std::string_view notes;              ///< conflicts and caveats, may be empty
 };
 
+/// One compute-instance profile of a GPU-instance profile, as `nvidia-smi mig -lcip`
+/// lists it. A CI owns `compute_slices` of its GI's compute slices and shares the GI's
+/// memory and engines; where it may start inside the GI is compute.hpp's rule.
+struct ci_profile {
+  std::string_view name;        ///< as -lcip prints it, without "MIG " ("1c.3g.20gb"); the
+                                ///< CI that owns every slice carries the GI's name ("3g.20gb")
+  int id = 0;                   ///< CI profile ID as -lcip prints it (not unique across GIs)
+  int compute_slices = 0;       ///< the "c" of "1c.3g.20gb"; the GI's slices for the full CI
+  std::optional<int> sm_count;  ///< SMs of the CI
+  int max_instances = 0;        ///< most CIs of this profile in one GI ("Total" of -lcip)
+  bool is_default = false;      ///< the CI `-cgi ... -C` creates ('*' in -lcip)
+  provenance prov{};            ///< placements_source stays empty: no -lcipp capture exists
+};
+
 /// One GPU-instance profile of one GPU model.
 struct profile {
   std::string_view name;   ///< as nvidia-smi prints it, without "MIG " (e.g. "1g.5gb+me")
@@ -100,6 +115,9 @@ struct profile {
   provenance prov{};
   std::span<const former_name> former_names{};
   std::span<const circulating_name> circulating_names{};
+  /// Its compute-instance profiles; empty when no source lists them (unknown, not none:
+  /// every GI has at least the full CI that `-C` creates).
+  std::span<const ci_profile> ci_profiles{};
 
   /// Mask of the units this profile occupies when started at `start`.
   constexpr unit_mask mask_at(int start) const noexcept {

@@ -7,6 +7,7 @@
 // One line per public header (clang-format keeps them sorted); add new concepts as they land.
 #include <migplan/capacity.hpp>      // free, reachable and stranded capacity; what can be added
 #include <migplan/catalog.hpp>       // built-in models and lookups
+#include <migplan/compute.hpp>       // compute instances inside a GPU instance
 #include <migplan/configs.hpp>       // geometries a generated mig-parted config offers
 #include <migplan/counters.hpp>      // the rules as shared counters (Kubernetes DRA)
 #include <migplan/driver_order.hpp>  // creation orders; the driver's own placement choice

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "io/check_input.hpp"
+#include "io/ci_request.hpp"
 #include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
@@ -147,17 +148,16 @@ class checker {
   void check_mig_parted(const geometry_spec& g, geometry_check& gc) {
     if (!g.mig_enabled) return;  // MIG off: nothing to place
     std::vector<const profile_request*> items;
-    std::vector<std::string> names;  // GPU-instance names, parallel to items
+    std::vector<std::string> names;     // GPU-instance names, parallel to items
+    std::vector<std::string> ci_names;  // the CI profile named, or "" for a GI
     for (const profile_request& r : g.items) {
       if (r.count == 0) continue;  // mig-parted skips zero counts
       std::string name = r.name;
+      std::string ci;
       if (compute_instance_name(name)) {
-        add(severity::note, fault::invalid, r.at,
-            fmt::format("{} is a compute-instance profile; migplan checks gpu-instance geometries, "
-                        "so {} entry {} is not checked",
-                        r.name, what(g), g.entry));
-        gc.status = geometry_status::unchecked;
-        return;
+        // "1c.3g.20gb": a CI of a 3g.20gb GI. The models are picked by the GI's name.
+        ci = name;
+        name.erase(0, name.find('.') + 1);
       }
       if (r.count > max_item_count) {
         add(severity::error, fault::invalid, r.at,
@@ -168,8 +168,10 @@ class checker {
       }
       items.push_back(&r);
       names.push_back(name);
+      ci_names.push_back(ci);
     }
     names_ = names;
+    ci_names_ = ci_names;
 
     const std::vector<const gpu_model*>& fleet = settings_.fleet;
     const auto in_fleet = [&](const gpu_model* m) {
@@ -344,6 +346,22 @@ class checker {
       const profile_request* request;
     };
     std::vector<resolved_request> resolved;
+    // CIs a mig-parted entry names, per GI profile: mig-parted creates one CI per count
+    // and puts each in the GI it created last while that GI has room for it, else in a new
+    // GI (SetMigConfig in pkg/mig/config/config.go), trying every order of the flattened
+    // profiles until one succeeds; so the entry fits when some sharing of its CIs over
+    // GIs fits, and the fewest GIs is the one to check (compute.hpp, group_cis).
+    std::map<int, std::pair<std::vector<int>, const profile_request*>> lone_cis;
+    const auto ci_fail = [&](const profile_request& r, const ci_rejection& why) {
+      add(severity::error, fault::invalid, r.at,
+          fmt::format("{} does not fit on {}: {}", what(g), gpu.slug, why.message));
+      if (mc.ci_code == ci_reason_code::none) {
+        mc.status = model_check::outcome::does_not_fit;
+        mc.ci_code = why.code;
+        mc.message = why.message;
+        mc.unknown = {why.gi_profile};
+      }
+    };
     const auto unknown = [&](const profile_request& r, std::string_view name, std::string message) {
       add(severity::error, fault::invalid, r.at, message);
       mc.status = model_check::outcome::unknown_profile;
@@ -382,6 +400,20 @@ class checker {
         unknown(r, strip_profile_name(name), unknown_message);
         continue;
       }
+      if (mig_parted && !ci_names_[i].empty()) {
+        const profile& gi = gpu.profiles[static_cast<std::size_t>(p)];
+        const int ci = find_ci(gi, ci_names_[i]);
+        if (gi.ci_profiles.empty()) {
+          ci_fail(r, unknown_ci_data(gpu, gi));
+        } else if (ci < 0) {
+          ci_fail(r, ci_not_offered(gpu, gi, ci_names_[i]));
+        } else {
+          auto& [cis, first] = lone_cis[p];
+          cis.insert(cis.end(), static_cast<std::size_t>(r.count), ci);
+          if (first == nullptr) first = &r;
+        }
+        continue;
+      }
       // One driver knows a profile by one name: the old name and the new one
       // together work with no driver at all.
       auto& [current_by, former_by] = named[p];
@@ -401,7 +433,24 @@ class checker {
       for (long long n = 0; n < r.count; ++n) items.push_back({p, start});
       resolved.push_back({p, start, &r});
     }
-    if (mc.status == model_check::outcome::unknown_profile) return mc;
+    if (mc.status != model_check::outcome::fits) return mc;
+    std::vector<std::string> implied;
+    for (const auto& [p, group] : lone_cis) {
+      const profile& gi = gpu.profiles[static_cast<std::size_t>(p)];
+      const ci_grouping shared = group_cis(gi, group.first);
+      const std::size_t n = shared.gis.size();
+      for (std::size_t k = 0; k < n; ++k) items.push_back({p, item::any_start});
+      resolved.push_back({p, item::any_start, group.second});
+      std::map<int, int> per_ci;
+      for (int ci : group.first) ++per_ci[ci];
+      std::vector<std::string> terms;
+      for (const auto& [ci, k] : per_ci)
+        terms.push_back(
+            fmt::format("{} x {}", k, gi.ci_profiles[static_cast<std::size_t>(ci)].name));
+      implied.push_back(fmt::format("its compute instances ({}) take {}{} {} GPU instance{}",
+                                    fmt::join(terms, " + "), shared.over_cap ? "at least " : "", n,
+                                    gi.name, n == 1 ? "" : "s"));
+    }
     mc.items = items;
     const answer& a = solved(gpu, items);
     if (a.layout_count > 0) {
@@ -412,7 +461,7 @@ class checker {
     mc.status = model_check::outcome::does_not_fit;
     mc.why = a.why;
     mc.closest = a.closest;
-    std::vector<std::string> notes;
+    std::vector<std::string> notes = implied;
     for (const closest_fit& c : mc.closest)
       notes.push_back(fmt::format("closest fit: drop {} -> {}", items_text(gpu, c.drop),
                                   layout_text(gpu, c.where.where)));
@@ -486,6 +535,7 @@ class checker {
   const check_settings& settings_;
   const geometry_spec* current_ = nullptr;  // the geometry being checked, for diagnostics
   std::vector<std::string> names_;
+  std::vector<std::string> ci_names_;  // parallel to names_: the CI profile, "" for a GI
   std::map<std::pair<const gpu_model*, std::vector<item>>, answer> solved_;
 };
 

@@ -23,6 +23,7 @@
 
 #include "app.hpp"
 #include "error.hpp"
+#include "io/ci_request.hpp"
 #include "io/current.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
@@ -30,6 +31,7 @@
 #include "model/emit.hpp"
 #include "models.hpp"
 #include "quote.hpp"
+#include "render/compute.hpp"
 #include "render/dra.hpp"
 #include "render/emit.hpp"
 #include "render/messages.hpp"
@@ -55,12 +57,13 @@ struct pack_options {
   std::vector<std::string> items;
 };
 
-// What two models' answers are compared on: feasibility, reason, and every
-// layout as profile names and starts.
-std::string signature(const gpu_model& g, const solution& s) {
-  std::string out = fmt::format("{}|{}|", s.layout_count, reason_name(s.why.code));
-  for (const scored_layout& sl : s.layouts) out += layout_text(g, sl.where) + ";";
-  return out;
+// What two models' answers are compared on: feasibility, reason, every
+// layout as profile names and starts, and the compute instances.
+std::string signature(const pack_answer& a) {
+  const solution& s = a.sol;
+  std::string out = fmt::format("{}|{}|", s.layout_count, answer_reason_name(a));
+  for (const scored_layout& sl : s.layouts) out += layout_text(*a.gpu, sl.where) + ";";
+  return out + compute_signature(a);
 }
 
 // Room memos per model, kept across the requests of one run (--batch).
@@ -83,7 +86,7 @@ solution solve_with(const gpu_model& g, const std::vector<item>& items, memo_poo
 }
 
 void finish(pack_answer& a, memo_pool& pool) {
-  if (a.sol.feasible()) return;
+  if (a.sol.feasible() || a.compute.rejected) return;
   a.sol.why = explain(*a.gpu, a.items, a.sol.why);
   a.closest = closest_fits(*a.gpu, a.items, 3, pool.get(*a.gpu));
   a.also_fits = fits_elsewhere(*a.gpu, a.items, all_models());
@@ -123,10 +126,11 @@ class inference_cache {
 outcome answer_request(const gpu_model* gpu, const std::vector<token>& tokens, memo_pool& pool,
                        inference_cache& cache, bool explain = true) {
   if (gpu != nullptr) {
-    auto items = resolve_items(*gpu, tokens);
-    if (!items) return items.error();
-    pack_answer a{gpu, std::move(*items), {}, {}, {}, {}, {}, false, {}, {}};
-    a.sol = solve_with(*a.gpu, a.items, pool);
+    auto req = resolve_request(*gpu, tokens);
+    if (!req) return req.error();
+    pack_answer a{gpu, std::move(req->items),  {}, {}, {}, {}, {}, false, {},
+                  {},  std::move(req->compute)};
+    if (!a.compute.rejected) a.sol = solve_with(*a.gpu, a.items, pool);
     if (explain) finish(a, pool);
     return a;
   }
@@ -135,19 +139,20 @@ outcome answer_request(const gpu_model* gpu, const std::vector<token>& tokens, m
   std::vector<pack_answer> answers;
   std::optional<error> first_error;
   for (const gpu_model* g : candidates) {
-    auto items = resolve_items(*g, tokens);
-    if (!items) {
-      if (!first_error) first_error = items.error();
+    auto req = resolve_request(*g, tokens);
+    if (!req) {
+      if (!first_error) first_error = req.error();
       continue;
     }
-    pack_answer a{g, std::move(*items), {}, {}, {}, {}, {}, false, {}, {}};
-    a.sol = solve_with(*g, a.items, pool);
+    pack_answer a{g,  std::move(req->items),  {}, {}, {}, {}, {}, false, {},
+                  {}, std::move(req->compute)};
+    if (!a.compute.rejected) a.sol = solve_with(*g, a.items, pool);
     answers.push_back(std::move(a));
   }
   if (answers.empty()) return *first_error;
-  const std::string sig = signature(*answers[0].gpu, answers[0].sol);
+  const std::string sig = signature(answers[0]);
   bool same = true;
-  for (const pack_answer& a : answers) same = same && signature(*a.gpu, a.sol) == sig;
+  for (const pack_answer& a : answers) same = same && signature(a) == sig;
   if (!same) return pack_ambiguity{std::move(answers)};
   pack_answer a = std::move(answers[0]);
   for (std::size_t i = 1; i < answers.size(); ++i) a.same_answer.push_back(answers[i].gpu);
@@ -317,12 +322,14 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   if (!listing) return bad(listing.error().message);
   const gpu_model& g = *listing->gpu;
   std::vector<item> added;
+  compute_request added_compute;
   if (!o.items.empty()) {
     auto tokens = parse_items(o.items);
     if (!tokens) return bad(tokens.error().message);
-    auto items = resolve_items(g, *tokens);
-    if (!items) return bad(items.error().message);
-    added = std::move(*items);
+    auto req = resolve_request(g, *tokens);
+    if (!req) return bad(req.error().message);
+    added = std::move(req->items);
+    added_compute = std::move(req->compute);
   }
   memo_pool pool;
   int worst = exit_ok;
@@ -337,10 +344,19 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
     std::vector<item> items;
     for (const current_instance& c : now.instances) items.push_back({c.profile, c.start});
     items.insert(items.end(), added.begin(), added.end());
-    pack_answer a{&g, std::move(items),         {},    {}, {},
-                  {}, std::move(now.instances), false, {}, now.index};
-    a.sol = solve_with(g, a.items, pool);
-    if (!a.sol.feasible() && !a.current->empty() && !added.empty() &&
+    // The existing instances come first in the items and keep their CIs (listed under
+    // `current`); the new ones bring theirs.
+    compute_request compute = added_compute;
+    if (!added_compute.gis.empty()) {
+      std::vector<gi_compute> gis(now.instances.size());
+      for (gi_compute& e : gis) e.existing = true;
+      gis.insert(gis.end(), added_compute.gis.begin(), added_compute.gis.end());
+      compute.gis = std::move(gis);
+    }
+    pack_answer a{&g,        std::move(items),  {}, {}, {}, {}, std::move(now.instances), false, {},
+                  now.index, std::move(compute)};
+    if (!a.compute.rejected) a.sol = solve_with(g, a.items, pool);
+    if (!a.sol.feasible() && !a.compute.rejected && !a.current->empty() && !added.empty() &&
         solve_with(g, added, pool).feasible()) {
       a.blocked_by_current = true;
       a.blocking = blocking_instances(g, *a.current, added, pool);
@@ -486,13 +502,15 @@ void add_pack(CLI::App& app, context& ctx) {
                 "With --batch: one tab-separated line per request (line, gpu, fits|no_fit|error, "
                 "layout count, preferred layout or reason code or message) instead of JSON");
   cmd->add_option("ITEM", o->items,
-                  "[Nx]PROFILE[@START]: 3g.20gb, 2x1g.5gb, 1g.5gb@6; PROFILE is a name as "
-                  "nvidia-smi prints it ('MIG ' prefix allowed) or a profile ID");
+                  "[Nx]PROFILE[[CI,...]][@START]: 3g.20gb, 2x1g.5gb, 1g.5gb@6, 3g.20gb[2c,1c] "
+                  "(compute instances), 4x1c.3g.20gb; PROFILE is a name as nvidia-smi prints it "
+                  "('MIG ' prefix allowed) or a profile ID");
   cmd->footer(
       "Examples:\n"
       "  migplan pack 4g.20gb 2g.10gb 1g.5gb\n"
       "  migplan pack --gpu h100-80gb 2x3g.40gb 1g.10gb\n"
       "  migplan pack --gpu a100-40gb --all --json 3g.20gb 2g.10gb 2x1g.5gb\n"
+      "  migplan pack --gpu a100-40gb '3g.20gb[2c,1c]' 4x1c.3g.20gb\n"
       "  printf '3g.20gb 3g.20gb\\n7g.40gb\\n' | migplan pack --gpu a100-40gb --batch -\n"
       "  nvidia-smi mig -lgi | migplan pack --gpu a100-40gb --current - 2g.10gb\n"
       "  migplan pack --gpu a100-40gb --emit nvidia-smi 4g.20gb 2g.10gb 1g.5gb > create.sh\n"

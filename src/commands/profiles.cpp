@@ -17,14 +17,19 @@ namespace migplan::cli {
 void add_profiles(CLI::App& app, context& ctx) {
   auto gpu = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto ci = std::make_shared<bool>(false);
   CLI::App* cmd =
       app.add_subcommand("profiles", "List GPU-instance profiles and placements, with sources");
   cmd->add_option("--gpu,-g", *gpu,
                   "GPU model (slug, nvidia-smi name or PCI ID); all when omitted");
   cmd->add_flag("--json", *json, "One JSON object on stdout (schema_version 1)");
+  cmd->add_flag("--ci", *ci,
+                "List the compute-instance profiles of each GPU-instance profile instead "
+                "(with --json: each profile's ci_profiles)");
   cmd->footer(
-      "Examples:\n  migplan profiles --gpu a100-40gb\n  migplan profiles --gpu 0x233010DE --json");
-  cmd->callback([gpu, json, &ctx] {
+      "Examples:\n  migplan profiles --gpu a100-40gb\n  migplan profiles --gpu 0x233010DE --json\n"
+      "  migplan profiles --gpu a100-40gb --ci");
+  cmd->callback([gpu, json, ci, &ctx] {
     std::vector<const gpu_model*> models;
     if (!gpu->empty()) {
       auto g = resolve_gpu(*gpu);
@@ -37,7 +42,9 @@ void add_profiles(CLI::App& app, context& ctx) {
       models.assign(all_models().begin(), all_models().end());
     }
     if (*json)
-      render::profiles_json(ctx.out, models);
+      render::profiles_json(ctx.out, models, *ci);
+    else if (*ci)
+      render::ci_profiles_text(ctx.out, models);
     else
       render::profiles_text(ctx.out, models);
     ctx.code = exit_ok;

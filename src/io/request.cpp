@@ -8,6 +8,7 @@
 #include <charconv>
 #include <migplan/catalog.hpp>
 
+#include "io/ci_request.hpp"
 #include "io/names.hpp"
 #include "models.hpp"
 #include "quote.hpp"
@@ -53,6 +54,15 @@ result<token> parse_item(std::string_view text) {
     t.count = n;
     rest.remove_prefix(i + 1);
   }
+  // "3g.20gb[2c,1c]@4": the brackets come out before the start is read.
+  std::string unbracketed;
+  if (const std::size_t lb = rest.find('['); lb != std::string_view::npos) {
+    auto cis = parse_ci_brackets(text, rest.substr(lb), unbracketed);
+    if (!cis) return cis.error();
+    t.cis = std::move(*cis);
+    unbracketed.insert(0, rest.substr(0, lb));
+    rest = unbracketed;
+  }
   const std::size_t at = rest.find('@');
   std::string_view name = rest.substr(0, at);
   if (at != std::string_view::npos) {
@@ -68,13 +78,22 @@ result<token> parse_item(std::string_view text) {
   }
   if (name.empty()) return error{fmt::format("missing profile name in {}", quote_token(text))};
   t.profile = std::string(name);
+  if (auto standalone = split_ci_name(t, name); !standalone) return standalone.error();
   return t;
 }
 
 std::vector<std::string> split_items(std::string_view line) {
   std::vector<std::string> out;
   std::string cur;
+  bool inside = false;  // within "[...]": commas belong to the item, spaces are dropped
   for (char c : line) {
+    if (c == '[') inside = true;
+    if (c == ']') inside = false;
+    if (inside && (c == ' ' || c == '\t')) continue;
+    if (inside && c == ',') {
+      cur += c;
+      continue;
+    }
     if (c == ' ' || c == '\t' || c == ',' || c == '\r' || c == '\n') {
       if (!cur.empty()) out.push_back(std::move(cur));
       cur.clear();
@@ -127,6 +146,9 @@ result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const to
         total, max_units, max_request_instances)};
   std::vector<item> out;
   for (const token& t : tokens) {
+    if (!t.cis.empty() || t.ci)
+      return error{fmt::format("{} names compute instances, which are not accepted here",
+                               quote_token(t.text))};
     auto p = resolve_profile(gpu, t.profile);
     if (!p) return p.error();
     int start = item::any_start;

@@ -7,6 +7,7 @@
 // it. Plain data only; neither io/ nor render/ is included here.
 
 #include <cstdint>
+#include <migplan/compute.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -118,7 +119,10 @@ struct model_check {
   reason why;                        ///< explained, when it does not fit
   std::vector<closest_fit> closest;  ///< at most 3, when it does not fit
   std::vector<std::string> unknown;  ///< profile names `gpu` lacks (unknown_profile)
-  std::string message;               ///< why not, for unknown_profile
+  std::string message;               ///< why not, for unknown_profile and a CI code
+  /// does_not_fit because of the compute instances a mig-parted entry names: the code
+  /// (unknown_ci_profile, ...), with `message` and the GI profiles involved in `unknown`.
+  ci_reason_code ci_code = ci_reason_code::none;
 };
 
 /// What became of one geometry.

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "model/compute.hpp"
+
 namespace migplan::cli {
 
 /// A compute instance of an existing GPU instance, as `nvidia-smi mig -lci`
@@ -50,6 +52,9 @@ struct pack_answer {
   std::vector<std::size_t> blocking;
   /// With --current: the GPU's index in the listing, when it has one.
   std::optional<int> gpu_index;
+  /// The compute instances of each item (parallel to `items`), or why they cannot be
+  /// had; then `sol` is empty: the GPU-instance search did not run.
+  compute_request compute{};
 };
 
 /// A request without --gpu whose profiles exist on several models that

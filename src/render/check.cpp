@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quote.hpp"
+#include "render/compute.hpp"
 #include "render/json.hpp"
 #include "render/json_writer.hpp"
 #include "render/messages.hpp"
@@ -186,7 +187,12 @@ void write_model(json_writer& w, const model_check& m) {
     w.null();
   w.key("layout_count").value(m.layout_count);
   w.key("reason");
-  if (m.status == model_check::outcome::does_not_fit) {
+  if (m.status == model_check::outcome::does_not_fit && m.ci_code != ci_reason_code::none) {
+    w.begin_object().key("code").value(ci_reason_name(m.ci_code)).key("message").value(m.message);
+    w.key("profiles").begin_array();
+    for (const std::string& u : m.unknown) w.value(u);
+    w.end_array().end_object();
+  } else if (m.status == model_check::outcome::does_not_fit) {
     write_reason(w, gpu, m.why, m.items);
   } else if (m.status == model_check::outcome::unknown_profile) {
     w.begin_object().key("code").value("unknown_profile").key("message").value(m.message);

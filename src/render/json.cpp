@@ -17,7 +17,8 @@ std::vector<std::string_view> inferred_field_names(field f) {
       {field::engines, "engines"},
       {field::ce, "ce"},
       {field::max_instances, "max_instances"},
-      {field::placements, "placements"}};
+      {field::placements, "placements"},
+      {field::default_ci, "default"}};
   std::vector<std::string_view> out;
   for (const auto& [flag, name] : names)
     if (has(f, flag)) out.push_back(name);
@@ -39,12 +40,16 @@ void write_gpu(json_writer& w, const gpu_model& gpu) {
   w.key("description").value(gpu.description).end_object();
 }
 
-void write_instances(json_writer& w, const gpu_model& gpu, const layout& l) {
+void write_instances(json_writer& w, const gpu_model& gpu, const layout& l,
+                     const instance_extra& extra) {
   w.begin_array();
-  for (const instance& in : l) {
+  for (int i = 0; i < l.size(); ++i) {
+    const instance& in = l[i];
     const profile& p = gpu.profiles[static_cast<std::size_t>(in.profile)];
     w.begin_object().key("profile").value(p.name).key("profile_id").value(p.id);
-    w.key("start").value(in.start).key("size").value(p.size).end_object();
+    w.key("start").value(in.start).key("size").value(p.size);
+    if (extra) extra(w, i);
+    w.end_object();
   }
   w.end_array();
 }
@@ -56,10 +61,11 @@ void write_stranded(json_writer& w, const stranded& st) {
   w.end_object();
 }
 
-void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl) {
+void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl,
+                  const instance_extra& extra) {
   w.begin_object();
   w.key("instances");
-  write_instances(w, gpu, sl.where);
+  write_instances(w, gpu, sl.where, extra);
   w.key("free_units");
   write_units(w, sl.left.free_mask);
   w.key("free_compute_slices").value(sl.left.free_compute);
@@ -106,7 +112,8 @@ void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest
   w.end_array();
 }
 
-void write_profile(json_writer& w, const profile& p) {
+void write_profile(json_writer& w, const profile& p,
+                   const std::function<void(json_writer&)>& extra) {
   w.begin_object();
   w.key("name").value(p.name).key("id").value(p.id);
   w.key("compute_slices").value(p.compute_slices).key("size").value(p.size);
@@ -136,6 +143,7 @@ void write_profile(json_writer& w, const profile& p) {
   for (std::string_view f : inferred_field_names(p.prov.inferred)) w.value(f);
   w.end_array();
   w.key("source").value(p.prov.source).key("placements_source").value(p.prov.placements_source);
+  if (extra) extra(w);
   w.end_object();
 }
 

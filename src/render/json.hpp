@@ -5,6 +5,7 @@
 // a profile row), written with the one json_writer. Every document carries
 // "schema_version": json_schema_version first; keys keep a stable order.
 
+#include <functional>
 #include <migplan/capacity.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/gpu.hpp>
@@ -36,10 +37,14 @@ void write_document(std::ostream& os, F&& body) {
 void write_units(json_writer& w, unit_mask m);
 /// {"id": slug, "name": display name}.
 void write_gpu(json_writer& w, const gpu_model& gpu);
-/// [{"profile","profile_id","start","size"}] by start.
-void write_instances(json_writer& w, const gpu_model& gpu, const layout& l);
+/// Writes further members into the object of the layout's i-th instance (by start).
+using instance_extra = std::function<void(json_writer&, int)>;
+/// [{"profile","profile_id","start","size"}] by start, each with what `extra` adds.
+void write_instances(json_writer& w, const gpu_model& gpu, const layout& l,
+                     const instance_extra& extra = {});
 /// A layout: instances, free units and compute, score, stranded and addable.
-void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl);
+void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl,
+                  const instance_extra& extra = {});
 /// {"units","compute_slices","memory_gib"} of stranded capacity.
 void write_stranded(json_writer& w, const stranded& st);
 /// null, or {"code","message","profiles"}.
@@ -47,8 +52,9 @@ void write_reason(json_writer& w, const gpu_model& gpu, const reason& why,
                   std::span<const item> items = {});
 /// [{"drop": [...items], "layout": layout}].
 void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest_fit> closest);
-/// A profile row as `migplan profiles --json` prints it.
-void write_profile(json_writer& w, const profile& p);
+/// A profile row as `migplan profiles --json` prints it, with what `extra` adds last.
+void write_profile(json_writer& w, const profile& p,
+                   const std::function<void(json_writer&)>& extra = {});
 
 /// Names of the inferred fields in a flag set ("id", "placements", ...).
 std::vector<std::string_view> inferred_field_names(field f);

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "quote.hpp"
+#include "render/compute.hpp"
 #include "render/diagram.hpp"
 #include "render/json.hpp"
 #include "render/messages.hpp"
@@ -95,8 +96,9 @@ void write_current_instance(json_writer& w, const gpu_model& g, const current_in
   w.end_array().end_object();
 }
 
-void layout_text_block(std::ostream& out, const gpu_model& g, const scored_layout& sl, bool color,
+void layout_text_block(std::ostream& out, const pack_answer& a, const scored_layout& sl, bool color,
                        bool show_score) {
+  const gpu_model& g = *a.gpu;
   out << diagram(g, sl.where, sl.left, color) << "\n";
   out << fmt::format("  {:<3} {:<16} {:>3} {:>6} {:>6} {:>11} {:>5}\n", "", "profile", "id",
                      "start", "units", "memory", "SMs");
@@ -109,6 +111,7 @@ void layout_text_block(std::ostream& out, const gpu_model& g, const scored_layou
                        in.start, span_text(in.start, p.size), gib_text(p.memory_gib_x100),
                        p.sm_count ? fmt::format("{}", *p.sm_count) : "?");
   }
+  compute_text_block(out, a, sl.where, color);
   const stranded st = stranded_of(g, sl.left);
   const std::string free_units = units_text(g, sl.left.free_mask);
   out << "\n"
@@ -153,16 +156,22 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
       w.value(it.start);
   }
   w.end_array();
+  write_request_compute(w, a);
   w.key("feasible").value(a.sol.feasible());
   w.key("layout_count").value(a.sol.layout_count);
   w.key("layouts").begin_array();
   for (const scored_layout& sl : a.sol.layouts) {
-    write_layout(w, g, sl);
+    const std::vector<int> owners = items_of(a.items, sl.where);
+    write_layout(w, g, sl, [&](json_writer& jw, int i) {
+      write_compute_instances(jw, a, sl.where, owners, i);
+    });
     if (!all) break;
   }
   w.end_array();
   w.key("reason");
-  if (a.blocked_by_current) {
+  if (a.compute.rejected) {
+    write_ci_reason(w, *a.compute.rejected);
+  } else if (a.blocked_by_current) {
     // The new items alone fit: the existing instances are the reason, and
     // the rule they break with them stays visible as "rule".
     w.begin_object().key("code").value("blocked_by_current");
@@ -210,7 +219,7 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
 // count and the preferred layout, which is what differs between models that
 // all fit (their layouts differ, or the signature would be the same).
 std::string verdict_text(const pack_answer& a, bool full) {
-  if (!a.sol.feasible()) return fmt::format("does not fit ({})", reason_name(a.sol.why.code));
+  if (!a.sol.feasible()) return fmt::format("does not fit ({})", answer_reason_name(a));
   const std::uint64_t n = a.sol.layout_count;
   std::string out = fmt::format("fits ({} layout{}", n, n == 1 ? "" : "s");
   if (full) out += "; preferred " + layout_text(*a.gpu, a.sol.layouts.front().where);
@@ -252,7 +261,7 @@ void write_failure(json_writer& w, const pack_failure& f) {
       if (a.sol.feasible())
         w.null();
       else
-        w.value(reason_name(a.sol.why.code));
+        w.value(answer_reason_name(a));
       w.key("preferred");
       if (a.sol.feasible())
         write_instances(w, *a.gpu, a.sol.layouts.front().where);
@@ -274,8 +283,13 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
                      g.units, g.compute_slices);
   if (!a.same_answer.empty()) out << fmt::format("same answer on {}\n", slugs_text(a.same_answer));
   if (a.current) out << fmt::format("existing {}\n", current_text(g, *a.current));
-  out << fmt::format("request  {}\n", items_text(g, a.items));
-  if (!a.sol.feasible()) {
+  out << fmt::format("request  {}\n", request_text(a));
+  for (const std::string& note : a.compute.implied) out << fmt::format("         ({})\n", note);
+  if (a.compute.rejected) {
+    out << paint(color, tone::bad,
+                 fmt::format("does not fit ({})", ci_reason_name(a.compute.rejected->code)))
+        << ": " << a.compute.rejected->message << "\n";
+  } else if (!a.sol.feasible()) {
     const std::string_view code =
         a.blocked_by_current ? "blocked_by_current" : reason_name(a.sol.why.code);
     out << paint(color, tone::bad, fmt::format("does not fit ({})", code)) << ": "
@@ -300,7 +314,7 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
     for (std::size_t i = 0; i < a.sol.layouts.size(); ++i) {
       if (all) out << fmt::format("\nlayout {} of {}\n", i + 1, n);
       out << "\n";
-      layout_text_block(out, g, a.sol.layouts[i], color, all);
+      layout_text_block(out, a, a.sol.layouts[i], color, all);
       if (!all) break;
     }
     if (!all && n > 1)
@@ -371,7 +385,7 @@ void pack_brief_line(std::string& out, const pack_answer& a, int line) {
                    a.sol.layout_count, layout_text(*a.gpu, a.sol.layouts.front().where));
   else
     fmt::format_to(std::back_inserter(out), "{}\t{}\tno_fit\t0\t{}\n", line, a.gpu->slug,
-                   reason_name(a.sol.why.code));
+                   answer_reason_name(a));
 }
 
 void pack_brief_error_line(std::string& out, int line, std::string_view message) {

@@ -72,7 +72,7 @@ void profiles_text(std::ostream& os, std::span<const gpu_model* const> models) {
   }
 }
 
-void profiles_json(std::ostream& os, std::span<const gpu_model* const> models) {
+void profiles_json(std::ostream& os, std::span<const gpu_model* const> models, bool ci) {
   write_document(os, [&](json_writer& w) {
     w.key("gpus").begin_array();
     for (const gpu_model* g : models) {
@@ -82,7 +82,12 @@ void profiles_json(std::ostream& os, std::span<const gpu_model* const> models) {
       w.key("description").value(g->description);
       w.key("units").value(g->units).key("compute_slices").value(g->compute_slices);
       w.key("profiles").begin_array();
-      for (const profile& p : g->profiles) write_profile(w, p);
+      for (const profile& p : g->profiles) {
+        if (ci)
+          write_profile(w, p, [&](json_writer& jw) { write_ci_profiles(jw, p); });
+        else
+          write_profile(w, p);
+      }
       w.end_array().end_object();
     }
     w.end_array();

@@ -8,11 +8,21 @@
 #include <migplan/gpu.hpp>
 #include <span>
 
+#include "render/json_writer.hpp"
+
 namespace migplan::cli::render {
 
 /// An -lgip/-lgipp-like table per model, '*' on inferred values, then sources.
 void profiles_text(std::ostream& os, std::span<const gpu_model* const> models);
-/// The tables as one indented JSON document (schema_version 1).
-void profiles_json(std::ostream& os, std::span<const gpu_model* const> models);
+/// The tables as one indented JSON document (schema_version 1); with `ci`, each
+/// profile carries its "ci_profiles" (render/ci_profiles.cpp).
+void profiles_json(std::ostream& os, std::span<const gpu_model* const> models, bool ci = false);
+
+/// `profiles --ci`: per model, the compute-instance profiles of every GPU-instance
+/// profile, '*' on inferred values, "CI profiles unknown" where no source lists them.
+void ci_profiles_text(std::ostream& os, std::span<const gpu_model* const> models);
+
+/// The "ci_profiles" member of one profile row: null when unknown, else the rows.
+void write_ci_profiles(json_writer& w, const profile& p);
 
 }  // namespace migplan::cli::render

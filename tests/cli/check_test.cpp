@@ -868,9 +868,6 @@ mig-configs:
 <stdin>:11:35: warning: device-filter '0x20B0' has no vendor part: mig-parted reads it as device 0x0000 of vendor 0x20B0, which matches no gpu; write 0x20B010DE
     - device-filter: ["20B010DE", "0x20B0"]
                                   ^
-<stdin>:14:21: note: 1c.3g.20gb is a compute-instance profile; migplan checks gpu-instance geometries, so config 'b' entry 0 is not checked
-      mig-devices: {"1c.3g.20gb": 2}
-                    ^
 <stdin>:19:3: warning: duplicate key 'c' (first at line 15); mig-parted keeps only the last one
   c:
   ^

@@ -132,8 +132,11 @@ TEST_CASE("pack --current - reads the listing from stdin and places new items ar
   CHECK(r.code == 0);
   const json j = json::parse(r.out);
   CHECK(j["blocked_by_current"] == false);
+  // The new instance comes with its default compute instance; the existing one's CIs
+  // are what the listing says (none here), so it carries none.
   CHECK(j["layouts"][0]["instances"] == json::parse(R"([
-    {"profile": "3g.20gb", "profile_id": 9, "start": 0, "size": 4},
+    {"profile": "3g.20gb", "profile_id": 9, "start": 0, "size": 4,
+     "compute_instances": [{"profile": "3g.20gb", "profile_id": 2, "start": 0, "size": 3}]},
     {"profile": "3g.20gb", "profile_id": 9, "start": 4, "size": 4}])"));
   // With no items: what the one 3g.20gb at 4 leaves room for, by hand from the
   // A100-40GB starts: units 0-3 and 4 compute slices, so any profile of at

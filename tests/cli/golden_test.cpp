@@ -95,8 +95,11 @@ TEST_CASE("pack --json follows schema version 1", "[cli][pack][json]") {
     CHECK(in.contains("profile_id"));
     CHECK(in.contains("size"));
   }
+  // Each instance with its default compute instance (CI profile 2 of a 3g.20gb owns all
+  // three of its compute slices).
   CHECK(l["instances"][3] ==
-        json({{"profile", "3g.20gb"}, {"profile_id", 9}, {"start", 4}, {"size", 4}}));
+        json::parse(R"({"profile": "3g.20gb", "profile_id": 9, "start": 4, "size": 4,
+          "compute_instances": [{"profile": "3g.20gb", "profile_id": 2, "start": 0, "size": 3}]})"));
   CHECK(l["free_units"] == json::array());
   CHECK(l["stranded"] == json({{"units", 0}, {"compute_slices", 0}, {"memory_gib", 0.0}}));
   CHECK(j["reason"].is_null());

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
 #include <migplan/explain.hpp>
 #include <migplan/search.hpp>
 #include <set>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/oracle.hpp"
+#include "io/ci_request.hpp"
 #include "io/request.hpp"
 
 namespace {
@@ -116,6 +118,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto tokens = cli::parse_items(words);
   if (!tokens) return 0;
   for (const gpu_model* g : cli::candidate_models(*tokens)) {
+    // Compute instances: every CI placed inside its GI's slices, none sharing a slice.
+    if (auto req = cli::resolve_request(*g, *tokens)) {
+      // No CI named: no CI entries (each GI has its default CI); else one per GI.
+      const std::size_t n = req->compute.gis.size();
+      if (n != (req->compute.any ? req->items.size() : 0)) std::abort();
+      for (std::size_t k = 0; k < n; ++k) {
+        const profile& gi = g->profiles[static_cast<std::size_t>(req->items[k].profile)];
+        unit_mask used = 0;
+        for (const ci_instance& c : req->compute.gis[k].where) {
+          const int c_size = gi.ci_profiles[static_cast<std::size_t>(c.ci)].compute_slices;
+          const unit_mask m = ((unit_mask{1} << c_size) - 1) << c.start;
+          if (c.start < 0 || c.start + c_size > gi.compute_slices || (used & m) != 0) std::abort();
+          used |= m;
+        }
+      }
+    }
     auto items = cli::resolve_items(*g, *tokens);
     // No model holds more than 16 instances, so a longer request only fails
     // the cap again; the bound keeps explain's subset search quick. The

@@ -21,6 +21,55 @@ inline constexpr std::string_view a30_smi_names[] = {
 inline constexpr pci_id a30_pci_ids[] = {
     {.value = 0x20B710DE, .inferred = false},
 };
+inline constexpr ci_profile a30_1g_6gb_ci_profiles[] = {
+    {
+        .name = "1g.6gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/a30-lcip-gi3.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
+inline constexpr ci_profile a30_2g_12gb_ci_profiles[] = {
+    {
+        .name = "1c.2g.12gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 2,
+        .is_default = false,
+        .prov =
+            {
+                .source = "captures/a30-lcip-gi2.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "2g.12gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 28,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/a30-lcip-gi2.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
 inline constexpr profile a30_profiles[] = {
     {
         .name = "1g.6gb",
@@ -40,6 +89,7 @@ inline constexpr profile a30_profiles[] = {
                 .inferred = field::none,
                 .notes = "Docs table says 0 NVDECs; the 535 capture shows DEC 1 (see conflicts).",
             },
+        .ci_profiles = a30_1g_6gb_ci_profiles,
     },
     {
         .name = "1g.6gb+me",
@@ -78,6 +128,7 @@ inline constexpr profile a30_profiles[] = {
                 .inferred = field::none,
                 .notes = "",
             },
+        .ci_profiles = a30_2g_12gb_ci_profiles,
     },
     {
         .name = "2g.12gb+me",
@@ -137,6 +188,254 @@ inline constexpr pci_id a100_40gb_pci_ids[] = {
     {.value = 0x20F110DE, .inferred = false},
     {.value = 0x20F610DE, .inferred = false},
 };
+inline constexpr ci_profile a100_40gb_1g_5gb_ci_profiles[] = {
+    {
+        .name = "1g.5gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "https://github.com/rapidsai/dask-cuda/issues/583 ('... GPU instance ID  "
+                          "7 using profile MIG 1g.5gb (ID  0)')",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
+inline constexpr ci_profile a100_40gb_2g_10gb_ci_profiles[] = {
+    {
+        .name = "1c.2g.10gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 2,
+        .is_default = false,
+        .prov =
+            {
+                .source = "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go (max 6 per GPU = 3 GIs x 2)",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count | field::max_instances,
+                .notes = "ID and SM count INFERRED from NVML enum / 1-slice SM count",
+            },
+    },
+    {
+        .name = "2g.10gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 28,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "INFERRED (default CI = full-size CI profile, as observed for other GI "
+                          "sizes)",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count | field::default_ci,
+                .notes = "",
+            },
+    },
+};
+inline constexpr ci_profile a100_40gb_3g_20gb_ci_profiles[] = {
+    {
+        .name = "1c.3g.20gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 3,
+        .is_default = false,
+        .prov =
+            {
+                .source = "captures/a100-40gb-lcip.txt (NVIDIA MIG User Guide)",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "2c.3g.20gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 28,
+        .max_instances = 1,
+        .is_default = false,
+        .prov =
+            {
+                .source = "captures/a100-40gb-lcip.txt (NVIDIA MIG User Guide)",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "3g.20gb",
+        .id = 2,
+        .compute_slices = 3,
+        .sm_count = 42,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/a100-40gb-lcip.txt (NVIDIA MIG User Guide)",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
+inline constexpr ci_profile a100_40gb_4g_20gb_ci_profiles[] = {
+    {
+        .name = "1c.4g.20gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 4,
+        .is_default = false,
+        .prov =
+            {
+                .source = "nvidia-smi mig -gi 1 -lcip output embedded (whitespace-damaged) in a "
+                          "public C++ source comment, a public GitHub file; consistent with "
+                          "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "2c.4g.20gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 28,
+        .max_instances = 2,
+        .is_default = false,
+        .prov =
+            {
+                .source = "nvidia-smi mig -gi 1 -lcip output embedded (whitespace-damaged) in a "
+                          "public C++ source comment, a public GitHub file; consistent with "
+                          "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "4g.20gb",
+        .id = 3,
+        .compute_slices = 4,
+        .sm_count = 56,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "nvidia-smi mig -gi 1 -lcip output embedded (whitespace-damaged) in a "
+                          "public C++ source comment, a public GitHub file; consistent with "
+                          "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "No 3c.4g.20gb profile appears in this listing nor in mig-parted's known "
+                         "A100 configs.",
+            },
+    },
+};
+inline constexpr ci_profile a100_40gb_7g_40gb_ci_profiles[] = {
+    {
+        .name = "1c.7g.40gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 7,
+        .is_default = false,
+        .prov =
+            {
+                .source = "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go; guide's nvidia-smi -L shows 1c/2c/3c.7g.40gb devices "
+                          "coexisting",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count,
+                .notes = "ID/SM INFERRED",
+            },
+    },
+    {
+        .name = "2c.7g.40gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 28,
+        .max_instances = 3,
+        .is_default = false,
+        .prov =
+            {
+                .source = "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count,
+                .notes = "ID/SM INFERRED",
+            },
+    },
+    {
+        .name = "3c.7g.40gb",
+        .id = 2,
+        .compute_slices = 3,
+        .sm_count = 42,
+        .max_instances = 2,
+        .is_default = false,
+        .prov =
+            {
+                .source = "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count,
+                .notes = "ID/SM INFERRED",
+            },
+    },
+    {
+        .name = "4c.7g.40gb",
+        .id = 3,
+        .compute_slices = 4,
+        .sm_count = 56,
+        .max_instances = 1,
+        .is_default = false,
+        .prov =
+            {
+                .source = "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count,
+                .notes = "ID/SM INFERRED",
+            },
+    },
+    {
+        .name = "7g.40gb",
+        .id = 4,
+        .compute_slices = 7,
+        .sm_count = 98,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "https://github.com/NVIDIA/mig-parted/blob/"
+                          "bd7160f43f16462eeb21e1eda5e67b5b6b03fd7d/pkg/mig/config/"
+                          "known_configs.go",
+                .placements_source = "",
+                .inferred = field::id | field::sm_count | field::default_ci,
+                .notes = "ID INFERRED from NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE=0x4",
+            },
+    },
+};
 inline constexpr profile a100_40gb_profiles[] = {
     {
         .name = "1g.5gb",
@@ -159,6 +458,7 @@ inline constexpr profile a100_40gb_profiles[] = {
                 .inferred = field::none,
                 .notes = "",
             },
+        .ci_profiles = a100_40gb_1g_5gb_ci_profiles,
     },
     {
         .name = "1g.5gb+me",
@@ -226,6 +526,7 @@ inline constexpr profile a100_40gb_profiles[] = {
                 .inferred = field::none,
                 .notes = "",
             },
+        .ci_profiles = a100_40gb_2g_10gb_ci_profiles,
     },
     {
         .name = "3g.20gb",
@@ -248,6 +549,7 @@ inline constexpr profile a100_40gb_profiles[] = {
                 .inferred = field::none,
                 .notes = "Occupies 4 memory slices (same as 4g.20gb) but only 3 compute slices.",
             },
+        .ci_profiles = a100_40gb_3g_20gb_ci_profiles,
     },
     {
         .name = "4g.20gb",
@@ -271,6 +573,7 @@ inline constexpr profile a100_40gb_profiles[] = {
                 .notes = "Combination 4g.20gb@0 + 3g.20gb@4 is only supported from R510 "
                          "(https://docs.nvidia.com/datacenter/tesla/mig-user-guide/concepts.html).",
             },
+        .ci_profiles = a100_40gb_4g_20gb_ci_profiles,
     },
     {
         .name = "7g.40gb",
@@ -294,6 +597,7 @@ inline constexpr profile a100_40gb_profiles[] = {
                 .notes = "7 compute slices but all 8 memory slices ({0}:8). Memory printed 39.50 "
                          "GiB in another capture (a public GitHub file).",
             },
+        .ci_profiles = a100_40gb_7g_40gb_ci_profiles,
     },
 };
 
@@ -312,6 +616,53 @@ inline constexpr pci_id a100_80gb_pci_ids[] = {
     {.value = 0x20B510DE, .inferred = false},
     {.value = 0x20F310DE, .inferred = false},
     {.value = 0x20F510DE, .inferred = false},
+};
+inline constexpr ci_profile a100_80gb_3g_40gb_ci_profiles[] = {
+    {
+        .name = "1c.3g.40gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 14,
+        .max_instances = 3,
+        .is_default = false,
+        .prov =
+            {
+                .source = "captures/a100-80gb-lcip.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "2c.3g.40gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 28,
+        .max_instances = 1,
+        .is_default = false,
+        .prov =
+            {
+                .source = "captures/a100-80gb-lcip.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+    {
+        .name = "3g.40gb",
+        .id = 2,
+        .compute_slices = 3,
+        .sm_count = 42,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/a100-80gb-lcip.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
 };
 inline constexpr circulating_name a100_80gb_7g_80gb_circulating_names[] = {
     {
@@ -429,6 +780,7 @@ inline constexpr profile a100_80gb_profiles[] = {
                 .notes = "CI placements observed: two 1c.3g.40gb CIs at 0:1 and 1:1 "
                          "(captures/a100-80gb-lci.txt).",
             },
+        .ci_profiles = a100_80gb_3g_40gb_ci_profiles,
     },
     {
         .name = "4g.40gb",
@@ -488,6 +840,42 @@ inline constexpr pci_id h100_80gb_pci_ids[] = {
     {.value = 0x233010DE, .inferred = false},
     {.value = 0x232410DE, .inferred = true},
 };
+inline constexpr ci_profile h100_80gb_1g_10gb_ci_profiles[] = {
+    {
+        .name = "1g.10gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 16,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/h100-80gb-hbm3-cgi-7x1g.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
+inline constexpr ci_profile h100_80gb_1g_20gb_ci_profiles[] = {
+    {
+        .name = "1g.20gb",
+        .id = 7,
+        .compute_slices = 1,
+        .sm_count = 26,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "shell-script comment quoting 'nvidia-smi mig -i 3 -cgi 15 -C' on "
+                          "'NVIDIA H100 80GB HBM3' (public code excerpt, repository not resolved)",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "Default CI of a profile-15 GI is CI profile ID 7 "
+                         "(NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1), not 0",
+            },
+    },
+};
 inline constexpr profile h100_80gb_profiles[] = {
     {
         .name = "1g.10gb",
@@ -507,6 +895,7 @@ inline constexpr profile h100_80gb_profiles[] = {
                 .inferred = field::none,
                 .notes = "",
             },
+        .ci_profiles = h100_80gb_1g_10gb_ci_profiles,
     },
     {
         .name = "1g.10gb+me",
@@ -545,6 +934,7 @@ inline constexpr profile h100_80gb_profiles[] = {
                 .inferred = field::none,
                 .notes = "26 SMs although only 1 compute slice (1g.10gb has 16).",
             },
+        .ci_profiles = h100_80gb_1g_20gb_ci_profiles,
     },
     {
         .name = "2g.20gb",
@@ -941,6 +1331,24 @@ inline constexpr pci_id gh200_96gb_pci_ids[] = {
     {.value = 0x233D10DE, .inferred = true},
     {.value = 0x20B610DE, .inferred = true},
 };
+inline constexpr ci_profile gh200_96gb_1g_24gb_ci_profiles[] = {
+    {
+        .name = "1g.24gb",
+        .id = 7,
+        .compute_slices = 1,
+        .sm_count = 26,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/gh200-96gb-cgi-errors.txt ('using profile MIG 1g.24gb (ID  "
+                          "7)')",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
 inline constexpr profile gh200_96gb_profiles[] = {
     {
         .name = "1g.12gb",
@@ -1002,6 +1410,7 @@ inline constexpr profile gh200_96gb_profiles[] = {
                 .inferred = field::placements,
                 .notes = "",
             },
+        .ci_profiles = gh200_96gb_1g_24gb_ci_profiles,
     },
     {
         .name = "2g.24gb",
@@ -2333,6 +2742,40 @@ inline constexpr pci_id rtx_pro_6000_pci_ids[] = {
     {.value = 0x2BB110DE, .inferred = true},
     {.value = 0x2BB410DE, .inferred = true},
 };
+inline constexpr ci_profile rtx_pro_6000_1g_24gb_ci_profiles[] = {
+    {
+        .name = "1g.24gb",
+        .id = 0,
+        .compute_slices = 1,
+        .sm_count = 46,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/rtx-pro-6000-cgi-4x1g.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
+inline constexpr ci_profile rtx_pro_6000_2g_48gb_ci_profiles[] = {
+    {
+        .name = "2g.48gb",
+        .id = 1,
+        .compute_slices = 2,
+        .sm_count = 94,
+        .max_instances = 1,
+        .is_default = true,
+        .prov =
+            {
+                .source = "captures/rtx-pro-6000-cgi-mixed.txt",
+                .placements_source = "",
+                .inferred = field::none,
+                .notes = "",
+            },
+    },
+};
 inline constexpr profile rtx_pro_6000_profiles[] = {
     {
         .name = "1g.24gb",
@@ -2352,6 +2795,7 @@ inline constexpr profile rtx_pro_6000_profiles[] = {
                 .inferred = field::none,
                 .notes = "",
             },
+        .ci_profiles = rtx_pro_6000_1g_24gb_ci_profiles,
     },
     {
         .name = "1g.24gb+me",
@@ -2448,6 +2892,7 @@ inline constexpr profile rtx_pro_6000_profiles[] = {
                 .inferred = field::none,
                 .notes = "94 SMs, more than 2 x 46.",
             },
+        .ci_profiles = rtx_pro_6000_2g_48gb_ci_profiles,
     },
     {
         .name = "2g.48gb+gfx",
@@ -2770,7 +3215,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
 // -------------------------------------------------------------------------------------------------
 
 /// SHA-256 of data/mig-profiles.json and data/models.json, first 12 hex digits.
-inline constexpr char catalog_revision[] = "d97162217f1c";
+inline constexpr char catalog_revision[] = "841194104f7d";
 
 /// The built-in models, in catalog order.
 inline constexpr gpu_model catalog_models[] = {
@@ -2785,7 +3230,8 @@ inline constexpr gpu_model catalog_models[] = {
         .profiles = a30_profiles,
         .cover = coverage::full,
         .coverage_note = "full (GI profiles, placements, CI profiles for 1g/2g)",
-        .evidence = "data/captures/a30-lgip.txt, data/captures/a30-lgipp.txt",
+        .evidence = "data/captures/a30-lgip.txt, data/captures/a30-lgipp.txt, "
+                    "data/captures/a30-lcip-gi3.txt, data/captures/a30-lcip-gi2.txt",
     },
     {
         .slug = "a100-40gb",
@@ -2798,7 +3244,8 @@ inline constexpr gpu_model catalog_models[] = {
         .profiles = a100_40gb_profiles,
         .cover = coverage::full,
         .coverage_note = "full (GI profiles, placements, CI profiles for 3g/4g)",
-        .evidence = "data/captures/a100-40gb-lgip.txt, data/captures/a100-40gb-lgipp.txt",
+        .evidence = "data/captures/a100-40gb-lgip.txt, data/captures/a100-40gb-lgipp.txt, "
+                    "data/captures/a100-40gb-lcip.txt",
     },
     {
         .slug = "a100-80gb",
@@ -2812,7 +3259,7 @@ inline constexpr gpu_model catalog_models[] = {
         .cover = coverage::partial,
         .coverage_note = "partial (pre-R525 -lgip and 3g CI captured; placements inferred; 1g.20gb "
                          "not captured)",
-        .evidence = "data/captures/a100-80gb-lgip-r515.txt",
+        .evidence = "data/captures/a100-80gb-lgip-r515.txt, data/captures/a100-80gb-lcip.txt",
     },
     {
         .slug = "h100-80gb",
@@ -2827,7 +3274,9 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "full for GI profiles/placements (capture from an unresolved repository; "
                          "values corroborated by H200/H100 NVL/GH200 captures with identical SM "
                          "counts); CI profiles partial",
-        .evidence = "data/captures/h100-80gb-hbm3-lgip.txt, data/captures/h100-80gb-hbm3-lgipp.txt",
+        .evidence = "data/captures/h100-80gb-hbm3-lgip.txt, "
+                    "data/captures/h100-80gb-hbm3-lgipp.txt, "
+                    "data/captures/h100-80gb-hbm3-cgi-7x1g.txt",
     },
     {
         .slug = "h100-pcie",
@@ -2866,7 +3315,7 @@ inline constexpr gpu_model catalog_models[] = {
         .profiles = gh200_96gb_profiles,
         .cover = coverage::partial,
         .coverage_note = "partial (GI profiles captured; placements inferred)",
-        .evidence = "data/captures/gh200-96gb-lgip.txt",
+        .evidence = "data/captures/gh200-96gb-lgip.txt, data/captures/gh200-96gb-cgi-errors.txt",
     },
     {
         .slug = "gh200-144gb",
@@ -2979,7 +3428,9 @@ inline constexpr gpu_model catalog_models[] = {
         .cover = coverage::full,
         .coverage_note = "full (GI profiles + placements + CI default from one driver-610 capture; "
                          "IDs corroborated by GKE table and other captures)",
-        .evidence = "data/captures/rtx-pro-6000-lgip.txt, data/captures/rtx-pro-6000-lgipp.txt",
+        .evidence = "data/captures/rtx-pro-6000-lgip.txt, data/captures/rtx-pro-6000-lgipp.txt, "
+                    "data/captures/rtx-pro-6000-cgi-4x1g.txt, "
+                    "data/captures/rtx-pro-6000-cgi-mixed.txt",
     },
     {
         .slug = "rtx-pro-5000",
