@@ -304,6 +304,25 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
     occupied |= g.profiles[static_cast<std::size_t>(c.profile)].mask_at(c.start);
   }
   plan.create = placement_order(g, fresh);
+  // The CIs asked of each new GPU instance: the item each instance places
+  // carries them (render::items_of matches instances to items).
+  plan.cis.assign(plan.create.size(), {});
+  if (a.compute.any && !a.compute.gis.empty()) {
+    const std::vector<int> owners = render::items_of(a.items, plan.whole);
+    std::vector<bool> taken(owners.size(), false);
+    for (std::size_t c = 0; c < plan.create.size(); ++c)
+      for (int i = 0; i < plan.whole.size(); ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        if (taken[k] || plan.whole[i] != plan.create[c]) continue;
+        taken[k] = true;
+        const int item_index = owners[k];
+        if (item_index >= 0 && static_cast<std::size_t>(item_index) < a.compute.gis.size()) {
+          const gi_compute& gc = a.compute.gis[static_cast<std::size_t>(item_index)];
+          if (!gc.asked.empty()) plan.cis[c] = gc.where;
+        }
+        break;
+      }
+  }
   plan.fallback = find_creation_order(g, occupied, fresh);
   kind->write(ctx.out, plan);
   return exit_ok;

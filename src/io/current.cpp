@@ -243,7 +243,24 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
         m = fmt::format("{}: {}: {}", shown, where, m.substr(prefix.size()));
       return error{m};
     }
-    out.gpus[0].instances.push_back({*p, in["start"].get<int>(), std::nullopt, {}});
+    current_instance gi{*p, in["start"].get<int>(), std::nullopt, {}};
+    // The compute instances the answer planned in it, kept as they are.
+    if (const auto cis = in.find("compute_instances"); cis != in.end() && cis->is_array()) {
+      int k = 0;
+      for (const nlohmann::json& ci : *cis) {
+        if (!ci.is_object() || !ci.contains("profile") || !ci["profile"].is_string())
+          return bad(where + ".\"compute_instances\" needs a \"profile\" in each entry");
+        current_ci c{ci["profile"].get<std::string>(), 0, k++, std::nullopt, std::nullopt};
+        if (ci.contains("profile_id") && ci["profile_id"].is_number_integer())
+          c.profile_id = ci["profile_id"].get<int>();
+        if (ci.contains("start") && ci["start"].is_number_integer() && small(ci["start"]))
+          c.start = ci["start"].get<int>();
+        if (ci.contains("size") && ci["size"].is_number_integer() && small(ci["size"]))
+          c.size = ci["size"].get<int>();
+        gi.compute.push_back(std::move(c));
+      }
+    }
+    out.gpus[0].instances.push_back(std::move(gi));
   }
   if (auto why = misfit(g, out.gpus[0].instances))
     return error{fmt::format("{}: the layout does not fit {}: {}", shown, g.slug, *why)};

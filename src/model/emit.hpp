@@ -5,6 +5,7 @@
 // which of its instances to create and in what order, filled by the command
 // from the core's results and written by render/emit in each KIND's format.
 
+#include <migplan/compute.hpp>
 #include <migplan/driver_order.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -22,8 +23,11 @@ struct emit_plan {
   layout whole;                            ///< the preferred layout, existing instances included
   std::vector<current_instance> existing;  ///< --current's instances: they exist and stay
   std::vector<instance> create;            ///< the new instances, in placement_order()
-  creation_order fallback;                 ///< the order without placements, and what backs it
-  std::string node;                        ///< --node: the Kubernetes node (dra); empty = default
+  /// Parallel to `create`: the compute instances to make in each new GPU
+  /// instance when the request named them; empty for the default CI (`-C`).
+  std::vector<std::vector<ci_instance>> cis;
+  creation_order fallback;  ///< the order without placements, and what backs it
+  std::string node;         ///< --node: the Kubernetes node (dra); empty = default
 };
 
 }  // namespace migplan::cli

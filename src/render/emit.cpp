@@ -234,17 +234,55 @@ void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
   }
   std::size_t width = 0;
   std::vector<std::string> commands;
-  for (const instance& in : plan.create) {
-    commands.push_back(fmt::format("nvidia-smi mig -i {} -cgi {}:{} -C", plan.index,
-                                   prof(g, in.profile).id, in.start));
+  bool any_ci = false;
+  for (std::size_t i = 0; i < plan.create.size(); ++i) {
+    const instance& in = plan.create[i];
+    const bool custom = i < plan.cis.size() && !plan.cis[i].empty();
+    any_ci = any_ci || custom;
+    // A GPU instance with CIs of its own is made without -C, its ID taken
+    // from nvidia-smi's "Successfully created GPU instance ID N ..." line.
+    commands.push_back(custom ? fmt::format("gi=$(nvidia-smi mig -i {} -cgi {}:{} | gi_id)",
+                                            plan.index, prof(g, in.profile).id, in.start)
+                              : fmt::format("nvidia-smi mig -i {} -cgi {}:{} -C", plan.index,
+                                            prof(g, in.profile).id, in.start));
     width = std::max(width, commands.back().size());
   }
+  if (any_ci)
+    out +=
+        "# gi_id: the ID in nvidia-smi's \"Successfully created GPU instance ID N ...\", "
+        "for -gi;\n# an empty ID (creation failed) stops the script at 'test -n'.\n"
+        "gi_id() { sed -n 's/.*created GPU instance ID *\\([0-9][0-9]*\\).*/\\1/p'; }\n";
   for (std::size_t i = 0; i < commands.size(); ++i) {
     const instance& in = plan.create[i];
-    out += fmt::format("{:<{}}  # {}, {}\n", commands[i], width, prof(g, in.profile).name,
-                       units_span(in.start, prof(g, in.profile).size));
+    const profile& p = prof(g, in.profile);
+    out +=
+        fmt::format("{:<{}}  # {}, {}\n", commands[i], width, p.name, units_span(in.start, p.size));
+    if (i >= plan.cis.size() || plan.cis[i].empty()) continue;
+    // The CIs, largest first: -cci takes no start, and each lands on the
+    // first free slices its size allows (doc/compute-instances.md).
+    std::vector<ci_instance> cis = plan.cis[i];
+    std::stable_sort(cis.begin(), cis.end(), [&](const ci_instance& x, const ci_instance& y) {
+      const ci_profile& cx = p.ci_profiles[static_cast<std::size_t>(x.ci)];
+      const ci_profile& cy = p.ci_profiles[static_cast<std::size_t>(y.ci)];
+      return cx.compute_slices != cy.compute_slices ? cx.compute_slices > cy.compute_slices
+                                                    : x.start < y.start;
+    });
+    std::vector<std::string> ids, shown;
+    for (const ci_instance& ci : cis) {
+      const ci_profile& cp = p.ci_profiles[static_cast<std::size_t>(ci.ci)];
+      ids.push_back(fmt::format("{}", cp.id));
+      shown.push_back(fmt::format("{}@{}", cp.name, ci.start));
+    }
+    out += fmt::format(
+        "nvidia-smi mig -i {} -gi \"$gi\" -cci {}  # compute instances {} (starts planned by "
+        "an inferred rule)\n",
+        plan.index, fmt::join(ids, ","), fmt::join(shown, " "));
   }
   out += fallback_text(plan);
+  if (any_ci)
+    out +=
+        "# The fallback makes each GPU instance's default compute instance (-C); to get the\n"
+        "# compute instances planned above instead, leave out -C and run the -cci lines.\n";
   os << out;
 }
 
@@ -261,6 +299,18 @@ void emit_nvml(std::ostream& os, const emit_plan& plan) {
       w.key("profile").value(p.name);
       w.key("start").value(in.start);
       w.key("size").value(p.size);
+      // The CIs to make in it (nvmlGpuInstanceCreateComputeInstanceWithPlacement,
+      // start and size in compute slices of the GPU instance); empty for the
+      // default CI alone.
+      w.key("compute_instances").begin_array();
+      const std::size_t i = static_cast<std::size_t>(&in - plan.create.data());
+      if (i < plan.cis.size())
+        for (const ci_instance& ci : plan.cis[i]) {
+          const ci_profile& cp = p.ci_profiles[static_cast<std::size_t>(ci.ci)];
+          w.begin_object().key("profile_id").value(cp.id).key("profile").value(cp.name);
+          w.key("start").value(ci.start).key("size").value(cp.compute_slices).end_object();
+        }
+      w.end_array();
       w.end_object();
     }
     w.end_array();

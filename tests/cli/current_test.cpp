@@ -306,6 +306,16 @@ TEST_CASE("a migplan pack --json answer is a --current file", "[cli][current]") 
   CHECK(broken.err.rfind("migplan: <stdin>:3:1: not valid JSON: ", 0) == 0);
   const auto index = run_migplan({"pack", "--current", "-", "--index", "0"}, planned.out);
   CHECK(index.code == 2);
+  // The compute instances an answer planned are kept with their GPU instance.
+  const auto split = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "3g.20gb[2c,1c]"});
+  REQUIRE(split.code == 0);
+  const auto kept = run_migplan({"pack", "--json", "--current", "-", "2g.10gb"}, split.out);
+  CHECK(kept.code == 0);
+  const json k = json::parse(kept.out);
+  REQUIRE(k["current"].size() == 1);
+  CHECK(k["current"][0]["compute_instances"] == json::parse(R"([
+    {"profile": "2c.3g.20gb", "profile_id": 1, "instance_id": 0, "start": 0, "size": 2},
+    {"profile": "1c.3g.20gb", "profile_id": 0, "instance_id": 1, "start": 2, "size": 1}])"));
 }
 
 TEST_CASE("a listing without GPU instances and no items reports the empty GPU", "[cli][current]") {

@@ -66,6 +66,10 @@ const std::vector<golden>& goldens() {
        {"pack", "--gpu", "a100-40gb", "--current", "-", "--index", "0", "--emit", "nvidia-smi",
         "2g.10gb", "2x1g.5gb"},
        listing},
+      {"nvidia-smi-a100-40gb-ci.sh",
+       {"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "3g.20gb[2c,1c]", "2g.10gb"}},
+      {"nvml-a100-40gb-ci.json",
+       {"pack", "--gpu", "a100-40gb", "--emit", "nvml", "3g.20gb[2c,1c]", "2x1c.2g.10gb"}},
       {"nvml-a100-40gb-4-2-1.json",
        {"pack", "--gpu", "a100-40gb", "--emit", "nvml", "4g.20gb", "2g.10gb", "1g.5gb"}},
       {"nvml-current.json",
@@ -246,6 +250,19 @@ TEST_CASE("the nvidia-smi script runs its commands, in order, against a stand-in
       {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "nvidia-smi", "4g.20gb"}, listing);
   REQUIRE(cur.code == 0);
   CHECK(run_script(cur.out) == "mig -i 0 -cgi 5:0 -C\n");
+  // Compute instances: the GPU instance without -C, its ID read from what
+  // nvidia-smi prints, then one -cci with the CI profile IDs, largest first.
+  write(stub,
+        "#!/bin/sh\necho \"$*\" >> \"$MIGPLAN_CALLS\"\n"
+        "case \"$*\" in *-cgi*) echo 'Successfully created GPU instance ID  5 on GPU  0 using "
+        "profile MIG 3g.20gb (ID  9)';; esac\n");
+  const auto ci = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "3g.20gb[1c,2c]", "2g.10gb"});
+  REQUIRE(ci.code == 0);
+  CHECK(run_script(ci.out) ==
+        "mig -i 0 -cgi 9:4\n"
+        "mig -i 0 -gi 5 -cci 1,0\n"
+        "mig -i 0 -cgi 14:0 -C\n");
   // Nothing new: a script that creates nothing.
   const auto none = run_migplan(
       {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "nvidia-smi"}, listing);
@@ -260,7 +277,8 @@ TEST_CASE("pack --emit nvml lists what --current does not already hold", "[cli][
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
   CHECK(j == json::parse(R"({"schema_version": 1, "gpu": "a100-40gb", "index": 0,
-      "create": [{"profile_id": 5, "profile": "4g.20gb", "start": 0, "size": 4}]})"));
+      "create": [{"profile_id": 5, "profile": "4g.20gb", "start": 0, "size": 4,
+                  "compute_instances": []}]})"));
   // mig-parted and k8s describe the whole layout, the existing 3g.20gb included.
   const auto k = run_migplan(
       {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "k8s", "4g.20gb"}, listing);
