@@ -340,6 +340,19 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   auto listing = read_current(*text, shown, gpu, o.index);
   if (!listing) return bad(listing.error().message);
   const gpu_model& g = *listing->gpu;
+  memo_pool pool;
+  // What is there must fit together on the model, or the file is not of it.
+  for (const current_listing_gpu& now : listing->gpus) {
+    std::vector<item> there;
+    for (const current_instance& c : now.instances) there.push_back({c.profile, c.start});
+    if (there.empty()) continue;
+    const solution alone = solve_with(g, there, pool);
+    if (!alone.feasible())
+      return bad(
+          fmt::format("{}: {} {}: {}", shown,
+                      listing->from_json ? "the layout does not fit" : "the listing does not match",
+                      g.slug, describe(g, alone.why, there)));
+  }
   std::vector<item> added;
   compute_request added_compute;
   if (!o.items.empty()) {
@@ -350,7 +363,6 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
     added = std::move(req->items);
     added_compute = std::move(req->compute);
   }
-  memo_pool pool;
   int worst = exit_ok;
   const bool several = listing->gpus.size() > 1;
   if (o.emit && several)

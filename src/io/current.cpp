@@ -7,28 +7,14 @@
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
-#include <migplan/explain.hpp>
-#include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
 
 #include "io/names.hpp"
 #include "io/smi.hpp"
 #include "quote.hpp"
-#include "render/messages.hpp"
 
 namespace migplan::cli {
 namespace {
-
-// "line N: why" of the smi readers as "FILE:N: why", the form of every
-// diagnostic that points into a file.
-std::string at_file(std::string_view shown, const std::string& message) {
-  constexpr std::string_view prefix = "line ";
-  const std::size_t colon = message.find(':');
-  if (message.rfind(prefix, 0) == 0 && colon != std::string::npos && colon > prefix.size())
-    return fmt::format("{}:{}{}", shown, message.substr(prefix.size(), colon - prefix.size()),
-                       message.substr(colon));
-  return fmt::format("{}: {}", shown, message);
-}
 
 // The text with the lines outside [first, last) turned into comments, which
 // every smi reader skips: each part keeps its own line numbers.
@@ -70,16 +56,6 @@ std::size_t lci_start(std::string_view text) {
   return std::string_view::npos;
 }
 
-// The existing GPU instances of one GPU fit together on `g`, or why not.
-std::optional<std::string> misfit(const gpu_model& g, const std::vector<current_instance>& in) {
-  if (in.empty()) return std::nullopt;
-  std::vector<item> items;
-  for (const current_instance& c : in) items.push_back({c.profile, c.start});
-  const solution alone = solve(g, items);
-  if (alone.feasible()) return std::nullopt;
-  return describe(g, alone.why, items);
-}
-
 // The profile of `g` a listed instance names by ID, under the catalog's name
 // for that ID (or one of its former names), sized and started as listed.
 result<int> listed_profile(const gpu_model& g, int line, std::string_view shown, int id,
@@ -110,13 +86,13 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
   const std::string lgi_text =
       split == std::string_view::npos ? std::string(text) : only_lines(text, 0, split);
   auto listing = smi::read_lgi(lgi_text);
-  if (!listing) return error{at_file(shown, listing.error().message)};
+  if (!listing) return error{smi::at_file(shown, listing.error().message)};
   if (listing->mig_disabled)
     return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", shown)};
   std::optional<smi::lci_listing> cis;
   if (split != std::string_view::npos) {
     auto read = smi::read_lci(only_lines(text, split, std::string_view::npos));
-    if (!read) return error{at_file(shown, read.error().message)};
+    if (!read) return error{smi::at_file(shown, read.error().message)};
     cis = std::move(*read);
   }
   std::vector<int> gpus = listing->gpus;
@@ -126,7 +102,7 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
                                fmt::join(gpus, ", "))};
     gpus = {*index};
   }
-  current_listing out{&g, {}};
+  current_listing out{&g, {}, false};
   if (gpus.empty()) out.gpus.push_back({std::nullopt, {}});
   for (int gi : gpus) out.gpus.push_back({gi, {}});
   for (current_listing_gpu& gpu : out.gpus) {
@@ -139,8 +115,6 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
       by_id[row.instance_id] = gpu.instances.size();
       gpu.instances.push_back({*p, row.at.start, row.instance_id, {}});
     }
-    if (auto why = misfit(g, gpu.instances))
-      return error{fmt::format("{}: the listing does not match {}: {}", shown, g.slug, *why)};
     if (!cis) continue;
     for (const smi::lci_row& row : cis->rows) {
       if (gpu.index && row.gpu != *gpu.index) continue;
@@ -219,7 +193,7 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
   const nlohmann::json& first = (*layouts)[0];
   if (!first.is_object() || !first.contains("instances") || !first["instances"].is_array())
     return bad("\"layouts\"[0] has no \"instances\" array");
-  current_listing out{&g, {{std::nullopt, {}}}};
+  current_listing out{&g, {{std::nullopt, {}}}, true};
   std::size_t n = 0;
   for (const nlohmann::json& in : first["instances"]) {
     const std::string where = fmt::format("\"layouts\"[0].\"instances\"[{}]", n++);
@@ -262,8 +236,6 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
     }
     out.gpus[0].instances.push_back(std::move(gi));
   }
-  if (auto why = misfit(g, out.gpus[0].instances))
-    return error{fmt::format("{}: the layout does not fit {}: {}", shown, g.slug, *why)};
   return out;
 }
 

@@ -6,7 +6,8 @@
 // -lci` listing (`{ nvidia-smi mig -lgi; nvidia-smi mig -lci; }`), or
 // migplan's own JSON answer (`pack --json`, whose preferred layout is taken).
 // Each GPU instance is checked against the model: a profile of it by its ID
-// and name, at a start the profile allows, all of them fitting together.
+// and name, at a start and size the profile allows. Whether they fit
+// together is the search's to say, not the reader's: the command asks it.
 // Compute instances are read and kept with their GPU instance, unchanged.
 
 #include <migplan/gpu.hpp>
@@ -33,6 +34,7 @@ struct current_listing_gpu {
 struct current_listing {
   const gpu_model* gpu = nullptr;         ///< the model (from --gpu, or a JSON answer's)
   std::vector<current_listing_gpu> gpus;  ///< the GPUs to answer, in listed order
+  bool from_json = false;                 ///< read from a `pack --json` answer
 };
 
 /// Reads a --current file's text. `shown` names it in messages ("FILE:LINE:

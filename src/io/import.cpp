@@ -19,27 +19,17 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// "line N: why" of the smi readers as "FILE:N: why".
-std::string at_file(std::string_view shown, const std::string& message) {
-  constexpr std::string_view prefix = "line ";
-  const std::size_t colon = message.find(':');
-  if (message.starts_with(prefix) && colon != std::string::npos && colon > prefix.size())
-    return fmt::format("{}:{}{}", shown, message.substr(prefix.size(), colon - prefix.size()),
-                       message.substr(colon));
-  return fmt::format("{}: {}", shown, message);
-}
-
 // What a listing must be to be imported: read, MIG on, whole, not empty.
 template <class Listing>
 result<Listing> whole_listing(const capture_text& c, result<Listing> listing,
                               std::string_view option) {
-  if (!listing) return error{at_file(c.shown, listing.error().message)};
+  if (!listing) return error{smi::at_file(c.shown, listing.error().message)};
   if (listing->mig_disabled)
     return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", c.shown)};
   if (!listing->complete)
-    return error{at_file(c.shown, listing->notes.front() +
-                                      "; import needs the whole listing of nvidia-smi mig " +
-                                      std::string(option))};
+    return error{smi::at_file(c.shown, listing->notes.front() +
+                                           "; import needs the whole listing of nvidia-smi mig " +
+                                           std::string(option))};
   if (listing->rows.empty()) return error{fmt::format("{}: the listing has no profiles", c.shown)};
   return listing;
 }

@@ -1147,4 +1147,13 @@ result<lgipp_listing> read_lgipp(std::string_view text) {
   return out;
 }
 
+std::string at_file(std::string_view shown, const std::string& message) {
+  constexpr std::string_view prefix = "line ";
+  const std::size_t colon = message.find(':');
+  if (message.starts_with(prefix) && colon != std::string::npos && colon > prefix.size())
+    return fmt::format("{}:{}{}", shown, message.substr(prefix.size(), colon - prefix.size()),
+                       message.substr(colon));
+  return fmt::format("{}: {}", shown, message);
+}
+
 }  // namespace migplan::cli::smi

@@ -177,4 +177,8 @@ result<lci_listing> read_lci(std::string_view text);
 /// Reads `nvidia-smi mig -lcip` output.
 result<lcip_listing> read_lcip(std::string_view text);
 
+/// A reader's "line N: why" as "FILE:N: why", the form of every diagnostic
+/// that points into a file; "FILE: why" for a message without a line.
+std::string at_file(std::string_view shown, const std::string& message);
+
 }  // namespace migplan::cli::smi
