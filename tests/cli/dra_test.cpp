@@ -19,7 +19,6 @@
 #include <migplan/capacity.hpp>
 #include <migplan/catalog.hpp>
 #include <migplan/rules.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -41,30 +40,41 @@ std::string emit(const gpu_model& g, const dra_options& opt = {}) {
 }
 
 // Name formats of the Kubernetes API, written out here rather than shared
-// with the writer.
+// with the writer. By hand, not std::regex: g++ 12 at -O1 (the ASan build)
+// warns inside <regex> (a false maybe-uninitialized), and warnings are errors.
+bool lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters.
 bool dns_label(const std::string& s) {
-  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  return s.size() <= 63 && std::regex_match(s, re);
-}
-bool dns_subdomain(const std::string& s) {
-  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  if (s.size() > 253 || !std::regex_match(s, re)) return false;
-  std::size_t from = 0;
-  for (std::size_t dot = s.find('.'); from <= s.size(); dot = s.find('.', from)) {
-    if ((dot == std::string::npos ? s.size() : dot) - from > 63) return false;
-    if (dot == std::string::npos) break;
-    from = dot + 1;
-  }
+  if (s.empty() || s.size() > 63 || !lower_alnum(s.front()) || !lower_alnum(s.back())) return false;
+  for (char c : s)
+    if (!lower_alnum(c) && c != '-') return false;
   return true;
 }
+// DNS labels joined by '.', at most 253 characters.
+bool dns_subdomain(const std::string& s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t dot = s.find('.', from);
+    if (!dns_label(s.substr(from, dot == std::string::npos ? std::string::npos : dot - from)))
+      return false;
+    if (dot == std::string::npos) return true;
+    from = dot + 1;
+  }
+}
+// [A-Za-z_][A-Za-z0-9_]*, at most 32 characters.
 bool c_identifier(const std::string& s) {
-  static const std::regex re("[A-Za-z_][A-Za-z0-9_]*");
-  return s.size() <= 32 && std::regex_match(s, re);
+  if (s.empty() || s.size() > 32 || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!(lower_alnum(c) || (c >= 'A' && c <= 'Z') || c == '_')) return false;
+  return true;
 }
 // A resource.Quantity as the writer uses it: a non-negative integer, quoted.
 long long quantity(const YAML::Node& n) {
   const std::string text = n.as<std::string>();
-  REQUIRE(std::regex_match(text, std::regex("0|[1-9][0-9]*")));
+  REQUIRE(!text.empty());
+  REQUIRE((text == "0" || text[0] != '0'));
+  for (char c : text) REQUIRE((c >= '0' && c <= '9'));
   return std::stoll(text);
 }
 
