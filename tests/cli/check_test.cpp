@@ -758,6 +758,7 @@ TEST_CASE("the github actions example runs check in github format on a directory
   CHECK(wf.find("cmake --preset release") != std::string::npos);
   CHECK(wf.find("migplan check --format github configs/") != std::string::npos);
   CHECK(wf.find("libyaml-cpp-dev") != std::string::npos);
+  CHECK(wf.find("coinor-libcbc-dev") != std::string::npos);
 }
 
 TEST_CASE("mig-parted profile names are checked as mig-parted checks them", "[check]") {
