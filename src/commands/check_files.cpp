@@ -352,6 +352,11 @@ class checker {
     // profiles until one succeeds; so the entry fits when some sharing of its CIs over
     // GIs fits, and the fewest GIs is the one to check (compute.hpp, group_cis).
     std::map<int, std::pair<std::vector<int>, const profile_request*>> lone_cis;
+    // A geometry file's ITEMs that name CIs ("3g.20gb[2c,1c]", "4x1c.3g.20gb"), re-read
+    // and resolved together as pack resolves them (io/ci_request), with the GI profile
+    // of each for the message.
+    std::vector<token> ci_tokens;
+    std::vector<std::pair<int, const profile_request*>> ci_requests;
     const auto ci_fail = [&](const profile_request& r, const ci_rejection& why) {
       add(severity::error, fault::invalid, r.at,
           fmt::format("{} does not fit on {}: {}", what(g), gpu.slug, why.message));
@@ -414,6 +419,17 @@ class checker {
         }
         continue;
       }
+      if (!mig_parted && r.compute) {
+        auto t = parse_item(r.text);
+        if (!t) {
+          unknown(r, strip_profile_name(name), t.error().message);
+          continue;
+        }
+        t->profile = gpu.profiles[static_cast<std::size_t>(p)].name;
+        ci_tokens.push_back(std::move(*t));
+        ci_requests.emplace_back(p, &r);
+        continue;
+      }
       // One driver knows a profile by one name: the old name and the new one
       // together work with no driver at all.
       auto& [current_by, former_by] = named[p];
@@ -435,6 +451,29 @@ class checker {
     }
     if (mc.status != model_check::outcome::fits) return mc;
     std::vector<std::string> implied;
+    if (!ci_tokens.empty()) {
+      auto cis = resolve_request(gpu, ci_tokens);
+      if (!cis) {
+        const profile_request& r = *ci_requests.front().second;
+        unknown(r, strip_profile_name(r.name), cis.error().message);
+        return mc;
+      }
+      if (cis->compute.rejected) {
+        const ci_rejection& why = *cis->compute.rejected;
+        const profile_request* culprit = ci_requests.front().second;
+        for (const auto& [p, r] : ci_requests)
+          if (gpu.profiles[static_cast<std::size_t>(p)].name == why.gi_profile) {
+            culprit = r;
+            break;
+          }
+        ci_fail(*culprit, why);
+        return mc;
+      }
+      for (const item& it : cis->items) items.push_back(it);
+      for (const auto& [p, r] : ci_requests)
+        resolved.push_back({p, r->start ? *r->start : item::any_start, r});
+      implied.insert(implied.end(), cis->compute.implied.begin(), cis->compute.implied.end());
+    }
     for (const auto& [p, group] : lone_cis) {
       const profile& gi = gpu.profiles[static_cast<std::size_t>(p)];
       const ci_grouping shared = group_cis(gi, group.first);

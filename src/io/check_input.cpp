@@ -596,15 +596,8 @@ class geometry_reader : public reader {
       locate_tokens(line_text, l, text.size(), *tokens, where);
       for (std::size_t i = 0; i < tokens->size(); ++i) {
         const token& t = (*tokens)[i];
-        // Checked as GPU instances only: a CI item would lose its CIs here, so it is
-        // refused rather than half checked (pack and mig-parted configs check CIs).
-        if (t.ci || !t.cis.empty()) {
-          error(where[i], fmt::format("{} names compute instances; geometry files do not take "
-                                      "them yet ('migplan pack' checks them)",
-                                      q(t.text)));
-          continue;
-        }
-        g.items.push_back({t.text, t.profile, t.count, t.start, where[i]});
+        g.items.push_back(
+            {t.text, t.profile, t.count, t.start, where[i], t.ci.has_value() || !t.cis.empty()});
       }
     }
   }

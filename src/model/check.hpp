@@ -66,6 +66,9 @@ struct profile_request {
   long long count = 1;       ///< N
   std::optional<int> start;  ///< START of "@START" (geometry files only)
   location at;
+  /// A geometry file's ITEM that names compute instances ("3g.20gb[2c,1c]",
+  /// "4x1c.3g.20gb"): `name` is its GI profile, and check re-reads `text` for the CIs.
+  bool compute = false;
 };
 
 /// One geometry to check: a `gpus:` entry or one entry of a mig-parted config label.

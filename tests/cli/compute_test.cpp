@@ -338,6 +338,19 @@ TEST_CASE("profiles --ci lists CI profiles, and says unknown where no source doe
           .contains("ci_profiles"));
 }
 
+namespace {
+// The JSON reason code of each geometry and model `check` reports for `text`, "" where
+// it fits.
+std::vector<std::string> check_reason_codes(const std::string& text) {
+  const json j = json::parse(run_migplan({"check", "--format", "json", "-"}, text).out);
+  std::vector<std::string> codes;
+  for (const json& g : j["files"][0]["geometries"])
+    for (const json& m : g["models"])
+      codes.push_back(m["reason"].is_null() ? "" : m["reason"]["code"].get<std::string>());
+  return codes;
+}
+}  // namespace
+
 TEST_CASE("check validates the CI profiles a mig-parted config names", "[cli][compute][check]") {
   const std::string config = R"(version: v1
 mig-configs:
@@ -399,11 +412,55 @@ checked 1 file: 2 geometries valid, 3 invalid
         std::string::npos);
   CHECK(v.err.find("config 'shared' fits on a100-40gb: 4g.20gb@0 3g.20gb@4 (1 layout)") !=
         std::string::npos);
-  const json j = json::parse(run_migplan({"check", "--format", "json", "-"}, config).out);
-  std::vector<std::string> codes;
-  for (const json& g : j["files"][0]["geometries"])
-    for (const json& m : g["models"])
-      codes.push_back(m["reason"].is_null() ? "" : m["reason"]["code"].get<std::string>());
-  CHECK(codes == std::vector<std::string>{"", "", "instance_cap", "unknown_ci_profile",
-                                          "unknown_ci_profile"});
+  CHECK(check_reason_codes(config) == std::vector<std::string>{"", "", "instance_cap",
+                                                               "unknown_ci_profile",
+                                                               "unknown_ci_profile"});
+}
+
+TEST_CASE("check validates compute instances in migplan geometry files", "[cli][compute][check]") {
+  const std::string file = R"(version: 1
+gpus:
+  - name: ok
+    model: a100-40gb
+    instances: ["3g.20gb[2c,1c]", "4x1c.2g.10gb"]
+  - name: too-many
+    model: a100-40gb
+    instances: ["3g.20gb[2c,2c]"]
+  - name: lone
+    model: a100-40gb
+    instances: ["4x1c.3g.20gb", "1g.5gb"]
+  - name: no-3c
+    model: a100-40gb
+    instances: ["4g.20gb[3c]"]
+  - name: pinned
+    model: a100-40gb
+    instances: ["3g.20gb[1c,1c,1c]@4", "4g.20gb[2c,2c]@0"]
+)";
+  const auto r = run_migplan({"check", "-"}, file);
+  CHECK(r.code == 1);
+  CHECK(r.out.empty());
+  CHECK(
+      r.err ==
+      R"(<stdin>:8:18: error: 'too-many' does not fit on a100-40gb: '3g.20gb[2c,2c]' asks 2 x 2c.3g.20gb of one 3g.20gb GPU instance, but one holds at most 1
+    instances: ["3g.20gb[2c,2c]"]
+                 ^
+<stdin>:11:5: error: 'lone' does not fit on a100-40gb: 1 x 1g.5gb (1 unit) + 2 x 3g.20gb (4 units each) = 9 placement units but a100-40gb has 8
+    instances: ["4x1c.3g.20gb", "1g.5gb"]
+    ^
+  4x1c.3g.20gb take 2 3g.20gb GPU instances: 3g.20gb[1c,1c,1c] 3g.20gb[1c]
+  closest fit: drop 1g.5gb -> 3g.20gb@0 3g.20gb@4
+  closest fit: drop 3g.20gb -> 1g.5gb@0 3g.20gb@4
+<stdin>:14:18: error: 'no-3c' does not fit on a100-40gb: 3c.4g.20gb is not a compute-instance profile of 4g.20gb on a100-40gb (4g.20gb offers 1c.4g.20gb, 2c.4g.20gb and 4g.20gb)
+    instances: ["4g.20gb[3c]"]
+                 ^
+checked 1 file: 2 geometries valid, 3 invalid
+)");
+  // The valid ones place their GIs where the CIs leave them (the CIs never move a GI).
+  const auto v = run_migplan({"check", "-v", "-"}, file);
+  CHECK(v.code == 1);
+  CHECK(v.err.find("'ok' fits on a100-40gb: ") != std::string::npos);
+  CHECK(v.err.find("'pinned' fits on a100-40gb: 4g.20gb@0 3g.20gb@4 (1 layout)") !=
+        std::string::npos);
+  CHECK(check_reason_codes(file) ==
+        std::vector<std::string>{"", "ci_cap", "memory_units", "unknown_ci_profile", ""});
 }
