@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
 #include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -498,6 +499,37 @@ constexpr std::string_view demand_item_keys[] = {"name",           "count", "pro
 constexpr std::string_view demand_columns[] = {"name",   "count",          "profile",
                                                "memory", "compute_slices", "sms"};
 
+// A compute-instance profile name ("1c.3g.20gb") that some catalog model's GPU
+// instance offers, as the catalog spells it; an empty error when `name` is not of
+// the form Nc.GI with GI a profile some model has, else why no model offers it.
+result<std::string> demand_ci_profile(std::string_view name) {
+  const std::size_t dot = name.find('.');
+  if (dot < 2 || dot == std::string_view::npos || (name[dot - 1] != 'c' && name[dot - 1] != 'C'))
+    return error{""};
+  const std::string_view gi_name = name.substr(dot + 1);
+  std::vector<std::string> offered;
+  bool gi_known = false;
+  for (const gpu_model* g : all_models()) {
+    const int p = find_profile(*g, gi_name);
+    if (p < 0) continue;
+    gi_known = true;
+    const profile& gi = g->profiles[static_cast<std::size_t>(p)];
+    if (const int c = find_ci(gi, name); c >= 0)
+      return std::string(gi.ci_profiles[static_cast<std::size_t>(c)].name);
+    for (const ci_profile& c : gi.ci_profiles)
+      if (std::find(offered.begin(), offered.end(), c.name) == offered.end())
+        offered.emplace_back(c.name);
+  }
+  if (!gi_known) return error{""};
+  if (offered.empty())
+    return error{
+        fmt::format("unknown compute-instance profile {}: no source lists the CI "
+                    "profiles of {} on any model",
+                    q(name), gi_name)};
+  return error{fmt::format("unknown compute-instance profile {}: {} offers {}", q(name), gi_name,
+                           fmt::join(offered, ", "))};
+}
+
 // A profile name as a demand item gives it: a name some catalog model has,
 // returned as the catalog spells it; else why not.
 result<std::string> demand_profile(std::string_view text) {
@@ -512,6 +544,16 @@ result<std::string> demand_profile(std::string_view text) {
   for (const gpu_model* g : all_models())
     if (const int p = find_profile(*g, name); p >= 0)
       return std::string(g->profiles[static_cast<std::size_t>(p)].name);
+  if (name.find('[') != std::string_view::npos)
+    return error{
+        fmt::format("{} splits a GPU instance with brackets, which plan does not take: "
+                    "ask for compute instances as items of their own, such as "
+                    "3x1c.3g.20gb",
+                    q(name))};
+  if (auto ci = demand_ci_profile(name))
+    return ci;
+  else if (!ci.error().message.empty())
+    return ci.error();
   const std::string lowered = lower(name);
   if (const std::string why = check::mig_profile_format_error(lowered); !why.empty())
     return error{fmt::format("invalid profile name {}: {}{}", q(name), why,

@@ -256,6 +256,28 @@ TEST_CASE("a demand item on the command line is a profile or a memory need", "[p
   CHECK(error_of(parse_demand_word("2xmem=8")).starts_with("memory: size '8' has no unit"));
 }
 
+TEST_CASE("a demand item may name a compute-instance profile some model offers", "[plan-io]") {
+  auto ci = parse_demand_word("6x1C.3g.20gb");
+  REQUIRE(ci.has_value());
+  CHECK(ci->count == 6);
+  CHECK(ci->profile == "1c.3g.20gb");
+  CHECK(ci->name == "1c.3g.20gb");
+  CHECK(error_of(parse_demand_word("3c.4g.20gb")) ==
+        "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, 2c.4g.20gb, "
+        "4g.20gb");
+  CHECK(error_of(parse_demand_word("2x3g.20gb[2c,1c]")) ==
+        "'3g.20gb[2c,1c]' splits a GPU instance with brackets, which plan does not take: ask "
+        "for compute instances as items of their own, such as 3x1c.3g.20gb");
+  // Not of the form Nc.GI with a known GI: an unknown profile, as before.
+  CHECK(error_of(parse_demand_word("1c.9g.99gb")).starts_with("unknown profile '1c.9g.99gb'"));
+  // In a file, with its line.
+  auto file = parse_demand("version: 1\ndemand:\n  - count: 3\n    profile: 1c.7g.40gb\n", "d.yaml",
+                           plan_file_format::yaml);
+  REQUIRE(file.has_value());
+  CHECK(file->front().profile == "1c.7g.40gb");
+  CHECK(file->front().where == "d.yaml:3");
+}
+
 // ---------------------------------------------------------------------------
 // Fleet.
 
