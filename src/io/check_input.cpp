@@ -25,6 +25,8 @@
 
 #include "io/names.hpp"
 #include "io/request.hpp"
+#include "io/source.hpp"
+#include "io/text_view.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli::check {
@@ -957,15 +959,6 @@ location offset_location(std::string_view text, std::size_t byte) {
   return l;
 }
 
-// "[json.exception.parse_error.101] parse error at line 3, column 3: syntax error while
-// parsing object key - unexpected '}'; expected string literal" -> from "syntax error".
-std::string json_message(const std::string& what) {
-  const std::size_t at = what.find("syntax error");
-  if (at != std::string::npos) return what.substr(at);
-  const std::size_t colon = what.find(": ");
-  return colon != std::string::npos ? what.substr(colon + 2) : what;
-}
-
 // Where a second, non-empty YAML document starts, if there is one. Not
 // YAML::LoadAll: yaml-cpp 0.7 turns a stray top-level ',' into an endless run
 // of empty documents, so the documents are counted here, a bounded few.
@@ -994,15 +987,6 @@ class document_counter : public YAML::EventHandler {
  private:
   void saw(const YAML::Mark& m) {
     if (!content) content = location{m.line + 1, m.column + 1};
-  }
-};
-
-// The text as a stream, without a copy (it can be 16 MiB).
-class view_buf : public std::streambuf {
- public:
-  explicit view_buf(std::string_view text) {
-    char* begin = const_cast<char*>(text.data());  // only ever read
-    setg(begin, begin, begin + text.size());
   }
 };
 
@@ -1205,46 +1189,12 @@ bool parse_filter_id(std::string_view text, std::uint32_t& out) {
 
 result<std::string> read_check_source(const std::string& path, std::istream& in,
                                       std::size_t limit) {
-  namespace fs = std::filesystem;
-  const auto too_large = [&] {
-    const std::string size = limit % (1 << 20) == 0 ? fmt::format("{} MiB", limit >> 20)
-                                                    : fmt::format("{} bytes", limit);
-    return cli::error{fmt::format("larger than {}, the most check reads of one file", size)};
-  };
-  std::unique_ptr<std::ifstream> file;
-  std::istream* stream = &in;
-  if (path != "-") {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) return cli::error{"cannot read file: is a directory"};
-    file = std::make_unique<std::ifstream>(path, std::ios::binary);
-    if (!*file) return cli::error{std::string("cannot read file: ") + std::strerror(errno)};
-    // A regular file says its size: refuse it unread. Devices and pipes
-    // (/dev/zero, a fifo) do not, and are read to the limit below.
-    if (fs::is_regular_file(path, ec)) {
-      const std::uintmax_t size = fs::file_size(path, ec);
-      if (!ec && size > limit) return too_large();
-    }
-    stream = file.get();
-  }
-  // In chunks, straight from the buffer: a short read is the end (sgetn
-  // waits for the rest otherwise), and a read error throws (libstdc++'s filebuf).
-  std::string text;
-  std::streambuf* buf = stream->rdbuf();
-  constexpr std::size_t chunk = 1 << 16;
-  try {
-    while (true) {
-      const std::size_t old = text.size();
-      const std::size_t want = std::min(chunk, limit + 1 - old);
-      text.resize(old + want);
-      const std::streamsize got = buf->sgetn(text.data() + old, static_cast<std::streamsize>(want));
-      text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
-      if (text.size() > limit) return too_large();
-      if (got < static_cast<std::streamsize>(want)) break;
-    }
-  } catch (const std::exception&) {
-    return cli::error{std::string("cannot read file: ") + std::strerror(errno)};
-  }
-  return text;
+  bool too_large = false;
+  auto text = read_source_bounded(path, in, limit, too_large);
+  if (text) return text;
+  if (too_large)
+    return cli::error{fmt::format("{}, the most check reads of one file", text.error().message)};
+  return cli::error{"cannot read file: " + text.error().message};
 }
 
 parsed_input parse_check_input(std::string_view text, bool json, const position_map& to_file) {
@@ -1260,7 +1210,7 @@ parsed_input parse_check_input(std::string_view text, bool json, const position_
       out.diagnostics.push_back(
           file_diagnostic(severity::error, fault::malformed,
                           syntax.byte ? offset_location(text, *syntax.byte) : location{},
-                          "invalid json: " + json_message(syntax.what)));
+                          "invalid json: " + json_error_text(syntax.what)));
       return out;
     }
   }

@@ -11,6 +11,7 @@
 
 #include "io/names.hpp"
 #include "io/smi.hpp"
+#include "io/text_view.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
@@ -165,10 +166,8 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
-    std::string what = e.what();
-    const std::size_t at = what.find("syntax error");
-    if (at != std::string::npos) what = what.substr(at);
-    return error{fmt::format("{}:{}:{}: not valid JSON: {}", shown, line, col, what)};
+    return error{
+        fmt::format("{}:{}:{}: not valid JSON: {}", shown, line, col, json_error_text(e.what()))};
   }
   const auto bad = [&](const std::string& why) {
     return error{fmt::format("{}: {} (expected the JSON of 'migplan pack --json')", shown, why)};

@@ -15,20 +15,12 @@
 #include <unordered_map>
 
 #include "io/check_input.hpp"
+#include "io/text_view.hpp"
 
 namespace migplan::cli::check {
 namespace {
 
 std::string q(std::string_view s) { return fmt::format("'{}'", clip(s)); }
-
-// The text as a stream, without a copy (it can be 16 MiB).
-class view_buf : public std::streambuf {
- public:
-  explicit view_buf(std::string_view text) {
-    char* begin = const_cast<char*>(text.data());  // only ever read
-    setg(begin, begin, begin + text.size());
-  }
-};
 
 // ---------------------------------------------------------------------------
 // A document as a small tree, built from yaml-cpp's events rather than with

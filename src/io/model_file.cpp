@@ -19,6 +19,7 @@
 
 #include "io/names.hpp"
 #include "io/source.hpp"
+#include "io/text_view.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
@@ -593,16 +594,6 @@ class tree_builder : public nlohmann::json_sax<nlohmann::json> {
   std::size_t values_ = 0;
 };
 
-// "[json.exception.parse_error.101] parse error at line 3, column 3: syntax
-// error while parsing object key - unexpected '}'; expected string literal"
-// -> from "syntax error" on.
-std::string json_message(const std::string& what) {
-  const std::size_t at = what.find("syntax error");
-  if (at != std::string::npos) return what.substr(at);
-  const std::size_t colon = what.rfind("] ");
-  return colon != std::string::npos ? what.substr(colon + 2) : what;
-}
-
 // ---------------------------------------------------------------------------
 // The schema: the tree read into a model_spec, with the line of each member
 // kept for check_model_spec's problems
@@ -913,7 +904,7 @@ result<model_spec> parse_model_file(std::string_view text, std::string_view show
     const auto [line, col] = tree.line_col(tree.syntax->byte > 0 ? tree.syntax->byte - 1 : 0);
     // nlohmann quotes what it last read, which may be any bytes: made printable.
     return error{fmt::format("{}:{}:{}: invalid json: {}", shown, line, col,
-                             clip_token(json_message(tree.syntax->message), 200))};
+                             clip_token(json_error_text(tree.syntax->message), 200))};
   }
   if (!tree.root) return error{fmt::format("{}: empty file: a model file is a JSON object", shown)};
 

@@ -30,6 +30,8 @@
 #include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/size.hpp"
+#include "io/source.hpp"
+#include "io/text_view.hpp"
 #include "models.hpp"
 #include "quote.hpp"
 
@@ -103,15 +105,6 @@ int line_at(std::string_view text, std::size_t byte) {
   const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
   return 1 + static_cast<int>(
                  std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-}
-
-// "[json.exception.parse_error.101] parse error at line 3, column 3: syntax
-// error while parsing ..." -> from "syntax error".
-std::string json_message(const std::string& what) {
-  const std::size_t from = what.find("syntax error");
-  if (from != std::string::npos) return what.substr(from);
-  const std::size_t colon = what.find(": ");
-  return colon != std::string::npos ? what.substr(colon + 2) : what;
 }
 
 // One value of a document.
@@ -312,23 +305,14 @@ class json_tree final : public nlohmann::json_sax<nlohmann::json> {
   int line_ = 1;
 };
 
-// The text as a stream, without a copy.
-class view_buf : public std::streambuf {
- public:
-  explicit view_buf(std::string_view text) {
-    char* begin = const_cast<char*>(text.data());  // only ever read
-    setg(begin, begin, begin + text.size());
-  }
-};
-
 tnode load_tree(std::string_view text, std::string_view shown, bool json) {
   if (json) {
     json_tree t(text);
     if (!t.parse()) {
       if (t.too_deep)
         throw stop{at(shown, 0, fmt::format("values nest more than {} deep", max_depth))};
-      throw stop{
-          at(shown, t.byte ? line_at(text, *t.byte) : 0, "invalid json: " + json_message(t.what))};
+      throw stop{at(shown, t.byte ? line_at(text, *t.byte) : 0,
+                    "invalid json: " + json_error_text(t.what))};
     }
     return std::move(t.root);
   }
@@ -1533,7 +1517,7 @@ std::vector<kube_node> read_kube_nodes(std::string_view text, std::string_view s
                               max_plan_nodes))};
   if (!r.what.empty())
     throw stop{
-        at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_message(r.what))};
+        at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_error_text(r.what))};
   if (!r.root_is_object)
     throw stop{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
   if (r.kind == "Node") {
@@ -1619,46 +1603,14 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text) 
 }
 
 result<std::string> read_plan_file(const std::string& path, std::istream& in, std::size_t limit) {
-  namespace fs = std::filesystem;
   const std::string shown = shown_path(path);
-  const auto too_large = [&] {
-    const std::string size = limit % (std::size_t{1} << 20) == 0
-                                 ? fmt::format("{} MiB", limit >> 20)
-                                 : fmt::format("{} bytes", limit);
+  bool too_large = false;
+  auto text = read_source_bounded(path, in, limit, too_large);
+  if (text) return text;
+  if (too_large)
     return error{
-        fmt::format("{} is larger than {}, the most plan reads of one file", q(shown), size)};
-  };
-  std::unique_ptr<std::ifstream> file;
-  std::istream* stream = &in;
-  if (path != "-") {
-    std::error_code ec;
-    if (fs::is_directory(path, ec))
-      return error{fmt::format("cannot read {}: is a directory", q(shown))};
-    file = std::make_unique<std::ifstream>(path, std::ios::binary);
-    if (!*file) return error{fmt::format("cannot read {}: {}", q(shown), std::strerror(errno))};
-    if (fs::is_regular_file(path, ec)) {
-      const std::uintmax_t size = fs::file_size(path, ec);
-      if (!ec && size > limit) return too_large();
-    }
-    stream = file.get();
-  }
-  std::string text;
-  std::streambuf* buf = stream->rdbuf();
-  constexpr std::size_t chunk = 1 << 16;
-  try {
-    while (true) {
-      const std::size_t old = text.size();
-      const std::size_t want = std::min(chunk, limit + 1 - old);
-      text.resize(old + want);
-      const std::streamsize got = buf->sgetn(text.data() + old, static_cast<std::streamsize>(want));
-      text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
-      if (text.size() > limit) return too_large();
-      if (got < static_cast<std::streamsize>(want)) break;
-    }
-  } catch (const std::exception&) {
-    return error{fmt::format("cannot read {}: {}", q(shown), std::strerror(errno))};
-  }
-  return text;
+        fmt::format("{} is {}, the most plan reads of one file", q(shown), text.error().message)};
+  return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
 }
 
 result<std::vector<demand_item>> parse_demand(std::string_view text, std::string_view shown,
