@@ -6,16 +6,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <istream>
 #include <iterator>
 #include <map>
-#include <memory>
 #include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/search.hpp>
@@ -29,6 +25,7 @@
 #include "io/check_input.hpp"
 #include "io/manifest.hpp"
 #include "io/names.hpp"
+#include "io/plan_input_util.hpp"
 #include "io/size.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
@@ -36,46 +33,48 @@
 #include "quote.hpp"
 
 namespace migplan::cli {
+
+std::string plan_io::why_not(const gpu_model& g, std::span<const item> items) {
+  const rules r(g);
+  const reason why = check_totals(r, items);
+  const auto name = [&](int p) { return g.profiles[static_cast<std::size_t>(p)].name; };
+  switch (why.code) {
+    case reason_code::instance_cap:
+      return fmt::format("{} {} instances, but {} allows at most {}", why.needed,
+                         name(why.profiles.front()), g.slug, why.available);
+    case reason_code::memory_units:
+      return fmt::format("they take {} placement units; {} has {}", why.needed, g.slug,
+                         why.available);
+    case reason_code::compute_slices:
+      return fmt::format("they take {} compute slices; {} has {}", why.needed, g.slug,
+                         why.available);
+    case reason_code::engines:
+      return fmt::format("they need {} {} engines; {} has {}", why.needed,
+                         engine_names[static_cast<std::size_t>(why.engine)], g.slug, why.available);
+    case reason_code::bad_start:
+      return "an instance is pinned at a start its profile does not allow";
+    case reason_code::none:
+    case reason_code::placement:
+      break;
+  }
+  return "no arrangement of their allowed starts holds them all (instances overlap, or a pinned "
+         "one blocks the others)";
+}
+
 namespace {
 
-// A reading error: thrown inside the readers, returned by their entry points.
-struct stop {
-  std::string message;
-};
-
-std::string q(std::string_view s) { return quote_token(s); }
-
-// "FILE:LINE: message", or "FILE: message" when the line is unknown.
-std::string at(std::string_view shown, int line, std::string_view message) {
-  return line > 0 ? fmt::format("{}:{}: {}", shown, line, message)
-                  : fmt::format("{}: {}", shown, message);
-}
-
-// " (did you mean ...?)"; nothing for a long text, which is no typo of a
-// name (and would cost its length squared).
-std::string suggest(std::string_view s, std::span<const std::string> names) {
-  return s.size() > 64 ? std::string() : did_you_mean(s, names);
-}
+using plan_io::at;
+using plan_io::line_at;
+using plan_io::lower;
+using plan_io::q;
+using plan_io::shown_path;
+using plan_io::stop;
+using plan_io::suggest;
+using plan_io::why_not;
 
 std::string join(std::span<const std::string_view> v) {
   std::string out;
   for (std::string_view s : v) out += fmt::format("{}{}", out.empty() ? "" : ", ", s);
-  return out;
-}
-
-// "'a', 'b', 'c', 'd', 'e' and 7 more": a list of names a note can afford.
-std::string some_names(const std::vector<std::string>& names) {
-  constexpr std::size_t most = 5;
-  std::string out;
-  for (std::size_t i = 0; i < names.size() && i < most; ++i)
-    out += fmt::format("{}{}", i == 0 ? "" : ", ", q(names[i]));
-  if (names.size() > most) out += fmt::format(" and {} more", names.size() - most);
-  return out;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = detail::ascii_lower(c);
   return out;
 }
 
@@ -98,14 +97,6 @@ bool has_control(std::string_view s) {
 // Documents. YAML files are read by yaml-cpp, JSON files by nlohmann's SAX
 // parser (ten times faster than yaml-cpp on a large state file), both into
 // one small tree that keeps each value's line; the readers walk that tree.
-
-// The line of nlohmann's byte position (it counts from 1, at the byte after
-// the error's start).
-int line_at(std::string_view text, std::size_t byte) {
-  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  return 1 + static_cast<int>(
-                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-}
 
 // One value of a document.
 struct tnode {
@@ -880,36 +871,6 @@ plan_fleet fleet_from_yaml(std::string_view text, std::string_view shown, bool j
   return out;
 }
 
-// ---------------------------------------------------------------------------
-// The core's answer for a set of instances that does not fit, in words.
-
-std::string why_not(const gpu_model& g, std::span<const item> items) {
-  const rules r(g);
-  const reason why = check_totals(r, items);
-  const auto name = [&](int p) { return g.profiles[static_cast<std::size_t>(p)].name; };
-  switch (why.code) {
-    case reason_code::instance_cap:
-      return fmt::format("{} {} instances, but {} allows at most {}", why.needed,
-                         name(why.profiles.front()), g.slug, why.available);
-    case reason_code::memory_units:
-      return fmt::format("they take {} placement units; {} has {}", why.needed, g.slug,
-                         why.available);
-    case reason_code::compute_slices:
-      return fmt::format("they take {} compute slices; {} has {}", why.needed, g.slug,
-                         why.available);
-    case reason_code::engines:
-      return fmt::format("they need {} {} engines; {} has {}", why.needed,
-                         engine_names[static_cast<std::size_t>(why.engine)], g.slug, why.available);
-    case reason_code::bad_start:
-      return "an instance is pinned at a start its profile does not allow";
-    case reason_code::none:
-    case reason_code::placement:
-      break;
-  }
-  return "no arrangement of their allowed starts holds them all (instances overlap, or a pinned "
-         "one blocks the others)";
-}
-
 std::string starts_text(const profile& p, int units) {
   std::string out;
   for (int s = 0; s < units; ++s)
@@ -1022,556 +983,6 @@ std::vector<current_node> state_from_yaml(std::string_view text, std::string_vie
   }
   return out;
 }
-
-// ---------------------------------------------------------------------------
-// kubectl's nodes: only the names and labels of the nodes are kept, read
-// through nlohmann's SAX interface so that a cluster's worth of node status
-// (images, conditions) is never built in memory.
-
-struct kube_node {
-  std::string name;
-  std::string kind;
-  std::vector<std::pair<std::string, std::string>> labels;
-  std::string bad_label;  // the first label whose value is not a string
-};
-
-class kube_reader final : public nlohmann::json_sax<nlohmann::json> {
- public:
-  std::string kind;
-  kube_node root;                // the document as one Node
-  std::vector<kube_node> items;  // a List's or NodeList's items
-  bool root_is_object = false;
-  bool too_many = false;
-  std::optional<std::size_t> byte;
-  std::string what;
-
-  bool null() override { return other(); }
-  bool boolean(bool) override { return other(); }
-  bool number_integer(number_integer_t) override { return other(); }
-  bool number_unsigned(number_unsigned_t) override { return other(); }
-  bool number_float(number_float_t, const string_t&) override { return other(); }
-  bool binary(binary_t&) override { return other(); }
-  bool string(string_t& v) override {
-    if (kube_node* n = label_owner()) {
-      n->labels.emplace_back(st_.back().key, v);
-      return true;
-    }
-    if (st_.size() == 1 && st_[0].key == "kind") kind = v;
-    if (in_item(3) && st_[2].key == "kind") items.back().kind = v;
-    if (in_item(4) && st_[2].key == "metadata" && st_[3].object && st_[3].key == "name")
-      items.back().name = v;
-    if (st_.size() == 2 && st_[0].key == "metadata" && st_[1].object && st_[1].key == "name")
-      root.name = v;
-    return true;
-  }
-  bool start_object(std::size_t) override {
-    if (st_.empty()) root_is_object = true;
-    if (st_.size() == 2 && st_[0].key == "items" && !st_[1].object) {
-      if (items.size() == max_plan_nodes) {
-        too_many = true;
-        return false;
-      }
-      items.emplace_back();
-    }
-    other();
-    st_.push_back({true, {}});
-    return true;
-  }
-  bool key(string_t& k) override {
-    st_.back().key = k;
-    return true;
-  }
-  bool end_object() override {
-    st_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    other();
-    st_.push_back({false, {}});
-    return true;
-  }
-  bool end_array() override {
-    st_.pop_back();
-    return true;
-  }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& e) override {
-    byte = position;
-    what = e.what();
-    return false;
-  }
-
- private:
-  struct frame {
-    bool object;
-    std::string key;
-  };
-  std::vector<frame> st_;
-
-  // True when the value now read lies in a List item, `depth` frames deep.
-  bool in_item(std::size_t depth) const {
-    return st_.size() == depth && st_[0].key == "items" && !st_[1].object && st_[2].object;
-  }
-  // The node whose metadata.labels holds the value now read, if any.
-  kube_node* label_owner() {
-    if (in_item(5) && st_[2].key == "metadata" && st_[3].key == "labels" && st_[4].object)
-      return &items.back();
-    if (st_.size() == 3 && st_[0].key == "metadata" && st_[1].key == "labels" && st_[2].object)
-      return &root;
-    return nullptr;
-  }
-  // A value other than a string: a label's value must be one.
-  bool other() {
-    if (kube_node* n = label_owner(); n != nullptr && n->bad_label.empty())
-      n->bad_label = st_.back().key;
-    return true;
-  }
-};
-
-constexpr std::string_view product_label = "nvidia.com/gpu.product";
-constexpr std::string_view count_label = "nvidia.com/gpu.count";
-constexpr std::string_view config_label = "nvidia.com/mig.config";
-constexpr std::string_view state_label = "nvidia.com/mig.config.state";
-
-std::string_view label_value(const kube_node& n, std::string_view key, bool& found) {
-  found = false;
-  std::string_view v;
-  for (const auto& [k, value] : n.labels)
-    if (k == key) {
-      v = value;
-      found = true;
-    }
-  return v;
-}
-
-// GPU Feature Discovery's product label for each model: its nvidia-smi names
-// with spaces as '-' (internal/lm/resource.go, productLabel), with and
-// without the "NVIDIA-" that newer drivers' names start with.
-struct product_name {
-  std::string key;  // lower case
-  std::string shown;
-  const gpu_model* gpu;
-};
-
-// The names of every model of this run (--gpu-file models included), kept
-// for the run: all_models() does not change once the command runs.
-const std::vector<product_name>& product_names() {
-  static std::vector<product_name> names;
-  static std::vector<const gpu_model*> for_models;
-  const model_list models = all_models();
-  if (!std::equal(models.begin(), models.end(), for_models.begin(), for_models.end())) {
-    names.clear();
-    for_models.assign(models.begin(), models.end());
-    for (const gpu_model* g : models)
-      for (std::string_view n : g->smi_names) {
-        std::string dashed(n);
-        std::replace(dashed.begin(), dashed.end(), ' ', '-');
-        names.push_back({lower(dashed), dashed, g});
-        const std::string bare(detail::strip_vendor(n));
-        std::string bare_dashed = bare;
-        std::replace(bare_dashed.begin(), bare_dashed.end(), ' ', '-');
-        if (bare_dashed != dashed) names.push_back({lower(bare_dashed), bare_dashed, g});
-      }
-  }
-  return names;
-}
-
-// nvidia.com/gpu.product split as GFD builds it: MODEL, then "-MIG-PROFILE"
-// under the single MIG strategy ("-MIG-INVALID" when the node breaks its
-// rules), then "-SHARED" with time-slicing replicas (internal/lm/resource.go
-// and mig-strategy.go of NVIDIA/k8s-device-plugin).
-struct product_parts {
-  std::string_view model;
-  std::string_view mig;  // empty without the single strategy's suffix
-};
-
-product_parts split_product(std::string_view product) {
-  constexpr std::string_view shared = "-SHARED";
-  if (product.ends_with(shared)) product.remove_suffix(shared.size());
-  product_parts out{product, {}};
-  if (const std::size_t m = product.rfind("-MIG-"); m != std::string_view::npos) {
-    out.model = product.substr(0, m);
-    out.mig = product.substr(m + 5);
-  }
-  return out;
-}
-
-const gpu_model* model_of_product(std::string_view model) {
-  const std::string key = lower(model);
-  for (const product_name& p : product_names())
-    if (p.key == key) return p.gpu;
-  return nullptr;
-}
-
-// The mig-parted config a kubectl state refers to, read with `migplan
-// check`'s reader.
-struct config_source {
-  std::string shown;
-  check::parsed_input input;
-  std::vector<std::string> labels;
-  // Every entry of each label, in order.
-  std::map<std::string, std::vector<const check::geometry_spec*>, std::less<>> entries;
-};
-
-void read_config(config_source& c, std::string_view text, bool json) {
-  std::optional<check::embedded_config> embedded;
-  if (!json && check::looks_like_manifest(text)) {
-    check::manifest m = check::read_manifest(text);
-    for (const check::diagnostic& d : m.diagnostics)
-      if (d.level == check::severity::error) throw stop{at(c.shown, d.at.line, d.message)};
-    if (m.configs.empty())
-      throw stop{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
-    if (m.configs.size() > 1)
-      throw stop{at(c.shown, m.configs[1].key_at.line,
-                    fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
-                                "Operator uses",
-                                m.configs.size()))};
-    embedded = std::move(m.configs.front());
-    c.input = check::parse_check_input(embedded->text, false);
-    check::map_input(c.input, *embedded);
-  } else {
-    c.input = check::parse_check_input(text, json);
-  }
-  if (c.input.format == check::input_format::geometry)
-    throw stop{at(c.shown, 0,
-                  "this is a migplan geometry file; --current needs the mig-parted config "
-                  "(version: v1, mig-configs: ...) that defines the nodes' labels")};
-  for (const check::diagnostic& d : c.input.diagnostics)
-    if (d.level == check::severity::error && d.kind == check::fault::malformed)
-      throw stop{at(c.shown, d.at.line, d.message)};
-  if (c.input.format != check::input_format::mig_parted)
-    throw stop{at(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
-  c.labels = c.input.labels;
-  for (const check::geometry_spec& g : c.input.geometries) c.entries[g.label].push_back(&g);
-}
-
-// True when the entry's device-filter (if any) names a PCI ID of `g`.
-bool filter_matches(const check::geometry_spec& e, const gpu_model& g) {
-  if (!e.has_filter) return true;
-  for (const check::filter_id& f : e.filter)
-    if (f.readable)
-      for (const pci_id& id : g.pci_ids)
-        if (id.value == f.value) return true;
-  return false;
-}
-
-// True when mig-parted applies entry `e` to GPU `index` of model `g`.
-bool applies_to(const check::geometry_spec& e, const gpu_model& g, int index) {
-  if (!e.all_devices && std::find(e.devices.begin(), e.devices.end(), index) == e.devices.end())
-    return false;
-  return filter_matches(e, g);
-}
-
-class kube_builder {
- public:
-  kube_builder(std::string_view nodes_shown, config_source& config)
-      : nodes_shown_(nodes_shown), config_(config) {}
-
-  kube_state build(const std::vector<kube_node>& nodes) {
-    kube_state out;
-    std::vector<std::string> no_gpu, not_mig, unmanaged, reconfiguring;
-    std::unordered_map<std::string, bool> seen;
-    for (const kube_node& n : nodes) {
-      if (!seen.try_emplace(n.name, true).second)
-        throw stop{fmt::format("{}: node {} is listed twice", nodes_shown_, q(n.name))};
-      if (!n.bad_label.empty()) fail(n, fmt::format("label {} is not a string", q(n.bad_label)));
-      bool has_product = false, has_config = false, has_state = false;
-      const std::string_view product = label_value(n, product_label, has_product);
-      const std::string_view label = label_value(n, config_label, has_config);
-      const std::string_view state = label_value(n, state_label, has_state);
-      if (!has_product) {
-        no_gpu.push_back(n.name);
-        continue;
-      }
-      const product_parts parts = split_product(product);
-      const gpu_model* g = model_of_product(parts.model);
-      if (g == nullptr && !has_config) {
-        not_mig.push_back(n.name);
-        continue;
-      }
-      if (g == nullptr) {
-        std::vector<std::string> names;
-        for (const product_name& p : product_names()) names.push_back(p.shown);
-        fail(n, fmt::format("{}={} is no MIG-capable model migplan knows{}; 'migplan gpus' lists "
-                            "them",
-                            product_label, q(product), suggest(parts.model, names)));
-      }
-      if (!has_config) {
-        unmanaged.push_back(n.name);
-        continue;
-      }
-      // mig-manager sets nvidia.com/mig.config.state to pending, rebooting,
-      // success or failed (NVIDIA/mig-parted,
-      // deployments/gpu-operator/reconfigure-mig.sh). While it is pending or
-      // rebooting the label's geometry is what the GPUs are being given; after
-      // a failure nothing says what they hold.
-      if (has_state && state == "failed")
-        fail(n, fmt::format("{}=failed: mig-manager could not apply {} {}, so the geometry of its "
-                            "GPUs is unknown; fix the node, or leave it out (kubectl get nodes -l "
-                            "'{}!=failed' -o json)",
-                            state_label, config_label, q(label), state_label));
-      const bool pending = has_state && (state == "pending" || state == "rebooting");
-      if (has_state && !pending && state != "success")
-        fail(n, fmt::format("{}={} is no state mig-manager sets (pending, rebooting, success, "
-                            "failed)",
-                            state_label, q(state)));
-      if (pending) reconfiguring.push_back(n.name);
-      out.nodes.push_back(node(n, *g, product, std::string(label), pending));
-    }
-    if (!no_gpu.empty())
-      out.notes.push_back(fmt::format("skipped {} node{} without NVIDIA GPU labels ({}): {}",
-                                      no_gpu.size(), no_gpu.size() == 1 ? "" : "s", product_label,
-                                      some_names(no_gpu)));
-    if (!not_mig.empty())
-      out.notes.push_back(
-          fmt::format("skipped {} node{} whose GPUs are no MIG-capable model "
-                      "migplan knows: {}",
-                      not_mig.size(), not_mig.size() == 1 ? "" : "s", some_names(not_mig)));
-    if (!unmanaged.empty())
-      out.notes.push_back(fmt::format(
-          "skipped {} node{} without an {} label (mig-manager does "
-          "not manage them, so their geometry is unknown): {}",
-          unmanaged.size(), unmanaged.size() == 1 ? "" : "s", config_label, some_names(unmanaged)));
-    if (!reconfiguring.empty())
-      out.notes.push_back(
-          fmt::format("{} node{} {} being reconfigured ({} pending or rebooting): "
-                      "taken as the geometry of {} label, which mig-manager is "
-                      "applying: {}",
-                      reconfiguring.size(), reconfiguring.size() == 1 ? "" : "s",
-                      reconfiguring.size() == 1 ? "is" : "are", state_label,
-                      reconfiguring.size() == 1 ? "its" : "their", some_names(reconfiguring)));
-    if (out.nodes.empty())
-      throw stop{fmt::format("{}: no node has MIG-capable GPUs with an {} label{}", nodes_shown_,
-                             config_label,
-                             out.notes.empty() ? "" : " (" + out.notes.front() + ")")};
-    return out;
-  }
-
- private:
-  [[noreturn]] void fail(const kube_node& n, std::string_view message) const {
-    throw stop{fmt::format("{}: node {}: {}", nodes_shown_, q(n.name), message)};
-  }
-  [[noreturn]] void fail_config(const check::geometry_spec& e, std::string_view message) const {
-    throw stop{at(config_.shown, e.at.line, message)};
-  }
-
-  // The instances entry `e` gives a GPU of model `g` (cached: a label is
-  // shared by many nodes), or why they are no geometry of `g`.
-  const std::vector<current_gi>& instances(const check::geometry_spec& e, const gpu_model& g,
-                                           const kube_node& n, int index) {
-    const auto key = std::make_pair(&e, &g);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    std::vector<current_gi> out;
-    if (e.mig_enabled) {
-      std::vector<item> items;
-      long long total = 0;
-      for (const check::profile_request& r : e.items) {
-        if (r.count == 0) continue;
-        auto p = resolve_profile(g, r.name);
-        if (!p)
-          throw stop{at(
-              config_.shown, r.at.line,
-              fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), p.error().message))};
-        total += r.count;
-        if (total > max_units) break;
-        for (long long k = 0; k < r.count; ++k) items.push_back({*p, item::any_start});
-      }
-      if (total > max_units || !fits(rules(g), items))
-        fail_config(e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
-                                   "on {}: {}",
-                                   q(e.label), index, q(n.name), g.slug,
-                                   total > max_units
-                                       ? fmt::format("{} instances, more than any GPU holds", total)
-                                       : why_not(g, items)));
-      for (const item& it : items) out.push_back({it.profile, item::any_start, false});
-    }
-    return cache_.emplace(key, std::move(out)).first->second;
-  }
-
-  // The entry of `label` mig-parted applies to GPU `index` of model `g`: the
-  // last that matches it, since mig-parted applies each matching entry in
-  // order (WalkSelectedMigConfigForEachGPU), or null.
-  static const check::geometry_spec* entry_for(
-      const std::vector<const check::geometry_spec*>& entries, const gpu_model& g, int index) {
-    const check::geometry_spec* chosen = nullptr;
-    for (const check::geometry_spec* e : entries)
-      if (applies_to(*e, g, index)) chosen = e;
-    return chosen;
-  }
-
-  current_node node(const kube_node& n, const gpu_model& g, std::string_view product,
-                    const std::string& label, bool pending) {
-    const product_parts parts = split_product(product);
-    const auto found = config_.entries.find(label);
-    if (found == config_.entries.end()) {
-      const bool listed =
-          std::find(config_.labels.begin(), config_.labels.end(), label) != config_.labels.end();
-      if (listed) fail(n, fmt::format("label {} of {} has no entries", q(label), config_.shown));
-      fail(n, fmt::format("its {} label {} is not in {}{}", config_label, q(label), config_.shown,
-                          suggest(label, config_.labels)));
-    }
-    const std::vector<const check::geometry_spec*>& entries = found->second;
-    bool has_count = false;
-    const std::string_view count_text = label_value(n, count_label, has_count);
-    if (!has_count) fail(n, fmt::format("it has {} but no {} label", product_label, count_label));
-    auto count = parse_whole_number(count_label, count_text, 0, 1'000'000);
-    if (!count) fail(n, count.error().message);
-    int gpus = 0;
-    // Only the single strategy's "-MIG-PROFILE" suffix changes what the count
-    // counts: with no MIG-enabled GPU, GFD labels whole GPUs under any strategy.
-    if (parts.mig == "INVALID")
-      fail(n, fmt::format("{}={}: GPU Feature Discovery found a node the single MIG strategy does "
-                          "not allow (GPUs with MIG disabled, an empty one, or more than one "
-                          "profile), so its GPU count is unknown",
-                          product_label, q(product)));
-    if (parts.mig.empty()) {
-      if (*count < 1 || *count > max_node_gpus)
-        fail(n,
-             fmt::format("{}={} is no GPU count from 1 to {}", count_label, *count, max_node_gpus));
-      gpus = static_cast<int>(*count);
-      // An entry for a GPU index the node does not have: the label was
-      // written for a bigger node (mig-parted would skip that entry).
-      for (const check::geometry_spec* e : entries) {
-        if (e->all_devices || !filter_matches(*e, g)) continue;
-        for (long long d : e->devices)
-          if (d >= gpus)
-            fail_config(*e, fmt::format("label {} gives gpu index {} a geometry, but node {} "
-                                        "has {} GPU{} ({}={}): the label was written for "
-                                        "another node",
-                                        q(label), d, q(n.name), gpus, gpus == 1 ? "" : "s",
-                                        count_label, *count));
-      }
-    } else {
-      gpus = single_gpu_count(n, g, parts, entries, label, *count, pending);
-    }
-    current_node out;
-    out.name = n.name;
-    out.gpu = &g;
-    out.label = label;
-    out.where = fmt::format("{}: node {}", nodes_shown_, q(n.name));
-    for (int i = 0; i < gpus; ++i) {
-      const check::geometry_spec* e = entry_for(entries, g, i);
-      if (e == nullptr)
-        fail(n, fmt::format("no entry of label {} ({}) applies to its gpu {} ({}): the devices and "
-                            "device-filter of every entry leave it out",
-                            q(label), config_.shown, i, g.slug));
-      out.gpus.push_back({i, instances(*e, g, n, i), label});
-    }
-    return out;
-  }
-
-  // Under the single strategy nvidia.com/gpu.count counts MIG devices, not
-  // GPUs (mig-strategy.go, newMigStrategySingleLabeler): the GPU count is the
-  // number of GPUs whose geometries, taken from the label in index order,
-  // hold that many instances. GFD's profile must be the only one they hold.
-  int single_gpu_count(const kube_node& n, const gpu_model& g, const product_parts& parts,
-                       const std::vector<const check::geometry_spec*>& entries,
-                       const std::string& label, long long devices, bool pending) {
-    const std::string when_pending =
-        pending ? fmt::format(
-                      " ({} is pending: GFD's labels may still describe the old "
-                      "geometry)",
-                      state_label)
-                : std::string();
-    std::optional<int> gfd_profile;
-    if (auto p = resolve_profile(g, parts.mig); p) gfd_profile = *p;
-    long long total = 0;
-    for (int i = 0; i < max_node_gpus; ++i) {
-      const check::geometry_spec* e = entry_for(entries, g, i);
-      if (e == nullptr) break;
-      const std::vector<current_gi>& gis = instances(*e, g, n, i);
-      if (gis.empty()) break;
-      if (gfd_profile && !pending)
-        for (const current_gi& gi : gis)
-          if (gi.profile != *gfd_profile)
-            fail(n,
-                 fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
-                             "{} gives gpu {} {}: the node does not hold the label's geometry",
-                             g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
-                             q(label), i, g.profiles[static_cast<std::size_t>(gi.profile)].name));
-      total += static_cast<long long>(gis.size());
-      if (total == devices) return i + 1;
-      if (total > devices) break;
-    }
-    fail(n, fmt::format("{}={} counts MIG devices under the single MIG strategy, and no number of "
-                        "GPUs with the geometries of label {} holds exactly that many{}",
-                        count_label, devices, q(label), when_pending));
-  }
-
-  std::string nodes_shown_;
-  config_source& config_;
-  std::map<std::pair<const check::geometry_spec*, const gpu_model*>, std::vector<current_gi>>
-      cache_;
-};
-
-std::vector<kube_node> read_kube_nodes(std::string_view text, std::string_view shown) {
-  kube_reader r;
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &r);
-  } catch (const std::exception& e) {
-    if (r.what.empty()) r.what = e.what();
-  }
-  if (r.too_many)
-    throw stop{at(shown, 0,
-                  fmt::format("more than {} nodes; the most plan reads is {}", max_plan_nodes,
-                              max_plan_nodes))};
-  if (!r.what.empty())
-    throw stop{
-        at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_error_text(r.what))};
-  if (!r.root_is_object)
-    throw stop{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
-  if (r.kind == "Node") {
-    if (r.root.name.empty()) throw stop{at(shown, 0, "the Node has no metadata.name")};
-    return {std::move(r.root)};
-  }
-  if (r.kind != "List" && r.kind != "NodeList")
-    throw stop{at(shown, 0,
-                  r.kind.empty()
-                      ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
-                                    "`kubectl get nodes -o json`)")
-                      : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
-                                    "List, NodeList or Node)",
-                                    q(r.kind)))};
-  for (std::size_t i = 0; i < r.items.size(); ++i) {
-    const kube_node& n = r.items[i];
-    if (!n.kind.empty() && n.kind != "Node")
-      throw stop{at(shown, 0,
-                    fmt::format("item {} is a {}, not a Node (expected `kubectl get "
-                                "nodes -o json`)",
-                                i, q(n.kind)))};
-    if (n.name.empty()) throw stop{at(shown, 0, fmt::format("item {} has no metadata.name", i))};
-  }
-  return std::move(r.items);
-}
-
-// Stops at the first key of the top-level object: kubectl's output starts
-// with apiVersion (its keys are sorted), migplan's state file with version.
-class first_key final : public nlohmann::json_sax<nlohmann::json> {
- public:
-  std::string found;
-  int depth = 0;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return ++depth == 1; }
-  bool key(string_t& k) override {
-    if (depth != 1) return true;
-    found = k;
-    return false;
-  }
-  bool end_object() override { return --depth > 0; }
-  bool start_array(std::size_t) override { return depth > 0; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false;
-  }
-};
-
-std::string shown_path(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 }  // namespace
 
@@ -1708,66 +1119,6 @@ result<std::vector<current_node>> parse_state(std::string_view text, std::string
   } catch (const std::exception& e) {
     return error{at(shown, 0, std::string("cannot read the file: ") + e.what())};
   }
-}
-
-result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_view nodes_shown,
-                                    std::string_view config_text, std::string_view config_shown,
-                                    bool config_json) {
-  try {
-    const std::vector<kube_node> nodes = read_kube_nodes(nodes_json, nodes_shown);
-    config_source config;
-    config.shown = std::string(config_shown);
-    read_config(config, config_text, config_json);
-    return kube_builder(nodes_shown, config).build(nodes);
-  } catch (const stop& s) {
-    return error{s.message};
-  } catch (const std::exception& e) {
-    return error{std::string("cannot read kubectl's nodes: ") + e.what()};
-  }
-}
-
-bool looks_like_kube_nodes(std::string_view text) {
-  first_key k;
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &k);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return k.found == "apiVersion" || k.found == "kind" || k.found == "items" ||
-         k.found == "metadata";
-}
-
-result<kube_state> read_current_state(const std::string& path, const std::string& config_path,
-                                      std::istream& in) {
-  if (path == "-" && config_path == "-")
-    return error{"--current and --mig-config cannot both read standard input"};
-  auto text = read_plan_file(path, in, max_nodes_json_bytes);
-  if (!text) return text.error();
-  const std::string shown = shown_path(path);
-  const plan_file_format format = plan_format_of(path, *text);
-  if (format == plan_file_format::json && looks_like_kube_nodes(*text)) {
-    if (config_path.empty())
-      return error{
-          fmt::format("{} is kubectl's output for nodes: give the mig-parted config that "
-                      "defines their {} labels with --mig-config",
-                      q(shown), config_label)};
-    auto config = read_plan_file(config_path, in);
-    if (!config) return config.error();
-    return parse_kube_state(*text, shown, *config, shown_path(config_path),
-                            plan_format_of(config_path, *config) == plan_file_format::json &&
-                                !check::looks_like_manifest(*config));
-  }
-  if (!config_path.empty())
-    return error{
-        fmt::format("--mig-config is only for kubectl's nodes (`kubectl get nodes -o "
-                    "json`), and {} is a migplan state file",
-                    q(shown))};
-  if (text->size() > max_plan_file_bytes)
-    return error{fmt::format("{} is larger than {} MiB, the most plan reads of a state file",
-                             q(shown), max_plan_file_bytes >> 20)};
-  auto nodes = parse_state(*text, shown, format == plan_file_format::json);
-  if (!nodes) return nodes.error();
-  return kube_state{std::move(*nodes), {}};
 }
 
 }  // namespace migplan::cli

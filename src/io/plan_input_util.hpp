@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What plan's readers (plan_input.cpp, kube_state.cpp) share: how a reading
+// error travels and how their messages name files, lines and names. Internal
+// to src/io.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <migplan/detail/strings.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/names.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli::plan_io {
+
+/// A reading error: thrown inside the readers, returned by their entry points.
+struct stop {
+  std::string message;
+};
+
+inline std::string q(std::string_view s) { return quote_token(s); }
+
+/// "FILE:LINE: message", or "FILE: message" when the line is unknown.
+inline std::string at(std::string_view shown, int line, std::string_view message) {
+  return line > 0 ? fmt::format("{}:{}: {}", shown, line, message)
+                  : fmt::format("{}: {}", shown, message);
+}
+
+/// " (did you mean ...?)"; nothing for a long text, which is no typo of a
+/// name (and would cost its length squared).
+inline std::string suggest(std::string_view s, std::span<const std::string> names) {
+  return s.size() > 64 ? std::string() : did_you_mean(s, names);
+}
+
+/// "'a', 'b', 'c', 'd', 'e' and 7 more": a list of names a note can afford.
+inline std::string some_names(const std::vector<std::string>& names) {
+  constexpr std::size_t most = 5;
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < most; ++i)
+    out += fmt::format("{}{}", i == 0 ? "" : ", ", q(names[i]));
+  if (names.size() > most) out += fmt::format(" and {} more", names.size() - most);
+  return out;
+}
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = detail::ascii_lower(c);
+  return out;
+}
+
+/// The line of nlohmann's byte position (it counts from 1, at the byte after
+/// the error's start).
+inline int line_at(std::string_view text, std::size_t byte) {
+  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+/// "<stdin>" for "-", else the path.
+inline std::string shown_path(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+/// The core's answer, in words, for a set of instances that does not fit on `g`.
+std::string why_not(const gpu_model& g, std::span<const item> items);
+
+}  // namespace migplan::cli::plan_io
