@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # bash completion for migplan: commands, options, GPU slugs, the profile names
-# of the GPU on the line, check's --format values, pack's --emit kinds, and files. GPU slugs and
+# of the GPU on the line, check's --format values, pack's and plan's --emit kinds, and files. GPU slugs and
 # profile names come from the migplan on PATH (`migplan gpus --json`,
 # `migplan profiles --json`) when completing, so they follow its catalog.
 # Installed as share/bash-completion/completions/migplan; from a source tree:
@@ -111,7 +111,7 @@ _migplan() {
     elif [[ $cur == -* ]]; then
       mapfile -t COMPREPLY < <(compgen -W '-h --help --version --gpu-file' -- "$cur")
     else
-      mapfile -t COMPREPLY < <(compgen -W 'pack enumerate fit gpus profiles check emit-config import' \
+      mapfile -t COMPREPLY < <(compgen -W 'pack plan enumerate fit gpus profiles check emit-config import' \
         -- "$cur")
     fi
     return 0
@@ -122,6 +122,10 @@ _migplan() {
     pack)
       options='-h --help -g --gpu -a --all --json --batch --current --index --emit --node --brief --gpu-file'
       value_options='-g --gpu --batch --current --index --emit --node --gpu-file'
+      ;;
+    plan)
+      options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --emit --configmap-name --gpu-file'
+      value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json --gpu-file'
@@ -165,13 +169,22 @@ _migplan() {
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'text json github' -- "$cur")
         ;;
       --emit)
-        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi nvml mig-parted k8s dra' -- "$cur")
+        if [[ $cmd == plan ]]; then
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels' -- "$cur")
+        else
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi nvml mig-parted k8s dra' -- "$cur")
+        fi
+        ;;
+      --available | --cost)
+        # MODEL=: the fleet's models (--gpu on the line), else every model.
+        mapfile -t COMPREPLY < <(compgen -S = -W "$(_migplan_gpu_slugs "${files[@]}")" -- "$cur")
+        compopt -o nospace 2>/dev/null
         ;;
       -o | --output)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
-      --batch | --current | --lgip | --lgipp)
+      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)
@@ -193,7 +206,7 @@ _migplan() {
   fi
 
   case $cmd in
-    pack)
+    pack | plan)
       # [Nx]PROFILE[@START]: complete the profile after a count.
       local count=""
       [[ $cur =~ ^([0-9]+x) ]] && count=${BASH_REMATCH[1]}

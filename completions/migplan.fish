@@ -67,7 +67,7 @@ function __migplan_not_option
     not string match -q -- '-*' (commandline -ct)
 end
 
-set -l commands pack enumerate fit gpus profiles check emit-config import
+set -l commands pack plan enumerate fit gpus profiles check emit-config import
 
 complete -c migplan -f
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'Print help and exit'
@@ -75,6 +75,7 @@ complete -c migplan -n "not __fish_seen_subcommand_from $commands" -l version -d
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -l gpu-file -r -F -d 'Model file whose GPU model this run may use (repeatable)'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a pack -d 'Place instances on a GPU, or say why they do not fit'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a enumerate -d 'List every feasible geometry of a GPU'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a plan -d 'The fewest GPUs and their MIG geometries for a workload mix, or the fewest changes'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Size a workload: smallest profile, instances per GPU, GPUs needed'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'List the supported GPU models'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
@@ -103,6 +104,21 @@ complete -c migplan -n '__fish_seen_subcommand_from pack; and __migplan_not_opti
 complete -c migplan -n '__fish_seen_subcommand_from enumerate' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model'
 complete -c migplan -n '__fish_seen_subcommand_from enumerate' -l maximal -d 'Only geometries to which no instance can be added'
 complete -c migplan -n '__fish_seen_subcommand_from enumerate' -l json -d 'One JSON object on stdout'
+
+# plan
+complete -c migplan -n '__fish_seen_subcommand_from plan' -s g -l gpu -x -a '(__migplan_gpus)' -d 'Candidate GPU model (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l demand -r -F -a - -d 'Demand file (- for stdin)'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l available -x -d 'MODEL=N: at most N GPUs of a model'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l cost -x -d 'MODEL=X: cost of one GPU of a model'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l fleet -r -F -a - -d 'Fleet file: nodes and/or models'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l current -r -F -a - -d 'Re-plan: state file or kubectl nodes JSON'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l mig-config -r -F -a - -d 'With --current: the mig-parted config'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l allow-evict -d 'With --current: may destroy instances in use'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l time-limit -x -d 'Stop the solver after SECONDS'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l json -d 'One JSON object on stdout'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l emit -x -a 'mig-parted configmap labels' -d 'Write the plan for the tools that apply it'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l configmap-name -x -d 'With --emit configmap: the ConfigMap name'
+complete -c migplan -n '__fish_seen_subcommand_from plan; and __migplan_not_option' -a '(__migplan_items)' -d profile
 
 # fit
 complete -c migplan -n '__fish_seen_subcommand_from fit' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model'

@@ -138,6 +138,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_check(app, ctx);
   add_emit_config(app, ctx);
   add_import(app, ctx);
+  add_plan(app, ctx);
 
   // --gpu-file on migplan itself (before the command) and on every command
   // (after it), each one's files kept apart so that they load in the order

@@ -36,6 +36,7 @@ void add_enumerate(CLI::App& app, context& ctx);  ///< see add_pack
 void add_fit(CLI::App& app, context& ctx);        ///< see add_pack
 void add_check(CLI::App& app, context& ctx);      ///< see add_pack
 void add_import(CLI::App& app, context& ctx);     ///< see add_pack
+void add_plan(CLI::App& app, context& ctx);       ///< see add_pack
 
 /// Registers `emit-config` (see add_pack).
 void add_emit_config(CLI::App& app, context& ctx);

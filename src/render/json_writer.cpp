@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 
@@ -157,6 +158,14 @@ json_writer& json_writer::value(bool v) {
 json_writer& json_writer::null() {
   separate();
   out_ += "null";
+  return *this;
+}
+
+json_writer& json_writer::number(double v) {
+  if (!std::isfinite(v)) return null();
+  separate();
+  // -0 is written 0; fmt's "{}" is the shortest form that reads back as v.
+  fmt::format_to(std::back_inserter(out_), "{}", v == 0 ? 0.0 : v);
   return *this;
 }
 

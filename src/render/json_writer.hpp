@@ -57,6 +57,9 @@ class json_writer {
     return v ? value(*v) : null();
   }
   json_writer& null();  ///< null
+  /// A finite number in its shortest round-trip form (2, 2.5, 0.125); null
+  /// when not finite. For costs, bounds and seconds, which are not whole.
+  json_writer& number(double v);
   /// A number with two decimals from a value x 100: 4.91 from 491, 0.00 from
   /// 0. Every GiB figure is written this way, as `nvidia-smi mig -lgip` prints it.
   json_writer& hundredths(int x100);

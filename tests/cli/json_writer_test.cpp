@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -175,4 +177,13 @@ TEST_CASE("pack --json and --batch write the same numbers", "[json][cli]") {
   ojson a = ojson::parse(single.out), b = ojson::parse(batch.out);
   b.erase("line");
   CHECK(a == b);
+}
+
+TEST_CASE("fractional numbers are written shortest, and non-finite ones as null", "[json]") {
+  std::string out;
+  json_writer w(out);
+  w.begin_array().number(2).number(2.5).number(0.125).number(-0.0).number(1e-7);
+  w.number(std::numeric_limits<double>::infinity()).number(std::nan("")).end_array();
+  CHECK(out == "[2,2.5,0.125,0,1e-07,null,null]");
+  CHECK(ojson::parse(out).size() == 7);
 }

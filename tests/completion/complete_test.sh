@@ -82,7 +82,8 @@ expect() {
 }
 
 expect 'migplan pa' pack
-expect 'migplan ' pack enumerate fit gpus profiles check emit-config import
+expect 'migplan pl' plan
+expect 'migplan ' pack plan enumerate fit gpus profiles check emit-config import
 expect 'migplan emit' emit-config
 expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra
 expect 'migplan pack --emit m' mig-parted
@@ -105,6 +106,12 @@ expect 'migplan pack --gpu=h100-80gb 4g' 4g.40gb
 expect 'migplan check --format ' text json github
 expect 'migplan check fl' fleet.yaml
 expect 'migplan fit --m' --memory
+expect 'migplan plan --emit ' mig-parted configmap labels
+expect 'migplan plan --gpu a10' a100-40gb a100-80gb
+expect 'migplan plan --gpu h100-80gb 3g.' 3g.40gb
+expect 'migplan plan --mi' --mig-config
+expect 'migplan plan --al' --allow-evict
+expect 'migplan plan --con' --configmap-name
 case $shell in
   bash)
     # bash and fish complete the whole word; zsh moves the count aside.

@@ -42,7 +42,10 @@ BASE = "https://migplan.dev/schema/v1/"
 PLAN_INPUTS = ("demand", "fleet", "state")
 # Every schema file and the document kind it describes.
 SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
-           "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model"]
+           "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model", "plan"]
+# Members that may be fractions (plan's costs, bounds and times); every other
+# number but memory_gib is an integer.
+FRACTION_KEYS = {"cost", "lower_bound", "gap", "seconds"}
 
 
 class Checker:
@@ -143,6 +146,8 @@ class Checker:
                 if k == "memory_gib" and x is not None:
                     if not (isinstance(x, decimal.Decimal) and x.as_tuple().exponent == -2):
                         self.fail(where, f"{path}/{k} is {x}, not a number with two decimals")
+                elif k in FRACTION_KEYS and path == "":
+                    continue
                 else:
                     self.check_numbers(x, where, f"{path}/{k}")
         elif isinstance(v, list):
@@ -527,6 +532,47 @@ class Checker:
         for text in ("1g.5bg", "0x1g.5gb", "1g.5gb@", "1g.5gb@16", "", "MIG", "1001x1g.5gb"):
             self.expect_invalid_with(item, text, f"item {text!r}")
 
+    def plan(self):
+        """`plan --json`: fresh plans, a fleet of nodes, re-plans, unmet demand."""
+        fx = "tests/fixtures/plan/"
+        cases = [
+            (["--gpu", "h100-80gb", "7x1g.10gb"], 0),
+            (["--gpu", "h100-80gb", "8x1g.10gb", "2x3g.40gb", "3xmem=30GiB"], 0),
+            (["--gpu", "h100-80gb", "--gpu", "a100-40gb", "--cost", "h100-80gb=2.5",
+              "4x3g.40gb", "2x2g.10gb"], 0),
+            (["--gpu", "a30", "--available", "a30=1", "5x1g.6gb"], 1),
+            (["--demand", fx + "demand.yaml", "--fleet", fx + "fleet.yaml"], (0, 1)),
+            (["--demand", fx + "demand.csv", "--gpu", "h100-80gb", "--time-limit", "5"], (0, 1)),
+            (["--current", fx + "state.json", "1g.10gb"], (0, 1)),
+            (["--current", fx + "state.json", "--allow-evict", "7x1g.10gb"], (0, 1)),
+            (["--current", fx + "state.json", "100x7g.80gb"], 1),
+            (["--current", fx + "kube-nodes.json", "--mig-config", fx + "kube-config.yaml",
+              "2x1g.10gb"], (0, 1)),
+        ]
+        for extra, code in cases:
+            args = ["plan", "--json", *extra]
+            text, rc = self.run(args, codes=code if isinstance(code, tuple) else (code,))
+            doc = self.validate("plan", text, " ".join(args))
+            if doc is None:
+                continue
+            if doc["feasible"] != (rc == 0):
+                self.fail(" ".join(args), f"feasible is {doc['feasible']} but the exit is {rc}")
+            if ("changes" in doc) != any(a == "--current" for a in extra):
+                self.fail(" ".join(args), "changes present without --current, or absent with it")
+            for g in doc["groups"]:
+                for i in g["instances"]:
+                    if i["serves"] is not None and not 0 <= i["serves"] < len(doc["demand"]):
+                        self.fail(" ".join(args), f"serves {i['serves']} is no demand item")
+            self.plan_doc = doc
+        broken = copy.deepcopy(self.plan_doc)
+        broken["feasible"] = True
+        broken["unmet"] = [{"item": 0, "name": "x", "missing": 1}]
+        self.expect_invalid("plan", broken, "plan: feasible with unmet demand")
+        broken = copy.deepcopy(self.plan_doc)
+        broken.pop("changes_lower_bound", None)
+        broken["changes"] = []
+        self.expect_invalid("plan", broken, "plan: changes without changes_lower_bound")
+
     def plan_inputs(self):
         """The plan input fixtures the readers' tests accept, and broken copies of them."""
         plan = os.path.join(self.source, "tests/fixtures/plan")
@@ -769,6 +815,7 @@ def main():
     c.batch()
     c.check_files()
     c.geometry()
+    c.plan()
     c.plan_inputs()
     c.negative()
     c.model_files()

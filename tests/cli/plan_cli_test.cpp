@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan plan` end to end: option errors with their exact messages and
+// exit codes, and plans checked for what ANY correct solver must give (legal
+// layouts, the demand covered, nodes that name real groups, exit codes, emitted
+// configs that pass `migplan check --strict`), never for one solver's numbers.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <migplan/search.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/names.hpp"
+#include "run_binary.hpp"
+
+using migplan::test::run_migplan;
+using migplan::test::test_path;
+using json = nlohmann::json;
+
+namespace {
+
+std::string fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
+
+// Runs `migplan plan ARGS` and expects exit 2 with exactly `message` on stderr.
+void expect_bad(const std::vector<std::string>& args, const std::string& message) {
+  std::vector<std::string> all{"plan"};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = run_migplan(all);
+  INFO("args: " << [&] {
+    std::string s;
+    for (const auto& a : args) s += a + " ";
+    return s;
+  }());
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: " + message + "\n");
+  // With --json the error is also a JSON document on stdout.
+  if (std::find(args.begin(), args.end(), "--json") != args.end())
+    CHECK(json::parse(r.out)["error"]["code"] == "bad_input");
+  else
+    CHECK(r.out.empty());
+}
+
+// Checks a plan document for what any correct plan satisfies; returns it.
+json checked_plan(const std::vector<std::string>& args, int code) {
+  std::vector<std::string> all{"plan", "--json"};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = run_migplan(all);
+  INFO(r.err);
+  REQUIRE(r.code == code);
+  const json doc = json::parse(r.out);
+  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["feasible"] == (code == 0));
+  const json& demand = doc["demand"];
+  const json& groups = doc["groups"];
+  // Every group is a legal layout at its starts, on its model.
+  long long gpus = 0;
+  std::map<std::size_t, long long> served;
+  for (const json& g : groups) {
+    const auto model = migplan::cli::resolve_gpu(g["gpu"]["id"].get<std::string>());
+    REQUIRE(model);
+    const migplan::gpu_model& m = **model;
+    std::vector<migplan::item> items;
+    for (const json& in : g["instances"]) {
+      const auto p = migplan::cli::resolve_profile(m, in["profile"].get<std::string>());
+      REQUIRE(p);
+      CHECK(m.profiles[static_cast<std::size_t>(*p)].id == in["profile_id"].get<int>());
+      items.push_back({*p, in["start"].get<int>()});
+      if (!in["serves"].is_null()) {
+        const auto s = in["serves"].get<std::size_t>();
+        REQUIRE(s < demand.size());
+        served[s] += g["count"].get<long long>();
+        // A profile item is served by that very profile.
+        if (demand[s].contains("profile")) CHECK(demand[s]["profile"] == in["profile"]);
+      }
+    }
+    CHECK(migplan::fits(migplan::rules(m), items));
+    CHECK(g["count"].get<long long>() >= 1);
+    gpus += g["count"].get<long long>();
+  }
+  CHECK(doc["gpu_count"].get<long long>() == gpus);
+  // The groups and the unmet list account for the whole demand.
+  std::map<std::size_t, long long> missing;
+  for (const json& u : doc["unmet"])
+    missing[u["item"].get<std::size_t>()] += u["missing"].get<long long>();
+  for (std::size_t i = 0; i < demand.size(); ++i) {
+    INFO("demand item " << i);
+    CHECK(served[i] + missing[i] >= demand[i]["count"].get<long long>());
+  }
+  CHECK(doc["unmet"].empty() == (code == 0));
+  // Node GPUs name groups that exist.
+  if (doc.contains("nodes"))
+    for (const json& n : doc["nodes"])
+      for (const json& ng : n["gpus"])
+        if (!ng["group"].is_null()) CHECK(ng["group"].get<std::size_t>() < groups.size());
+  CHECK(doc["lower_bound"].get<double>() <= doc["cost"].get<double>() + 1e-6);
+  return doc;
+}
+
+std::string temp_file(const std::string& text) {
+  char name[] = "/tmp/migplan-plan-XXXXXX";
+  const int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  std::ofstream(name) << text;
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("plan: option errors are one line with exit 2", "[plan][cli]") {
+  expect_bad({"--gpu", "h10-80gb", "1g.10gb"},
+             "unknown gpu 'h10-80gb' (did you mean h100-80gb, a100-80gb or a100-40gb?); "
+             "'migplan gpus' lists them");
+  expect_bad({"--gpu", "h100-80gb", "--available", "h100-80gb", "1g.10gb"},
+             "--available 'h100-80gb' is not MODEL=N (h100-80gb=16)");
+  expect_bad({"--gpu", "h100-80gb", "--available", "h100-80gb=-1", "1g.10gb"},
+             "--available h100-80gb -1 must be at least 0");
+  expect_bad({"--gpu", "h100-80gb", "--available", "h100-80gb=99999999", "1g.10gb"},
+             "--available h100-80gb 99999999 is too large (at most 10000000)");
+  expect_bad({"--gpu", "h100-80gb", "--available", "a100-40gb=3", "1g.10gb"},
+             "--available names a100-40gb, which is not a model of the fleet (h100-80gb)");
+  expect_bad({"--gpu", "h100-80gb", "--cost", "h100-80gb=abc", "1g.10gb"},
+             "--cost h100-80gb 'abc' is not a number");
+  expect_bad({"--gpu", "h100-80gb", "--cost", "h100-80gb=0", "1g.10gb"},
+             "--cost h100-80gb 0 must be more than 0 and at most 1000000000");
+  expect_bad({"--gpu", "h100-80gb", "--cost", "=2", "1g.10gb"},
+             "--cost '=2' is not MODEL=X (h100-80gb=2.5)");
+  expect_bad({"--gpu", "h100-80gb", "0x1g.10gb"}, "count 0 must be at least 1");
+  expect_bad({"--gpu", "h100-80gb", "99999999x1g.10gb"},
+             "count 99999999 is too large (at most 10000000)");
+  expect_bad({"--gpu", "h100-80gb", "1g.10gb", "1g.10gb"},
+             "demand item '1g.10gb' is given twice; add up the counts, or name them apart in a "
+             "file");
+  expect_bad({"--gpu", "h100-80gb", "--time-limit", "0", "1g.10gb"},
+             "--time-limit 0 must be more than 0 and at most 3600");
+  expect_bad({"--gpu", "h100-80gb", "--time-limit", "3601", "1g.10gb"},
+             "--time-limit 3601 must be more than 0 and at most 3600");
+  expect_bad({"--gpu", "h100-80gb", "--time-limit", "soon", "1g.10gb"},
+             "--time-limit 'soon' is not a number");
+  expect_bad({"--gpu", "h100-80gb"},
+             "no demand: give ITEMs (300x1g.10gb, 20xmem=30GiB) or --demand FILE");
+  expect_bad({"1g.10gb"},
+             "no fleet: give --gpu MODEL (repeatable), --fleet FILE or --current FILE; try "
+             "'migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb'");
+  expect_bad({"--gpu", "h100-80gb", "--fleet", fixture("fleet.yaml"), "1g.10gb"},
+             "give the fleet one way: --gpu MODEL..., --fleet FILE or --current FILE");
+  expect_bad({"--gpu", "h100-80gb", "--mig-config", fixture("kube-config.yaml"), "1g.10gb"},
+             "--mig-config needs --current (kubectl's nodes)");
+  expect_bad({"--gpu", "h100-80gb", "--allow-evict", "1g.10gb"}, "--allow-evict needs --current");
+  expect_bad({"--gpu", "h100-80gb", "--emit", "labels", "1g.10gb"},
+             "--emit labels needs nodes: give a fleet file with nodes, or --current; nothing to "
+             "emit");
+  expect_bad({"--gpu", "h100-80gb", "--emit", "mig-partd", "1g.10gb"},
+             "unknown --emit kind 'mig-partd' (did you mean mig-parted?); kinds: mig-parted, "
+             "configmap, labels");
+  expect_bad({"--gpu", "h100-80gb", "--emit", "mig-parted", "--json", "1g.10gb"},
+             "--emit writes its own format; it does not combine with --json");
+  expect_bad({"--gpu", "h100-80gb", "--configmap-name", "x", "1g.10gb"},
+             "--configmap-name needs --emit configmap");
+  expect_bad(
+      {"--gpu", "h100-80gb", "--emit", "configmap", "--configmap-name", "Bad_Name", "1g.10gb"},
+      "--configmap-name 'Bad_Name' is not a DNS subdomain (lowercase letters, digits, '-' "
+      "and '.', at most 253 characters)");
+  expect_bad({"--gpu", "h100-80gb", "--demand", fixture("bad-demand.yaml")},
+             fixture("bad-demand.yaml") + ":7: count 0 must be at least 1");
+  const auto missing = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "no-such-file.yaml"});
+  CHECK(missing.code == 2);
+  CHECK(missing.err == "migplan: cannot read 'no-such-file.yaml': No such file or directory\n");
+}
+
+TEST_CASE("plan: a malformed fleet file is FILE:LINE, exit 2", "[plan][cli]") {
+  const std::string path =
+      temp_file("version: 1\nnodes:\n  - name: a\n    gpu: h100-80gbb\n    gpus: 8\n");
+  const auto r = run_migplan({"plan", "--fleet", path, "1g.10gb"});
+  std::remove(path.c_str());
+  CHECK(r.code == 2);
+  CHECK(r.err.starts_with("migplan: " + path + ":4: "));
+  CHECK(r.err.find("did you mean h100-80gb") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+TEST_CASE("plan: --help lists every option", "[plan][cli]") {
+  const auto r = run_migplan({"plan", "--help"});
+  CHECK(r.code == 0);
+  for (const char* opt :
+       {"--demand", "--gpu", "--available", "--cost", "--fleet", "--current", "--mig-config",
+        "--allow-evict", "--time-limit", "--json", "--emit", "--configmap-name", "--gpu-file"})
+    CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("plan: simple facts any correct solver gives", "[plan][cli]") {
+  CHECK(checked_plan({"--gpu", "h100-80gb", "7x1g.10gb"}, 0)["gpu_count"] == 1);
+  CHECK(checked_plan({"--gpu", "h100-80gb", "8x1g.10gb"}, 0)["gpu_count"] == 2);
+  CHECK(checked_plan({"--gpu", "h100-80gb", "2x7g.80gb"}, 0)["gpu_count"] == 2);
+  const json doc = checked_plan({"--gpu", "h100-80gb", "7x1g.10gb"}, 0);
+  CHECK(doc["demand"] == json::parse(R"([{"name":"1g.10gb","count":7,"profile":"1g.10gb"}])"));
+  CHECK_FALSE(doc.contains("changes"));
+  CHECK_FALSE(doc.contains("nodes"));
+}
+
+TEST_CASE("plan: plans are legal and cover the demand", "[plan][cli]") {
+  checked_plan({"--gpu", "h100-80gb", "8x1g.10gb", "2x3g.40gb", "3xmem=30GiB"}, 0);
+  checked_plan({"--gpu", "h100-80gb", "--gpu", "a100-40gb", "--cost", "h100-80gb=2.5", "4x3g.40gb",
+                "2x2g.10gb"},
+               0);
+  checked_plan({"--gpu", "h100-80gb", "--demand", fixture("demand-memory.csv")}, 0);
+  // 30GiB fits on no a30 profile: unmet, exit 1.
+  checked_plan({"--gpu", "a30", "--demand", fixture("demand-memory.csv")}, 1);
+  const json fleet = checked_plan({"--fleet", fixture("fleet.yaml"), "10x1g.10gb"}, 0);
+  REQUIRE(fleet.contains("nodes"));
+  CHECK(fleet["nodes"].size() == 3);
+  // Read from standard input too.
+  const auto r = run_migplan({"plan", "--json", "--gpu", "h100-80gb", "--demand", "-"},
+                             "version: 1\ndemand:\n  - count: 3\n    profile: 3g.40gb\n");
+  CHECK(r.code == 0);
+  CHECK(json::parse(r.out)["gpu_count"] == 2);
+}
+
+TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the shortfall",
+          "[plan][cli]") {
+  const json doc =
+      checked_plan({"--gpu", "h100-80gb", "--available", "h100-80gb=1", "8x1g.10gb"}, 1);
+  REQUIRE(doc["unmet"].size() == 1);
+  CHECK(doc["unmet"][0]["name"] == "1g.10gb");
+  CHECK(doc["unmet"][0]["missing"] == 1);
+  const auto text =
+      run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1", "8x1g.10gb"});
+  CHECK(text.code == 1);
+  CHECK(text.out.find("1g.10gb: 1 of 8 instances missing") != std::string::npos);
+  // --emit refuses a plan that does not meet the demand: exit 1, nothing on stdout.
+  const auto emit = run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1",
+                                 "--emit", "mig-parted", "8x1g.10gb"});
+  CHECK(emit.code == 1);
+  CHECK(emit.out.empty());
+  CHECK(emit.err ==
+        "migplan: the plan does not meet the demand, so there is no configuration to emit; "
+        "nothing to emit\n");
+}
+
+TEST_CASE("plan: a re-plan lists its changes", "[plan][cli]") {
+  const json doc =
+      checked_plan({"--current", fixture("replan-h100.yaml"), "49x1g.10gb", "2x3g.40gb"}, 0);
+  REQUIRE(doc.contains("changes"));
+  REQUIRE(doc.contains("nodes"));
+  CHECK(doc["changes_lower_bound"].get<long long>() <=
+        static_cast<long long>(doc["changes"].size()));
+  CHECK(doc["changes_lower_bound"].get<long long>() >= 1);
+  std::set<std::pair<std::string, int>> gpus;
+  for (const json& n : doc["nodes"])
+    for (const json& g : n["gpus"])
+      gpus.insert({n["name"].get<std::string>(), g["index"].get<int>()});
+  for (const json& c : doc["changes"])
+    CHECK(gpus.count({c["node"].get<std::string>(), c["index"].get<int>()}) == 1);
+  // Nothing is marked in use, so nothing is evicted.
+  for (const json& c : doc["changes"]) CHECK(c["evicted"].empty());
+  // kubectl's nodes with their mig-parted config: notes on stderr, a plan on stdout.
+  const auto kube = run_migplan({"plan", "--json", "--current", fixture("kube-nodes.json"),
+                                 "--mig-config", fixture("kube-config.yaml"), "1g.10gb"});
+  CHECK((kube.code == 0 || kube.code == 1));
+  CHECK(json::parse(kube.out).contains("changes"));
+  std::istringstream notes(kube.err);
+  for (std::string line; std::getline(notes, line);) CHECK(line.starts_with("migplan: note: "));
+}
+
+TEST_CASE("plan: --emit mig-parted passes migplan check --strict", "[plan][cli]") {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--gpu", "h100-80gb", "8x1g.10gb", "2x3g.40gb"},
+        std::vector<std::string>{"--fleet", fixture("fleet.yaml"), "10x1g.10gb", "3x3g.40gb"},
+        std::vector<std::string>{"--current", fixture("replan-h100.yaml"), "49x1g.10gb",
+                                 "2x3g.40gb"}}) {
+    std::vector<std::string> all{"plan", "--emit", "mig-parted"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = run_migplan(all);
+    REQUIRE(r.code == 0);
+    const std::string path = temp_file(r.out);
+    const auto check = run_migplan({"check", "--strict", path});
+    std::remove(path.c_str());
+    INFO(r.out << check.err);
+    CHECK(check.code == 0);
+  }
+  const auto cm = run_migplan({"plan", "--emit", "configmap", "--configmap-name", "my-mig", "--gpu",
+                               "h100-80gb", "8x1g.10gb"});
+  CHECK(cm.code == 0);
+  CHECK(cm.out.find("name: my-mig") != std::string::npos);
+}
+
+TEST_CASE("plan: --emit labels names only nodes that change", "[plan][cli]") {
+  // Both nodes carry a label; a node none of whose GPUs changes keeps it.
+  const std::vector<std::string> args{"--current", fixture("replan-h100.yaml"), "49x1g.10gb",
+                                      "2x3g.40gb"};
+  std::vector<std::string> as_json{"plan", "--json"};
+  as_json.insert(as_json.end(), args.begin(), args.end());
+  const auto j = run_migplan(as_json);
+  REQUIRE(j.code == 0);
+  std::set<std::string> changed;
+  const json doc = json::parse(j.out);
+  for (const json& c : doc["changes"]) changed.insert(c["node"].get<std::string>());
+  CHECK(changed.size() < 2);  // one GPU of one node must change: node-a keeps its label
+  std::vector<std::string> as_labels{"plan", "--emit", "labels"};
+  as_labels.insert(as_labels.end(), args.begin(), args.end());
+  const auto l = run_migplan(as_labels);
+  REQUIRE(l.code == 0);
+  std::istringstream lines(l.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    REQUIRE(line.starts_with("kubectl label node "));
+    const std::string node = line.substr(19, line.find(' ', 19) - 19);
+    INFO(line);
+    CHECK(changed.count(node) == 1);
+  }
+}
