@@ -8,6 +8,7 @@
 // writers.
 
 #include <cstdint>
+#include <migplan/compute.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
 #include <optional>
@@ -80,7 +81,11 @@ struct plan_request {
 /// One placed instance of a planned geometry, and the demand item it serves.
 struct planned_instance {
   instance where;   ///< profile index and start on the group's model
-  int serves = -1;  ///< index into plan_request::demand; -1 = spare (serves nothing)
+  int serves = -1;  ///< index into plan_request::demand; -1 = spare, or a GI holding `cis`
+  /// Compute instances created in this GI when it serves CI items ("1c.3g.20gb"):
+  /// by start, CI profile indices into the GI profile's ci_profiles. Empty otherwise.
+  std::vector<ci_instance> cis;
+  std::vector<int> ci_serves;  ///< per CI of `cis`: index into plan_request::demand, -1 = spare
 };
 
 /// A distinct geometry and how many GPUs get it.
@@ -114,6 +119,8 @@ struct plan_result {
   double cost = 0;
   double lower_bound = 0;  ///< on cost (GPU count without costs)
   double gap = 0;          ///< (cost - lower_bound) / cost
+  double lp_bound = 0;     ///< the LP relaxation's value of the first objective (cost, or changes)
+  bool later_optimal = false;  ///< the room and distinct-geometry objectives proven optimal too
   std::vector<plan_group> groups;
   struct node_gpu {
     int index = 0;
@@ -127,7 +134,8 @@ struct plan_result {
   std::vector<plan_change> changes;  ///< a re-plan's changes (GPUs that change only)
   long long changes_lower_bound = 0;
   std::vector<plan_unmet> unmet;
-  double seconds = 0;  ///< solve time
+  double seconds = 0;         ///< solve time
+  double stage1_seconds = 0;  ///< time until the cost (re-plan: changes) stage ended
 };
 
 }  // namespace migplan::cli

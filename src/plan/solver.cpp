@@ -1,9 +1,1023 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the real solver before it lands.
+// `migplan plan`'s solver: the integer program of doc/plan.md ("How plan
+// solves"), built over the core's geometries and solved with CBC (mip.hpp).
 #include "plan/solver.hpp"
 
-#include <stdexcept>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <migplan/capacity.hpp>
+#include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
+#include <migplan/enumerate.hpp>
+#include <migplan/search.hpp>
+#include <migplan/sizing.hpp>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "plan/mip.hpp"
 
 namespace migplan::cli::plan {
-plan_result solve(const plan_request&) { throw std::logic_error("plan::solve: not built yet"); }
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// Stage 3 tightens x <= U z by an LP per column only when U is above this.
+constexpr double probe_above = 4;
+
+// One geometry of a model: its counts, its preferred layout and its room value.
+struct config {
+  profile_counts counts;
+  layout where;      // the search's first (best-scored) layout
+  long long room{};  // room_value of that layout
+};
+
+// Every geometry of a model, the empty one first. Built once per model and kept.
+struct model_configs {
+  std::vector<config> configs;
+  std::map<profile_counts, int> index;  // counts -> index into configs
+};
+
+}  // namespace
+
+long long room_value(const gpu_model& gpu, const room& rm) {
+  return static_cast<long long>(rm.reachable_units) * (gpu.compute_slices + 1) +
+         rm.reachable_compute;
+}
+
+namespace {
+
+const model_configs& configs_of(const gpu_model& gpu) {
+  static std::mutex mu;
+  static std::map<const gpu_model*, std::unique_ptr<model_configs>> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[&gpu];
+  if (slot) return *slot;
+  auto out = std::make_unique<model_configs>();
+  room_memo memo(gpu);
+  {
+    config empty;
+    empty.room = room_value(gpu, memo.get(layout{}));
+    out->configs.push_back(empty);
+  }
+  const geometry_set set = enumerate(gpu);
+  solve_options one;
+  one.max_layouts = 1;
+  one.memo = &memo;
+  for (const geometry& g : set.geometries) {
+    std::vector<item> items;
+    for (int p = 0; p < static_cast<int>(gpu.profiles.size()); ++p)
+      for (int k = 0; k < g.counts[p]; ++k) items.push_back({p, item::any_start});
+    const solution s = migplan::solve(gpu, items, one);
+    if (s.layouts.empty()) continue;
+    config c;
+    c.counts = g.counts;
+    c.where = s.layouts.front().where;
+    c.room = room_value(gpu, s.layouts.front().left);
+    out->configs.push_back(c);
+  }
+  for (std::size_t i = 0; i < out->configs.size(); ++i)
+    out->index[out->configs[i].counts] = static_cast<int>(i);
+  slot = std::move(out);
+  return *slot;
+}
+
+// The profile of `gpu` that serves `d`: the named one, or the smallest meeting
+// the need as `migplan fit` sizes it; -1 when none.
+int serving_profile(const gpu_model& gpu, const demand_item& d) {
+  if (!d.profile.empty()) return find_profile(gpu, d.profile);
+  if (!d.memory_mib) return -1;
+  const need n{*d.memory_mib, d.sms, 1};
+  if (!d.compute_slices) return size_for(gpu, n).profile;
+  // size_for's order (fewest units, then compute slices, then most per GPU),
+  // restricted to profiles with enough compute slices.
+  const rules r(gpu);
+  int best = -1;
+  std::tuple<int, int, int> best_key{};
+  for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
+    const profile& p = gpu.profiles[i];
+    if (!meets(p, n) || p.compute_slices < *d.compute_slices) continue;
+    const int pi = static_cast<int>(i);
+    const std::vector<item> alone(static_cast<std::size_t>(p.max_instances), item{pi});
+    int k = p.max_instances;
+    while (k > 0 && !fits(r, std::span<const item>(alone.data(), static_cast<std::size_t>(k)))) --k;
+    if (k == 0) continue;
+    const std::tuple<int, int, int> key{p.size, p.compute_slices, -k};
+    if (best < 0 || key < best_key) {
+      best = pi;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+// For an item named by a compute-instance profile ("1c.3g.20gb"): the GI
+// profile of `gpu` whose CIs include it and the CI's index there; {-1, -1}
+// when none. A name that is a GI profile is never a CI item.
+std::pair<int, int> serving_ci(const gpu_model& gpu, const demand_item& d) {
+  if (d.profile.empty() || find_profile(gpu, d.profile) >= 0) return {-1, -1};
+  for (std::size_t p = 0; p < gpu.profiles.size(); ++p)
+    if (const int q = find_ci(gpu.profiles[p], d.profile); q >= 0) return {static_cast<int>(p), q};
+  return {-1, -1};
+}
+
+// The CI patterns of a GI profile: every non-empty multiset of its CI
+// profiles that fits one GI, with the preferred CI layout of each.
+struct ci_pattern {
+  std::vector<int> counts;  // per CI profile of the GI
+  std::vector<ci_instance> where;
+};
+
+std::vector<ci_pattern> ci_patterns(const profile& gi) {
+  std::vector<ci_pattern> out;
+  std::vector<int> counts(gi.ci_profiles.size(), 0);
+  auto visit = [&](auto&& self, std::size_t q) -> void {
+    if (q == counts.size()) {
+      std::vector<int> cis;
+      for (std::size_t k = 0; k < counts.size(); ++k)
+        for (int n = 0; n < counts[k]; ++n) cis.push_back(static_cast<int>(k));
+      if (cis.empty()) return;
+      const ci_solution s = solve_cis(gi, cis);
+      if (s.feasible()) out.push_back({counts, s.where});
+      return;
+    }
+    for (int n = 0; n <= gi.ci_profiles[q].max_instances; ++n) {
+      counts[q] = n;
+      self(self, q + 1);
+    }
+    counts[q] = 0;
+  };
+  visit(visit, 0);
+  return out;
+}
+
+// A kind of GPU the program chooses how many of: a model's configuration
+// (fresh plan), or for a re-plan a class of current GPUs kept as they are or
+// moved to a configuration.
+struct column {
+  int model = 0;          // index into the solver's models
+  int config = -1;        // index into configs_of(model); -1 = a kept geometry outside them
+  layout where;           // the layout its GPUs get
+  profile_counts counts;  // = where.counts()
+  long long room = 0;
+  double stage1 = 0;  // coefficient of the first objective (cost, or 1 for a change)
+  int cls = -1;       // re-plan: the class of current GPUs it draws from
+  bool keep = false;  // re-plan: the class's GPUs left unchanged
+  int var = -1;
+};
+
+// A class of current GPUs: same model and same instances (profile, start, in use).
+struct gpu_class {
+  int model = 0;
+  std::vector<current_gi> instances;  // sorted
+  profile_counts counts, in_use;
+  std::vector<std::pair<int, int>> gpus;  // (node, gpu position in the node)
+};
+
+bool gi_less(const current_gi& a, const current_gi& b) {
+  return std::tie(a.profile, a.start, a.in_use) < std::tie(b.profile, b.start, b.in_use);
+}
+bool gi_equal(const current_gi& a, const current_gi& b) {
+  return a.profile == b.profile && a.start == b.start && a.in_use == b.in_use;
+}
+
+bool covers(const profile_counts& big, const profile_counts& small) {
+  for (int p = 0; p < max_profiles; ++p)
+    if (big[p] < small[p]) return false;
+  return true;
+}
+
+// A block of GPUs of one layout handed out to demand, and where they came from.
+struct block {
+  int model = 0;
+  layout where;
+  long long count = 0;
+  int column = -1;
+};
+
+// A block's GPUs after serving: consecutive runs with one `serves` per instance.
+struct served_run {
+  int model = 0;
+  layout where;
+  std::vector<int> serves;
+  long long count = 0;
+};
+
+// Hands the instances of `blocks` (one model) to the items' served counts,
+// per profile in item order; GPUs in a run serve alike, so a run ends where
+// an item's count does.
+std::vector<std::vector<served_run>> distribute(
+    const std::vector<block>& blocks, std::vector<std::vector<std::pair<int, long long>>> queues) {
+  std::vector<std::vector<served_run>> out(blocks.size());
+  std::vector<std::size_t> head(queues.size(), 0);
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    long long left = blocks[b].count;
+    while (left > 0) {
+      // One GPU's assignment, and how many GPUs in a row can repeat it.
+      std::vector<int> serves;
+      long long reps = left;
+      std::map<std::pair<int, std::size_t>, long long> taken;  // (profile, queue pos) -> per GPU
+      std::vector<std::size_t> pos = head;
+      for (const instance& in : blocks[b].where) {
+        auto& q = queues[static_cast<std::size_t>(in.profile)];
+        std::size_t& h = pos[static_cast<std::size_t>(in.profile)];
+        while (h < q.size() && q[h].second - taken[{in.profile, h}] == 0) ++h;
+        if (h >= q.size()) {
+          serves.push_back(-1);
+          continue;
+        }
+        ++taken[{in.profile, h}];
+        serves.push_back(q[h].first);
+      }
+      for (const auto& [key, t] : taken)
+        if (t > 0)
+          reps = std::min(reps, queues[static_cast<std::size_t>(key.first)][key.second].second / t);
+      reps = std::max<long long>(reps, 1);
+      for (const auto& [key, t] : taken)
+        queues[static_cast<std::size_t>(key.first)][key.second].second -= t * reps;
+      for (std::size_t p = 0; p < queues.size(); ++p)
+        while (head[p] < queues[p].size() && queues[p][head[p]].second == 0) ++head[p];
+      out[b].push_back({blocks[b].model, blocks[b].where, serves, reps});
+      left -= reps;
+    }
+  }
+  return out;
+}
+
+struct stage_budget {
+  std::optional<double> total;
+  clock_type::time_point start = clock_type::now();
+  // The time a stage may take: `share` of what is left.
+  std::optional<double> take(double share) const {
+    if (!total) return std::nullopt;
+    const double used = std::chrono::duration<double>(clock_type::now() - start).count();
+    return std::max(0.01, (*total - used) * share);
+  }
+  // True when under a time limit and less than `fraction` of it is left.
+  bool short_of(double fraction) const {
+    if (!total) return false;
+    const double used = std::chrono::duration<double>(clock_type::now() - start).count();
+    return *total - used < *total * fraction;
+  }
+};
+
+// Rounds a solution's integer variables (CBC returns them within its tolerance).
+long long as_count(double v) { return std::llround(v); }
+
+}  // namespace
+
+plan_result solve(const plan_request& req) {
+  const auto t0 = clock_type::now();
+  plan_result res;
+  const bool replan = req.current.has_value();
+
+  // The models: the request's, and for a re-plan those of the current nodes.
+  std::vector<fleet_model> models = req.models;
+  auto model_of = [&](const gpu_model* g) {
+    for (std::size_t i = 0; i < models.size(); ++i)
+      if (models[i].gpu == g) return static_cast<int>(i);
+    models.push_back({g, std::nullopt, 1.0});
+    return static_cast<int>(models.size()) - 1;
+  };
+  std::vector<std::optional<long long>> available(models.size());
+  for (std::size_t m = 0; m < models.size(); ++m) available[m] = models[m].available;
+  if (!req.nodes.empty() && !replan) {
+    std::vector<long long> on_nodes(models.size(), 0);
+    for (const fleet_node& n : req.nodes) {
+      const auto m = static_cast<std::size_t>(model_of(n.gpu));
+      on_nodes.resize(models.size(), 0);
+      available.resize(models.size());
+      on_nodes[m] += n.gpu_count;
+    }
+    for (std::size_t m = 0; m < models.size(); ++m)
+      available[m] = available[m] ? std::min(*available[m], on_nodes[m]) : on_nodes[m];
+  }
+  std::vector<gpu_class> classes;
+  if (replan) {
+    for (std::size_t ni = 0; ni < req.current->size(); ++ni) {
+      const current_node& node = (*req.current)[ni];
+      const int m = model_of(node.gpu);
+      for (std::size_t gi = 0; gi < node.gpus.size(); ++gi) {
+        std::vector<current_gi> ins = node.gpus[gi].instances;
+        std::sort(ins.begin(), ins.end(), gi_less);
+        auto it = std::find_if(classes.begin(), classes.end(), [&](const gpu_class& c) {
+          return c.model == m && std::equal(c.instances.begin(), c.instances.end(), ins.begin(),
+                                            ins.end(), gi_equal);
+        });
+        if (it == classes.end()) {
+          gpu_class c;
+          c.model = m;
+          c.instances = ins;
+          for (const current_gi& g : ins) {
+            ++c.counts[g.profile];
+            if (g.in_use) ++c.in_use[g.profile];
+          }
+          classes.push_back(std::move(c));
+          it = classes.end() - 1;
+        }
+        it->gpus.push_back({static_cast<int>(ni), static_cast<int>(gi)});
+      }
+    }
+    // The fleet is exactly the current GPUs.
+    available.assign(models.size(), 0);
+  }
+  available.resize(models.size());
+
+  const std::size_t n_items = req.demand.size();
+  const std::size_t n_models = models.size();
+  std::vector<const model_configs*> mc(n_models);
+  for (std::size_t m = 0; m < n_models; ++m) mc[m] = &configs_of(*models[m].gpu);
+  // serve[i][m]: the profile serving item i on model m, or -1.
+  std::vector<std::vector<int>> serve(n_items, std::vector<int>(n_models, -1));
+  // ci[i][m]: for a CI item, its CI profile inside GI profile serve[i][m]; else -1.
+  std::vector<std::vector<int>> ci(n_items, std::vector<int>(n_models, -1));
+  bool all_servable = true;
+  for (std::size_t i = 0; i < n_items; ++i) {
+    bool any = false;
+    for (std::size_t m = 0; m < n_models; ++m) {
+      serve[i][m] = serving_profile(*models[m].gpu, req.demand[i]);
+      if (serve[i][m] < 0)
+        std::tie(serve[i][m], ci[i][m]) = serving_ci(*models[m].gpu, req.demand[i]);
+      // A profile no geometry holds (none should exist) serves nothing.
+      if (serve[i][m] >= 0 && mc[m]->configs.size() <= 1) serve[i][m] = -1;
+      any = any || serve[i][m] >= 0;
+    }
+    all_servable = all_servable && any;
+  }
+  bool limited = replan;
+  for (std::size_t m = 0; m < n_models; ++m) limited = limited || available[m].has_value();
+  const bool need_unmet = limited || !all_servable;
+
+  // Columns.
+  std::vector<column> cols;
+  if (!replan) {
+    for (std::size_t m = 0; m < n_models; ++m) {
+      if (available[m] && *available[m] <= 0) continue;
+      const auto& cs = mc[m]->configs;
+      for (std::size_t c = 1; c < cs.size(); ++c) {
+        column col;
+        col.model = static_cast<int>(m);
+        col.config = static_cast<int>(c);
+        col.where = cs[c].where;
+        col.counts = cs[c].counts;
+        col.room = cs[c].room;
+        col.stage1 = models[m].cost;
+        cols.push_back(col);
+      }
+    }
+  } else {
+    std::vector<std::unique_ptr<room_memo>> memos(n_models);
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+      const gpu_class& cl = classes[k];
+      const auto m = static_cast<std::size_t>(cl.model);
+      const auto& cs = mc[m]->configs;
+      if (!memos[m]) memos[m] = std::make_unique<room_memo>(*models[m].gpu);
+      room_memo* memo = memos[m].get();
+      column keep;
+      keep.model = cl.model;
+      keep.cls = static_cast<int>(k);
+      keep.keep = true;
+      keep.counts = cl.counts;
+      const auto found = mc[m]->index.find(cl.counts);
+      keep.config = found == mc[m]->index.end() ? -1 : found->second;
+      bool starts_known = !cl.instances.empty();
+      for (const current_gi& g : cl.instances) starts_known = starts_known && g.start >= 0;
+      if (starts_known) {
+        for (const current_gi& g : cl.instances) keep.where.add({g.profile, g.start});
+        keep.room = room_value(*models[m].gpu, memo->get(keep.where));
+      } else if (keep.config >= 0) {
+        keep.where = cs[static_cast<std::size_t>(keep.config)].where;
+        keep.room = cs[static_cast<std::size_t>(keep.config)].room;
+      } else {
+        // Counts no layout holds: keep it, but as a geometry of its own that serves nothing.
+        keep.counts = profile_counts{};
+        keep.room = 0;
+      }
+      cols.push_back(keep);
+      for (std::size_t c = 0; c < cs.size(); ++c) {
+        if (cs[c].counts == cl.counts) continue;  // not a change
+        if (!req.allow_evict && !covers(cs[c].counts, cl.in_use)) continue;
+        column col;
+        col.model = cl.model;
+        col.config = static_cast<int>(c);
+        col.where = cs[c].where;
+        col.counts = cs[c].counts;
+        col.room = cs[c].room;
+        col.stage1 = 1;
+        col.cls = static_cast<int>(k);
+        cols.push_back(col);
+      }
+    }
+  }
+
+  mip prog;
+  constexpr double inf = 1e30;
+  for (column& c : cols) {
+    double ub = inf;
+    if (replan)
+      ub = static_cast<double>(classes[static_cast<std::size_t>(c.cls)].gpus.size());
+    else if (available[static_cast<std::size_t>(c.model)])
+      ub = static_cast<double>(*available[static_cast<std::size_t>(c.model)]);
+    c.var = prog.add_var(0, ub, true);
+  }
+  std::vector<std::vector<int>> yvar(n_items, std::vector<int>(n_models, -1));
+  std::vector<int> uvar(n_items, -1);
+  for (std::size_t i = 0; i < n_items; ++i) {
+    const auto count = static_cast<double>(req.demand[i].count);
+    std::vector<std::pair<int, double>> row;
+    for (std::size_t m = 0; m < n_models; ++m) {
+      if (serve[i][m] < 0) continue;
+      yvar[i][m] = prog.add_var(0, count, true);
+      row.push_back({yvar[i][m], 1.0});
+    }
+    if (need_unmet) {
+      uvar[i] = prog.add_var(0, count, true);
+      row.push_back({uvar[i], 1.0});
+    }
+    prog.add_row(row, count, count);
+  }
+  // Capacity per (model, profile).
+  struct pattern_use {
+    int model = 0, gi = 0;
+    ci_pattern pattern;
+    int var = -1;
+  };
+  std::vector<pattern_use> patterns;
+  for (std::size_t m = 0; m < n_models; ++m) {
+    const std::size_t np = models[m].gpu->profiles.size();
+    for (std::size_t p = 0; p < np; ++p) {
+      std::vector<std::pair<int, double>> row;
+      for (std::size_t i = 0; i < n_items; ++i)
+        if (serve[i][m] == static_cast<int>(p) && ci[i][m] < 0) row.push_back({yvar[i][m], 1.0});
+      // GIs of p holding CIs: w[m][p][pattern], and a row per CI profile.
+      bool has_ci = false;
+      for (std::size_t i = 0; i < n_items; ++i)
+        has_ci = has_ci || (serve[i][m] == static_cast<int>(p) && ci[i][m] >= 0);
+      if (has_ci) {
+        const profile& gi = models[m].gpu->profiles[p];
+        for (ci_pattern& pat : ci_patterns(gi)) {
+          pattern_use u;
+          u.model = static_cast<int>(m);
+          u.gi = static_cast<int>(p);
+          u.pattern = std::move(pat);
+          u.var = prog.add_var(0, inf, true);
+          row.push_back({u.var, 1.0});
+          patterns.push_back(std::move(u));
+        }
+        for (std::size_t q = 0; q < gi.ci_profiles.size(); ++q) {
+          std::vector<std::pair<int, double>> cirow;
+          for (std::size_t i = 0; i < n_items; ++i)
+            if (serve[i][m] == static_cast<int>(p) && ci[i][m] == static_cast<int>(q))
+              cirow.push_back({yvar[i][m], 1.0});
+          if (cirow.empty()) continue;
+          for (const pattern_use& u : patterns)
+            if (u.model == static_cast<int>(m) && u.gi == static_cast<int>(p) &&
+                u.pattern.counts[q] > 0)
+              cirow.push_back({u.var, -static_cast<double>(u.pattern.counts[q])});
+          prog.add_row(cirow, -inf, 0);
+        }
+      }
+      if (row.empty()) continue;
+      for (const column& c : cols)
+        if (c.model == static_cast<int>(m) && c.counts[static_cast<int>(p)] > 0)
+          row.push_back({c.var, -static_cast<double>(c.counts[static_cast<int>(p)])});
+      prog.add_row(row, -inf, 0);
+    }
+  }
+  // GPUs per model, or per class of current GPUs.
+  if (!replan) {
+    for (std::size_t m = 0; m < n_models; ++m) {
+      if (!available[m]) continue;
+      std::vector<std::pair<int, double>> row;
+      for (const column& c : cols)
+        if (c.model == static_cast<int>(m)) row.push_back({c.var, 1.0});
+      if (!row.empty()) prog.add_row(row, -inf, static_cast<double>(*available[m]));
+    }
+  } else {
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+      std::vector<std::pair<int, double>> row;
+      for (const column& c : cols)
+        if (c.cls == static_cast<int>(k)) row.push_back({c.var, 1.0});
+      const auto n = static_cast<double>(classes[k].gpus.size());
+      prog.add_row(row, n, n);
+    }
+  }
+
+  // A starting solution: fresh, one pure geometry per (model, profile) on the
+  // cheapest model per instance; re-plan, every GPU kept. Demand then goes
+  // greedily onto what is there, the rest unmet.
+  std::vector<double> start(static_cast<std::size_t>(prog.var_count()), 0.0);
+  {
+    std::vector<std::vector<long long>> cap(n_models);
+    for (std::size_t m = 0; m < n_models; ++m) cap[m].assign(models[m].gpu->profiles.size(), 0);
+    if (replan) {
+      for (const column& c : cols)
+        if (c.keep) {
+          const auto n =
+              static_cast<long long>(classes[static_cast<std::size_t>(c.cls)].gpus.size());
+          start[static_cast<std::size_t>(c.var)] = static_cast<double>(n);
+          for (std::size_t p = 0; p < cap[static_cast<std::size_t>(c.model)].size(); ++p)
+            cap[static_cast<std::size_t>(c.model)][p] += n * c.counts[static_cast<int>(p)];
+        }
+    } else {
+      // Pure geometry: the configuration holding the most of profile p alone.
+      std::vector<long long> used(n_models, 0);
+      std::map<std::pair<std::size_t, int>, long long> want;  // (model, profile) -> instances
+      for (std::size_t i = 0; i < n_items; ++i) {
+        int best = -1;
+        double best_per = 0;
+        for (std::size_t m = 0; m < n_models; ++m) {
+          if (serve[i][m] < 0 || (available[m] && *available[m] <= 0)) continue;
+          int most = 0;
+          for (const config& c : mc[m]->configs)
+            if (c.counts.total() == c.counts[serve[i][m]]) most = std::max(most, c.counts.total());
+          const double per = models[m].cost / std::max(most, 1);
+          if (best < 0 || per < best_per) {
+            best = static_cast<int>(m);
+            best_per = per;
+          }
+        }
+        if (best >= 0)
+          want[{static_cast<std::size_t>(best), serve[i][static_cast<std::size_t>(best)]}] +=
+              req.demand[i].count;
+      }
+      for (const auto& [key, n] : want) {
+        const auto [m, p] = key;
+        const column* pure = nullptr;
+        for (const column& c : cols)
+          if (c.model == static_cast<int>(m) && c.counts.total() == c.counts[p] &&
+              (pure == nullptr || c.counts[p] > pure->counts[p]))
+            pure = &c;
+        if (pure == nullptr) continue;
+        long long gpus = (n + pure->counts[p] - 1) / pure->counts[p];
+        if (available[m]) gpus = std::min(gpus, *available[m] - used[m]);
+        if (gpus <= 0) continue;
+        used[m] += gpus;
+        start[static_cast<std::size_t>(pure->var)] += static_cast<double>(gpus);
+        cap[m][static_cast<std::size_t>(p)] += gpus * pure->counts[p];
+      }
+    }
+    bool complete = true;
+    for (std::size_t i = 0; i < n_items; ++i) {
+      long long left = req.demand[i].count;
+      for (std::size_t m = 0; m < n_models && left > 0; ++m) {
+        if (serve[i][m] < 0) continue;
+        long long& c = cap[m][static_cast<std::size_t>(serve[i][m])];
+        const long long take = std::min(left, c);
+        c -= take;
+        left -= take;
+        start[static_cast<std::size_t>(yvar[i][m])] = static_cast<double>(take);
+      }
+      if (left > 0 && uvar[i] < 0) complete = false;
+      if (uvar[i] >= 0) start[static_cast<std::size_t>(uvar[i])] = static_cast<double>(left);
+    }
+    if (!complete || !patterns.empty()) start.clear();
+  }
+
+  stage_budget budget{req.time_limit_s};
+  std::optional<mip::answer> best;  // the latest stage's solution
+  auto run_stage = [&](double share) {
+    if (best) {
+      std::vector<double> s = best->values;
+      s.resize(static_cast<std::size_t>(prog.var_count()), 0.0);
+      prog.set_start(std::move(s));
+    } else {
+      prog.set_start(start);
+    }
+    return prog.solve(budget.take(share));
+  };
+  bool proven = true;
+
+  // Stage 0: the least unmet demand.
+  if (need_unmet) {
+    prog.clear_objective();
+    for (int u : uvar) prog.set_obj(u, 1.0);
+    prog.set_maximize(false);
+    mip::answer a = run_stage(0.25);
+    if (!a.has_solution()) {
+      res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+      return res;  // no plan at all within the time
+    }
+    proven = proven && a.state == mip::status::optimal;
+    std::vector<std::pair<int, double>> row;
+    for (int u : uvar) row.push_back({u, 1.0});
+    prog.add_row(row, -inf, std::floor(a.objective + 0.5) + 0.5);
+    best = std::move(a);
+  }
+
+  // Stage 1: the least cost (fresh) or the fewest GPUs changed (re-plan).
+  prog.clear_objective();
+  for (const column& c : cols) prog.set_obj(c.var, c.stage1);
+  prog.set_maximize(false);
+  {
+    mip::answer a = run_stage(0.6);
+    if (a.has_solution()) {
+      proven = proven && a.state == mip::status::optimal;
+      const double tol = replan ? 0.5 : 1e-6 * std::max(1.0, std::abs(a.objective));
+      std::vector<std::pair<int, double>> row;
+      for (const column& c : cols)
+        if (c.stage1 != 0) row.push_back({c.var, c.stage1});
+      if (!row.empty()) prog.add_row(row, -inf, a.objective + tol);
+      res.lower_bound = std::min(a.bound, a.objective);
+      if (replan) {
+        res.changes_lower_bound = static_cast<long long>(std::ceil(res.lower_bound - 1e-6));
+        res.lower_bound = 0;
+      }
+      best = std::move(a);
+    } else {
+      proven = false;
+      res.lower_bound = std::isfinite(a.bound) && a.bound > 0 && a.bound < inf ? a.bound : 0;
+    }
+    const mip::answer lp = prog.solve(budget.take(0.1), true);
+    if (lp.has_solution()) res.lp_bound = lp.objective;
+  }
+  res.optimal = proven;
+  res.stage1_seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (!best) {
+    res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return res;
+  }
+
+  // Stage 2: the most room kept.
+  bool later = true;
+  prog.clear_objective();
+  for (const column& c : cols) prog.set_obj(c.var, static_cast<double>(c.room));
+  prog.set_maximize(true);
+  {
+    mip::answer a = run_stage(0.5);
+    if (a.has_solution()) {
+      later = later && a.state == mip::status::optimal;
+      std::vector<std::pair<int, double>> row;
+      for (const column& c : cols)
+        if (c.room != 0) row.push_back({c.var, static_cast<double>(c.room)});
+      if (!row.empty()) prog.add_row(row, std::floor(a.objective + 0.5) - 0.5, inf);
+      best = std::move(a);
+    } else {
+      later = false;
+    }
+  }
+
+  // Stage 3: the fewest distinct geometries (non-empty), z[geometry] >= x / U.
+  {
+    std::map<std::pair<int, profile_counts>, int> zvar;
+    std::map<int, std::size_t> col_of_var;
+    for (std::size_t j = 0; j < cols.size(); ++j) col_of_var[cols[j].var] = j;
+    std::vector<std::pair<int, int>> links;  // (column var, z var)
+    for (const column& c : cols) {
+      if (c.counts.total() == 0) continue;
+      auto [it, fresh] = zvar.try_emplace({c.model, c.counts}, -1);
+      if (fresh) it->second = prog.add_var(0, 1, true);
+      links.push_back({c.var, it->second});
+    }
+    // x <= U z, with U the most x can be in the LP relaxation under the
+    // held stages: the tighter U, the stronger the relaxation; a column the
+    // held stages rule out even in the LP is fixed at 0.
+    // Probing costs an LP per column, which only pays where the plain bound
+    // (the GPUs the held cost allows) is large.
+    std::vector<std::pair<int, int>> kept_links;
+    double cost_total = 0;
+    for (const column& cc : cols)
+      cost_total += cc.stage1 * std::round(best->values[static_cast<std::size_t>(cc.var)]);
+    for (const auto& [x, z] : links) {
+      double ub = prog.upper(x);
+      const double now = std::round(best->values[static_cast<std::size_t>(x)]);
+      if (!replan) {
+        const column& c = cols[col_of_var.at(x)];
+        ub = std::min(ub, std::floor((cost_total + 1e-6) / c.stage1));
+      }
+      if (ub > probe_above && !budget.short_of(0.15)) {
+        mip probe = prog;
+        probe.clear_objective();
+        probe.set_obj(x, 1.0);
+        probe.set_maximize(true);
+        const mip::answer lp = probe.solve(std::nullopt, true);
+        if (lp.has_solution()) ub = std::min(ub, std::floor(lp.objective + 1e-6));
+      }
+      ub = std::max(ub, now);  // never below the solution in hand (LP round-off)
+      if (ub < 0.5) {
+        prog.set_bounds(x, 0, 0);
+        continue;
+      }
+      prog.add_row({{x, 1.0}, {z, -ub}}, -inf, 0);
+      kept_links.push_back({x, z});
+    }
+    links = std::move(kept_links);
+    if (zvar.size() > 1) {
+      prog.clear_objective();
+      for (const auto& [key, z] : zvar) prog.set_obj(z, 1.0);
+      prog.set_maximize(false);
+      std::vector<double> s = best->values;
+      s.resize(static_cast<std::size_t>(prog.var_count()), 0.0);
+      for (const auto& [x, z] : links)
+        if (std::round(s[static_cast<std::size_t>(x)]) > 0) s[static_cast<std::size_t>(z)] = 1;
+      prog.set_start(s);
+      mip::answer a = prog.solve(budget.take(1.0));
+      if (a.has_solution()) {
+        later = later && a.state == mip::status::optimal;
+        best = std::move(a);
+      } else {
+        later = false;
+      }
+    }
+  }
+  res.later_optimal = later;
+
+  // Read the solution.
+  const std::vector<double>& v = best->values;
+  auto val = [&](int var) { return var < 0 ? 0LL : as_count(v[static_cast<std::size_t>(var)]); };
+  for (std::size_t i = 0; i < n_items; ++i) {
+    const long long u = val(uvar[i]);
+    if (u > 0) res.unmet.push_back({static_cast<int>(i), u});
+  }
+  res.feasible = res.unmet.empty();
+
+  // Blocks per model: kept classes first (re-plan), then configurations in order.
+  std::vector<block> blocks;
+  for (std::size_t j = 0; j < cols.size(); ++j) {
+    const long long n = val(cols[j].var);
+    if (n > 0) blocks.push_back({cols[j].model, cols[j].where, n, static_cast<int>(j)});
+  }
+  std::stable_sort(blocks.begin(), blocks.end(), [&](const block& a, const block& b) {
+    if (a.model != b.model) return a.model < b.model;
+    if (a.count != b.count) return a.count > b.count;
+    return a.where < b.where;
+  });
+  // Distribute demand per model, then merge runs into groups.
+  struct filling {
+    std::vector<ci_instance> where;
+    std::vector<int> serves;
+  };
+  std::vector<filling> fillings;
+  std::vector<std::vector<served_run>> runs(blocks.size());
+  for (std::size_t m = 0; m < n_models; ++m) {
+    std::vector<block> mine;
+    std::vector<std::size_t> at;
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (blocks[b].model == static_cast<int>(m)) {
+        mine.push_back(blocks[b]);
+        at.push_back(b);
+      }
+    if (mine.empty()) continue;
+    std::vector<std::vector<std::pair<int, long long>>> queues(models[m].gpu->profiles.size());
+    for (std::size_t i = 0; i < n_items; ++i) {
+      const long long y = val(yvar[i][m]);
+      if (y > 0 && ci[i][m] < 0)
+        queues[static_cast<std::size_t>(serve[i][m])].push_back({static_cast<int>(i), y});
+    }
+    // GIs holding CIs: each pattern's GIs take the CI items in item order,
+    // in runs that serve alike (fillings), queued after the whole-GI items
+    // under ids from n_items up.
+    for (std::size_t p = 0; p < queues.size(); ++p) {
+      std::vector<std::vector<std::pair<int, long long>>> ciq(
+          models[m].gpu->profiles[p].ci_profiles.size());
+      for (std::size_t i = 0; i < n_items; ++i) {
+        const long long y = val(yvar[i][m]);
+        if (y > 0 && ci[i][m] >= 0 && serve[i][m] == static_cast<int>(p))
+          ciq[static_cast<std::size_t>(ci[i][m])].push_back({static_cast<int>(i), y});
+      }
+      for (const pattern_use& u : patterns) {
+        if (u.model != static_cast<int>(m) || u.gi != static_cast<int>(p)) continue;
+        long long left = val(u.var);
+        while (left > 0) {
+          filling f;
+          f.where = u.pattern.where;
+          std::map<std::pair<int, std::size_t>, long long> taken;
+          std::vector<std::size_t> pos(ciq.size(), 0);
+          for (const ci_instance& c : f.where) {
+            auto& q = ciq[static_cast<std::size_t>(c.ci)];
+            std::size_t& h = pos[static_cast<std::size_t>(c.ci)];
+            while (h < q.size() && q[h].second - taken[{c.ci, h}] <= 0) ++h;
+            if (h >= q.size()) {
+              f.serves.push_back(-1);
+              continue;
+            }
+            ++taken[{c.ci, h}];
+            f.serves.push_back(q[h].first);
+          }
+          long long reps = left;
+          for (const auto& [key, t] : taken)
+            if (t > 0)
+              reps =
+                  std::min(reps, ciq[static_cast<std::size_t>(key.first)][key.second].second / t);
+          reps = std::max<long long>(reps, 1);
+          for (const auto& [key, t] : taken)
+            ciq[static_cast<std::size_t>(key.first)][key.second].second -= t * reps;
+          for (auto& q : ciq)
+            q.erase(std::remove_if(q.begin(), q.end(), [](const auto& e) { return e.second <= 0; }),
+                    q.end());
+          queues[p].push_back({static_cast<int>(n_items + fillings.size()), reps});
+          fillings.push_back(std::move(f));
+          left -= reps;
+        }
+      }
+    }
+    auto r = distribute(mine, std::move(queues));
+    for (std::size_t k = 0; k < at.size(); ++k) runs[at[k]] = std::move(r[k]);
+  }
+  struct group_key {
+    int model;
+    layout where;
+    std::vector<int> serves;
+    bool operator<(const group_key& o) const {
+      if (model != o.model) return model < o.model;
+      if (where < o.where) return true;
+      if (o.where < where) return false;
+      return serves < o.serves;
+    }
+  };
+  std::map<group_key, long long> merged;
+  for (const auto& rs : runs)
+    for (const served_run& r : rs) merged[{r.model, r.where, r.serves}] += r.count;
+  std::vector<std::pair<group_key, long long>> order(merged.begin(), merged.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if (a.first.model != b.first.model) return a.first.model < b.first.model;
+    return a.second > b.second;
+  });
+  std::map<group_key, int> group_index;
+  for (const auto& [key, n] : order) {
+    plan_group g;
+    g.gpu = models[static_cast<std::size_t>(key.model)].gpu;
+    g.count = n;
+    for (int j = 0; j < key.where.size(); ++j) {
+      const int sv = key.serves[static_cast<std::size_t>(j)];
+      planned_instance in{key.where[j], sv, {}, {}};
+      if (sv >= static_cast<int>(n_items)) {
+        const filling& f = fillings[static_cast<std::size_t>(sv) - n_items];
+        in.serves = -1;
+        in.cis = f.where;
+        in.ci_serves = f.serves;
+      }
+      g.instances.push_back(std::move(in));
+    }
+    group_index[key] = static_cast<int>(res.groups.size());
+    res.groups.push_back(std::move(g));
+  }
+  res.gpu_count = 0;
+  res.cost = 0;
+  for (const plan_group& g : res.groups) {
+    bool serves_any = false;
+    for (const planned_instance& in : g.instances)
+      serves_any = serves_any || in.serves >= 0 || !in.cis.empty();
+    if (g.instances.empty() || (replan && !serves_any)) continue;
+    res.gpu_count += g.count;
+    for (std::size_t m = 0; m < n_models; ++m)
+      if (models[m].gpu == g.gpu) res.cost += models[m].cost * static_cast<double>(g.count);
+  }
+  if (!replan) {
+    res.gap = res.cost > 0 ? std::max(0.0, (res.cost - res.lower_bound) / res.cost) : 0;
+    if (res.optimal) {
+      res.gap = 0;
+      res.lower_bound = res.cost;
+    }
+  } else {
+    long long changed = 0;
+    for (const column& c : cols)
+      if (!c.keep) changed += val(c.var);
+    res.gap = changed > 0 ? std::max(0.0, static_cast<double>(changed - res.changes_lower_bound) /
+                                              static_cast<double>(changed))
+                          : 0;
+    if (res.optimal) {
+      res.changes_lower_bound = changed;
+      res.gap = 0;
+    }
+  }
+
+  // Each block's GPUs, in order, as group indices.
+  std::vector<std::vector<std::pair<int, long long>>> block_groups(blocks.size());
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    for (const served_run& r : runs[b])
+      block_groups[b].push_back({group_index[{r.model, r.where, r.serves}], r.count});
+
+  if (!replan && !req.nodes.empty()) {
+    // Per model: whole nodes of one geometry where the counts allow.
+    for (const fleet_node& n : req.nodes) {
+      plan_result::node_plan np;
+      np.name = n.name;
+      for (int i = 0; i < n.gpu_count; ++i) np.gpus.push_back({i, -1});
+      res.nodes.push_back(std::move(np));
+    }
+    for (std::size_t m = 0; m < n_models; ++m) {
+      // Geometry classes: groups of one layout, and how many GPUs are left of each group.
+      std::map<std::vector<instance>, std::vector<int>> by_layout;
+      std::vector<long long> left(res.groups.size(), 0);
+      for (std::size_t g = 0; g < res.groups.size(); ++g) {
+        if (res.groups[g].gpu != models[m].gpu) continue;
+        std::vector<instance> key;
+        for (const planned_instance& in : res.groups[g].instances) key.push_back(in.where);
+        by_layout[key].push_back(static_cast<int>(g));
+        left[g] = res.groups[g].count;
+      }
+      std::vector<std::vector<int>> geos;
+      for (auto& [key, gs] : by_layout) geos.push_back(gs);
+      auto remaining = [&](const std::vector<int>& gs) {
+        long long s = 0;
+        for (int g : gs) s += left[static_cast<std::size_t>(g)];
+        return s;
+      };
+      for (std::size_t ni = 0; ni < req.nodes.size(); ++ni) {
+        if (req.nodes[ni].gpu != models[m].gpu) continue;
+        int slot = 0;
+        const int size = req.nodes[ni].gpu_count;
+        while (slot < size) {
+          const long long need_here = size - slot;
+          int pick = -1;
+          for (std::size_t k = 0; k < geos.size(); ++k) {
+            const long long r = remaining(geos[k]);
+            if (r <= 0) continue;
+            const long long pr = pick < 0 ? 0 : remaining(geos[static_cast<std::size_t>(pick)]);
+            const bool fits_r = r >= need_here, fits_p = pick >= 0 && pr >= need_here;
+            if (pick < 0 || (fits_r && (!fits_p || r < pr)) || (!fits_r && !fits_p && r > pr))
+              pick = static_cast<int>(k);
+          }
+          if (pick < 0) break;
+          for (int g : geos[static_cast<std::size_t>(pick)]) {
+            while (slot < size && left[static_cast<std::size_t>(g)] > 0) {
+              res.nodes[ni].gpus[static_cast<std::size_t>(slot++)].group = g;
+              --left[static_cast<std::size_t>(g)];
+            }
+          }
+        }
+      }
+    }
+  }
+
+  if (replan) {
+    // The GPUs of each class: kept ones first, in node order, then the moved ones.
+    const auto& cur = *req.current;
+    for (const current_node& n : cur) {
+      plan_result::node_plan np;
+      np.name = n.name;
+      for (const current_gpu& g : n.gpus) np.gpus.push_back({g.index, -1});
+      res.nodes.push_back(std::move(np));
+    }
+    std::vector<std::pair<int, int>> change_at;        // (node, gpu position) of each change
+    std::vector<std::size_t> next(classes.size(), 0);  // next GPU of the class to hand out
+    // Kept blocks first so that each class keeps its first GPUs.
+    std::vector<std::size_t> order_b(blocks.size());
+    std::iota(order_b.begin(), order_b.end(), std::size_t{0});
+    std::stable_sort(order_b.begin(), order_b.end(), [&](std::size_t a, std::size_t b) {
+      return cols[static_cast<std::size_t>(blocks[a].column)].keep &&
+             !cols[static_cast<std::size_t>(blocks[b].column)].keep;
+    });
+    // The group a class's current geometry is in, when one is kept.
+    std::vector<int> kept_group(classes.size(), -1);
+    for (std::size_t b : order_b) {
+      const column& c = cols[static_cast<std::size_t>(blocks[b].column)];
+      if (c.keep && !block_groups[b].empty())
+        kept_group[static_cast<std::size_t>(c.cls)] = block_groups[b].front().first;
+    }
+    for (std::size_t b : order_b) {
+      const column& c = cols[static_cast<std::size_t>(blocks[b].column)];
+      const gpu_class& cl = classes[static_cast<std::size_t>(c.cls)];
+      for (const auto& [g, n] : block_groups[b]) {
+        for (long long k = 0; k < n; ++k) {
+          const auto [ni, gi] = cl.gpus[next[static_cast<std::size_t>(c.cls)]++];
+          res.nodes[static_cast<std::size_t>(ni)].gpus[static_cast<std::size_t>(gi)].group = g;
+          if (c.keep) continue;
+          plan_change ch;
+          ch.node = cur[static_cast<std::size_t>(ni)].name;
+          ch.index = cur[static_cast<std::size_t>(ni)].gpus[static_cast<std::size_t>(gi)].index;
+          ch.from_group = kept_group[static_cast<std::size_t>(c.cls)];
+          ch.to_group = g;
+          // Lost: per profile, the excess of the current count over the new one,
+          // idle instances first.
+          profile_counts keep_n = c.counts;
+          std::vector<current_gi> ins = cl.instances;
+          std::stable_sort(ins.begin(), ins.end(), [](const current_gi& a, const current_gi& b2) {
+            return a.in_use && !b2.in_use;  // in-use first: they are kept first
+          });
+          for (const current_gi& x : ins) {
+            if (keep_n[x.profile] > 0) {
+              --keep_n[x.profile];
+              continue;
+            }
+            ch.destroyed.push_back(x);
+            if (x.in_use) ch.evicted.push_back(x);
+          }
+          std::sort(ch.destroyed.begin(), ch.destroyed.end(), gi_less);
+          std::sort(ch.evicted.begin(), ch.evicted.end(), gi_less);
+          change_at.push_back({ni, gi});
+          res.changes.push_back(std::move(ch));
+        }
+      }
+    }
+    std::vector<std::size_t> perm(res.changes.size());
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    std::sort(perm.begin(), perm.end(),
+              [&](std::size_t a, std::size_t b) { return change_at[a] < change_at[b]; });
+    std::vector<plan_change> sorted;
+    for (std::size_t k : perm) sorted.push_back(std::move(res.changes[k]));
+    res.changes = std::move(sorted);
+  }
+  res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  return res;
+}
+
 }  // namespace migplan::cli::plan

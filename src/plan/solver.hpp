@@ -7,6 +7,8 @@
 // library target (migplan_plan), the only one that links CBC; the core
 // under include/migplan stays dependency-free. doc/plan.md states the model.
 
+#include <migplan/capacity.hpp>
+
 #include "model/plan.hpp"
 
 namespace migplan::cli::plan {
@@ -19,5 +21,10 @@ namespace migplan::cli::plan {
 /// over GPUs, (3) the fewest distinct geometries. Never throws for a request
 /// the readers accept.
 plan_result solve(const plan_request& req);
+
+/// The room value of a layout that the planner sums and maximises: reachable
+/// units first, then reachable compute slices, as one integer,
+/// reachable_units * (compute_slices + 1) + reachable_compute.
+long long room_value(const gpu_model& gpu, const room& rm);
 
 }  // namespace migplan::cli::plan

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plan/mip.hpp"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace migplan::cli::plan {
+
+namespace {
+struct cbc_deleter {
+  void operator()(Cbc_Model* m) const noexcept { Cbc_deleteModel(m); }
+};
+using cbc_ptr = std::unique_ptr<Cbc_Model, cbc_deleter>;
+}  // namespace
+
+int mip::add_var(double lb, double ub, bool integer, double obj) {
+  lb_.push_back(lb);
+  ub_.push_back(ub);
+  obj_.push_back(obj);
+  integer_.push_back(integer ? 1 : 0);
+  return static_cast<int>(lb_.size()) - 1;
+}
+
+void mip::add_row(const std::vector<std::pair<int, double>>& coeffs, double lb, double ub) {
+  rows_.push_back({coeffs, lb, ub});
+}
+
+void mip::clear_objective() {
+  for (double& c : obj_) c = 0;
+}
+
+void mip::set_obj(int var, double coef) { obj_[static_cast<std::size_t>(var)] = coef; }
+
+void mip::set_bounds(int var, double lb, double ub) {
+  lb_[static_cast<std::size_t>(var)] = lb;
+  ub_[static_cast<std::size_t>(var)] = ub;
+}
+
+mip::answer mip::solve(std::optional<double> time_limit_s, bool relax, int max_nodes) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = lb_.size();
+  // Compressed sparse columns from the rows.
+  std::vector<CoinBigIndex> start(n + 1, 0);
+  for (const row& r : rows_)
+    for (const auto& [v, c] : r.coeffs) ++start[static_cast<std::size_t>(v) + 1];
+  for (std::size_t j = 0; j < n; ++j) start[j + 1] += start[j];
+  std::vector<int> index(static_cast<std::size_t>(start[n]));
+  std::vector<double> value(static_cast<std::size_t>(start[n]));
+  std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
+  std::vector<double> rlb, rub;
+  rlb.reserve(rows_.size());
+  rub.reserve(rows_.size());
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    for (const auto& [v, c] : rows_[i].coeffs) {
+      const auto k = static_cast<std::size_t>(fill[static_cast<std::size_t>(v)]++);
+      index[k] = static_cast<int>(i);
+      value[k] = c;
+    }
+    rlb.push_back(rows_[i].lb);
+    rub.push_back(rows_[i].ub);
+  }
+  cbc_ptr m(Cbc_newModel());
+  Cbc_loadProblem(m.get(), static_cast<int>(n), static_cast<int>(rows_.size()), start.data(),
+                  index.data(), value.data(), lb_.data(), ub_.data(), obj_.data(), rlb.data(),
+                  rub.data());
+  if (!relax)
+    for (std::size_t j = 0; j < n; ++j)
+      if (integer_[j] != 0) Cbc_setInteger(m.get(), static_cast<int>(j));
+  Cbc_setObjSense(m.get(), maximize_ ? -1.0 : 1.0);
+  Cbc_setLogLevel(m.get(), 0);
+  if (time_limit_s) Cbc_setMaximumSeconds(m.get(), *time_limit_s > 0.01 ? *time_limit_s : 0.01);
+  if (max_nodes > 0) Cbc_setMaximumNodes(m.get(), max_nodes);
+  if (!relax && start_.size() == n) {
+    std::vector<int> cols(n);
+    for (std::size_t j = 0; j < n; ++j) cols[j] = static_cast<int>(j);
+    Cbc_setMIPStartI(m.get(), static_cast<int>(n), cols.data(), start_.data());
+  }
+  Cbc_solve(m.get());
+  answer out;
+  out.time_limit = Cbc_isSecondsLimitReached(m.get()) != 0;
+  out.nodes = Cbc_getNodeCount(m.get());
+  const double* sol = Cbc_getColSolution(m.get());
+  const bool proven = Cbc_isProvenOptimal(m.get()) != 0;
+  if (Cbc_isProvenInfeasible(m.get()) != 0) {
+    out.state = status::infeasible;
+  } else if (sol != nullptr && (proven || (!relax && Cbc_bestSolution(m.get()) != nullptr))) {
+    out.state = proven ? status::optimal : status::feasible;
+    out.values.assign(sol, sol + n);
+    out.objective = Cbc_getObjValue(m.get());
+  }
+  // CBC's best bound can sit a hair off an optimum it proved, and the LP has no other bound.
+  out.bound = (relax || proven) ? out.objective : Cbc_getBestPossibleObjValue(m.get());
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace migplan::cli::plan

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Helpers shared by the planner's tests: requests, and checks of a result
+// that use only the core (never the solver's code).
+
+#include <catch2/catch.hpp>
+#include <migplan/capacity.hpp>
+#include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
+#include <migplan/search.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/plan.hpp"
+#include "plan/solver.hpp"
+
+namespace plan_test {
+
+using namespace migplan;
+using namespace migplan::cli;
+
+inline const gpu_model* gpu(std::string_view slug) {
+  const gpu_model* g = find_model(slug);
+  REQUIRE(g != nullptr);
+  return g;
+}
+
+inline demand_item want(std::string name, long long count) {
+  demand_item d;
+  d.name = name;
+  d.profile = name;
+  d.count = count;
+  return d;
+}
+
+// Every group is a legal layout at its starts, and each item's instances are
+// served exactly `count - missing` times by instances of a profile that can
+// serve it (the named one, for named items).
+inline void check_plan(const plan_request& req, const plan_result& res) {
+  std::vector<long long> served(req.demand.size(), 0);
+  for (const plan_group& g : res.groups) {
+    REQUIRE(g.gpu != nullptr);
+    REQUIRE(g.count > 0);
+    std::vector<item> items;
+    int last = -1;
+    for (const planned_instance& in : g.instances) {
+      items.push_back({in.where.profile, in.where.start});
+      CHECK(in.where.start >= last);
+      last = in.where.start;
+      if (!in.cis.empty()) {
+        // A GI holding CIs: they fit it, and each serves an item named by its CI profile.
+        const profile& gi = g.gpu->profiles[static_cast<std::size_t>(in.where.profile)];
+        CHECK(in.serves == -1);
+        REQUIRE(in.ci_serves.size() == in.cis.size());
+        std::vector<int> cis;
+        for (std::size_t k = 0; k < in.cis.size(); ++k) {
+          cis.push_back(in.cis[k].ci);
+          const int sv = in.ci_serves[k];
+          if (sv < 0) continue;
+          REQUIRE(static_cast<std::size_t>(sv) < req.demand.size());
+          CHECK(gi.ci_profiles[static_cast<std::size_t>(in.cis[k].ci)].name ==
+                req.demand[static_cast<std::size_t>(sv)].profile);
+          served[static_cast<std::size_t>(sv)] += g.count;
+        }
+        CHECK(cis_fit(gi, cis));
+      }
+      if (in.serves < 0) continue;
+      REQUIRE(static_cast<std::size_t>(in.serves) < req.demand.size());
+      const demand_item& d = req.demand[static_cast<std::size_t>(in.serves)];
+      if (!d.profile.empty())
+        CHECK(g.gpu->profiles[static_cast<std::size_t>(in.where.profile)].name == d.profile);
+      served[static_cast<std::size_t>(in.serves)] += g.count;
+    }
+    CHECK(fits(rules(*g.gpu), items));
+  }
+  for (std::size_t i = 0; i < req.demand.size(); ++i) {
+    long long missing = 0;
+    for (const plan_unmet& u : res.unmet)
+      if (u.item == static_cast<int>(i)) missing = u.missing;
+    CHECK(served[i] == req.demand[i].count - missing);
+  }
+  CHECK(res.feasible == res.unmet.empty());
+}
+
+// Room summed over the plan's GPUs, measured by the core.
+inline long long summed_room(const plan_result& res) {
+  long long total = 0;
+  for (const plan_group& g : res.groups) {
+    layout l;
+    for (const planned_instance& in : g.instances) l.add(in.where);
+    total += g.count * plan::room_value(*g.gpu, room_of(*g.gpu, l));
+  }
+  return total;
+}
+
+}  // namespace plan_test

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: Apache-2.0
+// The planner against an independent brute force, and its handling of costs,
+// limits, sized items, unmet demand and time limits.
+#include <algorithm>
+#include <map>
+#include <migplan/sizing.hpp>
+
+#include "plan_support.hpp"
+
+using namespace plan_test;
+
+namespace {
+
+// The brute force: every geometry by trying every count vector with fits();
+// its best room from the search's preferred layout; then every multiset of
+// k = 1..3 geometries, projected on the demand's profiles.
+struct brute {
+  struct best {
+    int gpus = 0;  // 0 = more than 3
+    long long room = 0;
+  };
+  std::vector<int> profiles;
+  std::vector<int> most;                     // per profile: 3 GPUs' worth
+  std::map<std::vector<int>, best> answers;  // demand vector -> answer
+
+  brute(const gpu_model& gpu, std::vector<int> ps) : profiles(std::move(ps)) {
+    const rules r(gpu);
+    // Projection -> best room among geometries with that projection.
+    std::map<std::vector<int>, long long> proj;
+    std::vector<int> counts(gpu.profiles.size(), 0);
+    auto visit = [&](auto&& self, std::size_t p) -> void {
+      if (p == counts.size()) {
+        std::vector<item> items;
+        for (std::size_t q = 0; q < counts.size(); ++q)
+          for (int k = 0; k < counts[q]; ++k) items.push_back({static_cast<int>(q)});
+        if (items.empty() || !fits(r, items)) return;
+        solve_options one;
+        one.max_layouts = 1;
+        const solution s = migplan::solve(gpu, items, one);
+        const long long rv = plan::room_value(gpu, s.layouts.front().left);
+        std::vector<int> v;
+        for (int q : profiles) v.push_back(counts[static_cast<std::size_t>(q)]);
+        if (std::all_of(v.begin(), v.end(), [](int x) { return x == 0; })) return;
+        auto [it, fresh] = proj.try_emplace(v, rv);
+        if (!fresh) it->second = std::max(it->second, rv);
+        return;
+      }
+      for (int k = 0; k <= gpu.profiles[p].max_instances; ++k) {
+        counts[p] = k;
+        self(self, p + 1);
+      }
+      counts[p] = 0;
+    };
+    visit(visit, 0);
+    std::vector<std::pair<std::vector<int>, long long>> geos(proj.begin(), proj.end());
+    for (std::size_t q = 0; q < profiles.size(); ++q) {
+      int m = 0;
+      for (const auto& [v, rv] : geos) m = std::max(m, v[q]);
+      most.push_back(3 * m);
+    }
+    // Best room per (k, summed vector).
+    std::vector<std::map<std::vector<int>, long long>> sums(4);
+    const std::size_t n = geos.size();
+    auto add = [&](int k, std::vector<int> v, long long rv) {
+      auto [it, fresh] = sums[static_cast<std::size_t>(k)].try_emplace(v, rv);
+      if (!fresh) it->second = std::max(it->second, rv);
+    };
+    for (std::size_t a = 0; a < n; ++a) {
+      add(1, geos[a].first, geos[a].second);
+      for (std::size_t b = a; b < n; ++b) {
+        std::vector<int> ab = geos[a].first;
+        for (std::size_t q = 0; q < ab.size(); ++q) ab[q] += geos[b].first[q];
+        add(2, ab, geos[a].second + geos[b].second);
+        for (std::size_t c = b; c < n; ++c) {
+          std::vector<int> abc = ab;
+          for (std::size_t q = 0; q < abc.size(); ++q) abc[q] += geos[c].first[q];
+          add(3, abc, geos[a].second + geos[b].second + geos[c].second);
+        }
+      }
+    }
+    // Every demand vector in the box: least k with a covering sum, best room.
+    std::vector<int> d(profiles.size(), 0);
+    auto each = [&](auto&& self, std::size_t q) -> void {
+      if (q == d.size()) {
+        if (std::all_of(d.begin(), d.end(), [](int x) { return x == 0; })) return;
+        best b;
+        for (int k = 1; k <= 3 && b.gpus == 0; ++k) {
+          bool found = false;
+          for (const auto& [v, rv] : sums[static_cast<std::size_t>(k)]) {
+            bool cover = true;
+            for (std::size_t i = 0; i < v.size() && cover; ++i) cover = v[i] >= d[i];
+            if (cover && (!found || rv > b.room)) {
+              b.room = rv;
+              found = true;
+            }
+          }
+          if (found) b.gpus = k;
+        }
+        if (b.gpus > 0) answers[d] = b;
+        return;
+      }
+      for (int k = 0; k <= most[q]; ++k) {
+        d[q] = k;
+        self(self, q + 1);
+      }
+    };
+    each(each, 0);
+  }
+};
+
+void exact_on(const char* slug, const std::vector<std::vector<std::string>>& sets) {
+  const gpu_model* g = gpu(slug);
+  for (const auto& names : sets) {
+    std::vector<int> ps;
+    for (const auto& n : names) {
+      ps.push_back(find_profile(*g, n));
+      REQUIRE(ps.back() >= 0);
+    }
+    const brute bf(*g, ps);
+    REQUIRE(!bf.answers.empty());
+    for (const auto& [d, b] : bf.answers) {
+      plan_request req;
+      req.models.push_back({g, std::nullopt, 1.0});
+      std::string what;
+      for (std::size_t q = 0; q < d.size(); ++q) {
+        if (d[q] == 0) continue;
+        req.demand.push_back(want(names[q], d[q]));
+        what += std::to_string(d[q]) + "x" + names[q] + " ";
+      }
+      INFO(slug << ": " << what);
+      const plan_result res = plan::solve(req);
+      REQUIRE(res.feasible);
+      CHECK(res.optimal);
+      CHECK(res.gpu_count == b.gpus);
+      CHECK(res.lower_bound == Approx(static_cast<double>(b.gpus)));
+      CHECK(summed_room(res) == b.room);
+      check_plan(req, res);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("plans on a100-40gb match the brute force on every demand up to 3 GPUs",
+          "[plan][exact]") {
+  exact_on("a100-40gb", {{"1g.5gb", "3g.20gb"}, {"2g.10gb", "3g.20gb", "1g.5gb"}});
+}
+
+TEST_CASE("plans on h100-80gb match the brute force on every demand up to 3 GPUs",
+          "[plan][exact]") {
+  exact_on("h100-80gb", {{"1g.10gb", "3g.40gb"}, {"1g.20gb", "4g.40gb", "2g.20gb"}});
+}
+
+TEST_CASE("plans on a30 match the brute force on every demand up to 3 GPUs", "[plan][exact]") {
+  exact_on("a30", {{"1g.6gb", "2g.12gb"}, {"1g.6gb", "2g.12gb", "4g.24gb"}});
+}
+
+TEST_CASE("plans on rtx-pro-6000 match the brute force on every demand up to 3 GPUs",
+          "[plan][exact]") {
+  const gpu_model* g = gpu("rtx-pro-6000");
+  std::vector<std::string> names;
+  for (const profile& p : g->profiles) names.push_back(std::string(p.name));
+  INFO("profiles: " << names.size());
+  // The two smallest profiles and the half-GPU one, by size.
+  std::vector<std::string> small;
+  for (const profile& p : g->profiles)
+    if (p.size == 1 || p.size * 2 == g->units) small.push_back(std::string(p.name));
+  REQUIRE(small.size() >= 2);
+  exact_on("rtx-pro-6000", {{small[0], small[1]}});
+}
+
+TEST_CASE("a cheaper limited model is used up before the dearer one", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  const gpu_model* a = gpu("a100-80gb");
+  plan_request req;
+  req.models.push_back({h, std::nullopt, 2.5});
+  req.models.push_back({a, 3, 1.0});
+  req.demand.push_back(want("3g.40gb", 10));
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.feasible);
+  CHECK(res.optimal);
+  // 3 a100-80gb hold 6 3g.40gb for 3; 2 h100 hold the other 4 for 5.
+  CHECK(res.gpu_count == 5);
+  CHECK(res.cost == Approx(8.0));
+  CHECK(res.lower_bound == Approx(8.0));
+  long long on_a = 0;
+  for (const plan_group& g : res.groups)
+    if (g.gpu == a) on_a += g.count;
+  CHECK(on_a == 3);
+  check_plan(req, res);
+}
+
+TEST_CASE("memory-sized items get the profile fit chooses, per model", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({h, std::nullopt, 1.0});
+  demand_item d;
+  d.name = "svc";
+  d.count = 5;
+  d.memory_mib = 30 * 1024;
+  req.demand.push_back(d);
+  const int p = size_for(*h, need{30 * 1024, std::nullopt, 1}).profile;
+  REQUIRE(p >= 0);
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.feasible);
+  CHECK(res.optimal);
+  for (const plan_group& g : res.groups)
+    for (const planned_instance& in : g.instances)
+      if (in.serves == 0) CHECK(in.where.profile == p);
+  check_plan(req, res);
+  CHECK(res.gpu_count == 3);  // 3g.40gb, two per GPU
+}
+
+TEST_CASE("a limited fleet reports exactly the demand it cannot meet", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({h, 2, 1.0});
+  req.demand.push_back(want("7g.80gb", 3));
+  req.demand.push_back(want("1g.10gb", 2));
+  const plan_result res = plan::solve(req);
+  CHECK_FALSE(res.feasible);
+  // Two GPUs: at most 2 instances of 7g.80gb, or one GPU of it and one of 1g.10gb.
+  long long missing = 0;
+  for (const plan_unmet& u : res.unmet) missing += u.missing;
+  CHECK(missing == 2);
+  check_plan(req, res);
+  CHECK(res.gpu_count == 2);
+}
+
+TEST_CASE("an item no model serves is unmet in full", "[plan]") {
+  plan_request req;
+  req.models.push_back({gpu("a30"), std::nullopt, 1.0});
+  req.demand.push_back(want("7g.80gb", 4));
+  req.demand.push_back(want("1g.6gb", 4));
+  const plan_result res = plan::solve(req);
+  CHECK_FALSE(res.feasible);
+  REQUIRE(res.unmet.size() == 1);
+  CHECK(res.unmet[0].item == 0);
+  CHECK(res.unmet[0].missing == 4);
+  CHECK(res.gpu_count == 1);
+  check_plan(req, res);
+}
+
+TEST_CASE("fleet nodes cap the GPUs and receive whole groups", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({h, std::nullopt, 1.0});
+  req.nodes.push_back({"n1", h, 4, ""});
+  req.nodes.push_back({"n2", h, 4, ""});
+  req.demand.push_back(want("1g.10gb", 28));
+  req.demand.push_back(want("7g.80gb", 2));
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.feasible);
+  CHECK(res.gpu_count == 6);
+  REQUIRE(res.nodes.size() == 2);
+  long long assigned = 0;
+  for (const auto& n : res.nodes) {
+    REQUIRE(n.gpus.size() == 4);
+    for (const auto& g : n.gpus)
+      if (g.group >= 0) ++assigned;
+  }
+  CHECK(assigned == 6);
+  // n1 gets the four 7x1g.10gb GPUs.
+  for (const auto& g : res.nodes[0].gpus) {
+    REQUIRE(g.group >= 0);
+    CHECK(res.groups[static_cast<std::size_t>(g.group)].instances.size() == 7);
+  }
+  check_plan(req, res);
+}
+
+TEST_CASE("a time limit still returns a valid plan with its gap", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({h, std::nullopt, 1.0});
+  req.demand.push_back(want("1g.10gb", 3001));
+  req.demand.push_back(want("2g.20gb", 1203));
+  req.demand.push_back(want("3g.40gb", 807));
+  req.demand.push_back(want("4g.40gb", 455));
+  req.demand.push_back(want("1g.20gb", 999));
+  req.time_limit_s = 0.5;
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.feasible);
+  CHECK(res.seconds < 3.0);
+  CHECK(res.lower_bound <= static_cast<double>(res.gpu_count) + 1e-6);
+  CHECK(res.gap >= 0);
+  check_plan(req, res);
+}
+
+TEST_CASE("the same request gives the same plan", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({h, std::nullopt, 1.0});
+  req.demand.push_back(want("1g.10gb", 300));
+  req.demand.push_back(want("3g.40gb", 80));
+  req.demand.push_back(want("7g.80gb", 25));
+  const plan_result a = plan::solve(req), b = plan::solve(req);
+  REQUIRE(a.groups.size() == b.groups.size());
+  for (std::size_t g = 0; g < a.groups.size(); ++g) {
+    CHECK(a.groups[g].count == b.groups[g].count);
+    REQUIRE(a.groups[g].instances.size() == b.groups[g].instances.size());
+    for (std::size_t i = 0; i < a.groups[g].instances.size(); ++i) {
+      CHECK(a.groups[g].instances[i].where == b.groups[g].instances[i].where);
+      CHECK(a.groups[g].instances[i].serves == b.groups[g].instances[i].serves);
+    }
+  }
+  CHECK(a.optimal);
+  // 25 whole GPUs, and 300 1g.10gb with 80 3g.40gb share units: (300 + 80 * 4) / 8 -> 78.
+  CHECK(a.gpu_count == 25 + 78);
+  check_plan(req, a);
+}
+
+TEST_CASE("compute-instance items share GIs of their GI profile", "[plan][ci]") {
+  const gpu_model* a = gpu("a100-40gb");
+  plan_request req;
+  req.models.push_back({a, std::nullopt, 1.0});
+  req.demand.push_back(want("1c.3g.20gb", 4));
+  req.demand.push_back(want("2c.3g.20gb", 1));
+  SECTION("six compute slices fill the two 3g.20gb GIs of one GPU") {
+    const plan_result res = plan::solve(req);
+    REQUIRE(res.feasible);
+    CHECK(res.optimal);
+    CHECK(res.gpu_count == 1);
+    check_plan(req, res);
+  }
+  SECTION("whole 3g.20gb items take GIs of their own") {
+    req.demand.push_back(want("3g.20gb", 2));
+    const plan_result res = plan::solve(req);
+    REQUIRE(res.feasible);
+    CHECK(res.optimal);
+    CHECK(res.gpu_count == 2);
+    check_plan(req, res);
+  }
+  SECTION("many CIs on one model") {
+    req.demand[0].count = 301;
+    req.demand[1].count = 57;
+    const plan_result res = plan::solve(req);
+    REQUIRE(res.feasible);
+    CHECK(res.optimal);
+    // (301 + 2 * 57) slices over 3 per GI, 2 GIs per GPU: 138.33 GIs -> 70 GPUs at least.
+    CHECK(res.gpu_count == 70);
+    check_plan(req, res);
+  }
+}
