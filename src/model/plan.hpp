@@ -84,8 +84,8 @@ struct planned_instance {
   int serves = -1;  ///< index into plan_request::demand; -1 = spare, or a GI holding `cis`
   /// Compute instances created in this GI when it serves CI items ("1c.3g.20gb"):
   /// by start, CI profile indices into the GI profile's ci_profiles. Empty otherwise.
-  std::vector<ci_instance> cis;
-  std::vector<int> ci_serves;  ///< per CI of `cis`: index into plan_request::demand, -1 = spare
+  std::vector<ci_instance> cis{};
+  std::vector<int> ci_serves{};  ///< per CI of `cis`: index into plan_request::demand, -1 = spare
 };
 
 /// A distinct geometry and how many GPUs get it.

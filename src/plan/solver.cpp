@@ -851,8 +851,13 @@ plan_result solve(const plan_request& req) {
       if (sv >= static_cast<int>(n_items)) {
         const filling& f = fillings[static_cast<std::size_t>(sv) - n_items];
         in.serves = -1;
-        in.cis = f.where;
-        in.ci_serves = f.serves;
+        // A CI that serves nothing is not created: its slices stay free (fewer
+        // CIs in a GI always still fit), and a GI left with none is a spare.
+        for (std::size_t c = 0; c < f.where.size(); ++c)
+          if (f.serves[c] >= 0) {
+            in.cis.push_back(f.where[c]);
+            in.ci_serves.push_back(f.serves[c]);
+          }
       }
       g.instances.push_back(std::move(in));
     }

@@ -116,12 +116,26 @@ std::string ranges_text(std::vector<int> v) {
   return out;
 }
 
-// Per demand item, how many instances a GPU of the group serves.
+// Per demand item, how many instances (GPU or compute instances) a GPU of the
+// group serves.
 std::map<int, int> serves_of(const plan_group& g) {
   std::map<int, int> out;
-  for (const planned_instance& pi : g.instances)
+  for (const planned_instance& pi : g.instances) {
     if (pi.serves >= 0) ++out[pi.serves];
+    for (int item_index : pi.ci_serves)
+      if (item_index >= 0) ++out[item_index];
+  }
   return out;
+}
+
+// The CI profile of a planned GI's compute instance.
+const ci_profile& ci_of(const gpu_model& gpu, const planned_instance& pi, const ci_instance& ci) {
+  return prof(gpu, pi.where.profile).ci_profiles[static_cast<std::size_t>(ci.ci)];
+}
+
+// The item the k-th compute instance of `pi` serves, or -1.
+int ci_serves_of(const planned_instance& pi, std::size_t k) {
+  return k < pi.ci_serves.size() ? pi.ci_serves[k] : -1;
 }
 
 std::string item_name(const plan_request& req, int i) {
@@ -233,7 +247,20 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
       os << fmt::format("  {} {:<14} start {:<2} {}\n",
                         paint(color, tone::instance, std::string(1, instance_letter(k)), k), p.name,
                         pi.where.start,
-                        pi.serves >= 0 ? "serves " + item_name(req, pi.serves) : "spare");
+                        pi.serves >= 0
+                            ? "serves " + item_name(req, pi.serves)
+                            : (pi.cis.empty() ? "spare" : "split into compute instances:"));
+      // Its compute instances, when it serves CI items: which slices each owns.
+      for (std::size_t c = 0; c < pi.cis.size(); ++c) {
+        const ci_profile& cp = ci_of(*g.gpu, pi, pi.cis[c]);
+        const int serves = ci_serves_of(pi, c);
+        os << fmt::format(
+            "      {:<16} slice{} {:<5} {}\n", cp.name, cp.compute_slices > 1 ? "s" : " ",
+            cp.compute_slices > 1
+                ? fmt::format("{}-{}", pi.cis[c].start, pi.cis[c].start + cp.compute_slices - 1)
+                : fmt::format("{}", pi.cis[c].start),
+            serves >= 0 ? "serves " + item_name(req, serves) : "spare");
+      }
     }
     std::string serves;
     for (const auto& [item_index, n] : serves_of(g))
@@ -324,6 +351,25 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
           w.value(pi.serves);
         else
           w.null();
+        // The CIs it is split into when it serves CI items; null: its default CI.
+        w.key("compute_instances");
+        if (pi.cis.empty()) {
+          w.null();
+        } else {
+          w.begin_array();
+          for (std::size_t c = 0; c < pi.cis.size(); ++c) {
+            const ci_profile& cp = ci_of(*g.gpu, pi, pi.cis[c]);
+            w.begin_object().key("profile").value(cp.name).key("profile_id").value(cp.id);
+            w.key("start").value(pi.cis[c].start).key("size").value(cp.compute_slices);
+            w.key("serves");
+            if (const int serves = ci_serves_of(pi, c); serves >= 0)
+              w.value(serves);
+            else
+              w.null();
+            w.end_object();
+          }
+          w.end_array();
+        }
         w.end_object();
       }
       w.end_array();

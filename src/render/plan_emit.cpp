@@ -29,9 +29,23 @@ const gpu_model* filtered(const gpu_model* g) {
 emitted_geometry group_geometry(const plan_group& grp) {
   emitted_geometry out{true, {}};
   std::map<int, int> n;
-  for (const planned_instance& p : grp.instances) ++n[p.where.profile];
+  std::map<std::pair<int, int>, int> cis;
+  for (const planned_instance& p : grp.instances) {
+    if (p.cis.empty())
+      ++n[p.where.profile];
+    else
+      for (const ci_instance& c : p.cis) ++cis[{p.where.profile, c.ci}];
+  }
   out.counts.assign(n.begin(), n.end());
+  out.ci_counts.assign(cis.begin(), cis.end());
   return out;
+}
+
+// "1c.3g.20gb": the name mig-parted knows a CI profile by.
+std::string_view ci_name(const gpu_model& g, std::pair<int, int> gi_ci) {
+  return g.profiles[static_cast<std::size_t>(gi_ci.first)]
+      .ci_profiles[static_cast<std::size_t>(gi_ci.second)]
+      .name;
 }
 
 emitted_geometry current_geometry(const current_gpu& gpu) {
@@ -87,6 +101,8 @@ std::string canonical(const std::vector<emitted_entry>& entries) {
                          e.gpu != nullptr ? e.gpu->profiles[static_cast<std::size_t>(p)].name
                                           : std::string_view("?"),
                          n);
+    for (const auto& [gi_ci, n] : e.geometry.ci_counts)
+      out += fmt::format("{}={},", e.gpu != nullptr ? ci_name(*e.gpu, gi_ci) : "?", n);
     out += ';';
   }
   return out;
@@ -249,7 +265,7 @@ void write_entry(std::ostream& os, const emitted_entry& e, std::string_view inde
   }
   key(e.geometry.mig_enabled ? "mig-enabled: true\n" : "mig-enabled: false\n");
   if (!e.geometry.mig_enabled) return;
-  if (e.geometry.counts.empty()) {
+  if (e.geometry.counts.empty() && e.geometry.ci_counts.empty()) {
     key("mig-devices: {}\n");
     return;
   }
@@ -257,6 +273,8 @@ void write_entry(std::ostream& os, const emitted_entry& e, std::string_view inde
   for (const auto& [p, n] : e.geometry.counts)
     os << indent << "    \"" << e.gpu->profiles[static_cast<std::size_t>(p)].name << "\": " << n
        << '\n';
+  for (const auto& [gi_ci, n] : e.geometry.ci_counts)
+    os << indent << "    \"" << ci_name(*e.gpu, gi_ci) << "\": " << n << '\n';
 }
 
 // The config itself; `indent` before every line (inside a ConfigMap).
@@ -287,15 +305,20 @@ void write_config(std::ostream& os, const emitted_labels& labels, std::string_vi
 // GPUs and off on others: the single MIG strategy allows neither.
 bool needs_mixed(const emitted_labels& labels) {
   for (const emitted_label& l : labels.labels) {
-    std::set<std::pair<const gpu_model*, int>> profiles;
+    // The distinct devices a label makes per model: profiles, and CI profiles
+    // (each a device of its own under the mixed strategy).
+    std::set<std::pair<const gpu_model*, std::string_view>> devices;
     bool on = false, off = false;
     for (const emitted_entry& e : l.entries) {
       (e.geometry.mig_enabled ? on : off) = true;
-      for (const auto& [p, n] : e.geometry.counts) profiles.insert({e.gpu, p});
+      for (const auto& [p, n] : e.geometry.counts)
+        devices.insert({e.gpu, e.gpu->profiles[static_cast<std::size_t>(p)].name});
+      for (const auto& [gi_ci, n] : e.geometry.ci_counts)
+        devices.insert({e.gpu, ci_name(*e.gpu, gi_ci)});
     }
     std::set<const gpu_model*> models;
-    for (const auto& [g, p] : profiles) models.insert(g);
-    if ((on && off) || profiles.size() > models.size()) return true;
+    for (const auto& [g, name] : devices) models.insert(g);
+    if ((on && off) || devices.size() > models.size()) return true;
   }
   return false;
 }

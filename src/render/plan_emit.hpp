@@ -36,6 +36,10 @@ struct plan_emit_options {
 struct emitted_geometry {
   bool mig_enabled = false;
   std::vector<std::pair<int, int>> counts;  ///< (profile index, count), by profile index
+  /// GPU instances split into compute instances: ((GI profile index, CI profile index
+  /// into its ci_profiles), count of CIs), as mig-parted names them ("1c.3g.20gb": 5);
+  /// these GIs are not in `counts` (mig-parted creates a GI for its CIs).
+  std::vector<std::pair<std::pair<int, int>, int>> ci_counts{};
   friend bool operator==(const emitted_geometry&, const emitted_geometry&) = default;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <migplan/compute.hpp>
 #include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -78,6 +79,29 @@ json checked_plan(const std::vector<std::string>& args, int code) {
         // A profile item is served by that very profile.
         if (demand[s].contains("profile")) CHECK(demand[s]["profile"] == in["profile"]);
       }
+      // The compute instances of a GI split for CI items: CI profiles of that GI, each
+      // serving an item that names its CI profile, together a legal CI layout.
+      if (in["compute_instances"].is_null()) continue;
+      const migplan::profile& gi = m.profiles[static_cast<std::size_t>(*p)];
+      std::vector<int> cis;
+      unsigned taken = 0;
+      for (const json& ci : in["compute_instances"]) {
+        const int c = migplan::find_ci(gi, ci["profile"].get<std::string>());
+        REQUIRE(c >= 0);
+        const migplan::ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(c)];
+        CHECK(cp.id == ci["profile_id"].get<int>());
+        CHECK(cp.compute_slices == ci["size"].get<int>());
+        const unsigned mask = ((1u << cp.compute_slices) - 1) << ci["start"].get<int>();
+        CHECK((taken & mask) == 0);
+        taken |= mask;
+        cis.push_back(c);
+        if (ci["serves"].is_null()) continue;
+        const auto s = ci["serves"].get<std::size_t>();
+        REQUIRE(s < demand.size());
+        CHECK(demand[s]["profile"] == ci["profile"]);
+        served[s] += g["count"].get<long long>();
+      }
+      CHECK(migplan::cis_fit(gi, cis));
     }
     CHECK(migplan::fits(migplan::rules(m), items));
     CHECK(g["count"].get<long long>() >= 1);
@@ -221,6 +245,31 @@ TEST_CASE("plan: plans are legal and cover the demand", "[plan][cli]") {
   CHECK(json::parse(r.out)["gpu_count"] == 2);
 }
 
+TEST_CASE("plan: compute-instance items share GPU instances, and the config names CIs",
+          "[plan][cli]") {
+  // 6 x 1c + 1 x 2c fill three 3g.20gb GIs (a 3g GI holds 1c+1c+1c or 2c+1c); with
+  // two 1g.5gb that is two A100-40GB.
+  const std::vector<std::string> args{"--gpu", "a100-40gb", "6x1c.3g.20gb", "2x1g.5gb",
+                                      "1x2c.3g.20gb"};
+  const json doc = checked_plan(args, 0);
+  CHECK(doc["gpu_count"] == 2);
+  CHECK(doc["optimal"] == true);
+  std::vector<std::string> all{"plan", "--emit", "mig-parted"};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = run_migplan(all);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\"1c.3g.20gb\": ") != std::string::npos);
+  const std::string path = temp_file(r.out);
+  const auto check = run_migplan({"check", "--strict", path});
+  std::remove(path.c_str());
+  INFO(r.out << check.err);
+  CHECK(check.code == 0);
+  // A CI profile no model's GI offers is bad input, with what the GI offers.
+  expect_bad({"--gpu", "a100-40gb", "3c.4g.20gb"},
+             "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, "
+             "2c.4g.20gb, 4g.20gb");
+}
+
 TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the shortfall",
           "[plan][cli]") {
   const json doc =
@@ -247,9 +296,11 @@ TEST_CASE("plan: a re-plan lists its changes", "[plan][cli]") {
       checked_plan({"--current", fixture("replan-h100.yaml"), "49x1g.10gb", "2x3g.40gb"}, 0);
   REQUIRE(doc.contains("changes"));
   REQUIRE(doc.contains("nodes"));
-  CHECK(doc["changes_lower_bound"].get<long long>() <=
-        static_cast<long long>(doc["changes"].size()));
-  CHECK(doc["changes_lower_bound"].get<long long>() >= 1);
+  // Eight H100s of 7x1g.10gb; 49 x 1g.10gb and 2 x 3g.40gb: exactly one GPU changes,
+  // and no plan changes fewer (the bound is proven).
+  CHECK(doc["changes"].size() == 1);
+  CHECK(doc["changes_lower_bound"] == 1);
+  CHECK(doc["optimal"] == true);
   std::set<std::pair<std::string, int>> gpus;
   for (const json& n : doc["nodes"])
     for (const json& g : n["gpus"])

@@ -541,6 +541,7 @@ class Checker:
             (["--gpu", "h100-80gb", "--gpu", "a100-40gb", "--cost", "h100-80gb=2.5",
               "4x3g.40gb", "2x2g.10gb"], 0),
             (["--gpu", "a30", "--available", "a30=1", "5x1g.6gb"], 1),
+            (["--gpu", "a100-40gb", "6x1c.3g.20gb", "2x1g.5gb", "1x2c.3g.20gb"], 0),
             (["--demand", fx + "demand.yaml", "--fleet", fx + "fleet.yaml"], (0, 1)),
             (["--demand", fx + "demand.csv", "--gpu", "h100-80gb", "--time-limit", "5"], (0, 1)),
             (["--current", fx + "state.json", "1g.10gb"], (0, 1)),
