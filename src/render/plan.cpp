@@ -156,10 +156,12 @@ void bound_line(std::ostream& os, const plan_request& req, const plan_result& re
                                   : fmt::format("{} gpu{}", number_text(res.lower_bound),
                                                 res.lower_bound == 1 ? "" : "s");
   if (res.optimal)
-    os << fmt::format("lower bound {}: proven optimal\n", bound);
+    os << fmt::format("lower bound {}: proven optimal (LP relaxation {})\n", bound,
+                      number_text(res.lp_bound));
   else
-    os << fmt::format("lower bound {}: not proven optimal{}, gap {:.1f}%\n", bound,
-                      req.time_limit_s ? " within the time limit" : "", res.gap * 100);
+    os << fmt::format("lower bound {}: not proven optimal{}, gap {:.1f}% (LP relaxation {})\n",
+                      bound, req.time_limit_s ? " within the time limit" : "", res.gap * 100,
+                      number_text(res.lp_bound));
 }
 
 void changes_text(std::ostream& os, const plan_request& req, const plan_result& res) {
@@ -320,7 +322,10 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
     w.key("gpu_count").value(res.gpu_count);
     w.key("cost").number(res.cost);
     w.key("lower_bound").number(res.lower_bound);
+    // To a millionth: the LP's floating point says 2.0000000000000004 for 2.
+    w.key("lp_bound").number(std::round(res.lp_bound * 1e6) / 1e6);
     w.key("optimal").value(res.optimal);
+    w.key("later_objectives_optimal").value(res.later_optimal);
     w.key("gap").number(res.gap);
     w.key("seconds").number(res.seconds);
     w.key("demand").begin_array();

@@ -45,7 +45,7 @@ SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "en
            "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model", "plan"]
 # Members that may be fractions (plan's costs, bounds and times); every other
 # number but memory_gib is an integer.
-FRACTION_KEYS = {"cost", "lower_bound", "gap", "seconds"}
+FRACTION_KEYS = {"cost", "lower_bound", "lp_bound", "gap", "seconds"}
 
 
 class Checker:
