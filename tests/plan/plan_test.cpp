@@ -341,3 +341,44 @@ TEST_CASE("compute-instance items share GIs of their GI profile", "[plan][ci]") 
     check_plan(req, res);
   }
 }
+
+namespace {
+// The fewest 3g.20gb GIs that hold `ones` 1c.3g.20gb and `twos` 2c.3g.20gb CIs, by a
+// search over what each GI takes, from the caps the user guide documents (a 3g GI
+// holds at most three 1c, at most one 2c, and three compute slices), independent of
+// the core's CI placement.
+int fewest_3g_gis(int ones, int twos) {
+  if (ones <= 0 && twos <= 0) return 0;
+  int best = 1 << 20;
+  for (int b = 0; b <= 1; ++b)
+    for (int a = 0; a <= 3; ++a) {
+      if (a + 2 * b > 3 || (a == 0 && b == 0)) continue;
+      if ((a > 0 && ones <= 0 && b == 0) || (b > 0 && twos <= 0 && a == 0)) continue;
+      best = std::min(best, 1 + fewest_3g_gis(ones - a, twos - b));
+    }
+  return best;
+}
+}  // namespace
+
+TEST_CASE("compute-instance items on a100-40gb match a brute force over GI contents",
+          "[plan][ci][exact]") {
+  const gpu_model* a = gpu("a100-40gb");
+  // An A100-40GB holds at most two 3g.20gb; whole 3g.20gb items take GIs of their own.
+  for (int ones = 0; ones <= 7; ++ones)
+    for (int twos = 0; twos <= 3; ++twos)
+      for (int whole = 0; whole <= 2; ++whole) {
+        if (ones + twos + whole == 0) continue;
+        plan_request req;
+        req.models.push_back({a, std::nullopt, 1.0});
+        if (ones > 0) req.demand.push_back(want("1c.3g.20gb", ones));
+        if (twos > 0) req.demand.push_back(want("2c.3g.20gb", twos));
+        if (whole > 0) req.demand.push_back(want("3g.20gb", whole));
+        const int gis = fewest_3g_gis(ones, twos) + whole;
+        INFO(ones << " x 1c, " << twos << " x 2c, " << whole << " x 3g.20gb");
+        const plan_result res = plan::solve(req);
+        REQUIRE(res.feasible);
+        CHECK(res.optimal);
+        CHECK(res.gpu_count == (gis + 1) / 2);
+        check_plan(req, res);
+      }
+}
