@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace migplan::cli::plan {
@@ -26,6 +27,8 @@ int mip::add_var(double lb, double ub, bool integer, double obj) {
 }
 
 void mip::add_row(const std::vector<std::pair<int, double>>& coeffs, double lb, double ub) {
+  for (const auto& [var, coef] : coeffs)
+    if (var < 0 || var >= var_count()) throw std::out_of_range("mip::add_row: no such variable");
   rows_.push_back({coeffs, lb, ub});
 }
 
@@ -33,11 +36,11 @@ void mip::clear_objective() {
   for (double& c : obj_) c = 0;
 }
 
-void mip::set_obj(int var, double coef) { obj_[static_cast<std::size_t>(var)] = coef; }
+void mip::set_obj(int var, double coef) { obj_.at(static_cast<std::size_t>(var)) = coef; }
 
 void mip::set_bounds(int var, double lb, double ub) {
-  lb_[static_cast<std::size_t>(var)] = lb;
-  ub_[static_cast<std::size_t>(var)] = ub;
+  lb_.at(static_cast<std::size_t>(var)) = lb;
+  ub_.at(static_cast<std::size_t>(var)) = ub;
 }
 
 mip::answer mip::solve(std::optional<double> time_limit_s, bool relax, int max_nodes) const {

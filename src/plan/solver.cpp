@@ -354,6 +354,21 @@ plan_result solve(const plan_request& req) {
   bool limited = replan;
   for (std::size_t m = 0; m < n_models; ++m) limited = limited || available[m].has_value();
   const bool need_unmet = limited || !all_servable;
+  // Items every model serves alike (the same profile, or CI profile, on each)
+  // are one class to the program: it sees their summed count, and the class's
+  // instances are shared out to its items, in item order, once it is solved.
+  // Ten thousand items of six profiles are then six variables per model, not
+  // ten thousand interchangeable ones that branch and bound would explore.
+  std::vector<std::size_t> rep(n_items);           // the first item of each item's class
+  std::vector<long long> class_count(n_items, 0);  // per representative: the summed count
+  {
+    std::map<std::pair<std::vector<int>, std::vector<int>>, std::size_t> first;
+    for (std::size_t i = 0; i < n_items; ++i) {
+      rep[i] = first.try_emplace({serve[i], ci[i]}, i).first->second;
+      class_count[rep[i]] += req.demand[i].count;
+    }
+  }
+  const auto is_rep = [&](std::size_t i) { return rep[i] == i; };
 
   // Columns.
   std::vector<column> cols;
@@ -430,7 +445,8 @@ plan_result solve(const plan_request& req) {
   std::vector<std::vector<int>> yvar(n_items, std::vector<int>(n_models, -1));
   std::vector<int> uvar(n_items, -1);
   for (std::size_t i = 0; i < n_items; ++i) {
-    const auto count = static_cast<double>(req.demand[i].count);
+    if (!is_rep(i)) continue;
+    const auto count = static_cast<double>(class_count[i]);
     std::vector<std::pair<int, double>> row;
     for (std::size_t m = 0; m < n_models; ++m) {
       if (serve[i][m] < 0) continue;
@@ -455,7 +471,8 @@ plan_result solve(const plan_request& req) {
     for (std::size_t p = 0; p < np; ++p) {
       std::vector<std::pair<int, double>> row;
       for (std::size_t i = 0; i < n_items; ++i)
-        if (serve[i][m] == static_cast<int>(p) && ci[i][m] < 0) row.push_back({yvar[i][m], 1.0});
+        if (is_rep(i) && serve[i][m] == static_cast<int>(p) && ci[i][m] < 0)
+          row.push_back({yvar[i][m], 1.0});
       // GIs of p holding CIs: w[m][p][pattern], and a row per CI profile.
       bool has_ci = false;
       for (std::size_t i = 0; i < n_items; ++i)
@@ -474,7 +491,7 @@ plan_result solve(const plan_request& req) {
         for (std::size_t q = 0; q < gi.ci_profiles.size(); ++q) {
           std::vector<std::pair<int, double>> cirow;
           for (std::size_t i = 0; i < n_items; ++i)
-            if (serve[i][m] == static_cast<int>(p) && ci[i][m] == static_cast<int>(q))
+            if (is_rep(i) && serve[i][m] == static_cast<int>(p) && ci[i][m] == static_cast<int>(q))
               cirow.push_back({yvar[i][m], 1.0});
           if (cirow.empty()) continue;
           for (const pattern_use& u : patterns)
@@ -566,7 +583,8 @@ plan_result solve(const plan_request& req) {
     }
     bool complete = true;
     for (std::size_t i = 0; i < n_items; ++i) {
-      long long left = req.demand[i].count;
+      if (!is_rep(i)) continue;
+      long long left = class_count[i];
       for (std::size_t m = 0; m < n_models && left > 0; ++m) {
         if (serve[i][m] < 0) continue;
         long long& c = cap[m][static_cast<std::size_t>(serve[i][m])];
@@ -598,7 +616,8 @@ plan_result solve(const plan_request& req) {
   // Stage 0: the least unmet demand.
   if (need_unmet) {
     prog.clear_objective();
-    for (int u : uvar) prog.set_obj(u, 1.0);
+    for (int u : uvar)
+      if (u >= 0) prog.set_obj(u, 1.0);
     prog.set_maximize(false);
     mip::answer a = run_stage(0.25);
     if (!a.has_solution()) {
@@ -607,7 +626,8 @@ plan_result solve(const plan_request& req) {
     }
     proven = proven && a.state == mip::status::optimal;
     std::vector<std::pair<int, double>> row;
-    for (int u : uvar) row.push_back({u, 1.0});
+    for (int u : uvar)
+      if (u >= 0) row.push_back({u, 1.0});
     prog.add_row(row, -inf, std::floor(a.objective + 0.5) + 0.5);
     best = std::move(a);
   }
@@ -732,10 +752,29 @@ plan_result solve(const plan_request& req) {
   // Read the solution.
   const std::vector<double>& v = best->values;
   auto val = [&](int var) { return var < 0 ? 0LL : as_count(v[static_cast<std::size_t>(var)]); };
-  for (std::size_t i = 0; i < n_items; ++i) {
-    const long long u = val(uvar[i]);
-    if (u > 0) res.unmet.push_back({static_cast<int>(i), u});
+  // Per item: its class's instances on each model, shared out in item order
+  // (each item takes from the models in order), and what is left unmet.
+  std::vector<std::vector<long long>> item_y(n_items, std::vector<long long>(n_models, 0));
+  std::vector<long long> item_u(n_items, 0);
+  {
+    std::vector<std::vector<long long>> left(n_items);
+    for (std::size_t i = 0; i < n_items; ++i)
+      if (is_rep(i))
+        for (std::size_t m = 0; m < n_models; ++m) left[i].push_back(val(yvar[i][m]));
+    for (std::size_t i = 0; i < n_items; ++i) {
+      long long need = req.demand[i].count;
+      std::vector<long long>& pool = left[rep[i]];
+      for (std::size_t m = 0; m < n_models && need > 0; ++m) {
+        const long long take = std::min(need, pool[m]);
+        item_y[i][m] = take;
+        pool[m] -= take;
+        need -= take;
+      }
+      item_u[i] = need;
+    }
   }
+  for (std::size_t i = 0; i < n_items; ++i)
+    if (item_u[i] > 0) res.unmet.push_back({static_cast<int>(i), item_u[i]});
   res.feasible = res.unmet.empty();
 
   // Blocks per model: kept classes first (re-plan), then configurations in order.
@@ -767,7 +806,7 @@ plan_result solve(const plan_request& req) {
     if (mine.empty()) continue;
     std::vector<std::vector<std::pair<int, long long>>> queues(models[m].gpu->profiles.size());
     for (std::size_t i = 0; i < n_items; ++i) {
-      const long long y = val(yvar[i][m]);
+      const long long y = item_y[i][m];
       if (y > 0 && ci[i][m] < 0)
         queues[static_cast<std::size_t>(serve[i][m])].push_back({static_cast<int>(i), y});
     }
@@ -778,7 +817,7 @@ plan_result solve(const plan_request& req) {
       std::vector<std::vector<std::pair<int, long long>>> ciq(
           models[m].gpu->profiles[p].ci_profiles.size());
       for (std::size_t i = 0; i < n_items; ++i) {
-        const long long y = val(yvar[i][m]);
+        const long long y = item_y[i][m];
         if (y > 0 && ci[i][m] >= 0 && serve[i][m] == static_cast<int>(p))
           ciq[static_cast<std::size_t>(ci[i][m])].push_back({static_cast<int>(i), y});
       }

@@ -38,9 +38,13 @@ bool has_costs(const plan_request& req) {
 
 // "2.5", "3": a cost or bound without trailing zeros.
 std::string number_text(double v) {
-  if (std::abs(v - std::round(v)) < 1e-9)
+  if (std::abs(v - std::round(v)) < 1e-6)
     return fmt::format("{}", static_cast<long long>(std::round(v)));
-  return fmt::format("{:.4g}", v);
+  // Two decimals, trailing zeros dropped: 102.5, 219603.75, 2.33.
+  std::string s = fmt::format("{:.2f}", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
 }
 
 // A stranded amount scaled by a GPU count.
@@ -162,6 +166,8 @@ void bound_line(std::ostream& os, const plan_request& req, const plan_result& re
     os << fmt::format("lower bound {}: not proven optimal{}, gap {:.1f}% (LP relaxation {})\n",
                       bound, req.time_limit_s ? " within the time limit" : "", res.gap * 100,
                       number_text(res.lp_bound));
+  if (res.optimal && !res.later_optimal)
+    os << "room kept and fewest geometries: the best found within the time limit, not proven\n";
 }
 
 void changes_text(std::ostream& os, const plan_request& req, const plan_result& res) {

@@ -227,6 +227,23 @@ TEST_CASE("a limited fleet reports exactly the demand it cannot meet", "[plan]")
   CHECK(res.gpu_count == 2);
 }
 
+TEST_CASE("items of one profile share its instances in item order; the last go unmet", "[plan]") {
+  const gpu_model* h = gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({h, 2, 1.0});  // at most 2 GPUs: 14 x 1g.10gb
+  req.demand.push_back(want("1g.10gb", 10));
+  req.demand.back().name = "first";
+  req.demand.push_back(want("1g.10gb", 6));
+  req.demand.back().name = "second";
+  const plan_result res = plan::solve(req);
+  CHECK_FALSE(res.feasible);
+  CHECK(res.gpu_count == 2);
+  REQUIRE(res.unmet.size() == 1);
+  CHECK(res.unmet.front().item == 1);
+  CHECK(res.unmet.front().missing == 2);
+  check_plan(req, res);
+}
+
 TEST_CASE("an item no model serves is unmet in full", "[plan]") {
   plan_request req;
   req.models.push_back({gpu("a30"), std::nullopt, 1.0});
