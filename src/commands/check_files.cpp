@@ -17,7 +17,7 @@
 
 #include "io/check_input.hpp"
 #include "io/ci_request.hpp"
-#include "io/manifest.hpp"
+#include "io/mig_parted.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "models.hpp"
@@ -29,25 +29,6 @@ namespace {
 bool current_anywhere(std::string_view name) {
   for (const gpu_model* g : all_models())
     if (find_profile(*g, name) >= 0) return true;
-  return false;
-}
-
-// A mig-parted name "Cc.Gg.MEMgb": a compute-instance profile when C != G;
-// "1c.1g.5gb" is the GPU-instance profile 1g.5gb (mig-parted matches on C, G, GB).
-bool compute_instance_name(std::string& name) {
-  // Format already checked: "Cc.Gg.MEMgb[+attrs]" has a 'c' before its first dot.
-  const std::size_t dot = name.find('.');
-  if (dot == std::string::npos || dot < 2 || name[dot - 1] != 'c') return false;
-  const std::size_t g_end = name.find('g', dot + 1);
-  if (g_end == std::string::npos) return false;
-  const std::string_view c(name.data(), dot - 1), g(name.data() + dot + 1, g_end - dot - 1);
-  // Same digits, ignoring leading zeros, is the same slice count.
-  const auto digits = [](std::string_view v) {
-    while (v.size() > 1 && v.front() == '0') v.remove_prefix(1);
-    return v;
-  };
-  if (digits(c) != digits(g)) return true;
-  name.erase(0, dot + 1);
   return false;
 }
 
@@ -148,17 +129,11 @@ class checker {
   void check_mig_parted(const geometry_spec& g, geometry_check& gc) {
     if (!g.mig_enabled) return;  // MIG off: nothing to place
     std::vector<const profile_request*> items;
-    std::vector<std::string> names;     // GPU-instance names, parallel to items
-    std::vector<std::string> ci_names;  // the CI profile named, or "" for a GI
+    std::vector<std::string> names;  // GPU-instance names, parallel to items
     for (const profile_request& r : g.items) {
       if (r.count == 0) continue;  // mig-parted skips zero counts
-      std::string name = r.name;
-      std::string ci;
-      if (compute_instance_name(name)) {
-        // "1c.3g.20gb": a CI of a 3g.20gb GI. The models are picked by the GI's name.
-        ci = name;
-        name.erase(0, name.find('.') + 1);
-      }
+      // "1c.3g.20gb": a CI of a 3g.20gb GI. The models are picked by the GI's name.
+      std::string name = split_mig_device_key(r.name).gi;
       if (r.count > max_item_count) {
         add(severity::error, fault::invalid, r.at,
             fmt::format("{} instances of {}: no gpu holds more than {} instances", r.count, r.name,
@@ -167,11 +142,9 @@ class checker {
         return;
       }
       items.push_back(&r);
-      names.push_back(name);
-      ci_names.push_back(ci);
+      names.push_back(std::move(name));
     }
     names_ = names;
-    ci_names_ = ci_names;
 
     const std::vector<const gpu_model*>& fleet = settings_.fleet;
     const auto in_fleet = [&](const gpu_model* m) {
@@ -378,46 +351,49 @@ class checker {
       const profile_request& r = *requests[i];
       const std::string& name = mig_parted ? names_[i] : r.name;
       int p = -1;
-      std::string unknown_message;
+      bool old_name = false;
       if (mig_parted) {
-        p = find_profile(gpu, name);
+        // The one reader of mig-devices keys (io/mig_parted), as plan --mig-config reads them.
+        const mig_device d = resolve_mig_device(gpu, r.name);
+        if (d.gi < 0) {
+          unknown(r, strip_profile_name(name), d.message);
+          continue;
+        }
+        p = d.gi;
+        old_name = d.former;
+        if (d.former) add(severity::warning, fault::invalid, r.at, d.message);
+        if (d.ci_error.code != ci_reason_code::none) {
+          ci_fail(r, d.ci_error);
+          continue;
+        }
+        if (d.ci >= 0) {
+          auto& [cis, first] = lone_cis[p];
+          cis.insert(cis.end(), static_cast<std::size_t>(r.count), d.ci);
+          if (first == nullptr) first = &r;
+          continue;
+        }
       } else {
+        std::string unknown_message;
         auto found = resolve_profile(gpu, name);
         if (found)
           p = *found;
         else
           unknown_message = found.error().message;
-      }
-      bool old_name = false;
-      if (p < 0) {
-        const int former = find_profile_by_former_name(gpu, strip_profile_name(name));
-        if (former >= 0) {
-          add(severity::warning, fault::invalid, r.at,
-              fmt::format("{}; current drivers need '{}'",
-                          former_name_text(gpu, former, strip_profile_name(name)),
-                          gpu.profiles[static_cast<std::size_t>(former)].name));
-          p = former;
-          old_name = true;
+        if (p < 0) {
+          const int former = find_profile_by_former_name(gpu, strip_profile_name(name));
+          if (former >= 0) {
+            add(severity::warning, fault::invalid, r.at,
+                fmt::format("{}; current drivers need '{}'",
+                            former_name_text(gpu, former, strip_profile_name(name)),
+                            gpu.profiles[static_cast<std::size_t>(former)].name));
+            p = former;
+            old_name = true;
+          }
         }
-      }
-      if (p < 0) {
-        if (unknown_message.empty()) unknown_message = resolve_profile(gpu, name).error().message;
-        unknown(r, strip_profile_name(name), unknown_message);
-        continue;
-      }
-      if (mig_parted && !ci_names_[i].empty()) {
-        const profile& gi = gpu.profiles[static_cast<std::size_t>(p)];
-        const int ci = find_ci(gi, ci_names_[i]);
-        if (gi.ci_profiles.empty()) {
-          ci_fail(r, unknown_ci_data(gpu, gi));
-        } else if (ci < 0) {
-          ci_fail(r, ci_not_offered(gpu, gi, ci_names_[i]));
-        } else {
-          auto& [cis, first] = lone_cis[p];
-          cis.insert(cis.end(), static_cast<std::size_t>(r.count), ci);
-          if (first == nullptr) first = &r;
+        if (p < 0) {
+          unknown(r, strip_profile_name(name), unknown_message);
+          continue;
         }
-        continue;
       }
       if (!mig_parted && r.compute) {
         auto t = parse_item(r.text);
@@ -574,7 +550,6 @@ class checker {
   const check_settings& settings_;
   const geometry_spec* current_ = nullptr;  // the geometry being checked, for diagnostics
   std::vector<std::string> names_;
-  std::vector<std::string> ci_names_;  // parallel to names_: the CI profile, "" for a GI
   std::map<std::pair<const gpu_model*, std::vector<item>>, answer> solved_;
 };
 
@@ -626,46 +601,6 @@ void finish_status(file_check& f) {
                        : file_status::valid;
 }
 
-// A Kubernetes manifest: the mig-parted config of every GPU Operator
-// ConfigMap in it (data["config.yaml"]), read as one config each, their
-// positions moved to the manifest's lines and columns, as one input.
-parsed_input read_configmaps(std::string_view text) {
-  const manifest m = read_manifest(text);
-  parsed_input out;
-  out.kubernetes = true;
-  out.diagnostics = m.diagnostics;
-  for (const embedded_config& c : m.configs) {
-    const std::string name = c.configmap.empty() ? "(unnamed)" : c.configmap;
-    parsed_input in = parse_check_input(c.text, false, [&c](location l) { return c.map(l); });
-    map_input(in, c);
-    if (in.format == input_format::geometry) {
-      out.diagnostics.push_back(file_diagnostic(
-          severity::error, fault::malformed, c.key_at,
-          fmt::format("config.yaml of ConfigMap '{}' is a migplan geometry file; the GPU "
-                      "Operator reads a mig-parted config (version: v1, mig-configs: ...) there",
-                      clip(name))));
-      continue;
-    }
-    if (in.format == input_format::mig_parted) out.format = input_format::mig_parted;
-    for (geometry_spec& g : in.geometries) {
-      g.configmap = c.configmap;
-      out.geometries.push_back(std::move(g));
-    }
-    out.labels.insert(out.labels.end(), in.labels.begin(), in.labels.end());
-    out.diagnostics.insert(out.diagnostics.end(), std::make_move_iterator(in.diagnostics.begin()),
-                           std::make_move_iterator(in.diagnostics.end()));
-  }
-  if (m.configs.empty() && m.diagnostics.empty()) {
-    // Found by scanning, a manifest of other things is skipped; named, it gets a warning.
-    out.foreign = true;
-    out.diagnostics.push_back(file_diagnostic(
-        severity::warning, fault::invalid, {},
-        "a Kubernetes manifest with no ConfigMap holding config.yaml (the key the GPU "
-        "Operator reads a mig-parted config from): nothing to check"));
-  }
-  return out;
-}
-
 }  // namespace
 
 file_check check_source(const source& s, std::istream& in, const check_settings& settings) {
@@ -685,11 +620,7 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
     return f;
   }
   f.text = std::move(*text);
-  const bool json = looks_json(s, f.text);
-  if (!json && looks_like_manifest(f.text))
-    f.input = read_configmaps(f.text);
-  else
-    f.input = parse_check_input(f.text, json);
+  f.input = read_mig_parted_input(f.text, looks_json(s, f.text));
   if (s.scanned && f.input.foreign) {
     // A workflow or a compose file beside the configs: not ours to judge.
     // Named on the command line, the same file is an error.

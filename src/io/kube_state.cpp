@@ -19,6 +19,7 @@
 
 #include "io/check_input.hpp"
 #include "io/manifest.hpp"
+#include "io/mig_parted.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
@@ -230,23 +231,20 @@ struct config_source {
 };
 
 void read_config(config_source& c, std::string_view text, bool json) {
-  std::optional<check::embedded_config> embedded;
-  if (!json && check::looks_like_manifest(text)) {
-    check::manifest m = check::read_manifest(text);
-    for (const check::diagnostic& d : m.diagnostics)
-      if (d.level == check::severity::error) throw stop{at(c.shown, d.at.line, d.message)};
-    if (m.configs.empty())
+  // The one reader of mig-parted configs (io/mig_parted), as `migplan check` reads them.
+  std::vector<check::location> configmaps;
+  c.input = check::read_mig_parted_input(text, json, &configmaps);
+  if (c.input.kubernetes) {
+    for (const check::diagnostic& d : c.input.diagnostics)
+      if (d.level == check::severity::error && d.kind == check::fault::malformed)
+        throw stop{at(c.shown, d.at.line, d.message)};
+    if (configmaps.empty())
       throw stop{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
-    if (m.configs.size() > 1)
-      throw stop{at(c.shown, m.configs[1].key_at.line,
+    if (configmaps.size() > 1)
+      throw stop{at(c.shown, configmaps[1].line,
                     fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
                                 "Operator uses",
-                                m.configs.size()))};
-    embedded = std::move(m.configs.front());
-    c.input = check::parse_check_input(embedded->text, false);
-    check::map_input(c.input, *embedded);
-  } else {
-    c.input = check::parse_check_input(text, json);
+                                configmaps.size()))};
   }
   if (c.input.format == check::input_format::geometry)
     throw stop{at(c.shown, 0,
@@ -379,26 +377,23 @@ class kube_builder {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     std::vector<current_gi> out;
     if (e.mig_enabled) {
+      // The GIs mig-parted makes of the entry: compute-instance profiles
+      // ("1c.3g.20gb") share GIs as `check` reckons them (io/mig_parted).
+      const check::mig_parted_gis made = check::entry_instances(g, e);
+      if (!made.error.empty())
+        throw stop{
+            at(config_.shown, made.error_at.line,
+               fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), made.error))};
       std::vector<item> items;
-      long long total = 0;
-      for (const check::profile_request& r : e.items) {
-        if (r.count == 0) continue;
-        auto p = resolve_profile(g, r.name);
-        if (!p)
-          throw stop{at(
-              config_.shown, r.at.line,
-              fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), p.error().message))};
-        total += r.count;
-        if (total > max_units) break;
-        for (long long k = 0; k < r.count; ++k) items.push_back({*p, item::any_start});
-      }
-      if (total > max_units || !fits(rules(g), items))
-        fail_config(e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
-                                   "on {}: {}",
-                                   q(e.label), index, q(n.name), g.slug,
-                                   total > max_units
-                                       ? fmt::format("{} instances, more than any GPU holds", total)
-                                       : why_not(g, items)));
+      for (const int p : made.gis) items.push_back({p, item::any_start});
+      if (made.too_many > 0 || !fits(rules(g), items))
+        fail_config(
+            e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
+                           "on {}: {}",
+                           q(e.label), index, q(n.name), g.slug,
+                           made.too_many > 0
+                               ? fmt::format("{} instances, more than any GPU holds", made.too_many)
+                               : why_not(g, items)));
       for (const item& it : items) out.push_back({it.profile, item::any_start, false});
     }
     return cache_.emplace(key, std::move(out)).first->second;

@@ -10,11 +10,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
 #include <migplan/search.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "io/ci_request.hpp"
 #include "render/plan_emit.hpp"
 #include "run_binary.hpp"
 
@@ -758,6 +760,76 @@ TEST_CASE("nodes labelled as emitted read back as the plan's geometries", "[plan
       }
     }
   }
+}
+
+TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs",
+          "[plan-io][emit]") {
+  // Issue 19: a config with CI profiles ("1c.3g.20gb": 4) that check accepted
+  // was refused by --mig-config as "unknown profile '1c.3g.20gb'". Both now
+  // read it with one reader (io/mig_parted), as mig-parted makes its GIs.
+  const gpu_model& a100 = model("a100-40gb");
+  const int gi = profile_of(a100, "3g.20gb");
+  const profile& p3 = a100.profiles[static_cast<std::size_t>(gi)];
+  const int c1 = find_ci(p3, "1c.3g.20gb"), c2 = find_ci(p3, "2c.3g.20gb");
+  REQUIRE(c1 >= 0);
+  REQUIRE(c2 >= 0);
+  plan_request req;
+  req.demand.push_back({"x", 1, "1c.3g.20gb", std::nullopt, std::nullopt, std::nullopt, ""});
+  req.nodes = {{"gpu-a", &a100, 2, "f:1"}, {"gpu-b", &a100, 1, "f:2"}};
+  plan_result res;
+  res.feasible = true;
+  res.optimal = true;
+  plan_group split = group(a100, 2, {"3g.20gb@0", "3g.20gb@4"});
+  split.instances[0].cis = {{c1, 0}, {c1, 1}, {c1, 2}};
+  split.instances[1].cis = {{c2, 0}, {c1, 2}};
+  plan_group mixed = group(a100, 2, {"3g.20gb@0", "1g.5gb@4"});
+  mixed.instances[0].cis = {{c1, 0}, {c1, 1}};
+  res.groups = {split, mixed};
+  res.nodes = {node_plan("gpu-a", {0, 1}), node_plan("gpu-b", {1})};
+  res.gpu_count = 3;
+  const render::emitted_labels labels = render::plan_labels(req, res);
+  std::vector<std::pair<std::string, std::string>> nodes;
+  for (const auto& n : labels.nodes)
+    nodes.emplace_back(n.node, gfd("NVIDIA-A100-SXM4-40GB", n.node == "gpu-a" ? 2 : 1, n.label));
+  for (const auto kind : {render::plan_emit_kind::mig_parted, render::plan_emit_kind::configmap}) {
+    const std::string config = emit(kind, req, res);
+    CHECK(config.find("\"1c.3g.20gb\": 4") != std::string::npos);
+    passes_check(config);
+    const auto back = kube(nodes_json(nodes), config);
+    INFO(config);
+    REQUIRE(back.has_value());
+    REQUIRE(back->nodes.size() == res.nodes.size());
+    for (std::size_t i = 0; i < res.nodes.size(); ++i)
+      for (const plan_result::node_gpu& g : res.nodes[i].gpus) {
+        std::vector<int> want, got;
+        for (const planned_instance& p : res.groups[static_cast<std::size_t>(g.group)].instances)
+          want.push_back(p.where.profile);
+        for (const current_gi& c : back->nodes[i].gpus[static_cast<std::size_t>(g.index)].instances)
+          got.push_back(c.profile);
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        INFO(res.nodes[i].name << " gpu " << g.index);
+        CHECK(got == want);
+      }
+  }
+  // A CI profile the GI does not offer, and one of a GI whose CIs are unknown,
+  // get check's own sentences, at their line.
+  const std::string one = nodes_json({{"h", gfd("NVIDIA-A100-SXM4-40GB", 1, "x")}});
+  CHECK(error_of(kube(one,
+                      "version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                      "      mig-enabled: true\n      mig-devices:\n"
+                      "        \"3c.4g.20gb\": 1\n")) ==
+        "mig.yaml:7: label 'x' (for node 'h'): " +
+            ci_not_offered(a100,
+                           a100.profiles[static_cast<std::size_t>(profile_of(a100, "4g.20gb"))],
+                           "3c.4g.20gb")
+                .message);
+  CHECK(error_of(kube(one,
+                      "version: v1\nmig-configs:\n  x:\n    - devices: all\n"
+                      "      mig-enabled: true\n      mig-devices:\n"
+                      "        \"1c.3g.20gb\": 7\n")) ==
+        "mig.yaml:4: label 'x' gives gpu 0 of node 'h' a geometry that does not fit on "
+        "a100-40gb: 3 3g.20gb instances, but a100-40gb allows at most 2");
 }
 
 TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", "[plan-io][emit]") {
