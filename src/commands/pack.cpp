@@ -324,6 +324,12 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
       }
   }
   plan.fallback = find_creation_order(g, occupied, fresh);
+  // A kind that would drop part of the layout (compute instances) refuses.
+  if (kind->problem != nullptr)
+    if (const std::string why = kind->problem(plan); !why.empty()) {
+      report_bad_input(ctx, why);
+      return exit_bad_input;
+    }
   kind->write(ctx.out, plan);
   return exit_ok;
 }

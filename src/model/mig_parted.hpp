@@ -17,6 +17,9 @@ struct mig_parted_entry {
   const gpu_model* gpu = nullptr;
   bool enabled = true;                       ///< mig-enabled
   std::vector<std::pair<int, int>> devices;  ///< (profile index, count), in the order written
+  /// Compute instances smaller than their GI, by the name mig-parted gives them
+  /// ("1c.3g.20gb") with their count, written after `devices`.
+  std::vector<std::pair<std::string, int>> compute{};
 };
 
 /// One label of `mig-configs`.

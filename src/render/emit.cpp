@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <iterator>
+#include <map>
+#include <migplan/compute.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -142,19 +144,154 @@ std::string yaml_key(std::string_view s) {
   return plain ? std::string(s) : yaml_string(s);
 }
 
-// Distinct profiles of a layout with their counts, largest first.
-std::vector<std::pair<int, int>> counts_largest_first(const gpu_model& g, const layout& l) {
-  std::vector<std::pair<int, int>> out;
-  const profile_counts c = l.counts();
-  for (int p = 0; p < static_cast<int>(g.profiles.size()); ++p)
-    if (c[p] > 0) out.emplace_back(p, c[p]);
-  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    const profile& pa = prof(g, a.first);
-    const profile& pb = prof(g, b.first);
+// One kind of MIG device of a layout, as nvidia-smi, mig-parted and the
+// device plugin name it: a GPU instance with the CI that owns all of it (the
+// GI profile's name, its default) or a smaller compute instance ("1c.3g.20gb").
+struct device_count {
+  int gi = 0;         // its GI profile
+  int ci_slices = 0;  // compute slices of the CI (the GI's for a whole GI)
+  std::string name;
+  int count = 0;
+  bool whole() const { return ci_slices < 0; }
+};
+
+// The name of an existing CI as the catalog knows it: by name ("1c.3g.20gb",
+// or the GI's name for its full CI), else by CI profile ID, else as listed.
+// Its compute slices, or -1 when it is the GI's full CI.
+std::pair<std::string, int> existing_ci(const profile& gi, const current_ci& c) {
+  int k = find_ci(gi, c.profile);
+  for (std::size_t i = 0; k < 0 && i < gi.ci_profiles.size(); ++i)
+    if (gi.ci_profiles[i].id == c.profile_id) k = static_cast<int>(i);
+  if (k < 0) return {c.profile, detail::iequals(c.profile, gi.name) ? -1 : c.size.value_or(0)};
+  const ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(k)];
+  return {std::string(cp.name), cp.compute_slices == gi.compute_slices ? -1 : cp.compute_slices};
+}
+
+// The MIG devices of the whole layout, existing instances included, by kind,
+// largest first: a GI whose CIs were not named (or an existing one listed
+// without CIs) is one device of its own profile; a split GI, one per CI.
+std::vector<device_count> device_counts(const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  std::vector<device_count> out;
+  const auto add = [&](int gi, std::string name, int ci_slices) {
+    const auto it =
+        std::find_if(out.begin(), out.end(), [&](const device_count& d) { return d.name == name; });
+    if (it != out.end())
+      ++it->count;
+    else
+      out.push_back({gi, ci_slices, std::move(name), 1});
+  };
+  for (const current_instance& c : plan.existing) {
+    const profile& gi = prof(g, c.profile);
+    if (c.compute.empty()) add(c.profile, std::string(gi.name), -1);
+    for (const current_ci& ci : c.compute) {
+      auto [name, slices] = existing_ci(gi, ci);
+      add(c.profile, slices < 0 ? std::string(gi.name) : name, slices);
+    }
+  }
+  for (std::size_t i = 0; i < plan.create.size(); ++i) {
+    const int p = plan.create[i].profile;
+    const profile& gi = prof(g, p);
+    if (i >= plan.cis.size() || plan.cis[i].empty()) add(p, std::string(gi.name), -1);
+    if (i < plan.cis.size())
+      for (const ci_instance& ci : plan.cis[i]) {
+        const ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(ci.ci)];
+        const bool full = cp.compute_slices == gi.compute_slices;
+        add(p, std::string(full ? gi.name : cp.name), full ? -1 : cp.compute_slices);
+      }
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const device_count& a, const device_count& b) {
+    const profile& pa = prof(g, a.gi);
+    const profile& pb = prof(g, b.gi);
     if (pa.size != pb.size) return pa.size > pb.size;
-    return pa.compute_slices > pb.compute_slices;
+    if (pa.compute_slices != pb.compute_slices) return pa.compute_slices > pb.compute_slices;
+    if (a.whole() != b.whole()) return a.whole();
+    return a.ci_slices > b.ci_slices;
   });
   return out;
+}
+
+// The GI profiles whose CIs mig-parted may share out over fewer GIs than the
+// layout has: it counts CIs, not GIs, and puts each CI in the GI it made last
+// while the CI fits there (SetMigConfig, pkg/mig/config/config.go), so CIs the
+// request keeps in separate GIs ("3g.20gb[2c]" and "3g.20gb[1c]") can end up
+// in one. Checked by the fewest GIs that hold the CIs (group_cis).
+std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  std::map<int, std::pair<std::vector<int>, std::size_t>> split;  // GI profile -> (CIs, GIs)
+  const auto note = [&](int p, const std::vector<int>& cis) {
+    auto& [all, gis] = split[p];
+    all.insert(all.end(), cis.begin(), cis.end());
+    ++gis;
+  };
+  for (const current_instance& c : plan.existing) {
+    const profile& gi = prof(g, c.profile);
+    std::vector<int> cis;
+    for (const current_ci& ci : c.compute) {
+      const auto [name, slices] = existing_ci(gi, ci);
+      if (slices < 0) continue;
+      const int k = find_ci(gi, name);
+      if (k < 0) return {};  // a CI the catalog lacks: nothing to reckon with
+      cis.push_back(k);
+    }
+    if (!cis.empty()) note(c.profile, cis);
+  }
+  for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
+    const profile& gi = prof(g, plan.create[i].profile);
+    std::vector<int> cis;
+    for (const ci_instance& ci : plan.cis[i])
+      if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices)
+        cis.push_back(ci.ci);
+    if (!cis.empty()) note(plan.create[i].profile, cis);
+  }
+  std::vector<std::string> out;
+  for (const auto& [p, v] : split) {
+    const ci_grouping fewest = group_cis(prof(g, p), v.first);
+    if (fewest.gis.size() < v.second)
+      out.push_back(fmt::format("{} {} GIs into {}", v.second, prof(g, p).name, fewest.gis.size()));
+  }
+  return out;
+}
+
+// Whether any GI of the layout is split into smaller compute instances.
+bool any_split(const std::vector<device_count>& devices) {
+  return std::any_of(devices.begin(), devices.end(),
+                     [](const device_count& d) { return !d.whole(); });
+}
+
+std::string mig_parted_problem(const emit_plan& plan) {
+  const std::vector<std::string> merged = merged_by_mig_parted(plan);
+  if (merged.empty()) return {};
+  return fmt::format(
+      "a mig-parted config cannot keep this layout's compute instances apart: mig-parted "
+      "counts compute instances, not GPU instances, and puts each in the GPU instance it made "
+      "last while it fits there, so it may merge {}; use --emit nvidia-smi or --emit nvml, "
+      "which create each GPU instance with its own compute instances",
+      fmt::join(merged, " and "));
+}
+
+// --emit dra offers every GPU-instance placement, and the NVIDIA DRA driver
+// makes each MIG device it hands out with the compute instance that owns the
+// whole GPU instance: it skips every MIG profile whose CI is smaller than its
+// GI (inspectMigProfilesAndPlacements in kubernetes-sigs/dra-driver-nvidia-gpu,
+// "if info.C != info.G"). Compute instances asked for would be dropped.
+std::string dra_problem(const emit_plan& plan) {
+  std::vector<std::string> split;
+  for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
+    if (plan.cis[i].empty()) continue;
+    const profile& gi = prof(*plan.gpu, plan.create[i].profile);
+    for (const ci_instance& ci : plan.cis[i])
+      if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices) {
+        split.emplace_back(gi.name);
+        break;
+      }
+  }
+  if (split.empty()) return {};
+  return fmt::format(
+      "--emit dra cannot write compute instances: the NVIDIA DRA driver makes each MIG device "
+      "with the compute instance that owns its whole GPU instance, so the split {} {} would be "
+      "lost; use --emit nvidia-smi or --emit nvml",
+      split.size() == 1 ? "of" : "of each", fmt::format("{}", fmt::join(split, ", ")));
 }
 
 // The DRA ResourceSlices of the plan's GPU: every placement as a device
@@ -167,11 +304,15 @@ void emit_dra(std::ostream& os, const emit_plan& plan) {
 }
 
 constexpr std::array<emit_kind, 5> kinds{{
-    {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi},
-    {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml},
-    {"mig-parted", "a mig-parted v1 config with one label for the layout", emit_mig_parted},
-    {"k8s", "the NVIDIA device plugin's extended resources (mixed and single strategy)", emit_k8s},
-    {"dra", "Kubernetes DRA ResourceSlices offering every placement of the GPU", emit_dra},
+    {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi,
+     nullptr},
+    {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml, nullptr},
+    {"mig-parted", "a mig-parted v1 config with one label for the layout", emit_mig_parted,
+     mig_parted_problem},
+    {"k8s", "the NVIDIA device plugin's extended resources (mixed and single strategy)", emit_k8s,
+     nullptr},
+    {"dra", "Kubernetes DRA ResourceSlices offering every placement of the GPU", emit_dra,
+     dra_problem},
 }};
 
 }  // namespace
@@ -184,11 +325,12 @@ const emit_kind* find_emit_kind(std::string_view name) {
   return nullptr;
 }
 
-std::string layout_label(const gpu_model& gpu, const layout& l) {
+std::string layout_label(const emit_plan& plan) {
+  const gpu_model& gpu = *plan.gpu;
   std::string parts;
-  for (const auto& [p, n] : counts_largest_first(gpu, l))
-    parts += fmt::format("{}{}{}", parts.empty() ? "" : "-", n == 1 ? "" : fmt::format("{}x", n),
-                         label_word(prof(gpu, p).name));
+  for (const device_count& d : device_counts(plan))
+    parts += fmt::format("{}{}{}", parts.empty() ? "" : "-",
+                         d.count == 1 ? "" : fmt::format("{}x", d.count), label_word(d.name));
   const std::string head = fmt::format("migplan-{}", gpu.slug);
   std::string full = parts.empty() ? head : head + "-" + parts;
   if (full.size() <= 63) return full;
@@ -320,25 +462,53 @@ void emit_nvml(std::ostream& os, const emit_plan& plan) {
 void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
   mig_parted_config config;
-  const std::string label = layout_label(g, plan.whole);
+  const std::string label = layout_label(plan);
+  const std::vector<device_count> devices = device_counts(plan);
   config.header = {
       fmt::format("mig-parted config for the MIG layout {} on every {} ({}). Written by migplan "
                   "pack --emit mig-parted. mig-parted takes counts, not starts: it tries "
                   "creation orders until the driver accepts one, so an instance may sit "
                   "elsewhere than planned; the counts are the plan's.",
                   layout_text(g, plan.whole), g.slug, model_name(g)),
-      "",
-      "Apply it with:",
-      fmt::format("  nvidia-mig-parted apply -f FILE -c {}", label),
   };
-  mig_parted_entry e{&g, true, counts_largest_first(g, plan.whole)};
+  if (any_split(devices))
+    config.header.push_back(
+        "A GPU instance split into compute instances is written as its compute instances, "
+        "by CI profile (\"1c.3g.20gb\"), as nvidia-mig-parted export names them: mig-parted "
+        "makes a GPU instance for a compute instance that does not fit in the one it made "
+        "last, so which compute instances share a GPU instance is its choice.");
+  config.header.insert(
+      config.header.end(),
+      {"", "Apply it with:", fmt::format("  nvidia-mig-parted apply -f FILE -c {}", label)});
+  mig_parted_entry e{&g, true, {}};
+  for (const device_count& d : devices) {
+    if (d.whole())
+      e.devices.emplace_back(d.gi, d.count);
+    else
+      e.compute.emplace_back(d.name, d.count);
+  }
   config.labels.push_back({label, {e}});
   mig_parted(os, config);
 }
 
 void emit_k8s(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
-  const std::vector<std::pair<int, int>> counts = counts_largest_first(g, plan.whole);
+  const std::vector<device_count> devices = device_counts(plan);
+  // Under the mixed strategy each MIG device counts under its GI profile's
+  // resource: the plugin makes a resource only for profiles whose CI owns the
+  // whole GI (AddDefaultResourcesToConfig skips "info.C != info.G"), and it
+  // matches a device's profile to those patterns unanchored
+  // (api/config/v1/resources.go, Matches), so "1c.3g.20gb" falls to the
+  // pattern "3g.20gb" and is one more nvidia.com/mig-3g.20gb.
+  std::vector<std::pair<int, int>> per_gi;
+  for (const device_count& d : devices) {
+    const auto it =
+        std::find_if(per_gi.begin(), per_gi.end(), [&](const auto& x) { return x.first == d.gi; });
+    if (it == per_gi.end())
+      per_gi.emplace_back(d.gi, d.count);
+    else
+      it->second += d.count;
+  }
   std::string out = comment(fmt::format(
       "What the NVIDIA device plugin advertises for one {} ({}) with the MIG layout {}; a node "
       "advertises the sum over its GPUs. Written by migplan pack --emit k8s.",
@@ -347,9 +517,23 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
       "Mixed strategy (--mig-strategy=mixed): one extended resource per profile, named \"mig-\" "
       "and the profile with \"+\" as \".\" (k8s-device-plugin, internal/rm/rm.go, "
       "AddDefaultResourcesToConfig).");
+  if (any_split(devices)) {
+    std::vector<std::string> cis;
+    for (const device_count& d : devices)
+      if (!d.whole())
+        cis.push_back(fmt::format("{} x {} as nvidia.com/mig-{}", d.count, d.name,
+                                  label_word(prof(g, d.gi).name)));
+    out += comment(fmt::format(
+        "Compute instances: every compute instance is a MIG device of its own, and the plugin "
+        "has no resource for a CI profile smaller than its GPU instance (it skips them, "
+        "\"info.C != info.G\"); it counts each under its GPU instance's resource, whose name "
+        "its profile contains (the patterns match unanchored, api/config/v1/resources.go): {}. "
+        "A pod that asks for one may get a compute instance, not a whole GPU instance.",
+        fmt::join(cis, ", ")));
+  }
   out += "mixed:\n";
   std::string notes;
-  for (const auto& [p, n] : counts) {
+  for (const auto& [p, n] : per_gi) {
     const profile& pr = prof(g, p);
     out += fmt::format("  {}: {}\n",
                        yaml_key(fmt::format("nvidia.com/mig-{}", label_word(pr.name))), n);
@@ -361,17 +545,23 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
                               pr.name, label_word(c.name), c.note));
   }
   out += notes;
-  if (counts.size() == 1) {
+  const bool split = any_split(devices);
+  if (devices.size() == 1) {
     out += comment(
-        "Single strategy (--mig-strategy=single): every MIG device is advertised as "
-        "nvidia.com/gpu; the layout is uniform, so it can serve it.");
-    out += fmt::format("single:\n  nvidia.com/gpu: {}\n", counts.front().second);
+        split ? fmt::format("Single strategy (--mig-strategy=single): every MIG device is "
+                            "advertised as nvidia.com/gpu; the {} devices are all {}, so it can "
+                            "serve them.",
+                            devices.front().count, devices.front().name)
+              : std::string("Single strategy (--mig-strategy=single): every MIG device is "
+                            "advertised as nvidia.com/gpu; the layout is uniform, so it can "
+                            "serve it."));
+    out += fmt::format("single:\n  nvidia.com/gpu: {}\n", devices.front().count);
   } else {
     out += comment(fmt::format(
-        "Single strategy (--mig-strategy=single): cannot serve this layout. It holds {} profiles, "
-        "and the plugin refuses a node whose MIG devices differ (\"more than one MIG device type "
-        "present on node\", internal/rm/device_map.go).",
-        counts.size()));
+        "Single strategy (--mig-strategy=single): cannot serve this layout. It holds {} {}, "
+        "and the plugin refuses a node whose MIG devices differ (\"more than one MIG device "
+        "type present on node\", internal/rm/device_map.go).",
+        devices.size(), split ? "kinds of MIG device" : "profiles"));
     out += "single: null\n";
   }
   os << out;

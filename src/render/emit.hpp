@@ -9,6 +9,7 @@
 
 #include <iosfwd>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "model/emit.hpp"
@@ -20,6 +21,9 @@ struct emit_kind {
   std::string_view name;     ///< as --emit takes it
   std::string_view summary;  ///< what it writes, for --help and messages
   void (*write)(std::ostream& os, const emit_plan& plan);
+  /// Why this kind cannot write `plan` without losing part of it (one
+  /// sentence), or ""; null for a kind that writes every layout.
+  std::string (*problem)(const emit_plan& plan);
 };
 
 /// Every kind, in the order --help lists them.
@@ -41,17 +45,20 @@ void emit_nvidia_smi(std::ostream& os, const emit_plan& plan);
 void emit_nvml(std::ostream& os, const emit_plan& plan);
 
 /// A mig-parted v1 config with one label for the whole layout (counts per
-/// profile), filtered to the model's PCI IDs.
+/// profile; a GI split into compute instances counted per CI profile,
+/// "1c.3g.20gb", as mig-parted names them), filtered to the model's PCI IDs.
 void emit_mig_parted(std::ostream& os, const emit_plan& plan);
 
 /// YAML: the extended resources the NVIDIA device plugin advertises for one
-/// GPU with the whole layout, under the mixed and the single strategy.
+/// GPU with the whole layout, under the mixed and the single strategy; each
+/// compute instance is a device of its own, counted under its GI profile's
+/// resource (the plugin has none for CI profiles).
 void emit_k8s(std::ostream& os, const emit_plan& plan);
 
 /// The label `emit_mig_parted` writes for a layout: "migplan-SLUG-" and the
-/// instances, largest first ("4g.20gb-2g.10gb-2x1g.5gb", "+" as "."); past 63
-/// characters (a Kubernetes label value's limit) "migplan-SLUG-" and the
-/// 32-bit FNV-1a hash of that text in hex.
-std::string layout_label(const gpu_model& gpu, const layout& l);
+/// MIG devices, largest first ("4g.20gb-2g.10gb-2x1g.5gb", a split GI as its
+/// CIs, "2x1c.3g.20gb", "+" as "."); past 63 characters (a Kubernetes label
+/// value's limit) "migplan-SLUG-" and the 32-bit FNV-1a hash of that text in hex.
+std::string layout_label(const emit_plan& plan);
 
 }  // namespace migplan::cli::render

@@ -82,7 +82,7 @@ void mig_parted(std::ostream& os, const mig_parted_config& config) {
       }
       out += fmt::format("      mig-enabled: {}\n", e.enabled ? "true" : "false");
       if (!e.enabled) continue;
-      if (e.devices.empty()) {
+      if (e.devices.empty() && e.compute.empty()) {
         out += "      mig-devices: {}\n";
         continue;
       }
@@ -90,6 +90,8 @@ void mig_parted(std::ostream& os, const mig_parted_config& config) {
       for (const auto& [p, n] : e.devices)
         out += fmt::format("        {}: {}\n",
                            yaml_string(g.profiles[static_cast<std::size_t>(p)].name), n);
+      for (const auto& [ci, n] : e.compute)
+        out += fmt::format("        {}: {}\n", yaml_string(ci), n);
     }
   }
   os << out;

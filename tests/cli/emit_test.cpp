@@ -306,6 +306,149 @@ TEST_CASE("pack --emit k8s names suffixed profiles as the device plugin does", "
   CHECK(s["mixed"]["nvidia.com/mig-3g.40gb"].as<int>() == 2);
 }
 
+// The MIG devices of pack's JSON answer by the name nvidia-smi gives them: a
+// GI's CIs ("1c.3g.20gb"; the full CI by its GI's name), or the GI's own name
+// when it lists none; existing instances ("current") included.
+std::map<std::string, int> devices_of_answer(const json& j) {
+  std::map<std::string, int> out;
+  // New GIs list their CIs (the default one too); existing ones, under "current".
+  for (const json& gi : j["layouts"][0]["instances"])
+    if (gi.contains("compute_instances"))
+      for (const json& ci : gi["compute_instances"]) ++out[ci["profile"].get<std::string>()];
+  if (j["current"].is_array())
+    for (const json& gi : j["current"]) {
+      if (gi["compute_instances"].empty()) ++out[gi["profile"].get<std::string>()];
+      for (const json& ci : gi["compute_instances"]) ++out[ci["profile"].get<std::string>()];
+    }
+  return out;
+}
+
+TEST_CASE("pack --emit mig-parted and k8s keep the compute instances", "[cli][emit]") {
+  // Issue 19: both wrote "3g.20gb": 2, silently dropping the split.
+  const std::vector<std::string> request{"--gpu", "a100-40gb", "3g.20gb[2c,1c]",
+                                         "3g.20gb[1c,1c,1c]"};
+  const auto run = [&](std::vector<std::string> args, const std::string& in = {}) {
+    args.insert(args.begin(), "pack");
+    const auto r = run_migplan(args, in);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return r.out;
+  };
+  std::vector<std::string> args = request;
+  args.push_back("--json");
+  const std::map<std::string, int> want = devices_of_answer(json::parse(run(args)));
+  CHECK(want == std::map<std::string, int>{{"1c.3g.20gb", 4}, {"2c.3g.20gb", 1}});
+  args = request;
+  args.insert(args.end(), {"--emit", "mig-parted"});
+  const std::string config = run(args);
+  const YAML::Node y = YAML::Load(config);
+  const std::string label = y["mig-configs"].begin()->first.as<std::string>();
+  CHECK(label == "migplan-a100-40gb-2c.3g.20gb-4x1c.3g.20gb");
+  CHECK(label_counts(y, label).at("0X20B010DE") == want);
+  // Read back by check --strict as the same geometry: two 3g.20gb GIs.
+  const json doc = check_config(config);
+  const auto v = run_migplan({"check", "--strict", "-v", "-"}, config);
+  CHECK(v.code == 0);
+  CHECK(v.err.find("fits on a100-40gb: 3g.20gb@0 3g.20gb@4 (1 layout)") != std::string::npos);
+
+  // k8s: each CI is a MIG device, counted under its GI profile's resource.
+  args = request;
+  args.insert(args.end(), {"--emit", "k8s"});
+  const YAML::Node k = YAML::Load(run(args));
+  int devices = 0;
+  for (const auto& [name, n] : want) devices += n;
+  CHECK(k["mixed"]["nvidia.com/mig-3g.20gb"].as<int>() == devices);
+  CHECK(k["mixed"].size() == 1);
+  CHECK(k["single"].IsNull());
+  // A uniform split: the single strategy serves it, one nvidia.com/gpu per CI.
+  const YAML::Node u =
+      YAML::Load(run({"--gpu", "a100-40gb", "--emit", "k8s", "2x3g.20gb[1c,1c,1c]"}));
+  CHECK(u["single"]["nvidia.com/gpu"].as<int>() == 6);
+  CHECK(u["mixed"]["nvidia.com/mig-3g.20gb"].as<int>() == 6);
+
+  // --current: the existing GIs' CIs (an -lci listing) are written too.
+  const std::string both = read_file(source_path("data/captures/a100-80gb-lgi.txt")) +
+                           read_file(source_path("data/captures/a100-80gb-lci.txt"));
+  const std::map<std::string, int> now =
+      devices_of_answer(json::parse(run({"--gpu", "a100-80gb", "--current", "-", "--json"}, both)));
+  CHECK(now == std::map<std::string, int>{{"1c.3g.40gb", 2}, {"3g.40gb", 1}});
+  const std::string current =
+      run({"--gpu", "a100-80gb", "--current", "-", "--emit", "mig-parted"}, both);
+  const YAML::Node c = YAML::Load(current);
+  CHECK(label_counts(c, c["mig-configs"].begin()->first.as<std::string>()).at("0X20B510DE") == now);
+  check_config(current);
+}
+
+TEST_CASE("a config plan --emit mig-parted writes with CI profiles reads back everywhere",
+          "[cli][emit]") {
+  // Issue 19: check --strict accepted it, plan --mig-config said "unknown
+  // profile '1c.3g.20gb'". One reader now reads it for both.
+  temp_dir dir;
+  const fs::path fleet = dir.path / "fleet.yaml", config = dir.path / "c.yaml",
+                 nodes = dir.path / "nodes.json";
+  write(fleet, "version: 1\nnodes:\n  - name: gpu-a\n    gpu: a100-40gb\n    gpus: 4\n");
+  const std::vector<std::string> demand{"6x1c.3g.20gb", "2x2c.3g.20gb", "1g.5gb"};
+  const auto plan = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "plan");
+    args.insert(args.end(), demand.begin(), demand.end());
+    const auto r = run_migplan(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return r.out;
+  };
+  const std::string emitted = plan({"--fleet", fleet.string(), "--emit", "mig-parted"});
+  CHECK(emitted.find("\"1c.3g.20gb\"") != std::string::npos);
+  write(config, emitted);
+  check_config(emitted);
+  // The node's label, as --emit labels sets it.
+  const std::string labels = plan({"--fleet", fleet.string(), "--emit", "labels"});
+  const std::string key = "nvidia.com/mig.config=";
+  const std::size_t at = labels.find(key);
+  REQUIRE(at != std::string::npos);
+  const std::string label = labels.substr(at + key.size(), labels.find(' ', at) - at - key.size());
+  write(nodes,
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"kind\": \"Node\", "
+        "\"metadata\": {\"name\": \"gpu-a\", \"labels\": {\"nvidia.com/gpu.product\": "
+        "\"NVIDIA-A100-SXM4-40GB\", \"nvidia.com/gpu.count\": \"4\", \"nvidia.com/mig.config\": "
+        "\"" +
+            label + "\"}}}]}");
+  const auto again =
+      run_migplan({"plan", "--current", nodes.string(), "--mig-config", config.string(), "--json",
+                   "6x1c.3g.20gb", "2x2c.3g.20gb", "1g.5gb"});
+  INFO(again.err << again.out);
+  CHECK(again.code == 0);
+  CHECK(again.err.find("unknown profile") == std::string::npos);
+}
+
+TEST_CASE("pack --emit refuses what would lose compute instances", "[cli][emit]") {
+  // mig-parted counts CIs, not GIs, and fills the GI it made last: a 2c and a
+  // 1c kept in two GIs could share one.
+  const auto merged = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--emit", "mig-parted", "3g.20gb[2c]", "3g.20gb[1c]"});
+  CHECK(merged.code == 2);
+  CHECK(merged.out.empty());
+  CHECK(merged.err ==
+        "migplan: a mig-parted config cannot keep this layout's compute instances apart: "
+        "mig-parted counts compute instances, not GPU instances, and puts each in the GPU "
+        "instance it made last while it fits there, so it may merge 2 3g.20gb GIs into 1; use "
+        "--emit nvidia-smi or --emit nvml, which create each GPU instance with its own compute "
+        "instances\n");
+  // The DRA driver makes every MIG device with its GI's full CI.
+  const auto dra = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "dra", "3g.20gb[2c,1c]"});
+  CHECK(dra.code == 2);
+  CHECK(dra.out.empty());
+  CHECK(dra.err ==
+        "migplan: --emit dra cannot write compute instances: the NVIDIA DRA driver makes each MIG "
+        "device with the compute instance that owns its whole GPU instance, so the split of "
+        "3g.20gb would be lost; use --emit nvidia-smi or --emit nvml\n");
+  // A GI's full CI named in brackets is no split: every kind writes it.
+  for (const std::string kind : {"mig-parted", "k8s", "dra", "nvidia-smi", "nvml"}) {
+    INFO(kind);
+    const auto full = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", kind, "3g.20gb[3c]"});
+    CHECK(full.code == 0);
+  }
+}
+
 TEST_CASE("the mig-parted label is named from the layout, hashed past 63 characters",
           "[cli][emit]") {
   const auto r = run_migplan(
