@@ -522,3 +522,22 @@ TEST_CASE("plan: an in-use instance the demand does not name is kept, not spare"
   CHECK(spare.out.find("  F 1g.10gb        start 5  spare\n") != std::string::npos);
   CHECK(spare.out.find("  G 1g.10gb        start 6  in use, kept\n") != std::string::npos);
 }
+
+TEST_CASE("plan: past 20 lines of nodes the report says how many more, --full lists them",
+          "[plan][cli][report]") {
+  // Node k has k GPUs, so no two nodes share a line; 325 whole-GPU items use them all.
+  std::string fleet = "version: 1\nnodes:\n";
+  for (int k = 1; k <= 25; ++k)
+    fleet += fmt::format("  - {{name: n{}, gpu: h100-80gb, gpus: {}}}\n", k, k);
+  const std::string path = temp_file(fleet);
+  const auto r = run_migplan({"plan", "--fleet", path, "325x7g.80gb"});
+  const auto full = run_migplan({"plan", "--full", "--fleet", path, "325x7g.80gb"});
+  std::remove(path.c_str());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(lines_of(r.out, "  n").size() == 20);
+  CHECK(r.out.find("\n  ... 5 more lines of nodes (--full lists them)\n") != std::string::npos);
+  CHECK(lines_of(full.out, "  n").size() == 25);
+  CHECK(full.out.find("  n25  gpu 0-24: geometry 1\n") != std::string::npos);
+  CHECK(full.out.find("more lines") == std::string::npos);
+}
