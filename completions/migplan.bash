@@ -124,7 +124,7 @@ _migplan() {
       value_options='-g --gpu --batch --current --index --emit --node --gpu-file'
       ;;
     plan)
-      options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --emit --configmap-name --gpu-file'
+      options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --full --emit --configmap-name --gpu-file'
       value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
       ;;
     enumerate)

@@ -116,6 +116,7 @@ complete -c migplan -n '__fish_seen_subcommand_from plan' -l mig-config -r -F -a
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l allow-evict -d 'With --current: may destroy instances in use'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l time-limit -x -d 'Stop the solver after SECONDS'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l json -d 'One JSON object on stdout'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l full -d 'List every item, node and change in the report'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l emit -x -a 'mig-parted configmap labels' -d 'Write the plan for the tools that apply it'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l configmap-name -x -d 'With --emit configmap: the ConfigMap name'
 complete -c migplan -n '__fish_seen_subcommand_from plan; and __migplan_not_option' -a '(__migplan_items)' -d profile

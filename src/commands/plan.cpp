@@ -54,6 +54,7 @@ struct plan_options {
   std::string time_limit;
   CLI::Option* time_limit_given = nullptr;
   bool json = false;
+  bool full = false;
   std::string emit;
   std::string configmap_name;
   CLI::Option* configmap_given = nullptr;
@@ -253,7 +254,7 @@ int run_plan(const plan_options& o, context& ctx) {
   if (o.json)
     render::plan_json(ctx.out, *req, res);
   else
-    render::plan_text(ctx.out, *req, res, ctx.color);
+    render::plan_text(ctx.out, *req, res, ctx.color, o.full);
   return res.feasible ? exit_ok : exit_no_fit;
 }
 
@@ -304,7 +305,10 @@ void add_plan(CLI::App& app, context& ctx) {
                       "Stop the solver after SECONDS (more than 0, at most 3600; default 60) "
                       "and report the best plan found with its gap")
           ->type_name("SECONDS");
-  cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
+  cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 2)");
+  cmd->add_flag("--full", o->full,
+                "In the report, list every item a geometry serves, every node and every change "
+                "(without it, long lists stop after the first 10 items or 20 lines)");
   cmd->add_option("--emit", o->emit,
                   "KIND: write the plan for the tools that apply it instead of the report; "
                   "mig-parted, configmap or labels")

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "render/json_writer.hpp"
@@ -21,16 +22,22 @@
 namespace migplan::cli {
 
 /// Writes one indented document to `os`: an object whose first member is
-/// "schema_version", then the members `body(w)` writes, then a newline.
+/// "schema_version" (`version`), then the members `body(w)` writes, then a newline.
 template <class F>
-void write_document(std::ostream& os, F&& body) {
+void write_document(std::ostream& os, int version, F&& body) {
   std::string out;
   json_writer w(out, 2);
-  w.begin_object().key("schema_version").value(json_schema_version);
+  w.begin_object().key("schema_version").value(version);
   body(w);
   w.end_object();
   out += '\n';
   os << out;
+}
+
+/// write_document() at json_schema_version.
+template <class F>
+void write_document(std::ostream& os, F&& body) {
+  write_document(os, json_schema_version, std::forward<F>(body));
 }
 
 /// [0, 3]: the units of a mask.

@@ -91,15 +91,32 @@ void json_writer::separate() {
     return;
   }
   if (has_items_.empty()) return;
-  if (has_items_.back()) out_ += ',';
+  const bool had = has_items_.back();
+  if (had) out_ += ',';
   has_items_.back() = true;
-  if (indent_ > 0) newline(has_items_.size());
+  if (indent_ == 0) return;
+  if (!in_flat())
+    newline(has_items_.size());
+  else if (had)
+    out_ += ' ';
+}
+
+void json_writer::opened() {
+  if (!flat_next_) return;
+  flat_next_ = false;
+  if (flat_depth_ == 0) flat_depth_ = has_items_.size();
+}
+
+json_writer& json_writer::flat() {
+  flat_next_ = true;
+  return *this;
 }
 
 json_writer& json_writer::begin_object() {
   separate();
   out_ += '{';
   has_items_.push_back(false);
+  opened();
   return *this;
 }
 
@@ -107,13 +124,16 @@ json_writer& json_writer::begin_array() {
   separate();
   out_ += '[';
   has_items_.push_back(false);
+  opened();
   return *this;
 }
 
 json_writer& json_writer::close(char c) {
   const bool had_items = has_items_.back();
+  const bool flat = in_flat();
   has_items_.pop_back();
-  if (indent_ > 0 && had_items) newline(has_items_.size());
+  if (has_items_.size() < flat_depth_) flat_depth_ = 0;
+  if (indent_ > 0 && had_items && !flat) newline(has_items_.size());
   out_ += c;
   return *this;
 }

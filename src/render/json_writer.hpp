@@ -35,10 +35,13 @@ class json_writer {
   /// `{}` and `[]`).
   explicit json_writer(std::string& out, int indent = 0) : out_(out), indent_(indent) {}
 
-  json_writer& begin_object();             ///< {
-  json_writer& end_object();               ///< }
-  json_writer& begin_array();              ///< [
-  json_writer& end_array();                ///< ]
+  json_writer& begin_object();  ///< {
+  json_writer& end_object();    ///< }
+  json_writer& begin_array();   ///< [
+  json_writer& end_array();     ///< ]
+  /// Writes the next object or array, and all it holds, on one line of an
+  /// indented document ({"a": 1, "b": [2, 3]}): for long lists of small records.
+  json_writer& flat();
   json_writer& key(std::string_view k);    ///< "k": (the next call writes the value)
   json_writer& value(std::string_view s);  ///< a string
   json_writer& value(const char* s) { return value(std::string_view(s)); }  ///< a string
@@ -72,12 +75,16 @@ class json_writer {
   json_writer& integer(long long v);
   json_writer& unsigned_integer(unsigned long long v);
   void separate();
+  bool in_flat() const { return flat_depth_ != 0 && has_items_.size() >= flat_depth_; }
+  void opened();
   void newline(std::size_t depth);
   json_writer& close(char c);
   std::string& out_;
   int indent_ = 0;
   std::vector<bool> has_items_;  // per open container: something written already
   bool after_key_ = false;
+  bool flat_next_ = false;      // flat() was called: the next container is flat
+  std::size_t flat_depth_ = 0;  // depth of the open flat container; 0: none
 };
 
 }  // namespace migplan::cli

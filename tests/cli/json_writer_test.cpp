@@ -146,6 +146,35 @@ TEST_CASE("documents are laid out as nlohmann's dump, compact and indented", "[j
   }
 }
 
+TEST_CASE("a flat container is one line of an indented document, the same JSON", "[json]") {
+  std::string out;
+  json_writer w(out, 2);
+  w.begin_object().key("runs").begin_array();
+  for (int i = 0; i < 2; ++i) {
+    w.flat().begin_object().key("gpus").value(i + 1).key("serves").begin_array();
+    w.value(0).null().begin_array().value(2).end_array().begin_object().end_object();
+    w.end_array().end_object();
+  }
+  w.end_array().key("after").begin_array().value(1).end_array().end_object();
+  CHECK(out ==
+        "{\n"
+        "  \"runs\": [\n"
+        "    {\"gpus\": 1, \"serves\": [0, null, [2], {}]},\n"
+        "    {\"gpus\": 2, \"serves\": [0, null, [2], {}]}\n"
+        "  ],\n"
+        "  \"after\": [\n"
+        "    1\n"
+        "  ]\n"
+        "}");
+  const ojson parsed = ojson::parse(out);
+  CHECK(parsed["runs"][1]["serves"] == ojson::parse("[0, null, [2], {}]"));
+  // In a compact document flat() changes nothing.
+  std::string compact;
+  json_writer wc(compact);
+  wc.begin_object().key("a").flat().begin_array().value(1).value(2).end_array().end_object();
+  CHECK(compact == "{\"a\":[1,2]}");
+}
+
 TEST_CASE("GiB figures have two decimals everywhere", "[json]") {
   std::string out;
   json_writer w(out);

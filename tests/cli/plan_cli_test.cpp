@@ -4,6 +4,8 @@
 // layouts, the demand covered, nodes that name real groups, exit codes, emitted
 // configs that pass `migplan check --strict`), never for one solver's numbers.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -55,32 +57,28 @@ json checked_plan(const std::vector<std::string>& args, int code) {
   INFO(r.err);
   REQUIRE(r.code == code);
   const json doc = json::parse(r.out);
-  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["schema_version"] == 2);
   CHECK(doc["feasible"] == (code == 0));
   const json& demand = doc["demand"];
   const json& groups = doc["groups"];
-  // Every group is a legal layout at its starts, on its model.
+  // Every group is a legal layout at its starts, on its model, and no two
+  // groups are one geometry.
   long long gpus = 0;
   std::map<std::size_t, long long> served;
+  std::set<std::string> shapes;
   for (const json& g : groups) {
     const auto model = migplan::cli::resolve_gpu(g["gpu"]["id"].get<std::string>());
     REQUIRE(model);
     const migplan::gpu_model& m = **model;
+    CHECK(shapes.insert(g["gpu"]["id"].dump() + g["instances"].dump()).second);
     std::vector<migplan::item> items;
     for (const json& in : g["instances"]) {
       const auto p = migplan::cli::resolve_profile(m, in["profile"].get<std::string>());
       REQUIRE(p);
       CHECK(m.profiles[static_cast<std::size_t>(*p)].id == in["profile_id"].get<int>());
       items.push_back({*p, in["start"].get<int>()});
-      if (!in["serves"].is_null()) {
-        const auto s = in["serves"].get<std::size_t>();
-        REQUIRE(s < demand.size());
-        served[s] += g["count"].get<long long>();
-        // A profile item is served by that very profile.
-        if (demand[s].contains("profile")) CHECK(demand[s]["profile"] == in["profile"]);
-      }
-      // The compute instances of a GI split for CI items: CI profiles of that GI, each
-      // serving an item that names its CI profile, together a legal CI layout.
+      // The compute instances of a GI split for CI items: CI profiles of that GI,
+      // together a legal CI layout.
       if (in["compute_instances"].is_null()) continue;
       const migplan::profile& gi = m.profiles[static_cast<std::size_t>(*p)];
       std::vector<int> cis;
@@ -95,17 +93,52 @@ json checked_plan(const std::vector<std::string>& args, int code) {
         CHECK((taken & mask) == 0);
         taken |= mask;
         cis.push_back(c);
-        if (ci["serves"].is_null()) continue;
-        const auto s = ci["serves"].get<std::size_t>();
-        REQUIRE(s < demand.size());
-        CHECK(demand[s]["profile"] == ci["profile"]);
-        served[s] += g["count"].get<long long>();
       }
       CHECK(migplan::cis_fit(gi, cis));
     }
     CHECK(migplan::fits(migplan::rules(m), items));
     CHECK(g["count"].get<long long>() >= 1);
     gpus += g["count"].get<long long>();
+    // The assignment: runs of the group's GPUs, each instance serving an item
+    // of its own profile (per CI for a split GI), adding up to the group's
+    // count and to its per-item counts.
+    long long run_gpus = 0;
+    std::map<std::size_t, long long> here;
+    for (const json& run : g["assignment"]) {
+      const long long n = run["gpus"].get<long long>();
+      CHECK(n >= 1);
+      run_gpus += n;
+      REQUIRE(run["serves"].size() == g["instances"].size());
+      for (std::size_t k = 0; k < run["serves"].size(); ++k) {
+        const json& sv = run["serves"][k];
+        const json& in = g["instances"][k];
+        if (sv.is_null()) continue;
+        if (sv.is_array()) {
+          REQUIRE(!in["compute_instances"].is_null());
+          REQUIRE(sv.size() == in["compute_instances"].size());
+          for (std::size_t c = 0; c < sv.size(); ++c) {
+            if (sv[c].is_null()) continue;
+            const auto s = sv[c].get<std::size_t>();
+            REQUIRE(s < demand.size());
+            CHECK(demand[s]["profile"] == in["compute_instances"][c]["profile"]);
+            here[s] += n;
+          }
+          continue;
+        }
+        CHECK(in["compute_instances"].is_null());
+        const auto s = sv.get<std::size_t>();
+        REQUIRE(s < demand.size());
+        // A profile item is served by that very profile.
+        if (demand[s].contains("profile")) CHECK(demand[s]["profile"] == in["profile"]);
+        here[s] += n;
+      }
+    }
+    CHECK(run_gpus == g["count"].get<long long>());
+    std::map<std::size_t, long long> listed;
+    for (const json& e : g["serves"])
+      listed[e["item"].get<std::size_t>()] += e["instances"].get<long long>();
+    CHECK(listed == here);
+    for (const auto& [s, n] : here) served[s] += n;
   }
   CHECK(doc["gpu_count"].get<long long>() == gpus);
   // The groups and the unmet list account for the whole demand.
@@ -364,4 +397,147 @@ TEST_CASE("plan: --emit labels names only nodes that change", "[plan][cli]") {
     INFO(line);
     CHECK(changed.count(node) == 1);
   }
+}
+
+namespace {
+
+// Lines of a text, and the lines that start with `prefix`.
+std::vector<std::string> lines_of(const std::string& text, const std::string& prefix = "") {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(prefix)) out.push_back(line);
+  return out;
+}
+
+// A demand file of `n` named items over the profiles of `profiles`, counts 1
+// to 4 from a fixed generator.
+std::string generated_demand(int n, const std::vector<std::string>& profiles) {
+  std::string csv = "name,count,profile\n";
+  unsigned x = 19;
+  for (int i = 0; i < n; ++i) {
+    x = x * 1103515245u + 12345u;
+    csv += fmt::format("svc-{:04},{},{}\n", i, 1 + (x >> 16) % 4,
+                       profiles[static_cast<std::size_t>(i) % profiles.size()]);
+  }
+  return temp_file(csv);
+}
+
+}  // namespace
+
+TEST_CASE("plan: 7,000 named items over 5 profiles read as one block per geometry",
+          "[plan][cli][report]") {
+  const std::string demand =
+      generated_demand(7000, {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"});
+  const std::vector<std::string> args{"--gpu", "h100-80gb", "--demand", demand};
+  const json doc = checked_plan(args, 0);
+  std::vector<std::string> text_args{"plan"};
+  text_args.insert(text_args.end(), args.begin(), args.end());
+  const auto text = run_migplan(text_args);
+  text_args.push_back("--full");
+  const auto full = run_migplan(text_args);
+  std::vector<std::string> json_args{"plan", "--json"};
+  json_args.insert(json_args.end(), args.begin(), args.end());
+  const auto raw = run_migplan(json_args);
+  std::remove(demand.c_str());
+  REQUIRE(text.code == 0);
+  INFO(text.out);
+  // A screenful: under 80 lines, one block per distinct geometry, as many as
+  // the JSON's groups, whose shapes checked_plan found distinct.
+  CHECK(lines_of(text.out).size() < 80);
+  CHECK(lines_of(text.out, "geometry ").size() == doc["groups"].size());
+  CHECK(doc["groups"].size() < 20);
+  // The items past the first ten are behind --full, which names every item.
+  CHECK(text.out.find("more (--full lists them)") != std::string::npos);
+  for (const json& d : doc["demand"]) {
+    INFO(d["name"]);
+    CHECK(full.out.find(" " + d["name"].get<std::string>() + " x") != std::string::npos);
+  }
+  // In the JSON the groups, assignment and all, take less room than the echo
+  // of the demand.
+  const std::size_t at_demand = raw.out.find("\n  \"demand\": ");
+  const std::size_t at_groups = raw.out.find("\n  \"groups\": ");
+  const std::size_t at_stranded = raw.out.find("\n  \"stranded\": ");
+  REQUIRE(at_demand < at_groups);
+  REQUIRE(at_groups < at_stranded);
+  INFO("demand " << at_groups - at_demand << " bytes, groups " << at_stranded - at_groups);
+  CHECK(at_stranded - at_groups < at_groups - at_demand);
+}
+
+TEST_CASE("plan: nodes alike are one line, their names and GPUs as ranges", "[plan][cli][report]") {
+  // 42 whole-GPU items on 42 GPUs: every GPU gets the one geometry.
+  std::string fleet = "version: 1\nnodes:\n";
+  for (const int i : {0, 1, 2, 3, 5})
+    fleet += fmt::format("  - {{name: gpu-a{}, gpu: h100-80gb, gpus: 8}}\n", i);
+  fleet += "  - {name: login, gpu: h100-80gb, gpus: 2}\n";
+  const std::string path = temp_file(fleet);
+  const auto r = run_migplan({"plan", "--fleet", path, "42x7g.80gb"});
+  std::remove(path.c_str());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const auto nodes = r.out.substr(r.out.find("\nnodes:\n") + 8);
+  CHECK(
+      nodes.starts_with("  gpu-a[0-3,5]  gpu 0-7: geometry 1\n"
+                        "  login  gpu 0-1: geometry 1\n\n"));
+}
+
+TEST_CASE("plan: a re-plan lists changes alike on one line", "[plan][cli][report]") {
+  // Eight GPUs of seven 1g.10gb on four nodes; eight whole GPUs: every GPU changes.
+  std::string state = "version: 1\nnodes:\n";
+  for (int n = 1; n <= 4; ++n) {
+    state += fmt::format("  - name: n{}\n    gpu: h100-80gb\n    gpus:\n", n);
+    for (int i = 0; i < 2; ++i)
+      state += fmt::format("      - {{index: {}, instances: [{}]}}\n", i,
+                           "{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, "
+                           "{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, "
+                           "{profile: 1g.10gb}");
+  }
+  const std::string path = temp_file(state);
+  const auto r = run_migplan({"plan", "--current", path, "8x7g.80gb"});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\n  n[1-4] gpu 0-1: 7x1g.10gb -> geometry 1; destroys 7 instances each\n") !=
+        std::string::npos);
+  const json doc = checked_plan({"--current", path, "8x7g.80gb"}, 0);
+  std::remove(path.c_str());
+  CHECK(doc["changes"].size() == 8);
+}
+
+TEST_CASE("plan: an in-use instance the demand does not name is kept, not spare",
+          "[plan][cli][report]") {
+  const std::string path = temp_file(
+      "version: 1\nnodes:\n  - name: n1\n    gpu: h100-80gb\n    gpus:\n"
+      "      - {index: 0, instances: [{profile: 1g.10gb, start: 0}, {profile: 1g.10gb, start: 1},"
+      " {profile: 1g.10gb, start: 2}, {profile: 1g.10gb, start: 3}, {profile: 1g.10gb, start: 4},"
+      " {profile: 1g.10gb, start: 5}, {profile: 1g.10gb, start: 6, in_use: true}]}\n");
+  const auto r = run_migplan({"plan", "--current", path, "6x1g.10gb"});
+  const auto spare = run_migplan({"plan", "--current", path, "5x1g.10gb"});
+  std::remove(path.c_str());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  // Nothing changes; the seventh instance serves no item and runs a workload.
+  CHECK(r.out.find("  F 1g.10gb        start 5  serves 1g.10gb\n") != std::string::npos);
+  CHECK(r.out.find("  G 1g.10gb        start 6  in use, kept\n") != std::string::npos);
+  // With one item fewer the sixth is free: spare.
+  CHECK(spare.out.find("  F 1g.10gb        start 5  spare\n") != std::string::npos);
+  CHECK(spare.out.find("  G 1g.10gb        start 6  in use, kept\n") != std::string::npos);
+}
+
+TEST_CASE("plan: past 20 lines of nodes the report says how many more, --full lists them",
+          "[plan][cli][report]") {
+  // Node k has k GPUs, so no two nodes share a line; 325 whole-GPU items use them all.
+  std::string fleet = "version: 1\nnodes:\n";
+  for (int k = 1; k <= 25; ++k)
+    fleet += fmt::format("  - {{name: n{}, gpu: h100-80gb, gpus: {}}}\n", k, k);
+  const std::string path = temp_file(fleet);
+  const auto r = run_migplan({"plan", "--fleet", path, "325x7g.80gb"});
+  const auto full = run_migplan({"plan", "--full", "--fleet", path, "325x7g.80gb"});
+  std::remove(path.c_str());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(lines_of(r.out, "  n").size() == 20);
+  CHECK(r.out.find("\n  ... 5 more lines of nodes (--full lists them)\n") != std::string::npos);
+  CHECK(lines_of(full.out, "  n").size() == 25);
+  CHECK(full.out.find("  n25  gpu 0-24: geometry 1\n") != std::string::npos);
+  CHECK(full.out.find("more lines") == std::string::npos);
 }

@@ -561,9 +561,11 @@ class Checker:
             if ("changes" in doc) != any(a == "--current" for a in extra):
                 self.fail(" ".join(args), "changes present without --current, or absent with it")
             for g in doc["groups"]:
-                for i in g["instances"]:
-                    if i["serves"] is not None and not 0 <= i["serves"] < len(doc["demand"]):
-                        self.fail(" ".join(args), f"serves {i['serves']} is no demand item")
+                for run in g["assignment"]:
+                    for s in run["serves"]:
+                        for item in s if isinstance(s, list) else [s]:
+                            if item is not None and not 0 <= item < len(doc["demand"]):
+                                self.fail(" ".join(args), f"serves {item} is no demand item")
             self.plan_doc = doc
         broken = copy.deepcopy(self.plan_doc)
         broken["feasible"] = True
@@ -573,6 +575,13 @@ class Checker:
         broken.pop("changes_lower_bound", None)
         broken["changes"] = []
         self.expect_invalid("plan", broken, "plan: changes without changes_lower_bound")
+        broken = copy.deepcopy(self.plan_doc)
+        broken["schema_version"] = 1
+        self.expect_invalid("plan", broken, "plan: schema_version 1")
+        if self.plan_doc["groups"]:
+            broken = copy.deepcopy(self.plan_doc)
+            del broken["groups"][0]["assignment"]
+            self.expect_invalid("plan", broken, "plan: a group without its assignment")
 
     def plan_inputs(self):
         """The plan input fixtures the readers' tests accept, and broken copies of them."""
