@@ -23,7 +23,12 @@ set(CPACK_COMPONENTS_ALL cli dev)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/migplan/migplan")
+# The project has no public address yet: Homepage is left out of the .deb
+# unless a packager names one (-DMIGPLAN_HOMEPAGE=https://...).
+set(MIGPLAN_HOMEPAGE "" CACHE STRING "Homepage field of the Debian packages (left out when empty)")
+if(MIGPLAN_HOMEPAGE)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${MIGPLAN_HOMEPAGE}")
+endif()
 
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME migplan)
 set(CPACK_DEBIAN_CLI_PACKAGE_SHLIBDEPS ON)

@@ -47,9 +47,7 @@ constexpr std::size_t max_parse_message = 300;
 // The option every command takes, also before the command's name: model
 // files whose models the run may use beside the catalog's.
 constexpr std::string_view gpu_file_option = "--gpu-file";
-constexpr std::string_view gpu_file_help =
-    "Model file (JSON, as 'migplan import' writes it) whose GPU model this run may use beside "
-    "the built-in ones; repeatable";
+constexpr std::string_view gpu_file_help = "Model file to load (migplan import); repeatable";
 
 // Where the command's name is in `args`: after migplan's own --gpu-file
 // options, which may come first ("migplan --gpu-file m.json pack ...").
@@ -139,6 +137,9 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_emit_config(app, ctx);
   add_import(app, ctx);
   add_plan(app, ctx);
+  // --help is a one-screen summary; the man page is the reference.
+  for (CLI::App* sub : app.get_subcommands({}))
+    sub->footer(sub->get_footer() + "\nSee migplan-" + sub->get_name() + "(1).");
 
   // --gpu-file on migplan itself (before the command) and on every command
   // (after it), each one's files kept apart so that they load in the order

@@ -85,43 +85,27 @@ int run_check(const check_options& opt, context& ctx) {
 
 void add_check(CLI::App& app, context& ctx) {
   auto opt = std::make_shared<check_options>();
-  CLI::App* cmd = app.add_subcommand(
-      "check",
-      "Validate migplan geometry files and NVIDIA mig-parted configs: syntax, schema, profile "
-      "names and whether every geometry fits");
-  cmd->add_option("--gpu", opt->gpus,
-                  "GPU model (slug, nvidia-smi name or PCI ID), repeatable: the fleet. "
-                  "Geometry-file entries that name no model are checked on each; mig-parted "
-                  "entries only on these (an entry whose device-filter names none of them is "
-                  "skipped with a note; one without a filter must fit on every one)")
+  CLI::App* cmd = app.add_subcommand("check", "Validate geometry files and mig-parted configs");
+  cmd->add_option("--gpu", opt->gpus, "GPU model of the fleet, repeatable")
       ->option_text("GPU")
       ->allow_extra_args(false);
-  cmd->add_option("-c,--config", opt->configs,
-                  "Check only this mig-parted config label, repeatable (like nvidia-mig-parted "
-                  "assert -c); a label the file lacks is an error")
+  cmd->add_option("-c,--config", opt->configs, "Only this mig-parted config label, repeatable")
       ->option_text("LABEL")
       ->allow_extra_args(false);
-  cmd->add_flag("--strict", opt->strict,
-                "Treat warnings as errors (exit 1): former profile names, entries that fit only "
-                "some of the models they apply to, an empty file");
+  cmd->add_flag("--strict", opt->strict, "Treat warnings as errors (exit 1)");
   cmd->add_option("--format", opt->format, "Output: text (stderr), json or github (stdout)")
       ->check(CLI::IsMember({"text", "json", "github"}));
   cmd->add_option("--max-errors", opt->max_errors,
-                  "Show at most N diagnostics per file in text and github output, then one line "
-                  "counting the rest (0: no limit; default 50). JSON lists them all")
+                  "Diagnostics shown per file (0: all; default 50)")
       ->option_text("N")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()));
-  cmd->add_flag("-v,--verbose", opt->verbose,
-                "Also report, as notes, each model a geometry fits on and its preferred layout");
+  cmd->add_flag("-v,--verbose", opt->verbose, "Also note each model a geometry fits on");
   cmd->add_option(
       "FILE", opt->files,
-      fmt::format("Files to check ('-' reads standard input; a directory means every *.yaml, "
-                  "*.yml and *.json file under it, hidden ones skipped, and files of neither "
-                  "format skipped with a note); at most {} MiB each",
-                  check::max_check_bytes >> 20));
+      fmt::format("Files, directories or '-'; at most {} MiB each", check::max_check_bytes >> 20));
   cmd->footer(
-      "Exit codes: 0 every geometry valid, 1 a geometry invalid or impossible, 2 a file unreadable "
-      "or malformed (the worst file wins).");
+      "Example: migplan check --format github configs/\n"
+      "Exit codes: 0 valid, 1 a geometry invalid, 2 a file unreadable or malformed.");
   cmd->callback([opt, &ctx] { ctx.code = run_check(*opt, ctx); });
 }
 

@@ -127,18 +127,12 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
 
 void add_emit_config(CLI::App& app, context& ctx) {
   auto o = std::make_shared<emit_config_options>();
-  CLI::App* cmd = app.add_subcommand(
-      "emit-config",
-      "Write a mig-parted v1 config (all-disabled, all-enabled, all-balanced, all-PROFILE) for "
-      "catalog models");
-  cmd->add_option("--gpu,-g", o->gpus,
-                  "GPU model (repeatable); every catalog model with a PCI ID when omitted")
+  CLI::App* cmd = app.add_subcommand("emit-config", "Write a mig-parted config with all-* labels");
+  cmd->add_option("--gpu,-g", o->gpus, "GPU model, repeatable (default: all with a PCI ID)")
       ->allow_extra_args(false);
   cmd->add_option("--output,-o", o->output, "FILE to write ('-' or omitted: stdout)");
   cmd->footer(
-      "Examples:\n"
-      "  migplan emit-config > config.yaml\n"
-      "  migplan emit-config --gpu a100-40gb --gpu h100-80gb -o config.yaml\n"
+      "Example: migplan emit-config > config.yaml && migplan check config.yaml\n"
       "Exit codes: 0 written, 2 bad input or a file that cannot be written.");
   cmd->callback([o, &ctx] { ctx.code = run_emit_config(*o, ctx); });
 }

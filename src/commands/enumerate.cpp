@@ -24,9 +24,7 @@ void add_enumerate(CLI::App& app, context& ctx) {
   cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")->required();
   cmd->add_flag("--maximal", o->maximal, "Only geometries to which no instance can be added");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
-  cmd->footer(
-      "Examples:\n  migplan enumerate --gpu a100-40gb --maximal\n"
-      "  migplan enumerate --gpu a30 --json | jq '.geometry_count'");
+  cmd->footer("Example: migplan enumerate --gpu a30 --maximal");
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(o->gpu);
     if (!g) {

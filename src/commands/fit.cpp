@@ -33,25 +33,18 @@ void add_fit(CLI::App& app, context& ctx) {
     bool json = false;
   };
   auto o = std::make_shared<opts>();
-  CLI::App* cmd = app.add_subcommand(
-      "fit", "Size a workload: smallest profile, instances per GPU, GPUs needed");
+  CLI::App* cmd = app.add_subcommand("fit", "Size a workload: the smallest profile, GPUs needed");
   cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")->required();
-  cmd->add_option("--memory,-m", o->memory,
-                  "Memory per instance, rounded up to a whole MiB: 12Gi or 12GiB (2^30 bytes), "
-                  "12288Mi or 12288MiB (2^20), 1Ti or 1TiB (2^40); 12G or 12GB (10^9 bytes, as in "
-                  "Kubernetes), 12M or 12MB (10^6), 1T or 1TB (10^12)")
+  cmd->add_option("--memory,-m", o->memory, "Memory per instance: 12Gi (2^30 bytes), 12G (10^9)")
       ->type_name("SIZE")
       ->required();
-  o->sms_given =
-      cmd->add_option("--sms", o->sms, "SMs per instance (where SM counts are known), 1 to 100000")
-          ->type_name("N");
+  o->sms_given = cmd->add_option("--sms", o->sms, "SMs per instance, 1 to 100000")->type_name("N");
   o->count_given =
       cmd->add_option("--count,-k", o->count, "Instances wanted, 1 to 1000000000 (default 1)")
           ->type_name("K");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->footer(
-      "Examples:\n  migplan fit --gpu h100-80gb --memory 12Gi --count 20\n"
-      "  migplan fit --gpu a100-40gb --memory 9GiB --sms 20 --json\n"
+      "Example: migplan fit --gpu h100-80gb --memory 12Gi --count 20\n"
       "Exit codes: 0 a profile fits, 1 none is big enough, 2 bad input.");
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(o->gpu);

@@ -17,10 +17,7 @@ void add_gpus(CLI::App& app, context& ctx) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("gpus", "List the supported GPU models");
   cmd->add_flag("--json", *json, "One JSON object on stdout (schema_version 1)");
-  cmd->footer(
-      "Coverage: full = -lgip and -lgipp captured; partial = some values inferred by "
-      "analogy;\nconfig-only = names and counts from NVIDIA configs, nothing captured. "
-      "A '?' after a PCI ID\nmarks an inferred mapping.");
+  cmd->footer("Example: migplan gpus --json");
   cmd->callback([json, &ctx] {
     std::vector<listed_model> models;
     for (const gpu_model* g : all_models()) models.push_back({g, model_file(*g)});

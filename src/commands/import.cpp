@@ -121,40 +121,26 @@ int run_import(const import_options& o, context& ctx) {
 
 void add_import(CLI::App& app, context& ctx) {
   auto o = std::make_shared<import_options>();
-  CLI::App* cmd = app.add_subcommand(
-      "import", "Write a model file from nvidia-smi mig -lgip and -lgipp output, for --gpu-file");
-  cmd->add_option("--lgip", o->lgip,
-                  "FILE: 'nvidia-smi mig -lgip' output ('-' for stdin): profiles, caps, memory, "
-                  "SMs, engines")
+  CLI::App* cmd = app.add_subcommand("import", "Write a model file from nvidia-smi mig output");
+  cmd->add_option("--lgip", o->lgip, "'nvidia-smi mig -lgip' output ('-': stdin)")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--lgipp", o->lgipp,
-                  "FILE: 'nvidia-smi mig -lgipp' output ('-' for stdin): where each profile may "
-                  "start")
+  cmd->add_option("--lgipp", o->lgipp, "'nvidia-smi mig -lgipp' output ('-': stdin)")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--name", o->name,
-                  "Slug of the model, what --gpu will take (lower-case letters and digits in "
-                  "words joined by '-'); default imported-<full-GPU profile>")
+  cmd->add_option("--name", o->name, "Slug --gpu will take (default imported-...)")
       ->type_name("SLUG");
   cmd->add_option("--description", o->description, "Description of the model (prose)")
       ->type_name("TEXT");
-  cmd->add_option("--pci-id", o->pci_ids,
-                  "PCI device ID of the model (0x20B010DE, or 0x20B0), repeatable: mig-parted "
-                  "device-filters and --gpu then find it")
+  cmd->add_option("--pci-id", o->pci_ids, "PCI device ID (0x20B010DE), repeatable")
       ->type_name("ID")
       ->allow_extra_args(false);
-  cmd->add_option("--index", o->index, "The GPU of the listings to import, when they list several")
+  cmd->add_option("--index", o->index, "The GPU of listings that hold several")
       ->check(CLI::Range(0, 4095));
-  cmd->add_option("-o,--output", o->output, "Write the model file to FILE instead of stdout")
-      ->type_name("FILE");
+  cmd->add_option("-o,--output", o->output, "Write to FILE instead of stdout")->type_name("FILE");
   cmd->footer(
-      "Examples:\n"
-      "  nvidia-smi mig -lgip > lgip.txt && nvidia-smi mig -lgipp > lgipp.txt\n"
-      "  migplan import --lgip lgip.txt --lgipp lgipp.txt --name my-gpu -o my-gpu.json\n"
-      "  migplan --gpu-file my-gpu.json pack --gpu my-gpu 3g.40gb 2g.20gb\n"
-      "Exit codes: 0 written, 2 bad input (a capture that does not read, a model that fails the "
-      "checks --gpu-file makes).");
+      "Example: migplan import --lgip lgip.txt --lgipp lgipp.txt -o my-gpu.json\n"
+      "Exit codes: 0 written, 2 bad input.");
   cmd->callback([o, &ctx] { ctx.code = run_import(*o, ctx); });
 }
 

@@ -509,49 +509,20 @@ int run_pack(const pack_options& o, context& ctx) {
 
 void add_pack(CLI::App& app, context& ctx) {
   auto o = std::make_shared<pack_options>();
-  CLI::App* cmd = app.add_subcommand("pack",
-                                     "Place instances on a GPU: layouts, diagram, stranded "
-                                     "capacity, or why it does not fit");
-  cmd->add_option("--gpu,-g", o->gpu,
-                  "GPU model: slug (a100-40gb), nvidia-smi name or PCI device ID (0x20B010DE); "
-                  "inferred from the profile names when omitted");
-  cmd->add_flag("--all,-a", o->all, "Show every layout with its score, not only the preferred one");
+  CLI::App* cmd = app.add_subcommand("pack", "Place instances on a GPU, or say why not");
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model; inferred from the profiles if omitted");
+  cmd->add_flag("--all,-a", o->all, "Show every layout with its score");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
-  cmd->add_option(
-      "--batch", o->batch,
-      "Read one request per line from FILE ('-' for stdin); one JSON object per line out");
-  cmd->add_option("--current", o->current,
-                  "FILE: what is on the GPU now ('-' for stdin): 'nvidia-smi mig -lgi' output, "
-                  "optionally followed by 'nvidia-smi mig -lci' output (needs --gpu), or a "
-                  "'migplan pack --json' answer; its GPU instances stay where they are and the "
-                  "ITEMs are placed around them; without ITEMs, reports the GPU as it is");
-  cmd->add_option("--index", o->index,
-                  "With --current: only this GPU of the listing (default: each GPU in turn); "
-                  "with --emit: the GPU nvidia-smi -i targets (default: the listing's, or 0)")
+  cmd->add_option("--batch", o->batch, "FILE of requests, one per line ('-': stdin)");
+  cmd->add_option("--current", o->current, "FILE: the GPU now (nvidia-smi mig -lgi, or JSON)");
+  cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
       ->check(CLI::Range(0, 4095));
-  cmd->add_option("--emit", o->emit,
-                  "KIND: write what creates the preferred layout instead of the report; KIND "
-                  "is one of " +
-                      emit_kind_list());
-  cmd->add_option("--node", o->node,
-                  "With --emit dra: the Kubernetes node the GPU is in (default worker-1)");
-  cmd->add_flag("--brief", o->brief,
-                "With --batch: one tab-separated line per request (line, gpu, fits|no_fit|error, "
-                "layout count, preferred layout or reason code or message) instead of JSON");
-  cmd->add_option("ITEM", o->items,
-                  "[Nx]PROFILE[[CI,...]][@START]: 3g.20gb, 2x1g.5gb, 1g.5gb@6, 3g.20gb[2c,1c] "
-                  "(compute instances), 4x1c.3g.20gb; PROFILE is a name as nvidia-smi prints it "
-                  "('MIG ' prefix allowed) or a profile ID");
+  cmd->add_option("--emit", o->emit, "Emit KIND: " + emit_kind_list());
+  cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
+  cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
+  cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");
   cmd->footer(
-      "Examples:\n"
-      "  migplan pack 4g.20gb 2g.10gb 1g.5gb\n"
-      "  migplan pack --gpu h100-80gb 2x3g.40gb 1g.10gb\n"
-      "  migplan pack --gpu a100-40gb --all --json 3g.20gb 2g.10gb 2x1g.5gb\n"
-      "  migplan pack --gpu a100-40gb '3g.20gb[2c,1c]' 4x1c.3g.20gb\n"
-      "  printf '3g.20gb 3g.20gb\\n7g.40gb\\n' | migplan pack --gpu a100-40gb --batch -\n"
-      "  nvidia-smi mig -lgi | migplan pack --gpu a100-40gb --current - 2g.10gb\n"
-      "  migplan pack --gpu a100-40gb --emit nvidia-smi 4g.20gb 2g.10gb 1g.5gb > create.sh\n"
-      "  migplan pack --gpu a100-40gb --batch requests.txt --brief | awk -F'\\t' '$3 != \"fits\"'\n"
+      "Example: migplan pack --gpu h100-80gb 2x3g.40gb 1g.10gb\n"
       "Exit codes: 0 fits, 1 does not fit, 2 bad input.");
   cmd->callback([o, &ctx] { ctx.code = run_pack(*o, ctx); });
 }

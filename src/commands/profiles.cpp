@@ -19,16 +19,11 @@ void add_profiles(CLI::App& app, context& ctx) {
   auto json = std::make_shared<bool>(false);
   auto ci = std::make_shared<bool>(false);
   CLI::App* cmd =
-      app.add_subcommand("profiles", "List GPU-instance profiles and placements, with sources");
-  cmd->add_option("--gpu,-g", *gpu,
-                  "GPU model (slug, nvidia-smi name or PCI ID); all when omitted");
+      app.add_subcommand("profiles", "List a GPU's profiles and placements, with sources");
+  cmd->add_option("--gpu,-g", *gpu, "GPU model; every model when omitted");
   cmd->add_flag("--json", *json, "One JSON object on stdout (schema_version 1)");
-  cmd->add_flag("--ci", *ci,
-                "List the compute-instance profiles of each GPU-instance profile instead "
-                "(with --json: each profile's ci_profiles)");
-  cmd->footer(
-      "Examples:\n  migplan profiles --gpu a100-40gb\n  migplan profiles --gpu 0x233010DE --json\n"
-      "  migplan profiles --gpu a100-40gb --ci");
+  cmd->add_flag("--ci", *ci, "List compute-instance profiles instead");
+  cmd->footer("Example: migplan profiles --gpu a100-40gb --ci");
   cmd->callback([gpu, json, ci, &ctx] {
     std::vector<const gpu_model*> models;
     if (!gpu->empty()) {

@@ -296,6 +296,25 @@ TEST_CASE("every command answers --help with exit 0", "[cli][help]") {
   CHECK(none.err.starts_with("migplan: exact planner"));
 }
 
+TEST_CASE("each command's --help fits one screen and names its man page", "[cli][help]") {
+  // plan's options are being reworked; it joins this list once they settle.
+  for (const std::string cmd :
+       {"pack", "gpus", "profiles", "enumerate", "fit", "check", "emit-config", "import"}) {
+    INFO(cmd);
+    const auto r = run_migplan({cmd, "--help"});
+    std::size_t lines = 0;
+    std::size_t start = 0;
+    for (std::size_t end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1) {
+      ++lines;
+      INFO(r.out.substr(start, end - start));
+      CHECK(end - start <= 80);
+    }
+    CHECK(lines <= 24);
+    CHECK(r.out.find("\nExample: migplan " + cmd + " ") != std::string::npos);
+    CHECK(r.out.ends_with("\nSee migplan-" + cmd + "(1).\n"));
+  }
+}
+
 TEST_CASE("gpus, profiles and enumerate list the catalog in JSON", "[cli][json]") {
   const json gpus = parse_json(run_migplan({"gpus", "--json"}).out);
   CHECK(gpus["schema_version"] == 1);

@@ -123,14 +123,9 @@ TEST_CASE("fit takes Kubernetes quantities, and G is 10^9 bytes", "[names][fit]"
   const auto g = run_migplan({"fit", "--gpu", "h100-80gb", "--memory", "10G"});
   CHECK(g.out.starts_with(
       "h100-80gb: 1g.10gb (9.75 GiB, 16 SMs) is the smallest profile with at least 9537 MiB\n"));
+  // --help tells the binary unit from the decimal one; migplan-fit(1) lists them all.
   const auto help = run_migplan({"fit", "--help"});
-  for (const char* unit :
-       {"12Gi or 12GiB (2^30 bytes)", "12288Mi or 12288MiB (2^20)", "1Ti or 1TiB (2^40)",
-        "12G or 12GB (10^9 bytes, as in", "12M or 12MB", "1T or 1TB (10^12)"}) {
-    INFO(unit);
-    // CLI11 wraps nothing, so each suffix is on the help's one line.
-    CHECK(help.out.find(unit) != std::string::npos);
-  }
+  CHECK(help.out.find("12Gi (2^30 bytes), 12G (10^9)") != std::string::npos);
 }
 
 TEST_CASE("fit says a count that is not a number is not a number", "[names][fit]") {
