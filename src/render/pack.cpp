@@ -237,7 +237,12 @@ std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
   std::vector<std::pair<std::string, answer_group>> groups;
   for (const pack_answer& a : amb.candidates) {
     std::string key = verdict_text(a, true);
-    for (const scored_layout& sl : a.sol.layouts) key += "|" + layout_text(*a.gpu, sl.where);
+    for (const scored_layout& sl : a.sol.layouts) {
+      // Appended in two steps: "|" + string raised g++ 12's false
+      // -Wstringop-overflow at -O2 (GCC bug 105329).
+      key += '|';
+      key += layout_text(*a.gpu, sl.where);
+    }
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end())
