@@ -976,20 +976,27 @@ plan_result solve(const plan_request& req) {
     // the room; choosing among equally good kept sets for fewer geometries
     // was a search over every kept GPU (minutes on a churned fleet of
     // 5,000) for a cosmetic objective.
-    std::map<std::pair<int, profile_counts>, std::vector<int>> members;  // geometry -> column vars
     std::set<std::pair<int, profile_counts>> kept;  // geometries kept GPUs have
     double cost_total = 0;
     for (const column& c : cols) {
       const double now = std::round(best->values[static_cast<std::size_t>(c.var)]);
       cost_total += c.stage1 * now;
-      if (c.keep) {
-        prog.set_bounds(c.var, now, now);
-        if (now > 0 && c.counts.total() > 0) kept.insert({c.model, c.counts});
-        continue;
-      }
-      if (c.counts.total() > 0) members[{c.model, c.counts}].push_back(c.var);
+      if (!c.keep) continue;
+      prog.set_bounds(c.var, now, now);
+      if (now > 0 && c.counts.total() > 0) kept.insert({c.model, c.counts});
     }
-    for (const auto& key : kept) members.erase(key);
+    // (column vars, z var) per geometry, in the order of the columns.
+    std::vector<std::pair<std::vector<int>, int>> links;
+    {
+      std::map<std::pair<int, profile_counts>, std::size_t> index;
+      for (const column& c : cols) {
+        if (c.keep || c.counts.total() == 0 || kept.contains({c.model, c.counts})) continue;
+        const auto [it, fresh] = index.try_emplace({c.model, c.counts}, links.size());
+        if (fresh) links.push_back({{}, -1});
+        links[it->second].first.push_back(c.var);
+      }
+      for (auto& [xs, z] : links) z = prog.add_var(0, 1, true);
+    }
     std::map<int, std::size_t> col_of_var;
     for (std::size_t j = 0; j < cols.size(); ++j) col_of_var[cols[j].var] = j;
     // sum x <= U z, with U the most the sum can be in the LP relaxation under
@@ -998,8 +1005,7 @@ plan_result solve(const plan_request& req) {
     // LP per geometry, which only pays where the plain bound is large: the
     // columns' upper bounds, and for the columns the first objective charges
     // (all of a fresh plan's, a re-plan's moves) the most the held cost allows.
-    std::vector<std::pair<std::vector<int>, int>> links;  // (column vars, z var)
-    for (const auto& [key, xs] : members) {
+    for (const auto& [xs, z] : links) {
       double free_ub = 0, charged_ub = 0, now = 0;
       double least_charge = inf;
       for (const int x : xs) {
@@ -1028,12 +1034,10 @@ plan_result solve(const plan_request& req) {
         for (const int x : xs) prog.set_bounds(x, 0, 0);
         continue;
       }
-      const int z = prog.add_var(0, 1, true);
       std::vector<std::pair<int, double>> row;
       for (const int x : xs) row.push_back({x, 1.0});
       row.push_back({z, -ub});
       prog.add_row(row, -inf, 0);
-      links.push_back({xs, z});
     }
     if (links.size() > 1) {
       prog.clear_objective();
