@@ -28,19 +28,36 @@
 // changes (changed), and GPUs a plan from scratch would change: at the same
 // node positions (scratch), and at best, matching GPUs by geometry
 // (scratch_min).
+//
+// churn/N: N h100-80gb GPUs (nodes of 8) after weeks of churn, re-planned
+// for 12000x1g.10gb 3000x3g.40gb 800x7g.80gb 1500x2g.20gb (issue 19). Each
+// GPU's layout is drawn at random (churned_fleet(): profiles added at random
+// legal starts until a draw fails), each instance in use with probability
+// 0.3, with a fixed seed, so GPUs rarely share a layout. Counters as for
+// replan/ (changed, changes_lb, optimal, unmet), plus the classes of
+// identical GPUs (gpu_classes).
+//
+//   plan_bench --write-fleet=N,FILE
+//
+// writes that state (N GPUs) as a state file for `migplan plan --current
+// FILE 12000x1g.10gb ...` (whole-process figures) and exits.
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/enumerate.hpp>
 #include <migplan/rules.hpp>
 #include <migplan/sizing.hpp>
 #include <random>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/plan.hpp"
@@ -271,9 +288,141 @@ void replan(benchmark::State& state, int shift_pct) {
   state.counters["gpus_scratch"] = static_cast<double>(scratch.gpu_count);
 }
 
+// A fleet after churn: `gpus` GPUs of `g` in nodes of 8, each with a random
+// legal layout (random plain profiles at random allowed starts, until a draw
+// does not fit or one in eight draws stops early), each instance in use with
+// probability `in_use`. std::mt19937_64's raw output only, so the fleet is
+// the same on every platform.
+std::vector<current_node> churned_fleet(const gpu_model& g, int gpus, double in_use,
+                                        std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const rules r(g);
+  const std::vector<int> ps = plain_profiles(g);
+  const auto below = [&](std::uint64_t n) { return rng() % n; };
+  std::vector<current_node> out;
+  for (int k = 0; k < gpus; ++k) {
+    if (k % 8 == 0) {
+      current_node n;
+      n.name = "churn-" + std::to_string(k / 8);
+      n.gpu = &g;
+      out.push_back(std::move(n));
+    }
+    current_gpu cg;
+    cg.index = k % 8;
+    usage u;
+    for (int failures = 0; failures < 4;) {
+      if (below(8) == 0) break;
+      const int p = ps[static_cast<std::size_t>(below(ps.size()))];
+      std::vector<int> starts;
+      for (int s = 0; s < g.units; ++s)
+        if (r.can_add(u, p, s)) starts.push_back(s);
+      if (starts.empty()) {
+        ++failures;
+        continue;
+      }
+      const int s = starts[static_cast<std::size_t>(below(starts.size()))];
+      u.add(g.profiles[static_cast<std::size_t>(p)], p, s);
+      const bool busy = static_cast<double>(rng() >> 11) * 0x1.0p-53 < in_use;
+      cg.instances.push_back({p, s, busy});
+    }
+    out.back().gpus.push_back(std::move(cg));
+  }
+  return out;
+}
+
+// The demand of issue 19's churned re-plan, on h100-80gb.
+std::vector<demand_item> churn_demand() {
+  std::vector<demand_item> out;
+  for (const auto& [count, name] : std::vector<std::pair<long long, const char*>>{
+           {12000, "1g.10gb"}, {3000, "3g.40gb"}, {800, "7g.80gb"}, {1500, "2g.20gb"}}) {
+    demand_item d;
+    d.name = name;
+    d.profile = name;
+    d.count = count;
+    out.push_back(d);
+  }
+  return out;
+}
+
+constexpr std::uint64_t churn_seed = 20261219;
+
+void churn(benchmark::State& state, int gpus) {
+  const gpu_model* g = find_model("h100-80gb");
+  plan_request req;
+  req.models.push_back({g, std::nullopt, 1.0});
+  req.demand = churn_demand();
+  req.current = churned_fleet(*g, gpus, 0.3, churn_seed);
+  plan_result res;
+  for (auto _ : state) {
+    res = plan::solve(req);
+    benchmark::DoNotOptimize(res.gpu_count);
+  }
+  std::set<std::vector<std::tuple<int, int, bool>>> layouts;
+  long long instances = 0, busy = 0;
+  for (const current_node& n : *req.current)
+    for (const current_gpu& cg : n.gpus) {
+      std::vector<std::tuple<int, int, bool>> key;
+      for (const current_gi& x : cg.instances) {
+        key.emplace_back(x.profile, x.start, x.in_use);
+        ++instances;
+        busy += x.in_use ? 1 : 0;
+      }
+      std::sort(key.begin(), key.end());
+      layouts.insert(key);
+    }
+  state.counters["t_opt_ms"] = res.stage1_seconds * 1e3;
+  state.counters["changed"] = static_cast<double>(res.changes.size());
+  state.counters["changes_lb"] = static_cast<double>(res.changes_lower_bound);
+  state.counters["lp"] = res.lp_bound;
+  state.counters["optimal"] = res.optimal ? 1 : 0;
+  state.counters["later_opt"] = res.later_optimal ? 1 : 0;
+  state.counters["unmet"] = res.feasible ? 0 : 1;
+  state.counters["gpu_classes"] = static_cast<double>(layouts.size());
+  state.counters["in_use_pct"] =
+      instances > 0 ? 100.0 * static_cast<double>(busy) / static_cast<double>(instances) : 0;
+}
+
+void churn_5000(benchmark::State& state) { churn(state, 5000); }
+void churn_10000(benchmark::State& state) { churn(state, 10000); }
+
+// --write-fleet=N,FILE: the churned fleet of N GPUs as a state file (JSON).
+int write_fleet(std::string_view arg) {
+  const auto comma = arg.find(',');
+  if (comma == std::string_view::npos) {
+    std::cerr << "plan_bench: --write-fleet=N,FILE\n";
+    return 2;
+  }
+  const int n = std::stoi(std::string(arg.substr(0, comma)));
+  const std::string file(arg.substr(comma + 1));
+  const gpu_model* g = find_model("h100-80gb");
+  std::ofstream out(file);
+  out << "{\"version\": 1, \"nodes\": [\n";
+  const std::vector<current_node> fleet = churned_fleet(*g, n, 0.3, churn_seed);
+  for (std::size_t i = 0; i < fleet.size(); ++i) {
+    out << "  {\"name\": \"" << fleet[i].name << "\", \"gpu\": \"h100-80gb\", \"gpus\": [";
+    for (std::size_t k = 0; k < fleet[i].gpus.size(); ++k) {
+      const current_gpu& cg = fleet[i].gpus[k];
+      out << (k > 0 ? ", " : "") << "\n    {\"index\": " << cg.index << ", \"instances\": [";
+      for (std::size_t j = 0; j < cg.instances.size(); ++j) {
+        const current_gi& x = cg.instances[j];
+        out << (j > 0 ? ", " : "") << "{\"profile\": \""
+            << g->profiles[static_cast<std::size_t>(x.profile)].name << "\", \"start\": " << x.start
+            << (x.in_use ? ", \"in_use\": true" : "") << "}";
+      }
+      out << "]}";
+    }
+    out << "]}" << (i + 1 < fleet.size() ? "," : "") << "\n";
+  }
+  out << "]}\n";
+  return out ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (const std::string_view a = argv[i]; a.starts_with("--write-fleet="))
+      return write_fleet(a.substr(std::string_view("--write-fleet=").size()));
   for (const char* slug : {"h100-80gb", "a100-40gb", "a30"}) {
     const gpu_model* g = find_model(slug);
     for (const bool skewed : {false, true})
@@ -290,6 +439,12 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("replan/" + std::to_string(shift)).c_str(), replan, shift)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
+  benchmark::RegisterBenchmark("churn/5000", churn_5000)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
+  benchmark::RegisterBenchmark("churn/10000", churn_10000)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

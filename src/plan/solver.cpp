@@ -17,6 +17,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -169,6 +170,7 @@ struct column {
   long long room = 0;
   double stage1 = 0;  // coefficient of the first objective (cost, or 1 for a change)
   int cls = -1;       // re-plan: the class of current GPUs it draws from
+  int pool = -1;      // re-plan: the pool of moved GPUs it draws from (move_pool)
   bool keep = false;  // re-plan: the class's GPUs left unchanged
   int var = -1;
 };
@@ -184,14 +186,252 @@ struct gpu_class {
 bool gi_less(const current_gi& a, const current_gi& b) {
   return std::tie(a.profile, a.start, a.in_use) < std::tie(b.profile, b.start, b.in_use);
 }
-bool gi_equal(const current_gi& a, const current_gi& b) {
-  return a.profile == b.profile && a.start == b.start && a.in_use == b.in_use;
-}
 
 bool covers(const profile_counts& big, const profile_counts& small) {
   for (int p = 0; p < max_profiles; ++p)
     if (big[p] < small[p]) return false;
   return true;
+}
+
+// Re-plan: GPUs that may move to the same configurations. Where a changed
+// GPU may go depends on its class only through the in-use instances the new
+// geometry must keep (none with allow_evict), so the moves of all classes of
+// one model and in-use counts are one pool: a variable per pool and
+// configuration, not per class and configuration. On a churned fleet, where
+// nearly every GPU is a class of its own, that is a few thousand columns
+// instead of a million, and the same optimum: a solution's moves are handed
+// back to classes after the solve (split_moves).
+struct move_pool {
+  int model = 0;
+  profile_counts in_use;     // what every configuration of the pool must cover
+  std::vector<int> classes;  // indices into the classes
+  long long gpus = 0;        // over its classes
+};
+
+std::vector<move_pool> pool_classes(const std::vector<gpu_class>& classes, bool allow_evict,
+                                    std::vector<int>& pool_of) {
+  std::vector<move_pool> out;
+  std::map<std::pair<int, profile_counts>, int> index;
+  pool_of.assign(classes.size(), -1);
+  for (std::size_t k = 0; k < classes.size(); ++k) {
+    const profile_counts key = allow_evict ? profile_counts{} : classes[k].in_use;
+    auto [it, fresh] = index.try_emplace({classes[k].model, key}, static_cast<int>(out.size()));
+    if (fresh) out.push_back({classes[k].model, key, {}, 0});
+    move_pool& pl = out[static_cast<std::size_t>(it->second)];
+    pl.classes.push_back(static_cast<int>(k));
+    pl.gpus += static_cast<long long>(classes[k].gpus.size());
+    pool_of[k] = it->second;
+  }
+  return out;
+}
+
+// Re-plan: a starting plan for CBC, the obvious greedy: every GPU kept,
+// then one GPU at a time the change that most reduces the demand still
+// missing, counted in placement units (a missing 7g.80gb weighs as seven
+// 1g.10gb), until no change reduces it. `want` is the instances wanted per
+// model and profile. Returns GPUs per column. Only the demanded profiles
+// decide a change's gain, so GPUs and configurations are compared on those.
+std::vector<long long> greedy_moves(const std::vector<column>& cols,
+                                    const std::vector<gpu_class>& classes, std::size_t n_pools,
+                                    const std::vector<const gpu_model*>& gpus,
+                                    const std::vector<std::vector<long long>>& want) {
+  std::vector<long long> n(cols.size(), 0);
+  std::vector<std::vector<long long>> have(want.size());
+  std::vector<std::vector<int>> wanted(want.size());  // per model: the demanded profiles
+  for (std::size_t m = 0; m < want.size(); ++m) {
+    have[m].assign(want[m].size(), 0);
+    for (std::size_t p = 0; p < want[m].size(); ++p)
+      if (want[m][p] > 0) wanted[m].push_back(static_cast<int>(p));
+  }
+  auto project = [&](const column& c) {
+    std::vector<int> out;
+    for (const int p : wanted[static_cast<std::size_t>(c.model)]) out.push_back(c.counts[p]);
+    return out;
+  };
+  // Kept GPUs that may change, per pool and counts on the demanded profiles.
+  struct giver {
+    int pool = 0, model = 0;
+    std::vector<int> counts;
+    std::vector<std::size_t> keep_cols;
+    long long left = 0;
+  };
+  std::map<std::pair<int, std::vector<int>>, giver> givers;
+  // Per pool: one move column per distinct counts on the demanded profiles.
+  std::vector<std::map<std::vector<int>, std::size_t>> moves(n_pools);
+  for (std::size_t j = 0; j < cols.size(); ++j) {
+    const column& c = cols[j];
+    const auto m = static_cast<std::size_t>(c.model);
+    if (!c.keep) {
+      moves[static_cast<std::size_t>(c.pool)].try_emplace(project(c), j);
+      continue;
+    }
+    n[j] = static_cast<long long>(classes[static_cast<std::size_t>(c.cls)].gpus.size());
+    for (std::size_t p = 0; p < have[m].size(); ++p)
+      have[m][p] += n[j] * c.counts[static_cast<int>(p)];
+    giver& g = givers[{c.pool, project(c)}];
+    g.pool = c.pool;
+    g.model = c.model;
+    g.counts = project(c);
+    g.keep_cols.push_back(j);
+    g.left += n[j];
+  }
+  for (;;) {
+    long long best_gain = 0;
+    giver* from = nullptr;
+    std::size_t to = 0;
+    for (auto& [key, g] : givers) {
+      if (g.left == 0) continue;
+      const auto m = static_cast<std::size_t>(g.model);
+      for (const auto& [counts, j] : moves[static_cast<std::size_t>(g.pool)]) {
+        long long gain = 0;
+        for (std::size_t q = 0; q < counts.size(); ++q) {
+          const auto p = static_cast<std::size_t>(wanted[m][q]);
+          const long long size = gpus[m]->profiles[p].size;
+          const long long h = have[m][p], after = h - g.counts[q] + counts[q];
+          gain += size * (std::max(0LL, want[m][p] - h) - std::max(0LL, want[m][p] - after));
+        }
+        if (gain > best_gain) {
+          best_gain = gain;
+          from = &g;
+          to = j;
+        }
+      }
+    }
+    if (from == nullptr) break;
+    // The same change, repeated while each repeat gains as much (no
+    // deficit it fills runs out, no surplus it takes from does).
+    const auto m = static_cast<std::size_t>(from->model);
+    const std::vector<int> target = project(cols[to]);
+    long long reps = from->left;
+    for (std::size_t q = 0; q < target.size(); ++q) {
+      const auto p = static_cast<std::size_t>(wanted[m][q]);
+      const long long delta = target[q] - from->counts[q], gap = want[m][p] - have[m][p];
+      if (delta > 0 && gap > 0) reps = std::min(reps, std::max(1LL, gap / delta));
+      if (delta < 0 && gap < 0) reps = std::min(reps, std::max(1LL, -gap / -delta));
+    }
+    for (const std::size_t k : from->keep_cols)
+      for (; reps > 0 && n[k] > 0; --reps) {
+        --n[k];
+        --from->left;
+        ++n[to];
+        for (std::size_t p = 0; p < have[m].size(); ++p)
+          have[m][p] += cols[to].counts[static_cast<int>(p)] - cols[k].counts[static_cast<int>(p)];
+      }
+  }
+  return n;
+}
+
+// Re-plan: hands each pool's moved GPUs (its classes' GPUs not kept) to the
+// pool's chosen configurations, so that no GPU "moves" to the counts it has
+// (that would be no change). `cols` and `n` are the solution's columns and
+// values; returns them with every move column split into one per class.
+// A GPU can take any configuration of its pool but the one with its own
+// counts, so a split exists exactly when, for every counts x, the moved GPUs
+// with counts x plus the moves to x are at most the pool's moves; handing out
+// one move at a time from the counts where that sum is largest keeps it so.
+// Where it fails (a plan not proven to change the fewest GPUs can move a GPU
+// to its own counts), the GPU is kept instead: the same instances, one change
+// fewer.
+std::pair<std::vector<column>, std::vector<long long>> split_moves(
+    const std::vector<column>& cols, const std::vector<long long>& n,
+    const std::vector<gpu_class>& classes, const std::vector<move_pool>& pools) {
+  std::vector<column> out_cols;
+  std::vector<long long> out_n;
+  std::vector<std::size_t> keep_col(classes.size(), 0);
+  std::vector<long long> moved(classes.size(), 0);  // per class: GPUs not kept
+  for (std::size_t j = 0; j < cols.size(); ++j)
+    if (cols[j].keep) {
+      const auto k = static_cast<std::size_t>(cols[j].cls);
+      keep_col[k] = out_cols.size();
+      moved[k] = static_cast<long long>(classes[k].gpus.size()) - n[j];
+      out_cols.push_back(cols[j]);
+      out_n.push_back(n[j]);
+    }
+  for (std::size_t s = 0; s < pools.size(); ++s) {
+    // Per counts: the pool's classes with moved GPUs, and the move columns to them.
+    struct side {
+      std::vector<int> classes;
+      long long gpus = 0;  // moved GPUs of those classes
+      std::vector<std::size_t> targets;
+      long long moves = 0;  // moves to these counts
+    };
+    std::map<profile_counts, side> by;
+    for (const int k : pools[s].classes)
+      if (moved[static_cast<std::size_t>(k)] > 0) {
+        side& sd = by[classes[static_cast<std::size_t>(k)].counts];
+        sd.classes.push_back(k);
+        sd.gpus += moved[static_cast<std::size_t>(k)];
+      }
+    std::vector<long long> left(cols.size(), 0);
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      if (!cols[j].keep && cols[j].pool == static_cast<int>(s) && n[j] > 0) {
+        side& sd = by[cols[j].counts];
+        sd.targets.push_back(j);
+        sd.moves += n[j];
+        left[j] = n[j];
+      }
+    std::map<std::pair<int, std::size_t>, std::size_t> split;  // (class, move column) -> out
+    auto take_gpu = [&](side& sd) {
+      for (const int k : sd.classes)
+        if (moved[static_cast<std::size_t>(k)] > 0) {
+          --moved[static_cast<std::size_t>(k)];
+          --sd.gpus;
+          return k;
+        }
+      return -1;
+    };
+    auto take_target = [&](side& sd) {
+      for (const std::size_t j : sd.targets)
+        if (left[j] > 0) {
+          --left[j];
+          --sd.moves;
+          return j;
+        }
+      return cols.size();
+    };
+    auto assign = [&](int k, std::size_t j) {
+      auto [it, fresh] = split.try_emplace({k, j}, out_cols.size());
+      if (fresh) {
+        column c = cols[j];
+        c.cls = k;
+        out_cols.push_back(c);
+        out_n.push_back(0);
+      }
+      ++out_n[it->second];
+    };
+    for (;;) {
+      auto most = by.end();
+      for (auto it = by.begin(); it != by.end(); ++it)
+        if (most == by.end() ||
+            it->second.gpus + it->second.moves > most->second.gpus + most->second.moves)
+          most = it;
+      if (most == by.end() || most->second.gpus + most->second.moves == 0) break;
+      // The other side: the counts with the most of what `most` needs.
+      const bool give_target = most->second.moves > 0;
+      auto other = by.end();
+      for (auto it = by.begin(); it != by.end(); ++it) {
+        if (it == most) continue;
+        const long long have = give_target ? it->second.gpus : it->second.moves;
+        if (have > 0 &&
+            (other == by.end() || have > (give_target ? other->second.gpus : other->second.moves)))
+          other = it;
+      }
+      if (other == by.end()) {
+        // Only GPUs with these counts are left to move to them: keep one.
+        const int k = take_gpu(most->second);
+        const std::size_t j = take_target(most->second);
+        if (k < 0 || j == cols.size()) break;  // unreachable: both sides were non-empty
+        ++out_n[keep_col[static_cast<std::size_t>(k)]];
+        continue;
+      }
+      side& gpus_from = give_target ? other->second : most->second;
+      side& moves_to = give_target ? most->second : other->second;
+      const int k = take_gpu(gpus_from);
+      const std::size_t j = take_target(moves_to);
+      assign(k, j);
+    }
+  }
+  return {std::move(out_cols), std::move(out_n)};
 }
 
 // A block of GPUs of one layout handed out to demand, and where they came from.
@@ -300,18 +540,21 @@ plan_result solve(const plan_request& req) {
       available[m] = available[m] ? std::min(*available[m], on_nodes[m]) : on_nodes[m];
   }
   std::vector<gpu_class> classes;
+  std::vector<move_pool> pools;
+  std::vector<int> pool_of;  // per class
   if (replan) {
+    std::map<std::pair<int, std::vector<std::tuple<int, int, bool>>>, std::size_t> class_index;
     for (std::size_t ni = 0; ni < req.current->size(); ++ni) {
       const current_node& node = (*req.current)[ni];
       const int m = model_of(node.gpu);
       for (std::size_t gi = 0; gi < node.gpus.size(); ++gi) {
         std::vector<current_gi> ins = node.gpus[gi].instances;
         std::sort(ins.begin(), ins.end(), gi_less);
-        auto it = std::find_if(classes.begin(), classes.end(), [&](const gpu_class& c) {
-          return c.model == m && std::equal(c.instances.begin(), c.instances.end(), ins.begin(),
-                                            ins.end(), gi_equal);
-        });
-        if (it == classes.end()) {
+        std::vector<std::tuple<int, int, bool>> key;
+        for (const current_gi& g : ins) key.emplace_back(g.profile, g.start, g.in_use);
+        const auto [found, fresh] = class_index.try_emplace({m, std::move(key)}, classes.size());
+        auto it = classes.begin() + static_cast<std::ptrdiff_t>(found->second);
+        if (fresh) {
           gpu_class c;
           c.model = m;
           c.instances = ins;
@@ -325,6 +568,7 @@ plan_result solve(const plan_request& req) {
         it->gpus.push_back({static_cast<int>(ni), static_cast<int>(gi)});
       }
     }
+    pools = pool_classes(classes, req.allow_evict, pool_of);
     // The fleet is exactly the current GPUs.
     available.assign(models.size(), 0);
   }
@@ -398,6 +642,7 @@ plan_result solve(const plan_request& req) {
       column keep;
       keep.model = cl.model;
       keep.cls = static_cast<int>(k);
+      keep.pool = pool_of[k];
       keep.keep = true;
       keep.counts = cl.counts;
       const auto found = mc[m]->index.find(cl.counts);
@@ -416,17 +661,22 @@ plan_result solve(const plan_request& req) {
         keep.room = 0;
       }
       cols.push_back(keep);
+    }
+    // Moves, per pool: every configuration holding the pool's in-use
+    // instances, its own classes' counts included (split_moves hands those
+    // to other classes; moving a GPU to its own counts never pays).
+    for (std::size_t s = 0; s < pools.size(); ++s) {
+      const auto& cs = mc[static_cast<std::size_t>(pools[s].model)]->configs;
       for (std::size_t c = 0; c < cs.size(); ++c) {
-        if (cs[c].counts == cl.counts) continue;  // not a change
-        if (!req.allow_evict && !covers(cs[c].counts, cl.in_use)) continue;
+        if (!covers(cs[c].counts, pools[s].in_use)) continue;
         column col;
-        col.model = cl.model;
+        col.model = pools[s].model;
         col.config = static_cast<int>(c);
         col.where = cs[c].where;
         col.counts = cs[c].counts;
         col.room = cs[c].room;
         col.stage1 = 1;
-        col.cls = static_cast<int>(k);
+        col.pool = static_cast<int>(s);
         cols.push_back(col);
       }
     }
@@ -436,8 +686,10 @@ plan_result solve(const plan_request& req) {
   constexpr double inf = 1e30;
   for (column& c : cols) {
     double ub = inf;
-    if (replan)
+    if (replan && c.keep)
       ub = static_cast<double>(classes[static_cast<std::size_t>(c.cls)].gpus.size());
+    else if (replan)
+      ub = static_cast<double>(pools[static_cast<std::size_t>(c.pool)].gpus);
     else if (available[static_cast<std::size_t>(c.model)])
       ub = static_cast<double>(*available[static_cast<std::size_t>(c.model)]);
     c.var = prog.add_var(0, ub, true);
@@ -518,31 +770,45 @@ plan_result solve(const plan_request& req) {
       if (!row.empty()) prog.add_row(row, -inf, static_cast<double>(*available[m]));
     }
   } else {
-    for (std::size_t k = 0; k < classes.size(); ++k) {
-      std::vector<std::pair<int, double>> row;
-      for (const column& c : cols)
-        if (c.cls == static_cast<int>(k)) row.push_back({c.var, 1.0});
-      const auto n = static_cast<double>(classes[k].gpus.size());
-      prog.add_row(row, n, n);
+    // Per pool: its classes' kept GPUs and its moves are its GPUs.
+    std::vector<std::vector<std::pair<int, double>>> rows(pools.size());
+    for (const column& c : cols) rows[static_cast<std::size_t>(c.pool)].push_back({c.var, 1.0});
+    for (std::size_t s = 0; s < pools.size(); ++s) {
+      const auto n = static_cast<double>(pools[s].gpus);
+      prog.add_row(rows[s], n, n);
     }
   }
 
   // A starting solution: fresh, one pure geometry per (model, profile) on the
-  // cheapest model per instance; re-plan, every GPU kept. Demand then goes
+  // cheapest model per instance; re-plan, greedy_moves(). Demand then goes
   // greedily onto what is there, the rest unmet.
   std::vector<double> start(static_cast<std::size_t>(prog.var_count()), 0.0);
   {
     std::vector<std::vector<long long>> cap(n_models);
     for (std::size_t m = 0; m < n_models; ++m) cap[m].assign(models[m].gpu->profiles.size(), 0);
     if (replan) {
-      for (const column& c : cols)
-        if (c.keep) {
-          const auto n =
-              static_cast<long long>(classes[static_cast<std::size_t>(c.cls)].gpus.size());
-          start[static_cast<std::size_t>(c.var)] = static_cast<double>(n);
-          for (std::size_t p = 0; p < cap[static_cast<std::size_t>(c.model)].size(); ++p)
-            cap[static_cast<std::size_t>(c.model)][p] += n * c.counts[static_cast<int>(p)];
-        }
+      // Each item on the first model that serves it.
+      std::vector<std::vector<long long>> want(n_models);
+      std::vector<const gpu_model*> gpus(n_models);
+      for (std::size_t m = 0; m < n_models; ++m) {
+        want[m].assign(models[m].gpu->profiles.size(), 0);
+        gpus[m] = models[m].gpu;
+      }
+      for (std::size_t i = 0; i < n_items; ++i) {
+        if (!is_rep(i)) continue;
+        for (std::size_t m = 0; m < n_models; ++m)
+          if (serve[i][m] >= 0) {
+            if (ci[i][m] < 0) want[m][static_cast<std::size_t>(serve[i][m])] += class_count[i];
+            break;
+          }
+      }
+      const std::vector<long long> n = greedy_moves(cols, classes, pools.size(), gpus, want);
+      for (std::size_t j = 0; j < cols.size(); ++j) {
+        const column& c = cols[j];
+        start[static_cast<std::size_t>(c.var)] = static_cast<double>(n[j]);
+        for (std::size_t p = 0; p < cap[static_cast<std::size_t>(c.model)].size(); ++p)
+          cap[static_cast<std::size_t>(c.model)][p] += n[j] * c.counts[static_cast<int>(p)];
+      }
     } else {
       // Pure geometry: the configuration holding the most of profile p alone.
       std::vector<long long> used(n_models, 0);
@@ -637,6 +903,19 @@ plan_result solve(const plan_request& req) {
   for (const column& c : cols) prog.set_obj(c.var, c.stage1);
   prog.set_maximize(false);
   {
+    // A re-plan starts from the greedy plan where it leaves no more unmet
+    // than stage 0 proved necessary and changes fewer GPUs than stage 0's.
+    if (replan && best && !start.empty() && need_unmet) {
+      double unmet_greedy = 0, changes_greedy = 0, changes_best = 0;
+      for (int u : uvar)
+        if (u >= 0) unmet_greedy += start[static_cast<std::size_t>(u)];
+      for (const column& c : cols) {
+        changes_greedy += c.stage1 * start[static_cast<std::size_t>(c.var)];
+        changes_best += c.stage1 * std::round(best->values[static_cast<std::size_t>(c.var)]);
+      }
+      if (unmet_greedy <= std::round(best->objective) + 0.5 && changes_greedy < changes_best)
+        best->values = start;
+    }
     mip::answer a = run_stage(0.6);
     if (a.has_solution()) {
       proven = proven && a.state == mip::status::optimal;
@@ -686,57 +965,89 @@ plan_result solve(const plan_request& req) {
 
   // Stage 3: the fewest distinct geometries (non-empty), z[geometry] >= x / U.
   {
-    std::map<std::pair<int, profile_counts>, int> zvar;
+    // One row per geometry over all its columns: a fresh plan has one column
+    // per geometry, a re-plan a kept column per class and a move column per
+    // pool with the same counts; one row per geometry probes one LP per
+    // geometry, not one per column (thousands on a churned fleet).
+    //
+    // A re-plan keeps the GPUs stage 2 kept: the stage only picks the new
+    // geometries of the GPUs that change, and a geometry a kept GPU has
+    // costs nothing more. Which GPUs stay was decided by the changes and
+    // the room; choosing among equally good kept sets for fewer geometries
+    // was a search over every kept GPU (minutes on a churned fleet of
+    // 5,000) for a cosmetic objective.
+    std::set<std::pair<int, profile_counts>> kept;  // geometries kept GPUs have
+    double cost_total = 0;
+    for (const column& c : cols) {
+      const double now = std::round(best->values[static_cast<std::size_t>(c.var)]);
+      cost_total += c.stage1 * now;
+      if (!c.keep) continue;
+      prog.set_bounds(c.var, now, now);
+      if (now > 0 && c.counts.total() > 0) kept.insert({c.model, c.counts});
+    }
+    // (column vars, z var) per geometry, in the order of the columns.
+    std::vector<std::pair<std::vector<int>, int>> links;
+    {
+      std::map<std::pair<int, profile_counts>, std::size_t> index;
+      for (const column& c : cols) {
+        if (c.keep || c.counts.total() == 0 || kept.contains({c.model, c.counts})) continue;
+        const auto [it, fresh] = index.try_emplace({c.model, c.counts}, links.size());
+        if (fresh) links.push_back({{}, -1});
+        links[it->second].first.push_back(c.var);
+      }
+      for (auto& [xs, z] : links) z = prog.add_var(0, 1, true);
+    }
     std::map<int, std::size_t> col_of_var;
     for (std::size_t j = 0; j < cols.size(); ++j) col_of_var[cols[j].var] = j;
-    std::vector<std::pair<int, int>> links;  // (column var, z var)
-    for (const column& c : cols) {
-      if (c.counts.total() == 0) continue;
-      auto [it, fresh] = zvar.try_emplace({c.model, c.counts}, -1);
-      if (fresh) it->second = prog.add_var(0, 1, true);
-      links.push_back({c.var, it->second});
-    }
-    // x <= U z, with U the most x can be in the LP relaxation under the
-    // held stages: the tighter U, the stronger the relaxation; a column the
-    // held stages rule out even in the LP is fixed at 0.
-    // Probing costs an LP per column, which only pays where the plain bound
-    // (the GPUs the held cost allows) is large.
-    std::vector<std::pair<int, int>> kept_links;
-    double cost_total = 0;
-    for (const column& cc : cols)
-      cost_total += cc.stage1 * std::round(best->values[static_cast<std::size_t>(cc.var)]);
-    for (const auto& [x, z] : links) {
-      double ub = prog.upper(x);
-      const double now = std::round(best->values[static_cast<std::size_t>(x)]);
-      if (!replan) {
+    // sum x <= U z, with U the most the sum can be in the LP relaxation under
+    // the held stages: the tighter U, the stronger the relaxation; a geometry
+    // the held stages rule out even in the LP is fixed at 0. Probing costs an
+    // LP per geometry, which only pays where the plain bound is large: the
+    // columns' upper bounds, and for the columns the first objective charges
+    // (all of a fresh plan's, a re-plan's moves) the most the held cost allows.
+    for (const auto& [xs, z] : links) {
+      double free_ub = 0, charged_ub = 0, now = 0;
+      double least_charge = inf;
+      for (const int x : xs) {
         const column& c = cols[col_of_var.at(x)];
-        ub = std::min(ub, std::floor((cost_total + 1e-6) / c.stage1));
+        now += std::round(best->values[static_cast<std::size_t>(x)]);
+        if (c.stage1 > 0) {
+          charged_ub += prog.upper(x);
+          least_charge = std::min(least_charge, c.stage1);
+        } else {
+          free_ub += prog.upper(x);
+        }
       }
+      if (least_charge < inf)
+        charged_ub = std::min(charged_ub, std::floor((cost_total + 1e-6) / least_charge));
+      double ub = free_ub + charged_ub;
       if (ub > probe_above && !budget.short_of(0.15)) {
         mip probe = prog;
         probe.clear_objective();
-        probe.set_obj(x, 1.0);
+        for (const int x : xs) probe.set_obj(x, 1.0);
         probe.set_maximize(true);
         const mip::answer lp = probe.solve(std::nullopt, true);
         if (lp.has_solution()) ub = std::min(ub, std::floor(lp.objective + 1e-6));
       }
       ub = std::max(ub, now);  // never below the solution in hand (LP round-off)
       if (ub < 0.5) {
-        prog.set_bounds(x, 0, 0);
+        for (const int x : xs) prog.set_bounds(x, 0, 0);
         continue;
       }
-      prog.add_row({{x, 1.0}, {z, -ub}}, -inf, 0);
-      kept_links.push_back({x, z});
+      std::vector<std::pair<int, double>> row;
+      for (const int x : xs) row.push_back({x, 1.0});
+      row.push_back({z, -ub});
+      prog.add_row(row, -inf, 0);
     }
-    links = std::move(kept_links);
-    if (zvar.size() > 1) {
+    if (links.size() > 1) {
       prog.clear_objective();
-      for (const auto& [key, z] : zvar) prog.set_obj(z, 1.0);
+      for (const auto& [xs, z] : links) prog.set_obj(z, 1.0);
       prog.set_maximize(false);
       std::vector<double> s = best->values;
       s.resize(static_cast<std::size_t>(prog.var_count()), 0.0);
-      for (const auto& [x, z] : links)
-        if (std::round(s[static_cast<std::size_t>(x)]) > 0) s[static_cast<std::size_t>(z)] = 1;
+      for (const auto& [xs, z] : links)
+        for (const int x : xs)
+          if (std::round(s[static_cast<std::size_t>(x)]) > 0) s[static_cast<std::size_t>(z)] = 1;
       prog.set_start(s);
       mip::answer a = prog.solve(budget.take(1.0));
       if (a.has_solution()) {
@@ -777,10 +1088,14 @@ plan_result solve(const plan_request& req) {
     if (item_u[i] > 0) res.unmet.push_back({static_cast<int>(i), item_u[i]});
   res.feasible = res.unmet.empty();
 
+  // GPUs per column; a re-plan's pooled moves handed to classes.
+  std::vector<long long> col_n(cols.size());
+  for (std::size_t j = 0; j < cols.size(); ++j) col_n[j] = val(cols[j].var);
+  if (replan) std::tie(cols, col_n) = split_moves(cols, col_n, classes, pools);
   // Blocks per model: kept classes first (re-plan), then configurations in order.
   std::vector<block> blocks;
   for (std::size_t j = 0; j < cols.size(); ++j) {
-    const long long n = val(cols[j].var);
+    const long long n = col_n[j];
     if (n > 0) blocks.push_back({cols[j].model, cols[j].where, n, static_cast<int>(j)});
   }
   std::stable_sort(blocks.begin(), blocks.end(), [&](const block& a, const block& b) {
@@ -922,8 +1237,8 @@ plan_result solve(const plan_request& req) {
     }
   } else {
     long long changed = 0;
-    for (const column& c : cols)
-      if (!c.keep) changed += val(c.var);
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      if (!cols[j].keep) changed += col_n[j];
     res.gap = changed > 0 ? std::max(0.0, static_cast<double>(changed - res.changes_lower_bound) /
                                               static_cast<double>(changed))
                           : 0;

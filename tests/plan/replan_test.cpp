@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <random>
+#include <string>
 
 #include "plan_support.hpp"
 
@@ -49,6 +51,103 @@ void check_replan(const plan_request& req, const plan_result& res) {
   long long total = 0;
   for (const plan_group& g : res.groups) total += g.count;
   CHECK(total == static_cast<long long>(gpus));
+  // A GPU is listed as changed exactly when its profile counts change.
+  REQUIRE(res.nodes.size() == req.current->size());
+  for (std::size_t n = 0; n < res.nodes.size(); ++n) {
+    const current_node& cur = (*req.current)[n];
+    REQUIRE(res.nodes[n].gpus.size() == cur.gpus.size());
+    for (std::size_t k = 0; k < cur.gpus.size(); ++k) {
+      const int grp = res.nodes[n].gpus[k].group;
+      REQUIRE(grp >= 0);
+      std::vector<int> before(cur.gpu->profiles.size(), 0), after(before);
+      for (const current_gi& x : cur.gpus[k].instances)
+        ++before[static_cast<std::size_t>(x.profile)];
+      for (const planned_instance& in : res.groups[static_cast<std::size_t>(grp)].instances)
+        ++after[static_cast<std::size_t>(in.where.profile)];
+      const bool listed = std::any_of(
+          res.changes.begin(), res.changes.end(),
+          [&](const plan_change& c) { return c.node == cur.name && c.index == cur.gpus[k].index; });
+      INFO("node " << cur.name << " gpu " << cur.gpus[k].index);
+      CHECK(listed == (before != after));
+    }
+  }
+}
+
+// Solves `req` and checks it against a brute force's fewest changes `best`
+// (-1: no plan meets the demand).
+void check_fewest(const plan_request& req, int best) {
+  const plan_result res = plan::solve(req);
+  if (best < 0) {
+    CHECK_FALSE(res.feasible);
+    return;
+  }
+  REQUIRE(res.feasible);
+  CHECK(res.optimal);
+  CHECK(static_cast<int>(res.changes.size()) == best);
+  CHECK(res.changes_lower_bound == best);
+  check_replan(req, res);
+}
+
+// Every geometry of `g` as counts per profile, by trying every count vector
+// against the core's rules (independent of the solver).
+std::vector<std::vector<int>> all_geometries(const gpu_model* g) {
+  const rules r(*g);
+  std::vector<std::vector<int>> geos;
+  std::vector<int> counts(g->profiles.size(), 0);
+  std::function<void(std::size_t)> visit = [&](std::size_t p) {
+    if (p == counts.size()) {
+      std::vector<item> items;
+      for (std::size_t q = 0; q < counts.size(); ++q)
+        for (int k = 0; k < counts[q]; ++k) items.push_back({static_cast<int>(q)});
+      if (items.empty() || fits(r, items)) geos.push_back(counts);
+      return;
+    }
+    for (int k = 0; k <= g->profiles[p].max_instances; ++k) {
+      counts[p] = k;
+      visit(p + 1);
+    }
+    counts[p] = 0;
+  };
+  visit(0);
+  return geos;
+}
+
+// The fewest GPUs that must change for `fleet` to hold `demand` (instances
+// per profile), each GPU keeping its geometry or taking any other that holds
+// its in-use instances (all of them with allow_evict); -1 when none does.
+int fewest_changes(const gpu_model* g, const std::vector<std::vector<int>>& geos,
+                   const std::vector<std::vector<current_gi>>& fleet,
+                   const std::vector<long long>& demand, bool allow_evict) {
+  const std::size_t np = g->profiles.size();
+  int best = -1;
+  std::vector<long long> have(np, 0);
+  std::function<void(std::size_t, int)> rec = [&](std::size_t i, int changed) {
+    if (best >= 0 && changed >= best) return;
+    if (i == fleet.size()) {
+      bool ok = true;
+      for (std::size_t p = 0; p < np; ++p) ok = ok && have[p] >= demand[p];
+      if (ok) best = changed;
+      return;
+    }
+    std::vector<int> cur(np, 0), used(np, 0);
+    for (const current_gi& x : fleet[i]) {
+      ++cur[static_cast<std::size_t>(x.profile)];
+      if (x.in_use && !allow_evict) ++used[static_cast<std::size_t>(x.profile)];
+    }
+    auto with = [&](const std::vector<int>& geo, int cost) {
+      for (std::size_t p = 0; p < np; ++p) have[p] += geo[p];
+      rec(i + 1, changed + cost);
+      for (std::size_t p = 0; p < np; ++p) have[p] -= geo[p];
+    };
+    with(cur, 0);
+    for (const auto& geo : geos) {
+      bool ok = geo != cur;
+      for (std::size_t q = 0; q < np && ok; ++q) ok = geo[q] >= used[q];
+      if (ok) with(geo, 1);
+    }
+  };
+  rec(0, 0);
+  return best;
 }
 
 }  // namespace
@@ -128,25 +227,7 @@ TEST_CASE("in-use instances survive unless eviction is allowed", "[replan]") {
 TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[replan][exact]") {
   for (const char* slug : {"a30", "h100-80gb"}) {
     const gpu_model* g = gpu(slug);
-    const rules r(*g);
-    // Geometries by trying every count vector (independent of the solver).
-    std::vector<std::vector<int>> geos;
-    std::vector<int> counts(g->profiles.size(), 0);
-    std::function<void(std::size_t)> visit = [&](std::size_t p) {
-      if (p == counts.size()) {
-        std::vector<item> items;
-        for (std::size_t q = 0; q < counts.size(); ++q)
-          for (int k = 0; k < counts[q]; ++k) items.push_back({static_cast<int>(q)});
-        if (items.empty() || fits(r, items)) geos.push_back(counts);
-        return;
-      }
-      for (int k = 0; k <= g->profiles[p].max_instances; ++k) {
-        counts[p] = k;
-        visit(p + 1);
-      }
-      counts[p] = 0;
-    };
-    visit(0);
+    const std::vector<std::vector<int>> geos = all_geometries(g);
     const char* small = std::string_view(slug) == "a30" ? "1g.6gb" : "1g.10gb";
     const char* mid = std::string_view(slug) == "a30" ? "2g.12gb" : "3g.40gb";
     const int ps = find_profile(*g, small), pm = find_profile(*g, mid);
@@ -197,18 +278,61 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
             if (ds > 0) req.demand.push_back(want(small, ds));
             if (dm > 0) req.demand.push_back(want(mid, dm));
             INFO(slug << " fleet " << code << " n=" << n << " demand " << ds << "+" << dm);
-            const plan_result res = plan::solve(req);
-            if (best < 0) {
-              CHECK_FALSE(res.feasible);
-              continue;
-            }
-            REQUIRE(res.feasible);
-            CHECK(res.optimal);
-            CHECK(static_cast<int>(res.changes.size()) == best);
-            CHECK(res.changes_lower_bound == best);
-            check_replan(req, res);
+            check_fewest(req, best);
           }
       }
+    }
+  }
+}
+
+TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force", "[replan][exact]") {
+  // GPUs whose layouts all differ (random profiles at random allowed starts,
+  // some instances in use), as a fleet is after churn: classes of one GPU,
+  // which the solver pools by in-use instances and splits back after.
+  std::mt19937_64 rng(19);
+  for (const char* slug : {"a30", "h100-80gb"}) {
+    const gpu_model* g = gpu(slug);
+    const rules r(*g);
+    const std::vector<std::vector<int>> geos = all_geometries(g);
+    std::vector<int> plain;
+    for (std::size_t p = 0; p < g->profiles.size(); ++p)
+      if (g->profiles[p].name.find('+') == std::string_view::npos)
+        plain.push_back(static_cast<int>(p));
+    for (int round = 0; round < 24; ++round) {
+      const std::size_t n = 3;
+      std::vector<std::vector<current_gi>> fleet(n);
+      for (auto& gpu_now : fleet) {
+        usage u;
+        for (int tries = 0; tries < 6; ++tries) {
+          const int p = plain[rng() % plain.size()];
+          std::vector<int> starts;
+          for (int s = 0; s < g->units; ++s)
+            if (r.can_add(u, p, s)) starts.push_back(s);
+          if (starts.empty()) continue;
+          const int s = starts[rng() % starts.size()];
+          u.add(g->profiles[static_cast<std::size_t>(p)], p, s);
+          gpu_now.push_back({p, s, rng() % 3 == 0});
+        }
+      }
+      // Demand: two or three plain profiles, up to about what the fleet holds.
+      plan_request req;
+      req.models.push_back({g, std::nullopt, 1.0});
+      req.current = std::vector<current_node>{node_of(g, "n", fleet)};
+      req.allow_evict = round % 4 == 3;
+      std::vector<long long> demand(g->profiles.size(), 0);
+      const std::size_t kinds = 2 + rng() % 2;
+      for (std::size_t k = 0; k < kinds; ++k) {
+        const int p = plain[rng() % plain.size()];
+        if (demand[static_cast<std::size_t>(p)] > 0) continue;
+        const int most = g->profiles[static_cast<std::size_t>(p)].max_instances;
+        demand[static_cast<std::size_t>(p)] =
+            1 + static_cast<long long>(rng() % (static_cast<std::uint64_t>(most) * n / 2 + 1));
+        req.demand.push_back(want(std::string(g->profiles[static_cast<std::size_t>(p)].name),
+                                  demand[static_cast<std::size_t>(p)]));
+      }
+      const int best = fewest_changes(g, geos, fleet, demand, req.allow_evict);
+      INFO(slug << " round " << round);
+      check_fewest(req, best);
     }
   }
 }
