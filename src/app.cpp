@@ -30,11 +30,14 @@ bool color_allowed(bool is_tty) {
 }
 
 void report_bad_input(context& ctx, const std::string& message) {
+  // Whatever a reader put in it, the message leaves as clean lines: no
+  // control byte or invalid UTF-8 of the input reaches the terminal or JSON.
+  const std::string clean = each_line(message);
   if (ctx.json_errors && !ctx.error_written) {
-    render::pack_error_json(ctx.out, {"bad_input", message, nullptr});
+    render::pack_error_json(ctx.out, {"bad_input", clean, nullptr});
     ctx.error_written = true;
   }
-  ctx.err << "migplan: " << message << "\n";
+  ctx.err << "migplan: " << clean << "\n";
   ctx.code = exit_bad_input;
 }
 

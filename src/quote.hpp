@@ -71,12 +71,12 @@ constexpr bool invisible(std::uint32_t cp) noexcept {
 
 }  // namespace quote_detail
 
-/// `text` made safe to print inside a message: backslash, tab, newline and
-/// carriage return become \\, \t, \n and \r; other control bytes become
-/// \xNN; invisible or direction-changing code points become \uNNNN; bytes
-/// that are not UTF-8 become U+FFFD (as in JSON output); at most `max_chars`
-/// characters are kept, then "...".
-inline std::string clip_token(std::string_view text, std::size_t max_chars = max_quoted_chars) {
+namespace quote_detail {
+
+// clip_token() and one_line(): the same escapes, but one_line() leaves a
+// backslash as it is, so that a message whose parts clip_token() already
+// escaped comes through unchanged.
+inline std::string escape(std::string_view text, std::size_t max_chars, bool escape_backslash) {
   std::string out;
   std::size_t chars = 0, i = 0;
   for (; i < text.size() && chars < max_chars; ++chars) {
@@ -86,7 +86,7 @@ inline std::string clip_token(std::string_view text, std::size_t max_chars = max
       ++i;
       switch (c) {
         case '\\':
-          out += "\\\\";
+          out += escape_backslash ? "\\\\" : "\\";
           break;
         case '\t':
           out += "\\t";
@@ -99,7 +99,7 @@ inline std::string clip_token(std::string_view text, std::size_t max_chars = max
           break;
         default:
           if (u < 0x20 || u == 0x7F)
-            quote_detail::append_hex_escape(out, 'x', u, 2);
+            append_hex_escape(out, 'x', u, 2);
           else
             out += c;
       }
@@ -107,17 +107,50 @@ inline std::string clip_token(std::string_view text, std::size_t max_chars = max
     }
     std::uint32_t cp = 0;
     bool valid = false;
-    const std::size_t n = quote_detail::utf8_step(text, i, cp, valid);
+    const std::size_t n = utf8_step(text, i, cp, valid);
     if (!valid)
       out += "\xEF\xBF\xBD";  // U+FFFD, the replacement character
-    else if (quote_detail::invisible(cp))
-      quote_detail::append_hex_escape(out, 'u', cp, 4);
+    else if (invisible(cp))
+      append_hex_escape(out, 'u', cp, 4);
     else
       out.append(text.substr(i, n));
     i += n;
   }
   if (i < text.size()) out += "...";
   return out;
+}
+
+}  // namespace quote_detail
+
+/// `text` made safe to print inside a message: backslash, tab, newline and
+/// carriage return become \\, \t, \n and \r; other control bytes become
+/// \xNN; invisible or direction-changing code points become \uNNNN; bytes
+/// that are not UTF-8 become U+FFFD (as in JSON output); at most `max_chars`
+/// characters are kept, then "...".
+inline std::string clip_token(std::string_view text, std::size_t max_chars = max_quoted_chars) {
+  return quote_detail::escape(text, max_chars, true);
+}
+
+/// A whole message made one inert line of valid UTF-8, whatever a parser's
+/// own text put in it (yaml-cpp quotes the raw byte it stops at): escaped as
+/// clip_token() escapes, but whole and with backslashes as they are. Every
+/// message passes through it on its way out (text and JSON); a message that
+/// is already one clean line comes out unchanged.
+inline std::string one_line(std::string_view message) {
+  return quote_detail::escape(message, std::string_view::npos, false);
+}
+
+/// one_line() of each line of a message that is meant to have several (an
+/// ambiguity lists its candidates one a line): the line breaks stay.
+inline std::string each_line(std::string_view message) {
+  std::string out;
+  for (std::size_t from = 0;;) {
+    const std::size_t nl = message.find('\n', from);
+    out += one_line(message.substr(from, nl == std::string_view::npos ? nl : nl - from));
+    if (nl == std::string_view::npos) return out;
+    out += '\n';
+    from = nl + 1;
+  }
 }
 
 /// clip_token() in single quotes, the way messages name a culprit: "'1g.5gbb'".

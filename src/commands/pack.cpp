@@ -192,9 +192,10 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   const auto fail = [&](const std::string& message, const pack_ambiguity* amb) {
     const int n = static_cast<int>(lines.number());
     if (o.brief)
-      render::pack_brief_error_line(out, n, message);
+      render::pack_brief_error_line(out, n, one_line(message));
     else
-      render::pack_error_json_line(out, n, {amb ? "ambiguous_gpu" : "bad_input", message, amb});
+      render::pack_error_json_line(out, n,
+                                   {amb ? "ambiguous_gpu" : "bad_input", one_line(message), amb});
     worst = exit_bad_input;
   };
   for (;;) {
@@ -341,8 +342,13 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
 int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
                 const std::function<int(const std::string&)>& bad) {
   const std::string shown = o.current == "-" ? "<stdin>" : o.current;
-  auto text = read_source(o.current, ctx.in);
-  if (!text) return bad(fmt::format("cannot read '{}': {}", shown, text.error().message));
+  bool too_large = false;
+  auto text = read_source_bounded(o.current, ctx.in, max_current_bytes, too_large);
+  if (!text)
+    return bad(too_large ? fmt::format("{}: {}, the most pack reads of a --current file", shown,
+                                       text.error().message)
+                         : fmt::format("cannot read {}: {}", quote_token(shown, 200),
+                                       text.error().message));
   auto listing = read_current(*text, shown, gpu, o.index);
   if (!listing) return bad(listing.error().message);
   const gpu_model& g = *listing->gpu;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -167,7 +168,7 @@ result<plan_request> request_of(const plan_options& o, context& ctx) {
   } else if (!o.current.empty()) {
     auto s = read_current_state(o.current, o.mig_config, ctx.in);
     if (!s) return s.error();
-    for (const std::string& note : s->notes) ctx.err << "migplan: note: " << note << "\n";
+    for (const std::string& note : s->notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
     for (const current_node& n : s->nodes)
       if (std::none_of(req.models.begin(), req.models.end(),
                        [&](const fleet_model& m) { return m.gpu == n.gpu; }))
@@ -181,11 +182,16 @@ result<plan_request> request_of(const plan_options& o, context& ctx) {
   if (req.demand.empty())
     return error{"no demand: give ITEMs (300x1g.10gb, 20xmem=30GiB) or --demand FILE"};
 
+  // A model given twice would keep its last value unseen: refused, as --gpu
+  // twice is.
+  std::set<const fleet_model*> with_available, with_cost;
   for (const std::string& a : o.available) {
     auto kv = split_assignment("--available", a, "MODEL=N (h100-80gb=16)");
     if (!kv) return kv.error();
     auto m = candidate("--available", kv->first, req.models);
     if (!m) return m.error();
+    if (!with_available.insert(*m).second)
+      return error{fmt::format("--available {} is given twice", (*m)->gpu->slug)};
     auto n = parse_whole_number(fmt::format("--available {}", (*m)->gpu->slug), kv->second, 0,
                                 max_model_available);
     if (!n) return n.error();
@@ -196,6 +202,8 @@ result<plan_request> request_of(const plan_options& o, context& ctx) {
     if (!kv) return kv.error();
     auto m = candidate("--cost", kv->first, req.models);
     if (!m) return m.error();
+    if (!with_cost.insert(*m).second)
+      return error{fmt::format("--cost {} is given twice", (*m)->gpu->slug)};
     auto v = parse_positive(fmt::format("--cost {}", (*m)->gpu->slug), kv->second, max_model_cost);
     if (!v) return v.error();
     (*m)->cost = *v;

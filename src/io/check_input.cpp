@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "io/json_sax.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "io/source.hpp"
@@ -893,8 +895,17 @@ class mig_parted_reader : public reader {
       }
       long long n = 0;
       if (!decimal_int(d.value, n)) {
-        error(value_at(d), fmt::format("count of {} must be a whole number, not {}", clip(d.key),
-                                       shown(d.value)));
+        // Digits past the largest count: a whole number, too large (mig-parted
+        // reads counts as Go's int, 64 bits).
+        const std::string& digits = d.value.Scalar();
+        if (kind_of(d.value) == kind::integer && !digits.empty() &&
+            std::all_of(digits.begin() + (digits[0] == '+' ? 1 : 0), digits.end(),
+                        [](char c) { return c >= '0' && c <= '9'; }))
+          error(value_at(d), fmt::format("count of {} {} is too large (at most {})", clip(d.key),
+                                         clip(digits), std::numeric_limits<long long>::max()));
+        else
+          error(value_at(d), fmt::format("count of {} must be a whole number, not {}", clip(d.key),
+                                         shown(d.value)));
         continue;
       }
       if (n < 0) {
@@ -1053,29 +1064,7 @@ bool recognized(const YAML::Node& root) {
 
 // A JSON syntax check that builds nothing (nlohmann's document would cost
 // many times the file): every event is accepted, the first error kept.
-class json_syntax : public nlohmann::json_sax<nlohmann::json> {
- public:
-  std::optional<std::size_t> byte;  // where the error is
-  std::string what;                 // nlohmann's message
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& e) override {
-    byte = position;
-    what = e.what();
-    return false;
-  }
-};
+using json_syntax = json_sax_base;
 
 }  // namespace
 
@@ -1281,7 +1270,7 @@ parsed_input parse_check_input(std::string_view text, bool json, const position_
     if (!e.mark.is_null()) l = {e.mark.line + 1, e.mark.column + 1};
     out.diagnostics.push_back(
         file_diagnostic(severity::error, fault::malformed, l,
-                        (json ? "cannot read this json: " : "invalid yaml: ") + e.msg));
+                        (json ? "invalid json: " : "invalid yaml: ") + yaml_error_text(e)));
   } catch (const std::exception& e) {
     out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
                                               std::string("cannot read the file: ") + e.what()));

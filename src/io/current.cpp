@@ -8,7 +8,9 @@
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "io/json_sax.hpp"
 #include "io/names.hpp"
 #include "io/smi.hpp"
 #include "io/text_view.hpp"
@@ -158,6 +160,33 @@ std::pair<int, int> line_col(std::string_view text, std::size_t off) {
   return {line, static_cast<int>(off - line_start) + 1};
 }
 
+// The first key given twice in one object, and the byte nlohmann had read
+// when it came: nlohmann's DOM keeps the last silently, and every other
+// reader of migplan refuses a duplicate key.
+class duplicate_keys final : public json_sax_base {
+ public:
+  explicit duplicate_keys(const std::size_t* taken) : taken_(taken) {}
+  std::optional<std::pair<std::string, std::size_t>> found;
+
+  bool start_object(std::size_t) override {
+    open_.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (open_.back().insert(k).second) return true;
+    found = {k, *taken_};
+    return false;
+  }
+  bool end_object() override {
+    open_.pop_back();
+    return true;
+  }
+
+ private:
+  const std::size_t* taken_;
+  std::vector<std::set<std::string>> open_;
+};
+
 // A `pack --json` answer: its model and its preferred layout.
 result<current_listing> read_json(std::string_view text, std::string_view shown,
                                   const gpu_model* gpu) {
@@ -168,6 +197,15 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
     const auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
     return error{
         fmt::format("{}:{}:{}: not valid JSON: {}", shown, line, col, json_error_text(e.what()))};
+  }
+  std::size_t taken = 0;
+  duplicate_keys dup(&taken);
+  nlohmann::json::sax_parse(counting_iterator(text.data(), &taken),
+                            counting_iterator(text.data() + text.size(), &taken), &dup);
+  if (dup.found) {
+    const auto [line, col] = line_col(text, dup.found->second == 0 ? 0 : dup.found->second - 1);
+    return error{fmt::format("{}:{}:{}: key {} appears twice in one object", shown, line, col,
+                             quote_token(dup.found->first))};
   }
   const auto bad = [&](const std::string& why) {
     return error{fmt::format("{}: {} (expected the JSON of 'migplan pack --json')", shown, why)};
@@ -242,6 +280,7 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
 
 result<current_listing> read_current(std::string_view text, std::string_view shown,
                                      const gpu_model* gpu, std::optional<int> index) {
+  text = skip_bom(text);
   if (text.size() > max_current_bytes)
     return error{fmt::format("{}: larger than {} bytes", shown, max_current_bytes)};
   const std::size_t first = text.find_first_not_of(" \t\r\n");

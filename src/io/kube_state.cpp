@@ -18,12 +18,14 @@
 #include <vector>
 
 #include "io/check_input.hpp"
+#include "io/json_sax.hpp"
 #include "io/manifest.hpp"
 #include "io/mig_parted.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
 #include "io/size.hpp"
+#include "io/source.hpp"
 #include "io/text_view.hpp"
 #include "models.hpp"
 #include "quote.hpp"
@@ -425,7 +427,10 @@ class kube_builder {
     bool has_count = false;
     const std::string_view count_text = label_value(n, count_label, has_count);
     if (!has_count) fail(n, fmt::format("it has {} but no {} label", product_label, count_label));
-    auto count = parse_whole_number(count_label, count_text, 0, 1'000'000);
+    // Without MIG it counts GPUs (1 to max_node_gpus); under the single
+    // strategy, MIG devices, which single_gpu_count checks against the label.
+    auto count = parse_whole_number(count_label, count_text, parts.mig.empty() ? 1 : 0,
+                                    parts.mig.empty() ? max_node_gpus : 1'000'000);
     if (!count) fail(n, count.error().message);
     int gpus = 0;
     // Only the single strategy's "-MIG-PROFILE" suffix changes what the count
@@ -436,9 +441,6 @@ class kube_builder {
                           "profile), so its GPU count is unknown",
                           product_label, q(product)));
     if (parts.mig.empty()) {
-      if (*count < 1 || *count > max_node_gpus)
-        fail(n,
-             fmt::format("{}={} is no GPU count from 1 to {}", count_label, *count, max_node_gpus));
       gpus = static_cast<int>(*count);
       // An entry for a GPU index the node does not have: the label was
       // written for a bigger node (mig-parted would skip that entry).
@@ -557,17 +559,10 @@ std::vector<kube_node> read_kube_nodes(std::string_view text, std::string_view s
 
 // Stops at the first key of the top-level object: kubectl's output starts
 // with apiVersion (its keys are sorted), migplan's state file with version.
-class first_key final : public nlohmann::json_sax<nlohmann::json> {
+class first_key final : public json_sax_base {
  public:
   std::string found;
   int depth = 0;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override { return ++depth == 1; }
   bool key(string_t& k) override {
     if (depth != 1) return true;
@@ -576,10 +571,6 @@ class first_key final : public nlohmann::json_sax<nlohmann::json> {
   }
   bool end_object() override { return --depth > 0; }
   bool start_array(std::size_t) override { return depth > 0; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false;
-  }
 };
 
 }  // namespace
@@ -615,9 +606,23 @@ result<kube_state> read_current_state(const std::string& path, const std::string
                                       std::istream& in) {
   if (path == "-" && config_path == "-")
     return error{"--current and --mig-config cannot both read standard input"};
-  auto text = read_plan_file(path, in, max_nodes_json_bytes);
-  if (!text) return text.error();
   const std::string shown = shown_path(path);
+  // Only kubectl's JSON for nodes may pass the 16 MiB of a state file: past
+  // them, what was read must open as it does, or reading stops there (and
+  // /dev/zero costs 16 MiB, not 512).
+  bool too_large = false;
+  auto text = read_source_bounded(path, in, max_nodes_json_bytes, too_large,
+                                  {max_plan_file_bytes, looks_like_kube_nodes});
+  const std::string state_too_large =
+      fmt::format("{} is larger than {} MiB, the most plan reads of a state file", q(shown),
+                  max_plan_file_bytes >> 20);
+  if (!text && !too_large)
+    return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
+  if (!text && text.error().message == fmt::format("larger than {} MiB", max_plan_file_bytes >> 20))
+    return error{state_too_large};
+  if (!text)
+    return error{fmt::format("{} is {}, the most plan reads of kubectl's JSON for nodes", q(shown),
+                             text.error().message)};
   const plan_file_format format = plan_format_of(path, *text);
   if (format == plan_file_format::json && looks_like_kube_nodes(*text)) {
     if (config_path.empty())
@@ -636,9 +641,7 @@ result<kube_state> read_current_state(const std::string& path, const std::string
         fmt::format("--mig-config is only for kubectl's nodes (`kubectl get nodes -o "
                     "json`), and {} is a migplan state file",
                     q(shown))};
-  if (text->size() > max_plan_file_bytes)
-    return error{fmt::format("{} is larger than {} MiB, the most plan reads of a state file",
-                             q(shown), max_plan_file_bytes >> 20)};
+  if (text->size() > max_plan_file_bytes) return error{state_too_large};
   auto nodes = parse_state(*text, shown, format == plan_file_format::json);
   if (!nodes) return nodes.error();
   return kube_state{std::move(*nodes), {}};

@@ -309,7 +309,7 @@ class reader {
         if (!empty) document(root, doc);
       }
     } catch (const YAML::Exception& e) {
-      diag(severity::error, at(e.mark), "invalid yaml: " + e.msg);
+      diag(severity::error, at(e.mark), "invalid yaml: " + yaml_error_text(e));
     } catch (const std::exception& e) {
       diag(severity::error, {}, std::string("cannot read the file: ") + e.what());
     }

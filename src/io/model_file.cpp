@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "io/json_sax.hpp"
 #include "io/names.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
@@ -433,37 +434,6 @@ constexpr std::size_t max_depth = 32;
 // More values than this, neither (a 16-profile model has about 500).
 constexpr std::size_t max_values = 100'000;
 
-// A character iterator that counts, in a counter it shares with the reader,
-// how many bytes nlohmann's lexer has taken: an event's value then ends at or
-// before that count.
-class counting_iterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  counting_iterator(const char* p, std::size_t* taken) : p_(p), taken_(taken) {}
-  reference operator*() const { return *p_; }
-  counting_iterator& operator++() {
-    ++p_;
-    ++*taken_;
-    return *this;
-  }
-  counting_iterator operator++(int) {
-    counting_iterator old = *this;
-    ++*this;
-    return old;
-  }
-  bool operator==(const counting_iterator& o) const { return p_ == o.p_; }
-  bool operator!=(const counting_iterator& o) const { return p_ != o.p_; }
-
- private:
-  const char* p_;
-  std::size_t* taken_;
-};
-
 struct syntax_error {
   std::size_t byte = 0;  // nlohmann's position: bytes read when it stopped
   std::string message;
@@ -574,7 +544,8 @@ class tree_builder : public nlohmann::json_sax<nlohmann::json> {
   bool open(jnode::kind k) {
     if (open_.size() >= max_depth) {
       limit = {here(),
-               fmt::format("nested deeper than {} levels: a model file nests 4", max_depth)};
+               fmt::format("values nest more than {} levels deep (those of a model file nest 4)",
+                           max_depth)};
       return false;
     }
     jnode* n = place(k);

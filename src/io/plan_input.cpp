@@ -2,6 +2,9 @@
 #include "io/plan_input.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 #include <utility>
 
 #include "io/check_input.hpp"
+#include "io/json_sax.hpp"
 #include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/plan_input_util.hpp"
@@ -120,119 +124,198 @@ constexpr int max_depth = 64;
 
 constexpr std::string_view str_tag = "tag:yaml.org,2002:str";
 
-// A YAML document as a tree. Aliases are copied, so the copies are counted
-// against a budget proportional to the file: a few aliases of aliases
-// cannot make it expand without bound.
-class yaml_tree {
- public:
-  yaml_tree(std::string_view shown, std::size_t budget) : shown_(shown), budget_(budget) {}
+// The longest list a file may hold under one key of its top level (`demand`
+// of a demand file, `nodes` of a fleet or state file): checked as the file is
+// parsed, so that a file of 100,000 items is refused at the first item too
+// many, in the time and memory of the limit, not of the file.
+struct list_limit {
+  std::string_view key;   // the top-level key; empty: no limit
+  std::size_t most = 0;   // items
+  std::string_view what;  // "demand items": "more than 10000 demand items"
+};
 
-  tnode convert(const YAML::Node& n, int depth) {
+// Builds a tree from a parser's events (yaml-cpp's, nlohmann's SAX), checking
+// depth, the list limit and, for YAML aliases, a budget of values as it goes.
+class tree_sink {
+ public:
+  tree_sink(std::string_view shown, list_limit limit) : shown_(shown), limit_(limit) {}
+
+  tnode root;
+
+  // A new value, in the container open now (or the root); its text is set
+  // by the caller.
+  tnode& add(tnode::type kind, int line) {
+    tnode* n = &root;
+    if (!open_.empty()) {
+      tnode& parent = *open_.back();
+      if (&parent == limited_ && parent.kids.size() == limit_.most)
+        throw stop{at(shown_, line,
+                      fmt::format("more than {} {}; the most a file may list is {}", limit_.most,
+                                  limit_.what, limit_.most))};
+      parent.kids.emplace_back();
+      n = &parent.kids.back();
+    }
+    n->kind = kind;
+    n->line = line;
+    return *n;
+  }
+  // A new list or mapping, open until close().
+  tnode& open(tnode::type kind, int line) {
+    if (open_.size() >= static_cast<std::size_t>(max_depth))
+      throw stop{at(shown_, line, fmt::format("values nest more than {} levels deep", max_depth))};
+    // The list limited: the value of the limit's key in the top-level mapping.
+    const bool limited = kind == tnode::type::list && open_.size() == 1 && open_[0]->is_map() &&
+                         open_[0]->kids.size() % 2 == 1 && !limit_.key.empty() &&
+                         open_[0]->kids.back().is_scalar() &&
+                         open_[0]->kids.back().text == limit_.key;
+    tnode& n = add(kind, line);
+    if (limited) limited_ = &n;
+    open_.push_back(&n);
+    return n;
+  }
+  // Closes the innermost list or mapping, and returns it.
+  tnode& close() {
+    tnode& n = *open_.back();
+    open_.pop_back();
+    return n;
+  }
+
+ private:
+  std::string_view shown_;
+  list_limit limit_;
+  std::vector<tnode*> open_;  // the containers being filled, outermost first
+  const tnode* limited_ = nullptr;
+};
+
+// A YAML document as a tree, from yaml-cpp's parser events: the file is never
+// held as yaml-cpp's own nodes. Aliases are copied, so the copies are counted
+// against a budget proportional to the file: a few aliases of aliases cannot
+// make it expand without bound.
+class yaml_tree final : public YAML::EventHandler {
+ public:
+  yaml_tree(std::string_view shown, std::size_t budget, list_limit limit)
+      : shown_(shown), budget_(budget), sink_(shown, limit) {}
+
+  tnode take() { return std::move(sink_.root); }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    keep(anchor, sink_.add(tnode::type::null, line(m)));
+  }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    tnode& n = sink_.add(tnode::type::null, line(m));
+    if (it == anchors_.end()) return;  // yaml-cpp refuses an unknown alias first
+    n = copy(it->second);
+  }
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    tnode& n = sink_.add(tnode::type::scalar, line(m));
+    n.text = value;
+    n.quoted = tag == "!" || tag == str_tag;
+    keep(anchor, n);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    sink_.open(tnode::type::list, line(m));
+    open_anchors_.push_back(anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    sink_.open(tnode::type::map, line(m));
+    open_anchors_.push_back(anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  static int line(const YAML::Mark& m) { return m.is_null() ? 0 : m.line + 1; }
+  void spend() {
     if (budget_ == 0)
       throw stop{at(shown_, 0,
                     "aliases make this file name too many values; plan stops reading "
                     "it there")};
     --budget_;
-    if (depth > max_depth)
-      throw stop{at(shown_, line(n), fmt::format("values nest more than {} deep", max_depth))};
+  }
+  // A copy of an anchored value, each of its values spent from the budget.
+  tnode copy(const tnode& from) {
+    spend();
     tnode t;
-    t.line = line(n);
-    switch (n.Type()) {
-      case YAML::NodeType::Scalar:
-        t.kind = tnode::type::scalar;
-        t.text = n.Scalar();
-        t.quoted = n.Tag() == "!" || n.Tag() == str_tag;
-        break;
-      case YAML::NodeType::Sequence:
-        t.kind = tnode::type::list;
-        for (const YAML::Node& item : n) t.kids.push_back(convert(item, depth + 1));
-        break;
-      case YAML::NodeType::Map:
-        t.kind = tnode::type::map;
-        for (auto it = n.begin(); it != n.end(); ++it) {
-          t.kids.push_back(convert(it->first, depth + 1));
-          t.kids.push_back(convert(it->second, depth + 1));
-        }
-        break;
-      default:
-        break;
-    }
+    t.kind = from.kind;
+    t.quoted = from.quoted;
+    t.line = from.line;
+    t.text = from.text;
+    t.kids.reserve(from.kids.size());
+    for (const tnode& k : from.kids) t.kids.push_back(copy(k));
     return t;
   }
-
- private:
-  static int line(const YAML::Node& n) {
-    const YAML::Mark m = n.Mark();
-    return m.is_null() ? 0 : m.line + 1;
+  void keep(YAML::anchor_t anchor, const tnode& n) {
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = copy(n);
   }
+  void close() {
+    const YAML::anchor_t anchor = open_anchors_.back();
+    open_anchors_.pop_back();
+    keep(anchor, sink_.close());
+  }
+
   std::string_view shown_;
   std::size_t budget_;
-};
-
-// An iterator over the text that tells the JSON builder how far nlohmann's
-// lexer has read, so that each value gets the line it ends on.
-struct counting_iterator {
-  using iterator_category = std::forward_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-  const char* p = nullptr;
-  const char** head = nullptr;
-  reference operator*() const { return *p; }
-  counting_iterator& operator++() {
-    *head = ++p;
-    return *this;
-  }
-  counting_iterator operator++(int) {
-    counting_iterator old = *this;
-    ++*this;
-    return old;
-  }
-  bool operator==(const counting_iterator& o) const { return p == o.p; }
-  bool operator!=(const counting_iterator& o) const { return p != o.p; }
+  tree_sink sink_;
+  std::map<YAML::anchor_t, tnode> anchors_;
+  std::vector<YAML::anchor_t> open_anchors_;
 };
 
 // A JSON document as a tree, built from nlohmann's SAX events.
 class json_tree final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit json_tree(std::string_view text) : text_(text), head_(text.data()) {}
+  json_tree(std::string_view text, std::string_view shown, list_limit limit)
+      : text_(text), sink_(shown, limit) {}
 
-  tnode root;
-  bool too_deep = false;
   std::optional<std::size_t> byte;
   std::string what;
 
+  tnode take() { return std::move(sink_.root); }
+
+  // False on a syntax error (`byte` and `what` say where and what); a limit
+  // passed throws its stop.
   bool parse() {
-    const counting_iterator first{text_.data(), &head_}, last{text_.data() + text_.size(), &head_};
+    const counting_iterator first(text_.data(), &taken_),
+        last(text_.data() + text_.size(), &taken_);
     try {
       nlohmann::json::sax_parse(first, last, this);
+    } catch (const stop&) {
+      throw;
     } catch (const std::exception& e) {
       if (what.empty()) what = e.what();
     }
-    return what.empty() && !too_deep;
+    return what.empty();
   }
 
-  bool null() override { return add(tnode::type::null, {}, false) != nullptr; }
-  bool boolean(bool v) override {
-    return add(tnode::type::scalar, v ? "true" : "false", false) != nullptr;
-  }
+  bool null() override { return add(tnode::type::null, {}, false); }
+  bool boolean(bool v) override { return add(tnode::type::scalar, v ? "true" : "false", false); }
   bool number_integer(number_integer_t) override { return number(); }
   bool number_unsigned(number_unsigned_t) override { return number(); }
   bool number_float(number_float_t, const string_t& s) override {
-    return add(tnode::type::scalar, s, false) != nullptr;
+    return add(tnode::type::scalar, s, false);
   }
-  bool string(string_t& s) override { return add(tnode::type::scalar, s, true) != nullptr; }
+  bool string(string_t& s) override { return add(tnode::type::scalar, s, true); }
   bool binary(binary_t&) override { return false; }
-  bool start_object(std::size_t) override { return open(tnode::type::map); }
-  bool key(string_t& k) override { return add(tnode::type::scalar, k, true) != nullptr; }
-  bool end_object() override {
-    open_.pop_back();
+  bool start_object(std::size_t) override {
+    sink_.open(tnode::type::map, line_now());
     return true;
   }
-  bool start_array(std::size_t) override { return open(tnode::type::list); }
+  bool key(string_t& k) override { return add(tnode::type::scalar, k, true); }
+  bool end_object() override {
+    sink_.close();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    sink_.open(tnode::type::list, line_now());
+    return true;
+  }
   bool end_array() override {
-    open_.pop_back();
+    sink_.close();
     return true;
   }
   bool parse_error(std::size_t position, const std::string&,
@@ -246,8 +329,7 @@ class json_tree final : public nlohmann::json_sax<nlohmann::json> {
   // The line of the last character the lexer read: a token's last (or, after
   // a number, the character that ended it, still on the number's line).
   int line_now() {
-    const std::size_t read = static_cast<std::size_t>(head_ - text_.data());
-    const std::size_t last = read > 0 ? read - 1 : 0;
+    const std::size_t last = taken_ > 0 ? taken_ - 1 : 0;
     for (; counted_ < last; ++counted_)
       if (text_[counted_] == '\n') ++line_;
     return line_;
@@ -255,8 +337,7 @@ class json_tree final : public nlohmann::json_sax<nlohmann::json> {
   // A number as written in the text: nlohmann passes the raw text of floats
   // only, so integers are taken from the text the lexer just read.
   bool number() {
-    const std::size_t read = static_cast<std::size_t>(head_ - text_.data());
-    std::size_t end = read, from = read;
+    std::size_t end = taken_, from = taken_;
     while (from > 0 &&
            std::string_view("0123456789+-.eE").find(text_[from - 1]) == std::string_view::npos)
       --from;
@@ -264,58 +345,41 @@ class json_tree final : public nlohmann::json_sax<nlohmann::json> {
     while (from > 0 &&
            std::string_view("0123456789+-.eE").find(text_[from - 1]) != std::string_view::npos)
       --from;
-    return add(tnode::type::scalar, std::string(text_.substr(from, end - from)), false) != nullptr;
+    return add(tnode::type::scalar, std::string(text_.substr(from, end - from)), false);
   }
-  tnode* add(tnode::type kind, std::string text, bool quoted) {
-    tnode* n = nullptr;
-    if (open_.empty()) {
-      n = &root;
-    } else {
-      open_.back()->kids.emplace_back();
-      n = &open_.back()->kids.back();
-    }
-    n->kind = kind;
-    n->text = std::move(text);
-    n->quoted = quoted;
-    n->line = line_now();
-    return n;
-  }
-  bool open(tnode::type kind) {
-    if (open_.size() >= static_cast<std::size_t>(max_depth)) {
-      too_deep = true;
-      return false;
-    }
-    open_.push_back(add(kind, {}, false));
+  bool add(tnode::type kind, std::string text, bool quoted) {
+    tnode& n = sink_.add(kind, line_now());
+    n.text = std::move(text);
+    n.quoted = quoted;
     return true;
   }
 
   std::string_view text_;
-  const char* head_;
-  std::vector<tnode*> open_;
+  std::size_t taken_ = 0;  // bytes the lexer has read (counting_iterator)
+  tree_sink sink_;
   std::size_t counted_ = 0;
   int line_ = 1;
 };
 
-tnode load_tree(std::string_view text, std::string_view shown, bool json) {
+tnode load_tree(std::string_view text, std::string_view shown, bool json, list_limit limit = {}) {
   if (json) {
-    json_tree t(text);
-    if (!t.parse()) {
-      if (t.too_deep)
-        throw stop{at(shown, 0, fmt::format("values nest more than {} deep", max_depth))};
+    json_tree t(text, shown, limit);
+    if (!t.parse())
       throw stop{at(shown, t.byte ? line_at(text, *t.byte) : 0,
                     "invalid json: " + json_error_text(t.what))};
-    }
-    return std::move(t.root);
+    return t.take();
   }
-  YAML::Node doc;
+  yaml_tree t(shown, 4 * text.size() + 100'000, limit);
   try {
     view_buf buf(text);
     std::istream stream(&buf);
-    doc = YAML::Load(stream);
+    YAML::Parser parser(stream);
+    parser.HandleNextDocument(t);  // the first document, as YAML::Load reads
   } catch (const YAML::Exception& e) {
-    throw stop{at(shown, e.mark.is_null() ? 0 : e.mark.line + 1, "invalid yaml: " + e.msg)};
+    throw stop{
+        at(shown, e.mark.is_null() ? 0 : e.mark.line + 1, "invalid yaml: " + yaml_error_text(e))};
   }
-  return yaml_tree(shown, 4 * text.size() + 100'000).convert(doc, 0);
+  return t.take();
 }
 
 // A value as a message names it: empty, a list, a mapping, 'text', the string "text".
@@ -519,6 +583,11 @@ result<std::string> demand_profile(std::string_view text) {
   for (const gpu_model* g : all_models())
     if (const int p = find_profile(*g, name); p >= 0)
       return std::string(g->profiles[static_cast<std::size_t>(p)].name);
+  if (const std::size_t at_sign = name.find('@'); at_sign != std::string_view::npos)
+    return error{
+        fmt::format("{} pins a start, which plan does not take: plan places every "
+                    "instance itself; ask for {}",
+                    q(name), q(name.substr(0, at_sign)))};
   if (name.find('[') != std::string_view::npos)
     return error{
         fmt::format("{} splits a GPU instance with brackets, which plan does not take: "
@@ -591,7 +660,7 @@ void add_demand(std::vector<demand_item>& out, std::map<std::string, int>& lines
 std::vector<demand_item> demand_from_yaml(std::string_view text, std::string_view shown,
                                           bool json) {
   doc_reader r(shown);
-  const tnode root = load_tree(text, shown, json);
+  const tnode root = load_tree(text, shown, json, {"demand", max_demand_items, "demand items"});
   r.expect_mapping(root, "demand file", "'version: 1' and 'demand'");
   const auto top = r.fields(root, demand_top_keys, "the top level");
   r.version(top, "demand files");
@@ -599,7 +668,6 @@ std::vector<demand_item> demand_from_yaml(std::string_view text, std::string_vie
       top, "demand", 1, "(a list of items, each with a count and a profile or a memory need)");
   const tnode& items = r.list(list_field, "a list of demand items");
   if (items.size() == 0) r.fail(list_field.line(), "'demand' is empty: list at least one item");
-  check_size(r, list_field, max_demand_items, "items");
   std::vector<demand_item> out;
   std::map<std::string, int> lines;
   for (const tnode& item : items.kids) {
@@ -790,7 +858,7 @@ double cost_of(const doc_reader& r, const field& f) {
 
 plan_fleet fleet_from_yaml(std::string_view text, std::string_view shown, bool json) {
   doc_reader r(shown);
-  const tnode root = load_tree(text, shown, json);
+  const tnode root = load_tree(text, shown, json, {"nodes", max_plan_nodes, "nodes"});
   r.expect_mapping(root, "fleet file", "'version: 1' and 'nodes' or 'models'");
   const auto top = r.fields(root, fleet_top_keys, "the top level");
   r.version(top, "fleet files");
@@ -830,7 +898,6 @@ plan_fleet fleet_from_yaml(std::string_view text, std::string_view shown, bool j
   if (nodes != nullptr) {
     const tnode& list = r.list(*nodes, "a list of nodes (name, gpu, gpus)");
     if (list.size() == 0) r.fail(nodes->line(), "'nodes' is empty: list at least one node");
-    check_size(r, *nodes, max_plan_nodes, "nodes");
     std::unordered_map<std::string, int> names;
     std::vector<fleet_model> from_nodes;
     for (const tnode& n : list.kids) {
@@ -937,14 +1004,13 @@ current_gpu state_gpu(const doc_reader& r, const tnode& node, int fallback,
 std::vector<current_node> state_from_yaml(std::string_view text, std::string_view shown,
                                           bool json) {
   doc_reader r(shown);
-  const tnode root = load_tree(text, shown, json);
+  const tnode root = load_tree(text, shown, json, {"nodes", max_plan_nodes, "nodes"});
   r.expect_mapping(root, "state file", "'version: 1' and 'nodes'");
   const auto top = r.fields(root, state_top_keys, "the top level");
   r.version(top, "state files");
   const field& nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
   const tnode& list = r.list(nodes, "a list of nodes (name, gpu, gpus)");
   if (list.size() == 0) r.fail(nodes.line(), "'nodes' is empty: list at least one node");
-  check_size(r, nodes, max_plan_nodes, "nodes");
   std::vector<current_node> out;
   std::unordered_map<std::string, int> names;
   for (const tnode& n : list.kids) {
@@ -993,8 +1059,7 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text) 
     if (ext == ".csv") return plan_file_format::csv;
     if (ext == ".yaml" || ext == ".yml") return plan_file_format::yaml;
   }
-  std::string_view t = text;
-  if (t.starts_with("\xEF\xBB\xBF")) t.remove_prefix(3);
+  const std::string_view t = skip_bom(text);
   const std::size_t first = t.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && (t[first] == '{' || t[first] == '['))
     return plan_file_format::json;
@@ -1045,10 +1110,14 @@ result<std::vector<demand_item>> read_demand(const std::string& path, std::istre
 result<demand_item> parse_demand_word(std::string_view word) {
   std::string_view rest = word;
   long long count = 1;
+  // A count is digits before the 'x', a sign allowed so that "-3x1g.10gb"
+  // is told its count is out of range, not that it is no profile name.
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   if (const std::size_t x = rest.find_first_of("xX");
-      x != std::string_view::npos && x > 0 && x + 1 < rest.size() &&
-      std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(x),
-                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+      x != std::string_view::npos && x + 1 < rest.size() &&
+      x > (rest[0] == '-' || rest[0] == '+' ? 1u : 0u) &&
+      std::all_of(rest.begin() + (rest[0] == '-' || rest[0] == '+' ? 1 : 0),
+                  rest.begin() + static_cast<std::ptrdiff_t>(x), is_digit)) {
     auto n = parse_whole_number("count", rest.substr(0, x), 1, max_demand_count);
     if (!n) return n.error();
     count = *n;

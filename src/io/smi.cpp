@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "io/text_view.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli::smi {
@@ -183,6 +184,7 @@ struct input {
 };
 
 result<input> prepare(std::string_view text) {
+  text = skip_bom(text);
   if (text.size() > max_smi_bytes)
     return error{fmt::format("input of {} bytes is larger than {} MiB, the most read", text.size(),
                              max_smi_bytes >> 20)};
@@ -824,6 +826,7 @@ std::string_view listing_option(listing_kind kind) noexcept {
 }
 
 listing_kind detect_listing(std::string_view text) {
+  text = skip_bom(text);
   int n = 0;
   std::size_t pos = 0;
   while (pos < text.size() && n++ < 256) {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <istream>
 #include <iterator>
+#include <limits>
 #include <migplan/detail/strings.hpp>
-#include <sstream>
 
 namespace migplan::cli {
 namespace {
@@ -25,32 +25,58 @@ bool checkable(const fs::path& p) {
   return has_extension(p, ".yaml") || has_extension(p, ".yml") || has_extension(p, ".json");
 }
 
+error larger_than(std::size_t limit) {
+  return error{limit % (std::size_t{1} << 20) == 0
+                   ? "larger than " + std::to_string(limit >> 20) + " MiB"
+                   : "larger than " + std::to_string(limit) + " bytes"};
+}
+
 }  // namespace
 
-result<std::string> read_source(const std::string& path, std::istream& in) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+result<std::string> read_bounded(std::streambuf& buf, std::size_t limit, bool& too_large,
+                                 const soft_limit& soft) {
+  too_large = false;
+  constexpr std::size_t chunk = std::size_t{1} << 16;
+  const std::size_t most = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
+  // The first 64 KiB, which most inputs fit in; past them, the buffer is
+  // reserved once for limit + 1 bytes. Its pages are only resident as they
+  // are read into, so memory follows the bytes read, and a string growing by
+  // doubling would hold twice the limit when /dev/zero reaches it.
+  std::string text;
+  text.reserve(std::min(most, chunk));
+  bool asked = soft.at == 0 || soft.at >= limit;
+  while (true) {
+    if (text.size() == text.capacity() && text.capacity() < most) {
+      std::string bigger;
+      bigger.reserve(most);
+      bigger.append(text);
+      text.swap(bigger);
+    }
+    const std::size_t old = text.size();
+    const std::size_t want = std::min(chunk, text.capacity() - old);
+    text.resize(old + want);
+    const std::streamsize got = buf.sgetn(text.data() + old, static_cast<std::streamsize>(want));
+    text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+    if (!asked && text.size() > soft.at) {
+      asked = true;
+      if (!soft.may_pass(text)) {
+        too_large = true;
+        return larger_than(soft.at);
+      }
+    }
+    if (text.size() > limit) {
+      too_large = true;
+      return larger_than(limit);
+    }
+    if (got < static_cast<std::streamsize>(want)) break;
   }
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return error{"is a directory"};
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return error{std::strerror(errno)};
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) return error{std::strerror(errno)};
   return text;
 }
 
 result<std::string> read_source_bounded(const std::string& path, std::istream& in,
-                                        std::size_t limit, bool& too_large) {
+                                        std::size_t limit, bool& too_large,
+                                        const soft_limit& soft) {
   too_large = false;
-  const auto refuse = [&] {
-    too_large = true;
-    return error{limit % (std::size_t{1} << 20) == 0
-                     ? "larger than " + std::to_string(limit >> 20) + " MiB"
-                     : "larger than " + std::to_string(limit) + " bytes"};
-  };
   std::unique_ptr<std::ifstream> file;
   std::istream* stream = &in;
   if (path != "-") {
@@ -58,32 +84,25 @@ result<std::string> read_source_bounded(const std::string& path, std::istream& i
     if (fs::is_directory(path, ec)) return error{"is a directory"};
     file = std::make_unique<std::ifstream>(path, std::ios::binary);
     if (!*file) return error{std::strerror(errno)};
-    // A regular file says its size: refused unread. A pipe or a device does
-    // not, and is read no further than one byte past the limit.
+    // A regular file that says it is too large is refused unread. The size
+    // only ever refuses: a pipe, a device or a /proc file (which says 0)
+    // tells nothing by it, and every file is read the same way, no further
+    // than one byte past the limit.
     if (fs::is_regular_file(path, ec)) {
       const std::uintmax_t size = fs::file_size(path, ec);
-      if (!ec && size > limit) return refuse();
+      if (!ec && size > limit) {
+        too_large = true;
+        return larger_than(limit);
+      }
     }
     stream = file.get();
   }
-  std::string text;
-  std::streambuf* buf = stream->rdbuf();
-  constexpr std::size_t chunk = std::size_t{1} << 16;
   try {
-    while (true) {
-      const std::size_t old = text.size();
-      const std::size_t want = std::min(chunk, limit + 1 - old);
-      text.resize(old + want);
-      const std::streamsize got = buf->sgetn(text.data() + old, static_cast<std::streamsize>(want));
-      text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
-      if (text.size() > limit) return refuse();
-      if (got < static_cast<std::streamsize>(want)) break;
-    }
+    return read_bounded(*stream->rdbuf(), limit, too_large, soft);
   } catch (const std::ios_base::failure&) {
     // libstdc++'s filebuf throws on a read error (a directory opened as a file).
     return error{std::strerror(errno)};
   }
-  return text;
 }
 
 result<std::unique_ptr<std::istream>> open_source(const std::string& path) {

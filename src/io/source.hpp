@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,16 +16,30 @@
 
 namespace migplan::cli {
 
-/// Reads a whole file, or all of `in` for "-". The error says why not
-/// ("No such file or directory", "is a directory"); the caller names the file.
-result<std::string> read_source(const std::string& path, std::istream& in);
+/// A smaller limit that only some inputs may pass: once more than `at` bytes
+/// are read, `may_pass` is asked once, with the text so far, whether reading
+/// goes on (to the whole limit) or stops there. No soft limit when `at` is 0.
+struct soft_limit {
+  std::size_t at = 0;                                 ///< bytes; 0: none
+  bool (*may_pass)(std::string_view head) = nullptr;  ///< asked once past `at`
+};
 
-/// Reads like read_source, but at most `limit` bytes: a regular file larger
-/// than that is refused unread, a pipe or a device is read to `limit` + 1
-/// bytes and refused. Then `too_large` is set and the error is "larger than
-/// 1 MiB" (or "larger than N bytes"); the caller says whose limit it is.
+/// Reads a file, or `in` for "-", of at most `limit` bytes. Every kind of
+/// file (a regular file, a pipe, a character device such as /dev/zero, a
+/// /proc file) is read the same way, no further than one byte past `limit`
+/// (or past `soft.at`, when `soft.may_pass` says no), and memory follows the
+/// bytes read: never more than `limit` + 1. A regular file whose size is
+/// already too large is refused unread. A longer input sets `too_large` and
+/// the error is "larger than 1 MiB" (or "larger than N bytes"); the caller
+/// says whose limit it is. Otherwise the error says why not ("No such file
+/// or directory", "is a directory"); the caller names the file.
 result<std::string> read_source_bounded(const std::string& path, std::istream& in,
-                                        std::size_t limit, bool& too_large);
+                                        std::size_t limit, bool& too_large,
+                                        const soft_limit& soft = {});
+
+/// read_source_bounded() of a stream buffer already open.
+result<std::string> read_bounded(std::streambuf& buf, std::size_t limit, bool& too_large,
+                                 const soft_limit& soft = {});
 
 /// Opens a file for reading line by line (for "-", the caller reads its own
 /// input stream). The error says why not.

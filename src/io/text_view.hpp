@@ -3,11 +3,17 @@
 
 // Small pieces every reader of a document needs: a text read as a stream
 // without a copy (yaml-cpp takes streams, and a file can be hundreds of MiB),
-// and nlohmann's parse error cut down to the sentence a user needs.
+// a byte-order mark skipped, and nlohmann's parse error cut down to the
+// sentence a user needs.
+
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/exceptions.h>
 
 #include <streambuf>
 #include <string>
 #include <string_view>
+
+#include "quote.hpp"
 
 namespace migplan::cli {
 
@@ -20,15 +26,34 @@ class view_buf : public std::streambuf {
   }
 };
 
+/// The text without a UTF-8 byte-order mark at its start, which editors on
+/// Windows and PowerShell's redirection write: every reader skips it.
+inline std::string_view skip_bom(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  return text;
+}
+
 /// "[json.exception.parse_error.101] parse error at line 3, column 3: syntax
 /// error while parsing object key - unexpected '}'; expected string literal"
 /// -> "syntax error while parsing ...": from "syntax error" on, else what
-/// follows the exception's "[...] " tag (the caller says where).
+/// follows the exception's "[...] " tag (the caller says where); escaped by
+/// one_line(), as nlohmann quotes the raw bytes it read ("last read: '...'").
 inline std::string json_error_text(const std::string& what) {
   const std::size_t at = what.find("syntax error");
-  if (at != std::string::npos) return what.substr(at);
+  if (at != std::string::npos) return one_line(what.substr(at));
   const std::size_t tag = what.find("] ");
-  return tag != std::string::npos ? what.substr(tag + 2) : what;
+  return one_line(tag != std::string::npos ? what.substr(tag + 2) : what);
+}
+
+/// yaml-cpp's message, in words a user can act on: its "bad file" for
+/// nesting past its recursion limit says how deep it went; others escaped by
+/// one_line(), as it quotes the raw byte it stopped at ("unknown escape
+/// character: ...").
+inline std::string yaml_error_text(const YAML::Exception& e) {
+  if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e))
+    return "values nest more than " + std::to_string(deep->depth()) +
+           " levels deep, the most the yaml parser reads";
+  return one_line(e.msg);
 }
 
 }  // namespace migplan::cli

@@ -327,12 +327,13 @@ void check_text(std::ostream& os, const file_check& f, std::size_t max_per_file)
         max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
     for (std::size_t i = 0; i < shown; ++i) {
       const diagnostic& d = f.diagnostics[i];
-      os << position(f.path, d.at) << ": " << severity_name(d.level) << ": " << d.message << "\n";
+      os << position(f.path, d.at) << ": " << severity_name(d.level) << ": " << one_line(d.message)
+         << "\n";
       if (d.at.line > 0) {
         const std::string_view line = lines.line(d.at.line);
         if (!line.empty() || d.at.col > 0) source_and_caret(os, line, d.at.col);
       }
-      for (const std::string& n : d.notes) os << "  " << n << "\n";
+      for (const std::string& n : d.notes) os << "  " << one_line(n) << "\n";
     }
     if (const hidden h = count_hidden(f, max_per_file); h.total() > 0)
       os << hidden_line(f.path, h) << "\n";
@@ -388,8 +389,8 @@ void check_github(std::ostream& os, const file_check& f, std::size_t max_per_fil
       std::string props = "file=" + github_escape_property(f.path);
       if (d.at.line > 0) props += fmt::format(",line={}", d.at.line);
       if (d.at.line > 0 && d.at.col > 0) props += fmt::format(",col={}", d.at.col);
-      std::string message = d.message;
-      for (const std::string& n : d.notes) message += "\n" + n;
+      std::string message = one_line(d.message);
+      for (const std::string& n : d.notes) message += "\n" + one_line(n);
       os << "::" << command << " " << props << "::" << github_escape_data(message) << "\n";
     }
     if (const hidden h = count_hidden(f, max_per_file); h.total() > 0)
@@ -437,8 +438,8 @@ void check_json_stream::file(const file_check& f) {
     write_position(w, d.at.line);
     w.key("col");
     write_position(w, d.at.line > 0 ? d.at.col : 0);
-    w.key("message").value(d.message).key("notes").begin_array();
-    for (const std::string& n : d.notes) w.value(n);
+    w.key("message").value(one_line(d.message)).key("notes").begin_array();
+    for (const std::string& n : d.notes) w.value(one_line(n));
     w.end_array().end_object();
   }
   w.end_array().end_object();

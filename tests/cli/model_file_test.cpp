@@ -176,7 +176,7 @@ TEST_CASE("every malformed model file gets its one message with the line", "[mod
       {with(base, "\"a test model\"", "\"a test\\u001b[2J model\""),
        "m.json:4: description holds a control character"},
       {std::string(40, '[') + std::string(40, ']'),
-       "m.json:1: nested deeper than 32 levels: a model file nests 4"},
+       "m.json:1: values nest more than 32 levels deep (those of a model file nest 4)"},
   };
   for (const bad& c : cases) {
     INFO(c.text);

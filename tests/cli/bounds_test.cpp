@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+// Input limits and the messages that quote input (issue 19, "bounds and
+// messages"): every reader stops at its limit whatever kind of file it reads,
+// a long list is refused while it is parsed, and a message stays one line of
+// valid UTF-8 whatever bytes the input holds.
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+#include "io/plan_input.hpp"
+#include "io/source.hpp"
+#include "quote.hpp"
+#include "run_binary.hpp"
+
+using namespace migplan::cli;
+using migplan::test::run_migplan;
+using migplan::test::source_path;
+using json = nlohmann::json;
+
+namespace {
+
+// A file under the system's temporary directory, removed at the end.
+class temp_file {
+ public:
+  temp_file(const std::string& name, const std::string& text)
+      : path_(std::string(P_tmpdir) + "/migplan-bounds-" + name) {
+    std::ofstream(path_, std::ios::binary) << text;
+  }
+  ~temp_file() { std::remove(path_.c_str()); }
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// True when `s` is valid UTF-8 (what nlohmann's parser requires of strings).
+bool valid_utf8(const std::string& s) {
+  try {
+    const std::string dumped = json(s).dump();  // strict: throws on invalid UTF-8
+    return !dumped.empty();
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+// Standard error is exactly one line: "migplan: ...\n".
+void one_line_error(const migplan::test::run_result& r) {
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("migplan: ", 0) == 0);
+  CHECK(r.err.find('\n') == r.err.size() - 1);
+  CHECK(r.err.find('\0') == std::string::npos);
+  CHECK(valid_utf8(r.err));
+}
+
+// A demand file of `items` items, each named apart.
+std::string demand_yaml(int items) {
+  std::string text = "version: 1\ndemand:\n";
+  for (int i = 0; i < items; ++i)
+    text += "  - {name: i" + std::to_string(i) + ", count: 1, profile: 1g.10gb}\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a bounded read never holds more than the limit and one byte", "[bounds]") {
+  // 3 MiB and 5 bytes: a string grown by doubling would hold 4 MiB or more.
+  const std::size_t limit = (std::size_t{3} << 20) + 5;
+  std::istringstream in(std::string(limit, 'a'));
+  bool too_large = true;
+  auto text = read_source_bounded("-", in, limit, too_large);
+  REQUIRE(text);
+  CHECK(!too_large);
+  CHECK(text->size() == limit);
+  CHECK(text->capacity() <= limit + 1);
+  std::istringstream over(std::string(limit + 1, 'a'));
+  auto refused = read_source_bounded("-", over, limit, too_large);
+  REQUIRE(!refused);
+  CHECK(too_large);
+  CHECK(refused.error().message == "larger than 3145733 bytes");
+}
+
+TEST_CASE("a soft limit stops an input its head does not allow past it", "[bounds]") {
+  const soft_limit soft{16, [](std::string_view head) { return head.starts_with('{'); }};
+  bool too_large = false;
+  std::istringstream zeros(std::string(100, '\0'));
+  auto refused = read_source_bounded("-", zeros, 64, too_large, soft);
+  REQUIRE(!refused);
+  CHECK(too_large);
+  CHECK(refused.error().message == "larger than 16 bytes");
+  std::istringstream object("{" + std::string(40, ' ') + "}");
+  auto read = read_source_bounded("-", object, 64, too_large, soft);
+  REQUIRE(read);
+  CHECK(read->size() == 42);
+}
+
+TEST_CASE("pack --current stops /dev/zero at its limit", "[bounds]") {
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "/dev/zero", "1g.5gb"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: /dev/zero: larger than 1 MiB, the most pack reads of a --current file\n");
+  // Standard input, the same.
+  const auto in = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-", "1g.5gb"},
+                              std::string((std::size_t{1} << 20) + 1, '\0'));
+  CHECK(in.err == "migplan: <stdin>: larger than 1 MiB, the most pack reads of a --current file\n");
+}
+
+TEST_CASE("plan --current stops /dev/zero at a state file's limit", "[bounds]") {
+  const auto r = run_migplan({"plan", "--current", "/dev/zero", "1g.10gb"});
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: '/dev/zero' is larger than 16 MiB, the most plan reads of a state file\n");
+}
+
+TEST_CASE("a demand list past its limit is refused at the first item too many", "[bounds]") {
+  const temp_file yaml("demand.yaml", demand_yaml(100'000));
+  const auto r = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", yaml.path()});
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: " + yaml.path() +
+                     ":10003: more than 10000 demand items; the most a file may list is 10000\n");
+  std::string json_text = R"({"version": 1, "demand": [)";
+  for (int i = 0; i < 10'001; ++i)
+    json_text += std::string(i == 0 ? "" : ",") + "\n" + R"({"count": 1, "profile": "1g.10gb"})";
+  json_text += "]}\n";
+  const auto j = parse_demand(json_text, "d.json", plan_file_format::json);
+  REQUIRE(!j);
+  CHECK(j.error().message ==
+        "d.json:10002: more than 10000 demand items; the most a file may list is 10000");
+  // The limit itself is allowed.
+  CHECK(parse_demand(demand_yaml(10'000), "d.yaml", plan_file_format::yaml));
+}
+
+TEST_CASE("a list under another key is not held to the demand limit", "[bounds]") {
+  std::string text = "version: 1\ncomment: [";
+  for (int i = 0; i < 10'001; ++i) text += i == 0 ? "x" : ", x";
+  text += "]\ndemand:\n  - {count: 1, profile: 1g.10gb}\n";
+  const auto r = parse_demand(text, "d.yaml", plan_file_format::yaml);
+  if (!r) CHECK(r.error().message.find("more than 10000") == std::string::npos);
+}
+
+TEST_CASE("yaml aliases are expanded within the reader's budget", "[bounds]") {
+  const auto r =
+      parse_demand("version: 1\nitem: &i {count: 2, profile: 1g.10gb}\ndemand:\n  - *i\n  - *i\n",
+                   "d.yaml", plan_file_format::yaml);
+  REQUIRE(!r);  // 'item' is no key of a demand file: the alias was read as its mapping
+  CHECK(r.error().message.rfind("d.yaml:2: unknown key 'item'", 0) == 0);
+  const auto ok = parse_demand(
+      "version: 1\ndemand:\n  - &i {name: a, count: 2, profile: 1g.10gb}\n  - {name: b, count: 3, "
+      "profile: &p 3g.40gb}\n  - {count: 1, profile: *p}\n",
+      "d.yaml", plan_file_format::yaml);
+  REQUIRE(ok);
+  REQUIRE(ok->size() == 3);
+  CHECK((*ok)[2].profile == "3g.40gb");
+}
+
+TEST_CASE("a message quoting a raw byte of the input stays one line of UTF-8", "[bounds]") {
+  // yaml-cpp quotes the byte after a backslash it does not know.
+  const temp_file bad("escape.yaml", "version: 1\ndemand:\n  - {count: 1, profile: \"\\\x8c\"}\n");
+  const auto r = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", bad.path()});
+  one_line_error(r);
+  CHECK(r.err ==
+        "migplan: " + bad.path() + ":3: invalid yaml: unknown escape character: \xEF\xBF\xBD\n");
+  const auto j = run_migplan({"plan", "--json", "--gpu", "h100-80gb", "--demand", bad.path()});
+  one_line_error(j);
+  REQUIRE(valid_utf8(j.out));
+  CHECK(json::parse(j.out)["error"]["message"] ==
+        bad.path() + ":3: invalid yaml: unknown escape character: \xEF\xBF\xBD");
+}
+
+TEST_CASE("a message never passes a control byte through", "[bounds]") {
+  CHECK(one_line("a\nb\x01\x7f\\c \xff") == "a\\nb\\x01\\x7f\\c \xEF\xBF\xBD");
+  CHECK(one_line("already 'a\\tb' clean") == "already 'a\\tb' clean");
+  CHECK(each_line("x\x02\ny") == "x\\x02\ny");
+}
+
+TEST_CASE("nesting past a parser's limit is said as nesting", "[bounds]") {
+  const std::string deep = std::string(3000, '[') + std::string(3000, ']') + "\n";
+  const temp_file yaml("deep.yaml", deep);
+  const auto y = run_migplan({"check", yaml.path()});
+  CHECK(y.code == 2);
+  CHECK(y.err.find("bad file") == std::string::npos);
+  CHECK(y.err.find(":2:1: error: invalid yaml: values nest more than 500 levels deep, the most "
+                   "the yaml parser reads\n") != std::string::npos);
+  const temp_file js("deep.json", deep);
+  const auto j = run_migplan({"check", js.path()});
+  CHECK(j.code == 2);
+  CHECK(j.err.find("bad file") == std::string::npos);
+  CHECK(j.err.find(":2:1: error: invalid json: values nest more than 500 levels deep") !=
+        std::string::npos);
+  const auto d = parse_demand(deep, "d.yaml", plan_file_format::yaml);
+  REQUIRE(!d);
+  CHECK(d.error().message == "d.yaml:1: values nest more than 64 levels deep");
+}
+
+TEST_CASE("a byte-order mark is skipped on nvidia-smi listings", "[bounds]") {
+  const std::string lgi =
+      migplan::test::read_file(source_path("data/captures/a100-40gb-lgi-example1.txt"));
+  REQUIRE(!lgi.empty());
+  const auto plain = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-"}, lgi);
+  const auto bom =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-"}, "\xEF\xBB\xBF" + lgi);
+  INFO(bom.err);
+  CHECK(plain.code == 0);
+  CHECK(bom.code == plain.code);
+  CHECK(bom.out == plain.out);
+  const std::string lgipp = migplan::test::read_file(source_path("data/captures/a30-lgipp.txt"));
+  const temp_file lgipp_file("lgipp.txt", lgipp);
+  const std::string lgip = migplan::test::read_file(source_path("data/captures/a30-lgip.txt"));
+  const auto imported =
+      run_migplan({"import", "--lgip", "-", "--lgipp", lgipp_file.path()}, "\xEF\xBB\xBF" + lgip);
+  INFO(imported.err);
+  CHECK(imported.code == 0);
+}
+
+TEST_CASE("plan says what is wrong with a count or a start on the command line", "[bounds]") {
+  const auto neg = run_migplan({"plan", "--gpu", "h100-80gb", "--", "-3x1g.10gb"});
+  CHECK(neg.code == 2);
+  CHECK(neg.err == "migplan: count -3 must be at least 1\n");
+  const auto at = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb@3"});
+  CHECK(at.code == 2);
+  CHECK(at.err ==
+        "migplan: '1g.10gb@3' pins a start, which plan does not take: plan places every "
+        "instance itself; ask for '1g.10gb'\n");
+}
+
+TEST_CASE("a mig-parted count past 64 bits is too large, not no number", "[bounds]") {
+  const temp_file cfg("huge.yaml",
+                      "version: v1\nmig-configs:\n  big:\n    - devices: all\n      mig-enabled: "
+                      "true\n      mig-devices:\n        1g.5gb: 99999999999999999999\n");
+  const auto r = run_migplan({"check", cfg.path()});
+  CHECK(r.code != 0);
+  INFO(r.err);
+  CHECK(r.err.find(":7:17: error: count of 1g.5gb 99999999999999999999 is too large (at most "
+                   "9223372036854775807)\n") != std::string::npos);
+  CHECK(r.err.find("must be a whole number") == std::string::npos);
+}
+
+TEST_CASE("--available and --cost given twice for a model are refused", "[bounds]") {
+  const auto a = run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1",
+                              "--available", "h100-80gb=2", "1g.10gb"});
+  CHECK(a.code == 2);
+  CHECK(a.err == "migplan: --available h100-80gb is given twice\n");
+  const auto c = run_migplan(
+      {"plan", "--gpu", "h100-80gb", "--cost", "h100-80gb=1", "--cost", "h100-80gb=2", "1g.10gb"});
+  CHECK(c.code == 2);
+  CHECK(c.err == "migplan: --cost h100-80gb is given twice\n");
+  // Two models, one each: fine.
+  const auto two = run_migplan({"plan", "--gpu", "h100-80gb", "--gpu", "a100-80gb", "--cost",
+                                "h100-80gb=1", "--cost", "a100-80gb=2", "1g.10gb"});
+  CHECK(two.code == 0);
+}
+
+TEST_CASE("pack --current refuses a JSON answer with a key twice", "[bounds]") {
+  const auto answer = run_migplan({"pack", "--json", "--gpu", "a100-40gb", "1g.5gb"});
+  REQUIRE(answer.code == 0);
+  const std::string doc = answer.out;
+  const auto ok = run_migplan({"pack", "--current", "-", "1g.5gb"}, doc);
+  CHECK(ok.code == 0);
+  // The same answer with its "gpu" given again at the end.
+  const std::size_t close = doc.rfind('}');
+  REQUIRE(close != std::string::npos);
+  const std::string twice =
+      doc.substr(0, close) + ",\n\"gpu\": {\"id\": \"a100-80gb\"}\n" + doc.substr(close);
+  const auto r = run_migplan({"pack", "--current", "-", "1g.5gb"}, twice);
+  CHECK(r.code == 2);
+  INFO(r.err);
+  CHECK(r.err.rfind("migplan: <stdin>:", 0) == 0);
+  CHECK(r.err.find(": key 'gpu' appears twice in one object\n") != std::string::npos);
+}
