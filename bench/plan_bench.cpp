@@ -279,7 +279,7 @@ void replan(benchmark::State& state, int shift_pct) {
   state.counters["t_opt_ms"] = res.stage1_seconds * 1e3;
   state.counters["changed"] = static_cast<double>(res.changes.size());
   state.counters["changes_lb"] = static_cast<double>(res.changes_lower_bound);
-  state.counters["optimal"] = res.optimal ? 1 : 0;
+  state.counters["optimal"] = res.status == plan_status::optimal ? 1 : 0;
   state.counters["unmet"] = res.feasible ? 0 : 1;
   state.counters["scratch"] = static_cast<double>(positional);
   state.counters["scratch_min"] = static_cast<double>(static_cast<long long>(a.size()) - same);
@@ -374,7 +374,7 @@ void churn(benchmark::State& state, int gpus) {
   state.counters["changed"] = static_cast<double>(res.changes.size());
   state.counters["changes_lb"] = static_cast<double>(res.changes_lower_bound);
   state.counters["lp"] = res.lp_bound;
-  state.counters["optimal"] = res.optimal ? 1 : 0;
+  state.counters["optimal"] = res.status == plan_status::optimal ? 1 : 0;
   state.counters["later_opt"] = res.later_optimal ? 1 : 0;
   state.counters["unmet"] = res.feasible ? 0 : 1;
   state.counters["gpu_classes"] = static_cast<double>(layouts.size());
@@ -416,6 +416,54 @@ int write_fleet(std::string_view arg) {
   out << "]}\n";
   return out ? 0 : 1;
 }
+
+// large/N/MIX: the documented top of the count range (issue 19), N
+// instances per item on h100-80gb: MIX one is N x 1g.10gb; three is N x
+// 1g.10gb, N x 3g.40gb and N x mem=5GiB. Counters: gpus, the lower bound
+// proven in integers (lb) and exact, the fewest GPUs computed by hand (one:
+// ceil(N / 7) on 7x1g.10gb; three: N / 2 GPUs of 4x1g.10gb+3g.40gb and
+// N / 4 of 2x3g.40gb, 3N / 4 with N divisible by 4, which the LP relaxation
+// proves least), and optimal.
+void large_counts(benchmark::State& state, long long n, bool three) {
+  const gpu_model* g = find_model("h100-80gb");
+  plan_request req;
+  req.models.push_back({g, std::nullopt, 1.0});
+  demand_item d;
+  d.name = d.profile = "1g.10gb";
+  d.count = n;
+  req.demand.push_back(d);
+  if (three) {
+    d.name = d.profile = "3g.40gb";
+    req.demand.push_back(d);
+    demand_item m;
+    m.name = "mem=5GiB";
+    m.memory_mib = 5 * 1024;
+    m.count = n;
+    req.demand.push_back(m);
+  }
+  plan_result res;
+  for (auto _ : state) {
+    res = plan::solve(req);
+    benchmark::DoNotOptimize(res.gpu_count);
+  }
+  const long long exact = three ? (3 * n + 3) / 4 : (n + 6) / 7;
+  state.counters["gpus"] = static_cast<double>(res.gpu_count);
+  state.counters["exact"] = static_cast<double>(exact);
+  state.counters["lb"] = res.lower_bound;
+  state.counters["optimal"] = res.optimal ? 1 : 0;
+  state.counters["t_opt_ms"] = res.stage1_seconds * 1e3;
+}
+
+const bool large_counts_registered = [] {
+  for (const bool three : {false, true})
+    for (const long long n : {1'000'000LL, 7'000'000LL, 10'000'000LL})
+      benchmark::RegisterBenchmark(
+          (std::string("large/") + std::to_string(n) + (three ? "/three" : "/one")).c_str(),
+          large_counts, n, three)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+  return true;
+}();
 
 }  // namespace
 

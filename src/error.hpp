@@ -15,6 +15,7 @@ enum exit_code : int {
   exit_ok = 0,         ///< fits / valid
   exit_no_fit = 1,     ///< does not fit / invalid geometry
   exit_bad_input = 2,  ///< bad input or usage
+  exit_timed_out = 3,  ///< plan: no answer found within the time limit, none proven impossible
 };
 
 /// A user-facing error message.

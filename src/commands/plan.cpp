@@ -24,6 +24,7 @@
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/size.hpp"
+#include "model/plan_cost.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
 #include "render/plan.hpp"
@@ -209,6 +210,20 @@ result<plan_request> request_of(const plan_options& o, context& ctx) {
     (*m)->cost = *v;
   }
   req.allow_evict = o.allow_evict;
+  // Costs are worked on as whole units of one unit (model/plan_cost.hpp).
+  {
+    std::vector<double> raw;
+    std::string listed;
+    for (const fleet_model& m : req.models) {
+      raw.push_back(m.cost);
+      listed += fmt::format("{}{}={}", listed.empty() ? "" : ", ", m.gpu->slug, m.cost);
+    }
+    if (!scale_costs(raw))
+      return error{fmt::format(
+          "the costs {} need more than {} digits together: as whole multiples of one unit "
+          "the largest would be more than {} units; give them to fewer digits",
+          listed, 6, max_cost_units)};
+  }
   if (o.time_limit_given->count() > 0) {
     auto t = parse_positive("--time-limit", o.time_limit, max_time_limit_s);
     if (!t) return t.error();
@@ -217,6 +232,21 @@ result<plan_request> request_of(const plan_options& o, context& ctx) {
     req.time_limit_s = default_time_limit_s;
   }
   return req;
+}
+
+// The exit status of a plan: 0 the demand met, 1 proven not to fit the
+// fleet, 3 no plan meeting it found in the time limit (none proven impossible).
+int exit_of(const plan_result& res) {
+  switch (res.status) {
+    case plan_status::optimal:
+    case plan_status::feasible:
+      return exit_ok;
+    case plan_status::unmet:
+      return exit_no_fit;
+    case plan_status::timed_out:
+      break;
+  }
+  return exit_timed_out;
 }
 
 int run_plan(const plan_options& o, context& ctx) {
@@ -254,7 +284,7 @@ int run_plan(const plan_options& o, context& ctx) {
   if (kind) {
     if (const std::string why = render::plan_emit_problem(*kind, *req, res); !why.empty()) {
       ctx.err << "migplan: " << why << "; nothing to emit\n";
-      return res.feasible ? exit_bad_input : exit_no_fit;
+      return res.feasible ? exit_bad_input : exit_of(res);
     }
     render::plan_emit(ctx.out, *kind, *req, res, emit_opt);
     return exit_ok;
@@ -263,7 +293,7 @@ int run_plan(const plan_options& o, context& ctx) {
     render::plan_json(ctx.out, *req, res);
   else
     render::plan_text(ctx.out, *req, res, ctx.color, o.full);
-  return res.feasible ? exit_ok : exit_no_fit;
+  return exit_of(res);
 }
 
 }  // namespace
@@ -333,7 +363,8 @@ void add_plan(CLI::App& app, context& ctx) {
       "  migplan plan --fleet fleet.yaml --demand demand.yaml --emit mig-parted > config.yaml\n"
       "  migplan plan --current nodes.json --mig-config config.yaml --demand demand.yaml "
       "--emit labels\n"
-      "Exit codes: 0 demand met, 1 demand not met on the fleet, 2 bad input.");
+      "Exit codes: 0 demand met, 1 demand not met on the fleet, 2 bad input, 3 no plan meeting "
+      "the demand found within the time limit.");
   cmd->callback([o, &ctx] { ctx.code = run_plan(*o, ctx); });
 }
 

@@ -13,7 +13,10 @@
 #include <migplan/layout.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "model/plan_cost.hpp"
 
 namespace migplan::cli {
 
@@ -111,15 +114,31 @@ struct plan_unmet {
   long long missing = 0;  ///< instances short
 };
 
+/// How a plan ended (doc/plan.md "Status and exit codes").
+enum class plan_status {
+  optimal,    ///< demand met; the first objective (cost, re-plan: changes) proven least
+  feasible,   ///< demand met; not proven least
+  unmet,      ///< the fleet cannot meet the demand: proven, not a time limit
+  timed_out,  ///< no plan meeting the demand found in the time limit, none proven impossible
+};
+
 /// The solver's answer.
 struct plan_result {
+  plan_status status = plan_status::timed_out;
   bool feasible = false;  ///< demand met (else `unmet` says by how much)
-  bool optimal = false;   ///< proven optimal (the gap is 0)
+  bool optimal = false;   ///< cost == lower_bound, checked in integers (the gap is 0)
   long long gpu_count = 0;
+  /// GPUs per model that `gpu_count` counts, in the fleet's model order.
+  std::vector<std::pair<const gpu_model*, long long>> gpus_per_model;
   double cost = 0;
-  double lower_bound = 0;  ///< on cost (GPU count without costs)
-  double gap = 0;          ///< (cost - lower_bound) / cost
-  double lp_bound = 0;     ///< the LP relaxation's value of the first objective (cost, or changes)
+  double lower_bound = 0;           ///< on cost (GPU count without costs), proven in integers
+  double gap = 0;                   ///< (cost - lower_bound) / cost, 0 when the cost is 0
+  cost_scale costs;                 ///< the unit cost_units and lower_bound_units count
+  long long cost_units = 0;         ///< cost, in whole units of `costs`
+  long long lower_bound_units = 0;  ///< lower_bound, in whole units of `costs`
+  /// With timed_out: a --time-limit that would likely find a plan meeting the demand.
+  std::optional<double> suggested_time_limit_s;
+  double lp_bound = 0;  ///< the LP relaxation's value of the first objective (cost, or changes)
   bool later_optimal = false;  ///< the room and distinct-geometry objectives proven optimal too
   std::vector<plan_group> groups;
   struct node_gpu {

@@ -2,6 +2,7 @@
 #include "plan/mip.hpp"
 
 #include <coin/Cbc_C_Interface.h>
+#include <coin/Clp_C_Interface.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,10 +27,16 @@ int mip::add_var(double lb, double ub, bool integer, double obj) {
   return static_cast<int>(lb_.size()) - 1;
 }
 
-void mip::add_row(const std::vector<std::pair<int, double>>& coeffs, double lb, double ub) {
+int mip::add_row(const std::vector<std::pair<int, double>>& coeffs, double lb, double ub) {
   for (const auto& [var, coef] : coeffs)
     if (var < 0 || var >= var_count()) throw std::out_of_range("mip::add_row: no such variable");
   rows_.push_back({coeffs, lb, ub});
+  return static_cast<int>(rows_.size()) - 1;
+}
+
+void mip::set_row_bounds(int r, double lb, double ub) {
+  rows_.at(static_cast<std::size_t>(r)).lb = lb;
+  rows_.at(static_cast<std::size_t>(r)).ub = ub;
 }
 
 void mip::clear_objective() {
@@ -43,29 +50,74 @@ void mip::set_bounds(int var, double lb, double ub) {
   ub_.at(static_cast<std::size_t>(var)) = ub;
 }
 
+namespace {
+// A program's matrix as compressed sparse columns, and its row bounds.
+struct sparse_columns {
+  std::vector<CoinBigIndex> start;
+  std::vector<int> index;
+  std::vector<double> value;
+  std::vector<double> rlb, rub;
+};
+
+// `rows` (each with coeffs, lb, ub) over `n` variables as sparse columns.
+sparse_columns columns_of(std::size_t n, const auto& rows) {
+  sparse_columns out;
+  auto& start = out.start;
+  start.assign(n + 1, 0);
+  for (const auto& r : rows)
+    for (const auto& [v, c] : r.coeffs) ++start[static_cast<std::size_t>(v) + 1];
+  for (std::size_t j = 0; j < n; ++j) start[j + 1] += start[j];
+  out.index.resize(static_cast<std::size_t>(start[n]));
+  out.value.resize(static_cast<std::size_t>(start[n]));
+  std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
+  out.rlb.reserve(rows.size());
+  out.rub.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (const auto& [v, c] : rows[i].coeffs) {
+      const auto k = static_cast<std::size_t>(fill[static_cast<std::size_t>(v)]++);
+      out.index[k] = static_cast<int>(i);
+      out.value[k] = c;
+    }
+    out.rlb.push_back(rows[i].lb);
+    out.rub.push_back(rows[i].ub);
+  }
+  return out;
+}
+
+struct clp_deleter {
+  void operator()(Clp_Simplex* m) const noexcept { Clp_deleteModel(m); }
+};
+}  // namespace
+
+mip::lp_answer mip::solve_lp() const {
+  const std::size_t n = lb_.size();
+  auto cols = columns_of(n, rows_);
+  // CLP minimises here, so that the duals are those of the minimised program.
+  std::vector<double> obj = obj_;
+  if (maximize_)
+    for (double& c : obj) c = -c;
+  std::unique_ptr<Clp_Simplex, clp_deleter> m(Clp_newModel());
+  Clp_setLogLevel(m.get(), 0);
+  Clp_loadProblem(m.get(), static_cast<int>(n), static_cast<int>(rows_.size()), cols.start.data(),
+                  cols.index.data(), cols.value.data(), lb_.data(), ub_.data(), obj.data(),
+                  cols.rlb.data(), cols.rub.data());
+  Clp_setOptimizationDirection(m.get(), 1.0);
+  Clp_initialSolve(m.get());
+  lp_answer out;
+  out.optimal = Clp_isProvenOptimal(m.get()) != 0;
+  if (!out.optimal) return out;
+  const double* sol = Clp_getColSolution(m.get());
+  const double* dual = Clp_getRowPrice(m.get());
+  out.values.assign(sol, sol + n);
+  out.duals.assign(dual, dual + rows_.size());
+  out.objective = Clp_getObjValue(m.get()) * (maximize_ ? -1.0 : 1.0);
+  return out;
+}
+
 mip::answer mip::solve(std::optional<double> time_limit_s, bool relax, int max_nodes) const {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = lb_.size();
-  // Compressed sparse columns from the rows.
-  std::vector<CoinBigIndex> start(n + 1, 0);
-  for (const row& r : rows_)
-    for (const auto& [v, c] : r.coeffs) ++start[static_cast<std::size_t>(v) + 1];
-  for (std::size_t j = 0; j < n; ++j) start[j + 1] += start[j];
-  std::vector<int> index(static_cast<std::size_t>(start[n]));
-  std::vector<double> value(static_cast<std::size_t>(start[n]));
-  std::vector<CoinBigIndex> fill(start.begin(), start.end() - 1);
-  std::vector<double> rlb, rub;
-  rlb.reserve(rows_.size());
-  rub.reserve(rows_.size());
-  for (std::size_t i = 0; i < rows_.size(); ++i) {
-    for (const auto& [v, c] : rows_[i].coeffs) {
-      const auto k = static_cast<std::size_t>(fill[static_cast<std::size_t>(v)]++);
-      index[k] = static_cast<int>(i);
-      value[k] = c;
-    }
-    rlb.push_back(rows_[i].lb);
-    rub.push_back(rows_[i].ub);
-  }
+  auto [start, index, value, rlb, rub] = columns_of(n, rows_);
   cbc_ptr m(Cbc_newModel());
   Cbc_loadProblem(m.get(), static_cast<int>(n), static_cast<int>(rows_.size()), start.data(),
                   index.data(), value.data(), lb_.data(), ub_.data(), obj_.data(), rlb.data(),

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/plan_cost.hpp"
+#include "plan/certify.hpp"
 #include "plan/mip.hpp"
 
 namespace migplan::cli::plan {
@@ -32,6 +34,12 @@ using clock_type = std::chrono::steady_clock;
 
 // Stage 3 tightens x <= U z by an LP per column only when U is above this.
 constexpr double probe_above = 4;
+
+// A column the LP relaxation puts more than this many GPUs on is fixed at
+// that many minus this many before CBC sees the program (the bulk; doc/plan.md
+// "Large counts"): CBC then decides only a residual of at most this many GPUs
+// per column, where its tolerances cannot round a count.
+constexpr long long bulk_margin = 1000;
 
 // One geometry of a model: its counts, its preferred layout and its room value.
 struct config {
@@ -511,6 +519,67 @@ struct stage_budget {
 // Rounds a solution's integer variables (CBC returns them within its tolerance).
 long long as_count(double v) { return std::llround(v); }
 
+// The least cost any plan leaving at most `unmet` instances unmet can have,
+// from what each instance takes of a GPU: a GI takes `size` of its model's
+// memory units and its compute slices, and no two GIs of a GPU share either.
+// Per instance the cheapest model's share (weight * size / units, or by
+// compute slices); the dearest `unmet` instances left out. Items of compute
+// instances count nothing (GIs are shared between them).
+long long capacity_bound(const plan_request& req, const std::vector<std::vector<int>>& serve,
+                         const std::vector<std::vector<int>>& ci,
+                         const std::vector<fleet_model>& models,
+                         const std::vector<long long>& weight, long long unmet) {
+  __extension__ typedef __int128 wide;
+  long long common = 1;  // shares are counted in 1 / common of a unit of cost
+  for (const fleet_model& fm : models)
+    if (fm.gpu->units <= 0 || fm.gpu->compute_slices <= 0) return 0;
+  for (const fleet_model& fm : models)
+    common = std::lcm(std::lcm(common, static_cast<long long>(fm.gpu->units)),
+                      static_cast<long long>(fm.gpu->compute_slices));
+  long long best = 0;
+  for (const bool memory : {true, false}) {
+    std::vector<std::pair<long long, long long>> shares;  // (share, instances)
+    long long allow = unmet;
+    for (std::size_t i = 0; i < req.demand.size(); ++i) {
+      long long share = -1;
+      bool split = false;
+      for (std::size_t m = 0; m < models.size(); ++m) {
+        const int p = serve[i][m];
+        if (p < 0) continue;
+        split = split || ci[i][m] >= 0;
+        const gpu_model& g = *models[m].gpu;
+        const profile& pr = g.profiles[static_cast<std::size_t>(p)];
+        const long long s = weight[m] * (memory ? pr.size * (common / g.units)
+                                                : pr.compute_slices * (common / g.compute_slices));
+        share = share < 0 ? s : std::min(share, s);
+      }
+      if (share < 0) {
+        allow -= req.demand[i].count;  // no model serves it: it is unmet in any plan
+        continue;
+      }
+      if (!split) shares.push_back({share, req.demand[i].count});
+    }
+    std::sort(shares.begin(), shares.end(), std::greater<>());
+    wide total = 0;
+    for (auto [share, n] : shares) {
+      const long long drop = std::clamp(allow, 0LL, n);
+      allow -= drop;
+      total += static_cast<wide>(share) * (n - drop);
+    }
+    const auto b = static_cast<long long>((total + common - 1) / common);
+    best = std::max(best, b);
+  }
+  return best;
+}
+
+// A time limit that would likely find a plan meeting the demand, after
+// `limit` found none: four times as long (the stages take shares of what is
+// left, and a cut search most often needs a few times more), at least 10 s,
+// at most the hour --time-limit allows.
+double suggest_time_limit(std::optional<double> limit) {
+  return std::min(3600.0, std::max(10.0, 4 * limit.value_or(60)));
+}
+
 }  // namespace
 
 plan_result solve(const plan_request& req) {
@@ -574,6 +643,23 @@ plan_result solve(const plan_request& req) {
   }
   available.resize(models.size());
 
+  bool exact_costs = false;
+  // Costs as whole units of one common unit (model/plan_cost.hpp): the
+  // command refuses costs too fine for that; a request built otherwise gets
+  // its costs rounded to millionths of the largest.
+  {
+    std::vector<double> raw;
+    for (const fleet_model& fm : models) raw.push_back(fm.cost);
+    if (auto sc = scale_costs(raw)) {
+      res.costs = std::move(*sc);
+      exact_costs = true;
+    } else {
+      const double top = *std::max_element(raw.begin(), raw.end());
+      for (double c : raw) res.costs.units.push_back(std::max(1LL, std::llround(c / top * 1e6)));
+    }
+  }
+  const std::vector<long long>& weight = res.costs.units;
+
   const std::size_t n_items = req.demand.size();
   const std::size_t n_models = models.size();
   std::vector<const model_configs*> mc(n_models);
@@ -627,7 +713,7 @@ plan_result solve(const plan_request& req) {
         col.where = cs[c].where;
         col.counts = cs[c].counts;
         col.room = cs[c].room;
-        col.stage1 = models[m].cost;
+        col.stage1 = static_cast<double>(weight[m]);
         cols.push_back(col);
       }
     }
@@ -696,6 +782,8 @@ plan_result solve(const plan_request& req) {
   }
   std::vector<std::vector<int>> yvar(n_items, std::vector<int>(n_models, -1));
   std::vector<int> uvar(n_items, -1);
+  std::vector<int> demand_row(n_items, -1);
+  std::map<std::pair<std::size_t, std::size_t>, int> capacity_row;  // (model, profile) -> row
   for (std::size_t i = 0; i < n_items; ++i) {
     if (!is_rep(i)) continue;
     const auto count = static_cast<double>(class_count[i]);
@@ -709,7 +797,7 @@ plan_result solve(const plan_request& req) {
       uvar[i] = prog.add_var(0, count, true);
       row.push_back({uvar[i], 1.0});
     }
-    prog.add_row(row, count, count);
+    demand_row[i] = prog.add_row(row, count, count);
   }
   // Capacity per (model, profile).
   struct pattern_use {
@@ -757,7 +845,7 @@ plan_result solve(const plan_request& req) {
       for (const column& c : cols)
         if (c.model == static_cast<int>(m) && c.counts[static_cast<int>(p)] > 0)
           row.push_back({c.var, -static_cast<double>(c.counts[static_cast<int>(p)])});
-      prog.add_row(row, -inf, 0);
+      capacity_row[{m, p}] = prog.add_row(row, -inf, 0);
     }
   }
   // GPUs per model, or per class of current GPUs.
@@ -776,6 +864,59 @@ plan_result solve(const plan_request& req) {
     for (std::size_t s = 0; s < pools.size(); ++s) {
       const auto n = static_cast<double>(pools[s].gpus);
       prog.add_row(rows[s], n, n);
+    }
+  }
+
+  // Large counts (doc/plan.md "Large counts"): each column's bulk, what the
+  // LP relaxation puts on it less bulk_margin GPUs, is fixed before CBC sees
+  // the program, with the demand its instances serve; CBC then decides a
+  // residual whose counts its tolerances cannot round. offset[var] is what
+  // the bulk adds to a variable. Only where no model is limited, so that the
+  // bulk never takes GPUs a limit needs elsewhere.
+  std::vector<long long> offset(static_cast<std::size_t>(prog.var_count()), 0);
+  const auto ix = [](int var) { return static_cast<std::size_t>(var); };
+  mip full = prog;                        // the whole program, for the certificates
+  std::optional<mip::lp_answer> cost_lp;  // stage 1's LP relaxation of `full`
+  bool bulk = false;
+  if (!replan && !need_unmet && patterns.empty()) {
+    full.clear_objective();
+    for (const column& c : cols) full.set_obj(c.var, c.stage1);
+    full.set_maximize(false);
+    cost_lp = full.solve_lp();
+    if (cost_lp->optimal)
+      for (const column& c : cols) {
+        const long long fixed =
+            static_cast<long long>(std::floor(cost_lp->values[ix(c.var)] + 1e-6)) - bulk_margin;
+        if (fixed <= 0) continue;
+        offset[ix(c.var)] = fixed;
+        bulk = true;
+      }
+  }
+  if (bulk) {
+    std::vector<long long> assigned(n_items, 0);
+    for (const auto& [mp, r] : capacity_row) {
+      const auto [m, p] = mp;
+      long long cap = 0;
+      for (const column& c : cols)
+        if (c.model == static_cast<int>(m))
+          cap += offset[ix(c.var)] * c.counts[static_cast<int>(p)];
+      for (std::size_t i = 0; i < n_items; ++i) {
+        if (!is_rep(i) || serve[i][m] != static_cast<int>(p) || ci[i][m] >= 0) continue;
+        const auto in_lp =
+            static_cast<long long>(std::floor(cost_lp->values[ix(yvar[i][m])] + 1e-6));
+        const long long take = std::max(0LL, std::min({cap, in_lp, class_count[i] - assigned[i]}));
+        offset[ix(yvar[i][m])] = take;
+        assigned[i] += take;
+        cap -= take;
+      }
+      prog.set_row_bounds(r, -inf, static_cast<double>(cap));
+    }
+    for (std::size_t i = 0; i < n_items; ++i) {
+      if (!is_rep(i)) continue;
+      const auto left = static_cast<double>(class_count[i] - assigned[i]);
+      prog.set_row_bounds(demand_row[i], left, left);
+      for (std::size_t m = 0; m < n_models; ++m)
+        if (yvar[i][m] >= 0) prog.set_bounds(yvar[i][m], 0, left);
     }
   }
 
@@ -862,7 +1003,7 @@ plan_result solve(const plan_request& req) {
       if (left > 0 && uvar[i] < 0) complete = false;
       if (uvar[i] >= 0) start[static_cast<std::size_t>(uvar[i])] = static_cast<double>(left);
     }
-    if (!complete || !patterns.empty()) start.clear();
+    if (!complete || !patterns.empty() || bulk) start.clear();
   }
 
   stage_budget budget{req.time_limit_s};
@@ -877,7 +1018,19 @@ plan_result solve(const plan_request& req) {
     }
     return prog.solve(budget.take(share));
   };
-  bool proven = true;
+  // No plan at all within the time: every instance unmet, and not proven so.
+  const auto none_in_time = [&] {
+    for (std::size_t i = 0; i < n_items; ++i)
+      res.unmet.push_back({static_cast<int>(i), req.demand[i].count});
+    res.status = plan_status::timed_out;
+    res.suggested_time_limit_s = suggest_time_limit(req.time_limit_s);
+    res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return res;
+  };
+  // Stage 0's proof that no plan leaves less unmet: CBC's, or (checked in
+  // integers) the LP relaxation's dual.
+  bool unmet_proven = !need_unmet;
+  long long unmet_bound = 0;
 
   // Stage 0: the least unmet demand.
   if (need_unmet) {
@@ -885,12 +1038,11 @@ plan_result solve(const plan_request& req) {
     for (int u : uvar)
       if (u >= 0) prog.set_obj(u, 1.0);
     prog.set_maximize(false);
+    if (const mip::lp_answer lp = prog.solve_lp(); lp.optimal)
+      unmet_bound = std::max(0LL, integer_bound(prog, lp.duals).value_or(0));
     mip::answer a = run_stage(0.25);
-    if (!a.has_solution()) {
-      res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-      return res;  // no plan at all within the time
-    }
-    proven = proven && a.state == mip::status::optimal;
+    if (!a.has_solution()) return none_in_time();
+    unmet_proven = a.state == mip::status::optimal && !a.time_limit;
     std::vector<std::pair<int, double>> row;
     for (int u : uvar)
       if (u >= 0) row.push_back({u, 1.0});
@@ -902,6 +1054,16 @@ plan_result solve(const plan_request& req) {
   prog.clear_objective();
   for (const column& c : cols) prog.set_obj(c.var, c.stage1);
   prog.set_maximize(false);
+  // Its LP relaxation over the whole program (with stage 0's row), whose
+  // duals prove the bound once the plan is read (certify.hpp).
+  if (!cost_lp) {
+    full = prog;
+    cost_lp = full.solve_lp();
+  }
+  // In the costs' own unit for a fresh plan (the program counts whole units).
+  if (cost_lp && cost_lp->optimal)
+    res.lp_bound =
+        cost_lp->objective * (replan || !exact_costs ? 1.0 : std::stod(cost_decimal(1, res.costs)));
   {
     // A re-plan starts from the greedy plan where it leaves no more unmet
     // than stage 0 proved necessary and changes fewer GPUs than stage 0's.
@@ -918,31 +1080,16 @@ plan_result solve(const plan_request& req) {
     }
     mip::answer a = run_stage(0.6);
     if (a.has_solution()) {
-      proven = proven && a.state == mip::status::optimal;
-      const double tol = replan ? 0.5 : 1e-6 * std::max(1.0, std::abs(a.objective));
       std::vector<std::pair<int, double>> row;
       for (const column& c : cols)
         if (c.stage1 != 0) row.push_back({c.var, c.stage1});
-      if (!row.empty()) prog.add_row(row, -inf, a.objective + tol);
-      res.lower_bound = std::min(a.bound, a.objective);
-      if (replan) {
-        res.changes_lower_bound = static_cast<long long>(std::ceil(res.lower_bound - 1e-6));
-        res.lower_bound = 0;
-      }
+      // The costs are whole units, so the optimum is a whole number.
+      if (!row.empty()) prog.add_row(row, -inf, std::round(a.objective) + 0.5);
       best = std::move(a);
-    } else {
-      proven = false;
-      res.lower_bound = std::isfinite(a.bound) && a.bound > 0 && a.bound < inf ? a.bound : 0;
     }
-    const mip::answer lp = prog.solve(budget.take(0.1), true);
-    if (lp.has_solution()) res.lp_bound = lp.objective;
   }
-  res.optimal = proven;
   res.stage1_seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-  if (!best) {
-    res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-    return res;
-  }
+  if (!best) return none_in_time();
 
   // Stage 2: the most room kept.
   bool later = true;
@@ -1058,11 +1205,15 @@ plan_result solve(const plan_request& req) {
       }
     }
   }
-  res.later_optimal = later;
+  // With a bulk fixed, the later objectives were optimised over the residual only.
+  res.later_optimal = later && !bulk;
 
   // Read the solution.
   const std::vector<double>& v = best->values;
-  auto val = [&](int var) { return var < 0 ? 0LL : as_count(v[static_cast<std::size_t>(var)]); };
+  auto val = [&](int var) {
+    if (var < 0) return 0LL;
+    return (ix(var) < offset.size() ? offset[ix(var)] : 0) + as_count(v[ix(var)]);
+  };
   // Per item: its class's instances on each model, shared out in item order
   // (each item takes from the models in order), and what is left unmet.
   std::vector<std::vector<long long>> item_y(n_items, std::vector<long long>(n_models, 0));
@@ -1091,6 +1242,9 @@ plan_result solve(const plan_request& req) {
   // GPUs per column; a re-plan's pooled moves handed to classes.
   std::vector<long long> col_n(cols.size());
   for (std::size_t j = 0; j < cols.size(); ++j) col_n[j] = val(cols[j].var);
+  // The program's own columns, for the certificates below (split_moves makes
+  // several columns of one pooled variable).
+  const std::vector<column> prog_cols = cols;
   if (replan) std::tie(cols, col_n) = split_moves(cols, col_n, classes, pools);
   // Blocks per model: kept classes first (re-plan), then configurations in order.
   std::vector<block> blocks;
@@ -1218,8 +1372,26 @@ plan_result solve(const plan_request& req) {
     group_index[key] = static_cast<int>(res.groups.size());
     res.groups.push_back(std::move(g));
   }
+  // What the plan is, counted in integers from its groups (not from the
+  // solver's values): the instances each item gets, the GPUs and the cost.
+  {
+    std::vector<long long> served(n_items, 0);
+    for (const plan_group& g : res.groups)
+      for (const planned_instance& in : g.instances) {
+        if (in.serves >= 0 && static_cast<std::size_t>(in.serves) < n_items)
+          served[static_cast<std::size_t>(in.serves)] += g.count;
+        for (int sv : in.ci_serves)
+          if (sv >= 0 && static_cast<std::size_t>(sv) < n_items)
+            served[static_cast<std::size_t>(sv)] += g.count;
+      }
+    res.unmet.clear();
+    for (std::size_t i = 0; i < n_items; ++i)
+      if (served[i] < req.demand[i].count)
+        res.unmet.push_back({static_cast<int>(i), req.demand[i].count - served[i]});
+    res.feasible = res.unmet.empty();
+  }
   res.gpu_count = 0;
-  res.cost = 0;
+  res.cost_units = 0;
   for (const plan_group& g : res.groups) {
     bool serves_any = false;
     for (const planned_instance& in : g.instances)
@@ -1227,25 +1399,77 @@ plan_result solve(const plan_request& req) {
     if (g.instances.empty() || (replan && !serves_any)) continue;
     res.gpu_count += g.count;
     for (std::size_t m = 0; m < n_models; ++m)
-      if (models[m].gpu == g.gpu) res.cost += models[m].cost * static_cast<double>(g.count);
+      if (models[m].gpu == g.gpu) {
+        res.cost_units += weight[m] * g.count;
+        auto it = std::find_if(res.gpus_per_model.begin(), res.gpus_per_model.end(),
+                               [&](const auto& e) { return e.first == g.gpu; });
+        if (it == res.gpus_per_model.end())
+          res.gpus_per_model.push_back({g.gpu, g.count});
+        else
+          it->second += g.count;
+      }
   }
-  if (!replan) {
-    res.gap = res.cost > 0 ? std::max(0.0, (res.cost - res.lower_bound) / res.cost) : 0;
-    if (res.optimal) {
-      res.gap = 0;
-      res.lower_bound = res.cost;
+  long long unmet_total = 0;
+  for (const plan_unmet& u : res.unmet) unmet_total += u.missing;
+  // The lower bound on the cost, proven in integers (doc/plan.md "What is
+  // proven"): the LP relaxation's dual over the whole program (a fresh
+  // plan), and what the instances need of each GPU's memory and compute
+  // (both); never above the plan's own cost.
+  long long bound = capacity_bound(req, serve, ci, models, weight, unmet_total);
+  // Upper bounds for the certificate: a fresh plan cheaper than this one has
+  // at most cost / weight GPUs of each column (a re-plan: a kept column its
+  // class's GPUs, a move its pool's), and a CI pattern at most as many GIs as
+  // those GPUs hold.
+  std::vector<double> upper(static_cast<std::size_t>(full.var_count()), inf);
+  {
+    std::map<std::pair<int, int>, double> gis;
+    for (const column& c : prog_cols) {
+      upper[ix(c.var)] =
+          !replan  ? std::floor(static_cast<double>(res.cost_units) / c.stage1)
+          : c.keep ? static_cast<double>(classes[static_cast<std::size_t>(c.cls)].gpus.size())
+                   : static_cast<double>(pools[static_cast<std::size_t>(c.pool)].gpus);
+      for (int p = 0; p < max_profiles; ++p) gis[{c.model, p}] += upper[ix(c.var)] * c.counts[p];
     }
+    for (const pattern_use& u : patterns) upper[ix(u.var)] = gis[{u.model, u.gi}];
+  }
+  if (!replan && cost_lp && cost_lp->optimal)
+    if (const auto b = integer_bound(full, cost_lp->duals, upper)) bound = std::max(bound, *b);
+  res.lower_bound_units = std::min(bound, res.cost_units);
+  res.optimal = res.lower_bound_units == res.cost_units;
+  res.gap = res.cost_units > 0 ? static_cast<double>(res.cost_units - res.lower_bound_units) /
+                                     static_cast<double>(res.cost_units)
+                               : 0;
+  if (exact_costs) {
+    res.cost = std::stod(cost_decimal(res.cost_units, res.costs));
+    res.lower_bound = std::stod(cost_decimal(res.lower_bound_units, res.costs));
   } else {
+    for (const plan_group& g : res.groups)
+      for (std::size_t m = 0; m < n_models; ++m)
+        if (models[m].gpu == g.gpu) res.cost += models[m].cost * static_cast<double>(g.count);
+    res.lower_bound = res.cost * (1 - res.gap);
+  }
+  // The first objective's status: the cost (fresh), or the changes (re-plan),
+  // whose bound is the LP relaxation's dual over the whole program.
+  bool first_proven = res.optimal;
+  if (replan) {
     long long changed = 0;
+    // Counted on the columns handed to classes (split_moves): several of
+    // them share one pooled variable.
     for (std::size_t j = 0; j < cols.size(); ++j)
       if (!cols[j].keep) changed += col_n[j];
-    res.gap = changed > 0 ? std::max(0.0, static_cast<double>(changed - res.changes_lower_bound) /
-                                              static_cast<double>(changed))
-                          : 0;
-    if (res.optimal) {
-      res.changes_lower_bound = changed;
-      res.gap = 0;
-    }
+    long long changes_bound = 0;
+    if (cost_lp && cost_lp->optimal)
+      changes_bound = std::max(0LL, integer_bound(full, cost_lp->duals, upper).value_or(0));
+    res.changes_lower_bound = std::min(changes_bound, changed);
+    first_proven = res.changes_lower_bound == changed;
+  }
+  if (res.feasible)
+    res.status = first_proven ? plan_status::optimal : plan_status::feasible;
+  else if (unmet_proven || unmet_bound > 0)
+    res.status = plan_status::unmet;
+  else {
+    res.status = plan_status::timed_out;
+    res.suggested_time_limit_s = suggest_time_limit(req.time_limit_s);
   }
 
   // Each block's GPUs, in order, as group indices.

@@ -421,19 +421,38 @@ std::string stranded_text(long long units, long long slices, std::optional<long 
                      slices, plural(slices));
 }
 
+// A cost in whole units as the costs were typed: 75597.3.
+std::string cost_text(const plan_result& res, long long units, double fallback) {
+  return res.costs.units.empty() || res.costs.unit_digits <= 0 ? number_text(fallback)
+                                                               : cost_decimal(units, res.costs);
+}
+
+// "1.0%", and a gap too small for one decimal with two significant digits
+// ("0.0001%"), never "0.0%" beside "not proven".
+std::string gap_text(double gap) {
+  const double pct = gap * 100;
+  if (pct == 0) return "0%";
+  if (pct >= 0.1) return fmt::format("{:.1f}%", pct);
+  // Two significant digits in fixed notation, trailing zeros dropped.
+  const int decimals = 1 - static_cast<int>(std::floor(std::log10(pct)));
+  std::string out = fmt::format("{:.{}f}", pct, decimals);
+  while (out.back() == '0') out.pop_back();
+  return out + "%";
+}
+
 void bound_line(std::ostream& os, const plan_request& req, const plan_result& res, bool costs) {
-  const std::string bound = costs ? "cost " + number_text(res.lower_bound)
+  const std::string bound = costs ? "cost " + cost_text(res, res.lower_bound_units, res.lower_bound)
                                   : fmt::format("{} gpu{}", number_text(res.lower_bound),
                                                 res.lower_bound == 1 ? "" : "s");
   if (res.optimal)
     os << fmt::format("lower bound {}: proven optimal (LP relaxation {})\n", bound,
                       number_text(res.lp_bound));
   else
-    os << fmt::format("lower bound {}: not proven optimal{}, gap {:.1f}% (LP relaxation {})\n",
-                      bound, req.time_limit_s ? " within the time limit" : "", res.gap * 100,
+    os << fmt::format("lower bound {}: not proven optimal{}, gap {} (LP relaxation {})\n", bound,
+                      req.time_limit_s ? " within the time limit" : "", gap_text(res.gap),
                       number_text(res.lp_bound));
   if (res.optimal && !res.later_optimal)
-    os << "room kept and fewest geometries: the best found within the time limit, not proven\n";
+    os << "room kept and fewest geometries: the best found, not proven\n";
 }
 
 void changes_text(std::ostream& os, const plan_request& req, const plan_result& res,
@@ -444,8 +463,11 @@ void changes_text(std::ostream& os, const plan_request& req, const plan_result& 
   const auto n = static_cast<long long>(res.changes.size());
   os << fmt::format("\nchanges: {} gpu{} on {} node{}\n", n, plural(n), nodes.size(),
                     plural(static_cast<long long>(nodes.size())));
-  if (res.optimal)
-    os << fmt::format("  no plan that meets the demand changes fewer than {} gpu{}\n",
+  if (n == 0 && res.changes_lower_bound == 0)
+    os << "  no gpu needs to change\n";
+  else if (n == res.changes_lower_bound)
+    os << fmt::format("  no plan that meets {} changes fewer than {} gpu{}\n",
+                      res.feasible ? "the demand" : "as much of the demand",
                       res.changes_lower_bound, plural(res.changes_lower_bound));
   else
     os << fmt::format("  at least {} gpu{} must change; this plan is not proven minimal\n",
@@ -480,6 +502,20 @@ void changes_text(std::ostream& os, const plan_request& req, const plan_result& 
   shortened(os, node_lines(entries, each), full, "changes");
 }
 
+std::string_view status_name(plan_status s) {
+  switch (s) {
+    case plan_status::optimal:
+      return "optimal";
+    case plan_status::feasible:
+      return "feasible";
+    case plan_status::unmet:
+      return "unmet";
+    case plan_status::timed_out:
+      break;
+  }
+  return "timed_out";
+}
+
 void write_item_instance(json_writer& w, const gpu_model& g, int p, int start) {
   const profile& pr = prof(g, p);
   w.key("profile").value(pr.name).key("profile_id").value(pr.id);
@@ -507,15 +543,16 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
                bool full) {
   const bool costs = has_costs(req);
   const std::vector<group_room> rooms = rooms_of(res);
-  // Headline: GPUs per model, cost, bound.
-  std::map<std::string_view, long long> per_model;
-  for (const plan_group& g : res.groups) per_model[g.gpu->slug] += g.count;
+  // Headline: GPUs per model (those gpu_count counts), cost, bound.
   std::string models;
-  for (const auto& [slug, n] : per_model)
-    models += fmt::format("{}{} x{}", models.empty() ? "" : ", ", slug, n);
-  os << fmt::format("{}: {} gpu{}{}{}\n", res.feasible ? "plan" : "partial plan", res.gpu_count,
-                    plural(res.gpu_count), models.empty() ? "" : " (" + models + ")",
-                    costs ? ", cost " + number_text(res.cost) : "");
+  for (const auto& [gpu, n] : res.gpus_per_model)
+    models += fmt::format("{}{} x{}", models.empty() ? "" : ", ", gpu->slug, n);
+  const char* what = res.status == plan_status::timed_out ? "incomplete plan"
+                     : res.feasible                       ? "plan"
+                                                          : "partial plan";
+  os << fmt::format("{}: {} gpu{}{}{}\n", what, res.gpu_count, plural(res.gpu_count),
+                    models.empty() ? "" : " (" + models + ")",
+                    costs ? ", cost " + cost_text(res, res.cost_units, res.cost) : "");
   if (!req.current) bound_line(os, req, res, costs);
   os << fmt::format("solved in {:.3f} s\n", res.seconds);
 
@@ -611,20 +648,30 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
           total.memory_known ? std::optional<long long>(total.memory_gib_x100) : std::nullopt));
   if (req.current) changes_text(os, req, res, view, full);
   if (!res.unmet.empty()) {
-    os << "\nunmet demand:\n";
+    const bool cut = res.status == plan_status::timed_out;
+    os << (cut ? "\nnot met within the time limit:\n" : "\nunmet demand:\n");
     for (const plan_unmet& u : res.unmet) {
       const long long want = u.item >= 0 && static_cast<std::size_t>(u.item) < req.demand.size()
                                  ? req.demand[static_cast<std::size_t>(u.item)].count
                                  : 0;
-      os << fmt::format("  {}: {} of {} instance{} missing\n", item_name(req, u.item), u.missing,
-                        want, plural(want));
+      os << fmt::format("  {}: {} of {} instance{} {}\n", item_name(req, u.item), u.missing, want,
+                        plural(want), cut ? "not placed yet" : "missing");
     }
+    if (cut)
+      os << fmt::format(
+          "no plan meeting the demand was found within the {} s time limit, and none is proven "
+          "impossible; more time would likely find one: try --time-limit {}\n",
+          number_text(req.time_limit_s.value_or(0)),
+          number_text(res.suggested_time_limit_s.value_or(0)));
   }
 }
 
 void plan_json(std::ostream& os, const plan_request& req, const plan_result& res) {
   const std::vector<group_room> rooms = rooms_of(res);
   write_document(os, plan_schema_version, [&](json_writer& w) {
+    w.key("status").value(status_name(res.status));
+    if (res.suggested_time_limit_s)
+      w.key("suggested_time_limit").number(*res.suggested_time_limit_s);
     w.key("feasible").value(res.feasible);
     w.key("gpu_count").value(res.gpu_count);
     w.key("cost").number(res.cost);

@@ -35,6 +35,30 @@ inline demand_item want(std::string name, long long count) {
   return d;
 }
 
+// What lower_bound, gap, optimal and status mean (doc/plan.md "What is
+// proven"), on every plan the tests make: the bound never above the cost,
+// the gap (cost - lower_bound) / cost (0 for a cost of 0), optimal exactly
+// when the gap is 0, the headline's per-model GPUs adding up to gpu_count,
+// and a status that agrees with feasible.
+inline void check_bounds(const plan_result& res) {
+  CHECK(res.lower_bound_units <= res.cost_units);
+  CHECK(res.lower_bound <= res.cost);
+  CHECK(res.lower_bound >= 0);
+  const double gap = res.cost_units > 0
+                         ? static_cast<double>(res.cost_units - res.lower_bound_units) /
+                               static_cast<double>(res.cost_units)
+                         : 0.0;
+  CHECK(res.gap == Approx(gap).margin(1e-12));
+  CHECK(res.optimal == (res.lower_bound_units == res.cost_units));
+  CHECK(res.optimal == (res.gap == 0));
+  long long per_model = 0;
+  for (const auto& [g, n] : res.gpus_per_model) per_model += n;
+  CHECK(per_model == res.gpu_count);
+  CHECK(res.feasible ==
+        (res.status == plan_status::optimal || res.status == plan_status::feasible));
+  CHECK(res.changes_lower_bound <= static_cast<long long>(res.changes.size()));
+}
+
 // Every group is a legal layout at its starts, and each item's instances are
 // served exactly `count - missing` times by instances of a profile that can
 // serve it (the named one, for named items).
@@ -82,6 +106,7 @@ inline void check_plan(const plan_request& req, const plan_result& res) {
     CHECK(served[i] == req.demand[i].count - missing);
   }
   CHECK(res.feasible == res.unmet.empty());
+  check_bounds(res);
 }
 
 // Room summed over the plan's GPUs, measured by the core.

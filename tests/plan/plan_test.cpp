@@ -223,6 +223,7 @@ TEST_CASE("a limited fleet reports exactly the demand it cannot meet", "[plan]")
   long long missing = 0;
   for (const plan_unmet& u : res.unmet) missing += u.missing;
   CHECK(missing == 2);
+  CHECK(res.status == plan_status::unmet);  // proven, not cut short
   check_plan(req, res);
   CHECK(res.gpu_count == 2);
 }
