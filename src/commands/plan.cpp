@@ -300,71 +300,42 @@ int run_plan(const plan_options& o, context& ctx) {
 
 void add_plan(CLI::App& app, context& ctx) {
   auto o = std::make_shared<plan_options>();
+  // One screen (see migplan-plan(1) for the whole reference): an option's
+  // text stays within 50 columns.
   CLI::App* cmd = app.add_subcommand(
-      "plan",
-      "Plan a fleet: the fewest GPUs (least cost) and their MIG geometries for a workload mix, "
-      "or the fewest reconfigurations when it changes");
-  cmd->add_option("ITEM", o->items,
-                  "[Nx]PROFILE (300x1g.10gb) or [Nx]mem=SIZE[:sms=N][:slices=N] (20xmem=30GiB): "
-                  "a demand item; N from 1 to 10000000");
-  cmd->add_option("--demand", o->demand,
-                  "Demand file (YAML, JSON or CSV; '-' for stdin), with the ITEMs if any")
+      "plan", "Plan a fleet: fewest GPUs and their MIG geometries, or fewest changes");
+  cmd->add_option("ITEM", o->items, "[Nx]PROFILE or [Nx]mem=SIZE[:sms=N]: 300x1g.10gb");
+  cmd->add_option("--demand", o->demand, "Demand file: YAML, JSON or CSV ('-': stdin)")
       ->type_name("FILE");
-  cmd->add_option("--gpu,-g", o->gpus,
-                  "Candidate GPU model (slug, nvidia-smi name or PCI ID), unlimited unless "
-                  "--available; repeatable")
+  cmd->add_option("--gpu,-g", o->gpus, "Candidate GPU model; repeatable")
       ->type_name("MODEL")
       ->allow_extra_args(false);
-  cmd->add_option("--available", o->available,
-                  "MODEL=N: at most N GPUs of a fleet model (0 to 10000000); repeatable")
+  cmd->add_option("--available", o->available, "At most N GPUs of MODEL; repeatable")
       ->type_name("MODEL=N")
       ->allow_extra_args(false);
-  cmd->add_option("--cost", o->costs,
-                  "MODEL=X: the cost of one GPU of a fleet model (more than 0, at most 1e9; "
-                  "default 1); repeatable")
+  cmd->add_option("--cost", o->costs, "Cost of one GPU of MODEL (default 1); repeatable")
       ->type_name("MODEL=X")
       ->allow_extra_args(false);
-  cmd->add_option("--fleet", o->fleet,
-                  "Fleet file (YAML or JSON; '-' for stdin): nodes and/or candidate models; "
-                  "instead of --gpu")
+  cmd->add_option("--fleet", o->fleet, "Fleet file: nodes and/or models, not --gpu")
       ->type_name("FILE");
-  cmd->add_option("--current", o->current,
-                  "Re-plan the fleet as it is now ('-' for stdin): a migplan state file, or "
-                  "'kubectl get nodes -o json' output with --mig-config")
+  cmd->add_option("--current", o->current, "Re-plan the fleet now: state file or kubectl")
       ->type_name("FILE");
-  cmd->add_option("--mig-config", o->mig_config,
-                  "With --current kubectl output: the mig-parted config (or its ConfigMap) that "
-                  "defines the nodes' nvidia.com/mig.config labels")
+  cmd->add_option("--mig-config", o->mig_config, "With kubectl --current: the mig-parted config")
       ->type_name("FILE");
-  cmd->add_flag("--allow-evict", o->allow_evict,
-                "With --current: a change may destroy instances marked in use");
+  cmd->add_flag("--allow-evict", o->allow_evict, "A re-plan may destroy instances in use");
   o->time_limit_given =
-      cmd->add_option("--time-limit", o->time_limit,
-                      "Stop the solver after SECONDS (more than 0, at most 3600; default 60) "
-                      "and report the best plan found with its gap")
+      cmd->add_option("--time-limit", o->time_limit, "Solver time limit (default 60, max 3600)")
           ->type_name("SECONDS");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 2)");
-  cmd->add_flag("--full", o->full,
-                "In the report, list every item a geometry serves, every node and every change "
-                "(without it, long lists stop after the first 10 items or 20 lines)");
-  cmd->add_option("--emit", o->emit,
-                  "KIND: write the plan for the tools that apply it instead of the report; "
-                  "mig-parted, configmap or labels")
+  cmd->add_flag("--full", o->full, "List every item, node and change in the report");
+  cmd->add_option("--emit", o->emit, "Write mig-parted, configmap or labels instead")
       ->type_name("KIND");
-  o->configmap_given =
-      cmd->add_option("--configmap-name", o->configmap_name,
-                      "With --emit configmap: the ConfigMap's name (default custom-mig-config)")
-          ->type_name("NAME");
+  o->configmap_given = cmd->add_option("--configmap-name", o->configmap_name,
+                                       "--emit configmap's name (custom-mig-config)")
+                           ->type_name("NAME");
   cmd->footer(
-      "Examples:\n"
-      "  migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb 25x7g.80gb\n"
-      "  migplan plan --gpu h100-80gb --gpu a100-80gb --available a100-80gb=64 "
-      "--cost h100-80gb=2.5 --demand demand.yaml\n"
-      "  migplan plan --fleet fleet.yaml --demand demand.yaml --emit mig-parted > config.yaml\n"
-      "  migplan plan --current nodes.json --mig-config config.yaml --demand demand.yaml "
-      "--emit labels\n"
-      "Exit codes: 0 demand met, 1 demand not met on the fleet, 2 bad input, 3 no plan meeting "
-      "the demand found within the time limit.");
+      "Example: migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb 25x7g.80gb\n"
+      "Exit codes: 0 met, 1 cannot be met, 2 bad input, 3 not found in time.");
   cmd->callback([o, &ctx] { ctx.code = run_plan(*o, ctx); });
 }
 

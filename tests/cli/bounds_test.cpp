@@ -243,7 +243,7 @@ TEST_CASE("a mig-parted count past 64 bits is too large, not no number", "[bound
   CHECK(r.err.find("must be a whole number") == std::string::npos);
 }
 
-TEST_CASE("--available and --cost given twice for a model are refused", "[bounds]") {
+TEST_CASE("plan refuses --available and --cost given twice for a model are refused", "[bounds]") {
   const auto a = run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1",
                               "--available", "h100-80gb=2", "1g.10gb"});
   CHECK(a.code == 2);
