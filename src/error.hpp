@@ -10,7 +10,7 @@
 
 namespace migplan::cli {
 
-/// Process exit codes (documented in the README).
+/// Process exit codes (documented in migplan(1) and each command's man page).
 enum exit_code : int {
   exit_ok = 0,         ///< fits / valid
   exit_no_fit = 1,     ///< does not fit / invalid geometry

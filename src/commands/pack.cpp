@@ -40,7 +40,7 @@
 namespace migplan::cli {
 namespace {
 
-// Input limits of --batch (documented in the README).
+// Input limits of --batch (documented in migplan-pack(1)).
 constexpr std::size_t max_batch_line = 65536;     // bytes in one line
 constexpr long long max_batch_bytes = 1LL << 30;  // bytes in all
 

@@ -19,7 +19,7 @@
 
 namespace migplan::cli::check {
 
-/// The most `check` reads of one file (documented in the README). yaml-cpp's
+/// The most `check` reads of one file (documented in migplan-check(1)). yaml-cpp's
 /// nodes take about 60 bytes of memory per byte of YAML, so 16 MiB of YAML
 /// needs about 1 GiB; NVIDIA's default config (tests/fixtures/mig-parted) is 12 KB.
 inline constexpr std::size_t max_check_bytes = std::size_t{16} << 20;
