@@ -39,6 +39,10 @@ result<token> parse_item(std::string_view text) {
   while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
   if (i < rest.size() && i > 0 && (rest[i] == 'x' || rest[i] == 'X')) {
     const std::string_view num = rest.substr(0, i);
+    // "-3x": a whole number, below the range; said as `plan` says it.
+    if (num.size() > 1 && num[0] == '-' && all_digits(num.substr(1)))
+      return error{
+          fmt::format("count {} in {} must be at least 1", clip_token(num), quote_token(text))};
     if (num[0] == '-' || num[0] == '+' || !all_digits(num))
       return error{fmt::format("invalid count {} in {}: expected a whole number from 1 to {}",
                                quote_token(num), quote_token(text), max_item_count)};

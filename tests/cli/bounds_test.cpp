@@ -175,6 +175,23 @@ TEST_CASE("a message quoting a raw byte of the input stays one line of UTF-8", "
         bad.path() + ":3: invalid yaml: unknown escape character: \xEF\xBF\xBD");
 }
 
+TEST_CASE("a NUL byte in a value leaves the message one line", "[bounds]") {
+  using namespace std::string_literals;
+  // A NUL inside a quoted scalar, a plain scalar, a JSON string and a JSON key:
+  // each reader refuses the file, and the message never splits or carries it.
+  const temp_file quoted("nul-q.yaml",
+                         "version: 1\ndemand:\n  - {count: 1, profile: \"1g.\0x\"}\n"s);
+  one_line_error(run_migplan({"plan", "--gpu", "h100-80gb", "--demand", quoted.path()}));
+  const temp_file plain("nul-p.yaml", "version: 1\ndemand:\n  - {count: 1, profile: 1g.10\0gb}\n"s);
+  one_line_error(run_migplan({"plan", "--gpu", "h100-80gb", "--demand", plain.path()}));
+  const temp_file js("nul.json",
+                     "{\"version\": 1, \"demand\": [{\"count\": 1, \"profile\": \"1g\0\"}]}"s);
+  one_line_error(run_migplan({"plan", "--gpu", "h100-80gb", "--demand", js.path()}));
+  const temp_file answer("nul-answer.json", "{\"gpu\0\": 1}"s);
+  one_line_error(
+      run_migplan({"pack", "--gpu", "h100-80gb", "--current", answer.path(), "1g.10gb"}));
+}
+
 TEST_CASE("a message never passes a control byte through", "[bounds]") {
   CHECK(one_line("a\nb\x01\x7f\\c \xff") == "a\\nb\\x01\\x7f\\c \xEF\xBF\xBD");
   CHECK(one_line("already 'a\\tb' clean") == "already 'a\\tb' clean");
