@@ -110,7 +110,10 @@ std::optional<int> driver_branch(std::string_view version) {
 const gpu_model* catalog_model_of(const model_spec& spec, std::span<const gpu_model> catalog) {
   const profile_spec* whole = nullptr;
   for (const profile_spec& p : spec.profiles)
-    if (p.size == spec.units && p.compute_slices == spec.compute_slices) whole = &p;
+    if (p.size == spec.units && p.compute_slices == spec.compute_slices) {
+      whole = &p;  // the first, as full_profile() takes it ("4g.96gb", not "4g.96gb+gfx")
+      break;
+    }
   if (whole == nullptr) return nullptr;
   const gpu_model* found = nullptr;
   for (const gpu_model& m : catalog) {
