@@ -174,6 +174,8 @@ class Model:
     # profile -> [(name third-party tools use, note)]; never printed by nvidia-smi
     circulating_names: dict[str, list[tuple[str, str]]]
     evidence: list[str]  # capture file names the table was transcribed from, in order
+    min_driver: str = ""  # first driver branch with MIG on the model ("R450"), "" if unknown
+    min_driver_version: str = ""  # its first version ("450.80.02"), "" if unknown
 
 
 def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
@@ -204,7 +206,8 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
         return slug
 
     entries = top.items("models", ["slug", "smi_names", "former_names", "captures"],
-                        ["smi_names_note", "circulating_names"])
+                        ["smi_names_note", "circulating_names", "driver_floor",
+                         "driver_floor_note"])
     # Profile names of every GPU in the JSON: a circulating name must be none of them.
     every_profile = {p["name"] for g in gpus.values() for p in g.get("gi_profiles") or []}
     circulating_owner: dict[str, str] = {}  # circulating name -> slug
@@ -303,7 +306,8 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
                 if row not in profiles:
                     fail(f"{a.where}: profile {row!r} is not a profile of {slug}"
                          f"{did_you_mean(row, sorted(profiles))}")
-        models.append(Model(slug, names, former, circulating, evidence))
+        branch, version = read_driver_floor(m, g)
+        models.append(Model(slug, names, former, circulating, evidence, branch, version))
 
     for s in top.items("skipped", ["slug", "reason"], []):
         claim_slug(s)
@@ -314,6 +318,35 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
         fail(f"{JSON_DISPLAY} has GPUs {MODELS_DISPLAY} does not account for: {missing}; "
              "list each under models (to build it) or skipped (with the reason)")
     return models
+
+
+def read_driver_floor(m: Reader, g: dict) -> tuple[str, str]:
+    """The model's first driver (branch, version), or ("", "") with the note that says why
+    it is unknown. Exactly one of driver_floor and driver_floor_note is given."""
+    if ("driver_floor" in m.obj) == ("driver_floor_note" in m.obj):
+        fail(f"{m.where}: give driver_floor (branch, version, source) or, when no source gives "
+             "one, driver_floor_note saying why; exactly one of the two")
+    if "driver_floor_note" in m.obj:
+        m.text("driver_floor_note")
+        return "", ""
+    f = Reader(m.obj["driver_floor"], f"{m.where}: driver_floor", ["branch", "version", "source"],
+               ["note"])
+    branch, version = f.text("branch"), f.text("version")
+    f.text("source")
+    if "note" in f.obj:
+        f.text("note")
+    if not re.fullmatch(r"R\d+", branch):
+        fail(f"{f.where}: branch {branch!r} is not a driver branch like R525")
+    if not re.fullmatch(r"\d+(\.\d+){1,2}", version) or version.split(".")[0] != branch[1:]:
+        fail(f"{f.where}: version {version!r} is not a driver version of {branch} "
+             f"(like {branch[1:]}.85.12)")
+    # A profile cannot come before MIG itself on the model.
+    for p in g.get("gi_profiles") or []:
+        own = min_driver_of(p.get("min_driver"))
+        if own and int(own[1:]) < int(branch[1:]):
+            fail(f"{f.where}: profile {p.get('name')} has min_driver {own}, before the model's "
+                 f"{branch}")
+    return branch, version
 
 
 # ---------------------------------------------------------------------------
@@ -659,6 +692,7 @@ def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str
 def emit_model(g: dict, model: Model) -> tuple[list[str], list[str]]:
     """Returns (the per-model arrays, the gpu_model initializer)."""
     slug = model.slug
+    model_entry = model
     sid = ident(slug)
     units = g.get("memory_slices")
     if not isinstance(units, int) or not 0 < units <= 16:  # 16 = migplan::max_units
@@ -723,6 +757,9 @@ def emit_model(g: dict, model: Model) -> tuple[list[str], list[str]]:
     model.append(f"{' ' * i2}.cover = {coverage_of(g['coverage'], slug)},")
     model.extend(string_field(i2, ".coverage_note = ", g["coverage"]))
     model.extend(string_field(i2, ".evidence = ", evidence))
+    if model_entry.min_driver:
+        model.extend(string_field(i2, ".min_driver = ", model_entry.min_driver))
+        model.extend(string_field(i2, ".min_driver_version = ", model_entry.min_driver_version))
     model.append(" " * INDENT + "},")
     return out, model
 

@@ -28,7 +28,7 @@ constexpr std::string_view strip_vendor(std::string_view name) noexcept {
 }
 }  // namespace detail
 
-/// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-5000).
+/// All built-in models, in catalog order (a30, a100-40gb, ..., rtx-pro-4500).
 constexpr std::span<const gpu_model> catalog() noexcept { return detail::catalog_models; }
 
 /// A set of models to look in instead of the catalog: the catalog's models and

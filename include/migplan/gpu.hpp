@@ -157,6 +157,11 @@ struct gpu_model {
   coverage cover = coverage::full;
   std::string_view coverage_note;  ///< what is and is not captured
   std::string_view evidence;       ///< data/ files the tables were transcribed from
+  /// First driver branch with MIG on this model ("R450"), as NVIDIA's MIG guide gives it;
+  /// empty when no source gives one. A profile's own `min_driver` may be later.
+  std::string_view min_driver{};
+  /// First driver version of that branch ("450.80.02"); empty when unknown.
+  std::string_view min_driver_version{};
 
   /// Mask of all placement units.
   constexpr unit_mask all_units() const noexcept { return (unit_mask{1} << units) - 1; }
@@ -166,6 +171,12 @@ struct gpu_model {
     return smi_names.empty() ? std::string_view{} : smi_names.front();
   }
 };
+
+/// The first driver branch with profile `p` of model `m`: its own `min_driver`
+/// when it has one, else the model's; empty when neither is known.
+constexpr std::string_view profile_min_driver(const gpu_model& m, const profile& p) noexcept {
+  return p.min_driver.empty() ? m.min_driver : p.min_driver;
+}
 
 /// Index of the full-GPU profile: the first that takes every unit and every
 /// compute slice (e.g. 7g.40gb on A100-40GB), or -1. The one definition of it:

@@ -98,6 +98,11 @@ int run_import(const import_options& o, context& ctx) {
   if (const auto problem = check_model_spec(*spec, all_models()))
     return bad(fmt::format("the model of {} and {} cannot be used: {}", lgip->shown, lgipp->shown,
                            problem->message));
+  // The built-in model the capture is of, if any, says which profiles its driver should list.
+  if (const gpu_model* known = catalog_model_of(*spec, catalog()))
+    for (const std::string& w :
+         driver_floor_warnings(*spec, capture_driver(lgip->text), *known, lgip->shown))
+      ctx.err << "migplan: warning: " << w << "\n";
   const std::string json = render::model_json(*spec);
   // What --gpu-file will do with it, done now: a model that does not read
   // back is never written.

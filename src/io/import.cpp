@@ -97,6 +97,79 @@ std::string capture_driver(std::string_view text) {
   return {};
 }
 
+std::optional<int> driver_branch(std::string_view version) {
+  int branch = 0;
+  std::size_t i = 0;
+  for (; i < version.size() && i < 6 && version[i] >= '0' && version[i] <= '9'; ++i)
+    branch = branch * 10 + (version[i] - '0');
+  // "515.86.01" and "575.64": digits, then a dot; a bare number is no version.
+  if (i == 0 || i >= version.size() || version[i] != '.') return std::nullopt;
+  return branch;
+}
+
+const gpu_model* catalog_model_of(const model_spec& spec, std::span<const gpu_model> catalog) {
+  const profile_spec* whole = nullptr;
+  for (const profile_spec& p : spec.profiles)
+    if (p.size == spec.units && p.compute_slices == spec.compute_slices) {
+      whole = &p;  // the first, as full_profile() takes it ("4g.96gb", not "4g.96gb+gfx")
+      break;
+    }
+  if (whole == nullptr) return nullptr;
+  const gpu_model* found = nullptr;
+  for (const gpu_model& m : catalog) {
+    const int f = full_profile(m);
+    if (f < 0 || m.units != spec.units || m.compute_slices != spec.compute_slices) continue;
+    const profile& full = m.profiles[static_cast<std::size_t>(f)];
+    if (full.name != whole->name) continue;
+    if (full.sm_count && whole->sm_count && *full.sm_count != *whole->sm_count) continue;
+    if (found != nullptr) return nullptr;  // two models fit: say nothing rather than guess
+    found = &m;
+  }
+  return found;
+}
+
+std::vector<std::string> driver_floor_warnings(const model_spec& spec, std::string_view driver,
+                                               const gpu_model& known, std::string_view shown) {
+  std::vector<std::string> out;
+  const std::optional<int> branch = driver_branch(driver);
+  if (!branch) return out;
+  // "R525" -> 525; the catalog holds nothing else (gen_catalog.py checks it).
+  const auto floor_of = [](std::string_view r) -> std::optional<int> {
+    int n = 0;
+    if (r.size() < 2 || r.front() != 'R') return std::nullopt;
+    for (char c : r.substr(1)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    return n;
+  };
+  if (const auto first = known.min_driver.empty() ? std::nullopt : floor_of(known.min_driver);
+      first && *branch < *first)
+    out.push_back(fmt::format(
+        "{}: driver {} is older than {}{}, the first NVIDIA's MIG guide gives for MIG on {}", shown,
+        driver, known.min_driver,
+        known.min_driver_version.empty() ? "" : fmt::format(" (>= {})", known.min_driver_version),
+        known.slug));
+  for (const profile& p : known.profiles) {
+    if (p.min_driver.empty() || p.min_driver == known.min_driver) continue;
+    const std::optional<int> since = floor_of(p.min_driver);
+    if (!since) continue;
+    const bool listed = std::any_of(spec.profiles.begin(), spec.profiles.end(),
+                                    [&](const profile_spec& s) { return s.name == p.name; });
+    if (listed && *branch < *since)
+      out.push_back(fmt::format(
+          "{}: driver {} lists {}, which {} has from {} on (NVIDIA's MIG guide); check the "
+          "driver the capture names",
+          shown, driver, p.name, known.slug, p.min_driver));
+    else if (!listed && *branch >= *since)
+      out.push_back(fmt::format(
+          "{}: driver {} does not list {}, which {} has from {} on (NVIDIA's MIG guide); the "
+          "imported model lacks it",
+          shown, driver, p.name, known.slug, p.min_driver));
+  }
+  return out;
+}
+
 result<model_spec> import_model(const capture_text& lgip, const capture_text& lgipp,
                                 const import_settings& settings) {
   auto profiles = whole_listing(lgip, smi::read_lgip(lgip.text), "-lgip");

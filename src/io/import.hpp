@@ -9,6 +9,7 @@
 
 #include <migplan/gpu.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,23 @@ struct import_settings {
 /// The driver version a capture's "# driver:" line gives (data/captures
 /// heads its files so; nvidia-smi itself prints none), or "".
 std::string capture_driver(std::string_view text);
+
+/// The branch of a driver version ("515.86.01" -> 515), or nothing when the
+/// version does not start with one.
+std::optional<int> driver_branch(std::string_view version);
+
+/// The built-in model an imported table is of: the one catalog model whose
+/// full-GPU profile has the table's name, units and compute slices (and its
+/// SM count, where both know it); null when none or several are.
+const gpu_model* catalog_model_of(const model_spec& spec, std::span<const gpu_model> catalog);
+
+/// What the driver floors of `known` say about a table its driver `driver`
+/// listed, one message a finding: a driver before the model's first MIG
+/// branch, a profile listed before the branch that added it, a profile with a
+/// branch of its own missing from a driver that has that branch. Empty when
+/// the driver or the floors are unknown. `shown` names the capture.
+std::vector<std::string> driver_floor_warnings(const model_spec& spec, std::string_view driver,
+                                               const gpu_model& known, std::string_view shown);
 
 /// Builds the model of GPU `settings.index` (or the one GPU listed) from the
 /// two captures. Errors name the file and line ("a30-lgipp.txt:4: ...").

@@ -339,6 +339,28 @@ std::string layout_label(const emit_plan& plan) {
   return fmt::format("{}-{:08x}", head, h);
 }
 
+// The first driver that has MIG on the model and every profile the script creates, from the
+// catalog (NVIDIA's MIG guide); a model without one says so rather than guess.
+std::string min_driver_line(const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  std::string out = g.min_driver.empty()
+                        ? fmt::format("Minimum driver for MIG on {}: not known to migplan.", g.slug)
+                        : fmt::format("Minimum driver for MIG on {}: {}{}, per NVIDIA's MIG guide.",
+                                      g.slug, g.min_driver,
+                                      g.min_driver_version.empty()
+                                          ? std::string()
+                                          : fmt::format(" (>= {})", g.min_driver_version));
+  std::vector<int> later;  // profiles created here that came after the model's first driver
+  for (const instance& in : plan.create)
+    if (const profile& p = prof(g, in.profile);
+        !p.min_driver.empty() && p.min_driver != g.min_driver &&
+        std::find(later.begin(), later.end(), in.profile) == later.end())
+      later.push_back(in.profile);
+  for (int p : later)
+    out += fmt::format(" {} needs {} or later.", prof(g, p).name, prof(g, p).min_driver);
+  return out;
+}
+
 void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
   std::string out = "#!/bin/sh\n";
@@ -368,6 +390,7 @@ void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
       "added it; a third-party wrapper documented it by 2022-12-09. The NVML call it maps to, "
       "nvmlDeviceCreateGpuInstanceWithPlacement, is in the R470 NVML reference. Where "
       "nvidia-smi rejects the form, see the fallback below.");
+  out += comment(min_driver_line(plan));
   out += "set -e\n";
   if (plan.create.empty()) {
     out += "# Nothing to create: every instance of the layout exists already.\n";

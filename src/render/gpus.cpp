@@ -26,15 +26,38 @@ std::string_view coverage_name(coverage c) {
   return "";
 }
 
+// The first driver with MIG on the model: its version, else its branch, else "?".
+std::string_view driver_text(const gpu_model& g) {
+  if (!g.min_driver_version.empty()) return g.min_driver_version;
+  return g.min_driver.empty() ? "?" : g.min_driver;
+}
+
 std::string pci_text(const pci_id& id) {
   return fmt::format("0x{:08X}{}", id.value, id.inferred ? "?" : "");
 }
 
 }  // namespace
 
+std::string min_driver_text(const gpu_model& g) {
+  std::string out = "minimum driver: ";
+  if (g.min_driver.empty())
+    out += "unknown for MIG";
+  else if (g.min_driver_version.empty())
+    out += fmt::format("{} for MIG (NVIDIA's MIG guide)", g.min_driver);
+  else
+    out +=
+        fmt::format("{} (>= {}) for MIG (NVIDIA's MIG guide)", g.min_driver, g.min_driver_version);
+  std::string later;
+  for (const profile& p : g.profiles)
+    if (!p.min_driver.empty() && p.min_driver != g.min_driver)
+      later += fmt::format("{}{} from {}", later.empty() ? "" : ", ", p.name, p.min_driver);
+  if (!later.empty()) out += "; " + later;
+  return out;
+}
+
 void gpus_text(std::ostream& os, std::span<const listed_model> models) {
-  os << fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {}\n", "gpu", "units", "compute", "memory",
-                    "coverage", "pci ids");
+  os << fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {:<10}  {}\n", "gpu", "units", "compute",
+                    "memory", "coverage", "min driver", "pci ids");
   bool loaded = false;
   for (const listed_model& l : models) {
     const gpu_model& g = *l.gpu;
@@ -45,9 +68,13 @@ void gpus_text(std::ostream& os, std::span<const listed_model> models) {
       if (!ids.empty()) ids += ' ';
       ids += pci_text(id);
     }
-    os << fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {}\n", g.slug, g.units, g.compute_slices,
-                      g.memory_mib ? fmt::format("{} MiB", *g.memory_mib) : "?",
-                      coverage_name(g.cover), ids);
+    std::string line =
+        fmt::format("{:<13} {:>5} {:>7} {:>10}  {:<11}  {:<10}  {}", g.slug, g.units,
+                    g.compute_slices, g.memory_mib ? fmt::format("{} MiB", *g.memory_mib) : "?",
+                    coverage_name(g.cover), driver_text(g), ids);
+    // A model with no known PCI ID ends at its driver column, without trailing blanks.
+    while (line.back() == ' ') line.pop_back();
+    os << line << "\n";
   }
   if (!loaded) return;
   os << "\nloaded with --gpu-file:\n";
@@ -76,6 +103,7 @@ void gpus_json(std::ostream& os, std::span<const listed_model> models) {
       w.key("memory_mib").value(g.memory_mib).key("units").value(g.units);
       w.key("compute_slices").value(g.compute_slices).key("coverage").value(coverage_name(g.cover));
       w.key("coverage_note").value(g.coverage_note).key("evidence").value(g.evidence);
+      write_min_driver(w, g);
       w.key("profiles").begin_array();
       for (const profile& p : g.profiles) w.value(p.name);
       w.end_array();

@@ -112,6 +112,14 @@ void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest
   w.end_array();
 }
 
+void write_min_driver(json_writer& w, const gpu_model& gpu) {
+  const auto known = [](std::string_view s) {
+    return s.empty() ? std::nullopt : std::optional<std::string_view>(s);
+  };
+  w.key("min_driver").value(known(gpu.min_driver));
+  w.key("min_driver_version").value(known(gpu.min_driver_version));
+}
+
 void write_profile(json_writer& w, const profile& p,
                    const std::function<void(json_writer&)>& extra) {
   w.begin_object();

@@ -63,6 +63,10 @@ void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest
 void write_profile(json_writer& w, const profile& p,
                    const std::function<void(json_writer&)>& extra = {});
 
+/// The model's first driver with MIG: "min_driver" ("R450") and "min_driver_version"
+/// ("450.80.02"), each null when unknown.
+void write_min_driver(json_writer& w, const gpu_model& gpu);
+
 /// Names of the inferred fields in a flag set ("id", "placements", ...).
 std::vector<std::string_view> inferred_field_names(field f);
 

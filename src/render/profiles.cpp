@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "render/gpus.hpp"
 #include "render/json.hpp"
 
 namespace migplan::cli::render {
@@ -54,6 +55,7 @@ void print_model(std::ostream& out, const gpu_model& g) {
   }
   out << "  memory in GiB as -lgip prints it; ? unknown";
   if (any_inferred) out << "; * inferred by analogy, not captured";
+  out << "\n  " << min_driver_text(g);
   out << "\n  sources:\n";
   for (const profile& p : g.profiles) {
     out << fmt::format("    {:<16} {}\n", p.name, source_text(p.prov.source));
@@ -81,6 +83,7 @@ void profiles_json(std::ostream& os, std::span<const gpu_model* const> models, b
       w.begin_object().key("id").value(g->slug).key("name").value(name);
       w.key("description").value(g->description);
       w.key("units").value(g->units).key("compute_slices").value(g->compute_slices);
+      write_min_driver(w, *g);
       w.key("profiles").begin_array();
       for (const profile& p : g->profiles) {
         if (ci)

@@ -423,19 +423,26 @@ TEST_CASE("profiles marks inferred values and names its sources", "[cli][profile
 TEST_CASE("gpus lists every model with its coverage", "[cli][gpus]") {
   const auto r = run_migplan({"gpus"});
   CHECK(r.code == 0);
-  CHECK(r.out.find("a30               4       4  24576 MiB  full         0x20B710DE\n") !=
-        std::string::npos);
+  CHECK(r.out.starts_with(
+      "gpu           units compute     memory  coverage     min driver  pci ids\n"
+      "a30               4       4  24576 MiB  full         460.73.01   0x20B710DE\n"));
   // A '?' marks a mapping no capture shows: a sibling's table, from NVIDIA's
   // mig-parted config (H800, H100 96GB, PG506-96GB) or the MIG guide (RTX PRO editions).
+  // The min driver is NVIDIA's MIG guide's, '?' where no source gives one for the board;
+  // a model with no known PCI ID ends there.
   for (const char* line : {
-           "h100-80gb         8       7  81559 MiB  full         0x233010DE 0x232410DE?\n",
-           "h100-pcie         8       7  81559 MiB  full         0x233110DE? 0x232210DE?\n",
-           "gh200-96gb        8       7          ?  partial      0x234210DE 0x233D10DE? "
-           "0x20B610DE?\n",
-           "h200              8       7          ?  partial      0x233510DE 0x233B10DE?\n",
-           "rtx-pro-6000     12       4  97887 MiB  full         0x2BB510DE 0x2BB110DE? "
-           "0x2BB410DE?\n",
-           "rtx-pro-5000      6       2          ?  config-only  0x2BB310DE?\n",
+           "h100-80gb         8       7  81559 MiB  full         525.85.12   0x233010DE "
+           "0x232410DE?\n",
+           "h100-pcie         8       7  81559 MiB  full         525.85.12   0x233110DE? "
+           "0x232210DE?\n",
+           "gh200-96gb        8       7          ?  partial      ?           0x234210DE "
+           "0x233D10DE? 0x20B610DE?\n",
+           "h200              8       7          ?  partial      550.90.07   0x233510DE "
+           "0x233B10DE?\n",
+           "rtx-pro-6000     12       4  97887 MiB  full         575.51.03   0x2BB510DE "
+           "0x2BB110DE? 0x2BB410DE?\n",
+           "rtx-pro-5000      6       2          ?  config-only  575.57.08   0x2BB310DE?\n",
+           "rtx-pro-4500      4       2          ?  config-only  575.64\n",
        }) {
     INFO(line);
     CHECK(r.out.find(line) != std::string::npos);

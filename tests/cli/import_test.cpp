@@ -436,3 +436,119 @@ TEST_CASE("import refuses captures that do not make a model", "[import][cli]") {
   CHECK(r.code == 2);
   CHECK(r.err.starts_with("migplan: " + garbage + ":21: "));
 }
+
+namespace {
+
+// `text` with every occurrence of `from` replaced by `to`; `from` must occur.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  REQUIRE(text.find(from) != std::string::npos);
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// `text` without the lines that contain `what`, and for an -lgip table, without the
+// continuation and rule lines of the row.
+std::string without_lines(const std::string& text, const std::string& what, int also_after) {
+  std::istringstream in(text);
+  std::string out, line;
+  int skip = 0;
+  while (std::getline(in, line)) {
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
+    if (line.find(what) != std::string::npos) {
+      skip = also_after;
+      continue;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a driver version's branch is the number before its first dot", "[import][driver]") {
+  CHECK(driver_branch("515.86.01") == 515);
+  CHECK(driver_branch("575.64") == 575);
+  CHECK(driver_branch("610.43.02") == 610);
+  CHECK_FALSE(driver_branch("").has_value());
+  CHECK_FALSE(driver_branch("535").has_value());
+  CHECK_FALSE(driver_branch("R535").has_value());
+  CHECK_FALSE(driver_branch(".86.01").has_value());
+}
+
+TEST_CASE("an imported table is matched to the one built-in model it is of", "[import][driver]") {
+  for (const capture_pair& p : full_pairs()) {
+    INFO(std::string(p.model->slug));
+    auto spec = import_model(capture(p.lgip), capture(p.lgipp), {});
+    REQUIRE(spec);
+    CHECK(catalog_model_of(*spec, catalog()) == p.model);
+  }
+  // A table no built-in model has: the A30's with another full-GPU profile name.
+  auto spec = import_model(capture("a30-lgip.txt"), capture("a30-lgipp.txt"), {});
+  REQUIRE(spec);
+  for (profile_spec& p : spec->profiles)
+    if (p.name == "4g.24gb") p.name = "4g.32gb";
+  CHECK(catalog_model_of(*spec, catalog()) == nullptr);
+}
+
+TEST_CASE("import warns when a capture lists a profile its driver should not have",
+          "[import][driver][cli]") {
+  const std::string lgipp = capture_path("a30-lgipp.txt");
+  const std::string text = migplan::test::read_file(capture_path("a30-lgip.txt"));
+  // The A30's +me profiles came with R470 (1g.6gb+me) and R525 (2g.12gb+me).
+  const std::string r460 =
+      temp_path("a30-lgip-r460.txt", replaced(text, "535.183.01", "460.91.03"));
+  const auto r = run_migplan(import_args(r460, lgipp));
+  CHECK(r.code == 0);  // a warning, not an error: the model is written
+  CHECK(json::parse(r.out)["profiles"].size() == 5);
+  CHECK(r.err ==
+        "migplan: warning: " + r460 +
+            ": driver 460.91.03 lists 1g.6gb+me, which a30 has from R470 on (NVIDIA's MIG "
+            "guide); check the driver the capture names\n"
+            "migplan: warning: " +
+            r460 +
+            ": driver 460.91.03 lists 2g.12gb+me, which a30 has from R525 on (NVIDIA's MIG "
+            "guide); check the driver the capture names\n");
+
+  // Older than MIG on the A30 at all.
+  const std::string r450 =
+      temp_path("a30-lgip-r450.txt", replaced(text, "535.183.01", "450.80.02"));
+  const auto old = run_migplan(import_args(r450, lgipp));
+  CHECK(old.code == 0);
+  CHECK(old.err.starts_with("migplan: warning: " + r450 +
+                            ": driver 450.80.02 is older than R460 (>= 460.73.01), the first "
+                            "NVIDIA's MIG guide gives for MIG on a30\n"));
+}
+
+TEST_CASE("import warns when a capture lacks a profile its driver should have",
+          "[import][driver][cli]") {
+  // The A30 listings without 2g.12gb+me (profile ID 6): a 535 driver has it, a 515 does not.
+  const std::string lgip_text =
+      without_lines(migplan::test::read_file(capture_path("a30-lgip.txt")), "MIG 2g.12gb+me", 2);
+  const std::string lgipp = temp_path(
+      "a30-lgipp-no-6.txt",
+      without_lines(migplan::test::read_file(capture_path("a30-lgipp.txt")), "Profile ID  6", 0));
+  const std::string r535 = temp_path("a30-lgip-no-6.txt", lgip_text);
+  const auto r = run_migplan(import_args(r535, lgipp));
+  CHECK(r.code == 0);
+  CHECK(json::parse(r.out)["profiles"].size() == 4);
+  CHECK(r.err == "migplan: warning: " + r535 +
+                     ": driver 535.183.01 does not list 2g.12gb+me, which a30 has from R525 on "
+                     "(NVIDIA's MIG guide); the imported model lacks it\n");
+
+  const std::string r515 =
+      temp_path("a30-lgip-no-6-r515.txt", replaced(lgip_text, "535.183.01", "515.86.01"));
+  const auto ok = run_migplan(import_args(r515, lgipp));
+  CHECK(ok.code == 0);
+  CHECK(ok.err.empty());
+
+  // No driver line: nothing to compare, nothing said.
+  const std::string none =
+      temp_path("a30-lgip-no-6-nodriver.txt", replaced(lgip_text, "# driver: 535.183.01\n", ""));
+  const auto quiet = run_migplan(import_args(none, lgipp));
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err.empty());
+}

@@ -62,7 +62,7 @@ TEST_CASE("four hex digits that start a model name are a name, not a pci device 
   CHECK(resolve_gpu("pcie").error().message ==
         "gpu 'pcie' is ambiguous: a100-40gb, a100-80gb, h100-pcie; pass one of them");
   CHECK(resolve_gpu("rtx").error().message ==
-        "gpu 'rtx' is ambiguous: rtx-pro-6000, rtx-pro-5000; pass one of them");
+        "gpu 'rtx' is ambiguous: rtx-pro-6000, rtx-pro-5000, rtx-pro-4500; pass one of them");
   // One model: suggested, not silently taken.
   CHECK(resolve_gpu("rtx pro 5000").error().message ==
         "unknown gpu 'rtx pro 5000' (did you mean rtx-pro-5000?); 'migplan gpus' lists them");

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -437,6 +438,8 @@ struct curated_model {
   std::vector<curated_former_name> former_names{};
   std::vector<curated_former_name> circulating_names{};  // same fields: profile, name, note
   std::vector<std::string> evidence{};                   // the table_source captures, in order
+  std::string floor_branch{}, floor_version{}, floor_source{};  // driver_floor; empty: unknown
+  std::string floor_note{};                                     // driver_floor_note
 };
 
 struct curated_data {
@@ -461,6 +464,13 @@ curated_data read_curated() {
   for (const json& m : doc.at("models")) {
     curated_model cm{.slug = m.at("slug").get<std::string>()};
     for (const json& n : m.at("smi_names")) cm.smi_names.push_back(n.at("name").get<std::string>());
+    if (m.contains("driver_floor")) {
+      const json& f = m.at("driver_floor");
+      cm.floor_branch = f.at("branch").get<std::string>();
+      cm.floor_version = f.at("version").get<std::string>();
+      cm.floor_source = f.at("source").get<std::string>();
+    }
+    cm.floor_note = m.value("driver_floor_note", std::string());
     for (const json& f : m.at("former_names")) {
       cm.former_names.push_back({f.at("profile").get<std::string>(),
                                  f.at("name").get<std::string>(), f.at("note").get<std::string>()});
@@ -923,6 +933,64 @@ TEST_CASE("the catalog holds the models of data/models.json with their curated f
   }
 }
 
+TEST_CASE("every model's driver floor is the one data/models.json cites, or unknown with a reason",
+          "[catalog][evidence][driver]") {
+  const json doc = json::parse(read_text(data_dir / "models.json"));
+  const std::string guide = "MIG guide 620";
+  REQUIRE(doc.at("shorthands").contains(guide));
+  for (const curated_model& cm : curated().models) {
+    DYNAMIC_SECTION(cm.slug) {
+      const gpu_model& m = model(cm.slug);
+      CHECK(std::string(m.min_driver) == cm.floor_branch);
+      CHECK(std::string(m.min_driver_version) == cm.floor_version);
+      if (cm.floor_branch.empty()) {
+        CHECK(!cm.floor_note.empty());  // unknown, and models.json says why
+        continue;
+      }
+      CHECK(cm.floor_note.empty());
+      CHECK(cm.floor_source.starts_with(guide + " ("));
+      // The version belongs to the branch: "450.80.02" of R450.
+      CHECK(cm.floor_version.starts_with(cm.floor_branch.substr(1) + "."));
+      // No profile of the model came before MIG itself did.
+      const auto number = [](std::string_view r) { return std::stoi(std::string(r.substr(1))); };
+      for (const profile& p : m.profiles)
+        if (!p.min_driver.empty()) CHECK(number(p.min_driver) >= number(m.min_driver));
+    }
+  }
+}
+
+TEST_CASE("the driver floors are those NVIDIA's 620 MIG guide gives", "[catalog][driver]") {
+  // Transcribed here from the guide's Deployment Considerations table, not from data/, so a
+  // slip in models.json fails: {slug, branch, version}.
+  const std::tuple<std::string_view, std::string_view, std::string_view> rows[] = {
+      {"a100-40gb", "R450", "450.80.02"},    {"a100-80gb", "R450", "450.80.02"},
+      {"a30", "R460", "460.73.01"},          {"h100-80gb", "R525", "525.85.12"},
+      {"h100-pcie", "R525", "525.85.12"},    {"h20", "R535", "535.161.07"},
+      {"h200", "R550", "550.90.07"},         {"b200", "R570", "570.133.20"},
+      {"gb200", "R570", "570.133.20"},       {"b300", "R580", "580.82.07"},
+      {"rtx-pro-6000", "R575", "575.51.03"}, {"rtx-pro-5000", "R575", "575.57.08"},
+      {"rtx-pro-4500", "R575", "575.64"},
+  };
+  for (const auto& [slug, branch, version] : rows) {
+    INFO(std::string(slug));
+    CHECK(model(slug).min_driver == branch);
+    CHECK(model(slug).min_driver_version == version);
+  }
+  // The guide's profile notes: A30 1g.6gb+me from R470, 2g.12gb+me from R525; A100 1g.10gb
+  // from R525.
+  const gpu_model& a30 = model("a30");
+  CHECK(a30.profiles[static_cast<std::size_t>(find_profile(a30, "1g.6gb+me"))].min_driver ==
+        "R470");
+  CHECK(a30.profiles[static_cast<std::size_t>(find_profile(a30, "2g.12gb+me"))].min_driver ==
+        "R525");
+  const gpu_model& a100 = model("a100-40gb");
+  CHECK(a100.profiles[static_cast<std::size_t>(find_profile(a100, "1g.10gb"))].min_driver ==
+        "R525");
+  CHECK(profile_min_driver(a100, a100.profiles[0]) == "R450");
+  // The guide's R595 row is the GB300 DGX Station, not the 0x31C2 board the catalog holds.
+  CHECK(model("gb300").min_driver.empty());
+}
+
 TEST_CASE("every catalog model is internally consistent", "[catalog]") {
   std::vector<std::string> slugs;
   for (const gpu_model& m : catalog()) slugs.emplace_back(m.slug);
@@ -1023,6 +1091,8 @@ TEST_CASE("models are found by slug, PCI ID and nvidia-smi name", "[catalog][loo
   // The 72GB board shares device 0x2BB3 but not the name, nor a documented table.
   CHECK(find_model_by_smi_name("NVIDIA RTX PRO 5000 72GB Blackwell") == nullptr);
   CHECK(find_model_by_smi_name("NVIDIA ") == nullptr);
+  CHECK(find_model_by_smi_name("NVIDIA RTX PRO 4500 Blackwell") == find_model("rtx-pro-4500"));
+  CHECK(find_model("RTX-PRO-4500")->units == 4);
 }
 
 TEST_CASE("profiles are found by name and ID within one model", "[catalog][lookup]") {

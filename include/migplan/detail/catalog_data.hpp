@@ -3213,9 +3213,195 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
 };
 
 // -------------------------------------------------------------------------------------------------
+// rtx-pro-4500: RTX PRO 4500 Blackwell (32GB). Coverage: config-only (docs-only: profile names,
+// engines and instance counts from the MIG guide; profile IDs and placements inferred; SMs, memory
+// and PCI ID unknown; nothing captured).
+
+inline constexpr std::string_view rtx_pro_4500_smi_names[] = {
+    // mig-profiles.json aliases (CUDA device kind in a public JAX GPU target table; no capture)
+    "NVIDIA RTX PRO 4500 Blackwell",
+};
+inline constexpr profile rtx_pro_4500_profiles[] = {
+    {
+        .name = "1g.16gb",
+        .id = 5,
+        .compute_slices = 1,
+        .size = 2,
+        .starts = 0x5,  // -lgipp {0,2}:2
+        .max_instances = 2,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 1, 1, 1, 0},
+        .min_driver = "",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the captured GB202 layout (RTX PRO 6000 "
+                                     "-lgipp, driver 610.43.02: one placement unit per 8 GB of "
+                                     "memory, an instance aligned to its own size), applied to the "
+                                     "32GB two-slice GB203: 4 units, 1g {0,2}:2 and 2g {0}:4. "
+                                     "NVIDIA's vGPU tables for the RTX PRO 4500 SE name 8 GB MIG "
+                                     "instances (1g.8gb, 2g.8gb), which fits an 8 GB unit. No RTX "
+                                     "PRO 4500 -lgipp capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, as for the RTX PRO 5000 "
+                         "(A30 and RTX PRO 6000: full 0, half 5, +gfx full 32 / half 35, +me.all "
+                         "half 64, -me half 66).",
+            },
+    },
+    {
+        .name = "1g.16gb+gfx",
+        .id = 35,
+        .compute_slices = 1,
+        .size = 2,
+        .starts = 0x5,  // -lgipp {0,2}:2
+        .max_instances = 2,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 1, 1, 1, 0},
+        .min_driver = "",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the captured GB202 layout (RTX PRO 6000 "
+                                     "-lgipp, driver 610.43.02: one placement unit per 8 GB of "
+                                     "memory, an instance aligned to its own size), applied to the "
+                                     "32GB two-slice GB203: 4 units, 1g {0,2}:2 and 2g {0}:4. "
+                                     "NVIDIA's vGPU tables for the RTX PRO 4500 SE name 8 GB MIG "
+                                     "instances (1g.8gb, 2g.8gb), which fits an 8 GB unit. No RTX "
+                                     "PRO 4500 -lgipp capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, as for the RTX PRO 5000 "
+                         "(A30 and RTX PRO 6000: full 0, half 5, +gfx full 32 / half 35, +me.all "
+                         "half 64, -me half 66).",
+            },
+    },
+    {
+        .name = "1g.16gb+me.all",
+        .id = 64,
+        .compute_slices = 1,
+        .size = 2,
+        .starts = 0x5,  // -lgipp {0,2}:2
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 3, 3, 2, 1},
+        .min_driver = "",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the captured GB202 layout (RTX PRO 6000 "
+                                     "-lgipp, driver 610.43.02: one placement unit per 8 GB of "
+                                     "memory, an instance aligned to its own size), applied to the "
+                                     "32GB two-slice GB203: 4 units, 1g {0,2}:2 and 2g {0}:4. "
+                                     "NVIDIA's vGPU tables for the RTX PRO 4500 SE name 8 GB MIG "
+                                     "instances (1g.8gb, 2g.8gb), which fits an 8 GB unit. No RTX "
+                                     "PRO 4500 -lgipp capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, as for the RTX PRO 5000 "
+                         "(A30 and RTX PRO 6000: full 0, half 5, +gfx full 32 / half 35, +me.all "
+                         "half 64, -me half 66).",
+            },
+    },
+    {
+        .name = "1g.16gb-me",
+        .id = 66,
+        .compute_slices = 1,
+        .size = 2,
+        .starts = 0x5,  // -lgipp {0,2}:2
+        .max_instances = 2,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {1, 0, 0, 0, 0},
+        .min_driver = "",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the captured GB202 layout (RTX PRO 6000 "
+                                     "-lgipp, driver 610.43.02: one placement unit per 8 GB of "
+                                     "memory, an instance aligned to its own size), applied to the "
+                                     "32GB two-slice GB203: 4 units, 1g {0,2}:2 and 2g {0}:4. "
+                                     "NVIDIA's vGPU tables for the RTX PRO 4500 SE name 8 GB MIG "
+                                     "instances (1g.8gb, 2g.8gb), which fits an 8 GB unit. No RTX "
+                                     "PRO 4500 -lgipp capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, as for the RTX PRO 5000 "
+                         "(A30 and RTX PRO 6000: full 0, half 5, +gfx full 32 / half 35, +me.all "
+                         "half 64, -me half 66).",
+            },
+    },
+    {
+        .name = "2g.32gb",
+        .id = 0,
+        .compute_slices = 2,
+        .size = 4,
+        .starts = 0x1,  // -lgipp {0}:4
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {2, 3, 3, 2, 1},
+        .min_driver = "",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the captured GB202 layout (RTX PRO 6000 "
+                                     "-lgipp, driver 610.43.02: one placement unit per 8 GB of "
+                                     "memory, an instance aligned to its own size), applied to the "
+                                     "32GB two-slice GB203: 4 units, 1g {0,2}:2 and 2g {0}:4. "
+                                     "NVIDIA's vGPU tables for the RTX PRO 4500 SE name 8 GB MIG "
+                                     "instances (1g.8gb, 2g.8gb), which fits an 8 GB unit. No RTX "
+                                     "PRO 4500 -lgipp capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, as for the RTX PRO 5000 "
+                         "(A30 and RTX PRO 6000: full 0, half 5, +gfx full 32 / half 35, +me.all "
+                         "half 64, -me half 66).",
+            },
+    },
+    {
+        .name = "2g.32gb+gfx",
+        .id = 32,
+        .compute_slices = 2,
+        .size = 4,
+        .starts = 0x1,  // -lgipp {0}:4
+        .max_instances = 1,
+        .memory_gib_x100 = std::nullopt,
+        .sm_count = std::nullopt,
+        .engines = {2, 3, 3, 2, 1},
+        .min_driver = "",
+        .prov =
+            {
+                .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+                          "supported-mig-profiles.html (latest version (as mirrored in a public "
+                          "GitHub copy)",
+                .placements_source = "INFERRED from the captured GB202 layout (RTX PRO 6000 "
+                                     "-lgipp, driver 610.43.02: one placement unit per 8 GB of "
+                                     "memory, an instance aligned to its own size), applied to the "
+                                     "32GB two-slice GB203: 4 units, 1g {0,2}:2 and 2g {0}:4. "
+                                     "NVIDIA's vGPU tables for the RTX PRO 4500 SE name 8 GB MIG "
+                                     "instances (1g.8gb, 2g.8gb), which fits an 8 GB unit. No RTX "
+                                     "PRO 4500 -lgipp capture found",
+                .inferred = field::id | field::placements,
+                .notes = "profile ID INFERRED from the memory fraction, as for the RTX PRO 5000 "
+                         "(A30 and RTX PRO 6000: full 0, half 5, +gfx full 32 / half 35, +me.all "
+                         "half 64, -me half 66).",
+            },
+    },
+};
+
+// -------------------------------------------------------------------------------------------------
 
 /// SHA-256 of data/mig-profiles.json and data/models.json, first 12 hex digits.
-inline constexpr char catalog_revision[] = "841194104f7d";
+inline constexpr char catalog_revision[] = "7e08e7b84cb3";
 
 /// The built-in models, in catalog order.
 inline constexpr gpu_model catalog_models[] = {
@@ -3232,6 +3418,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "full (GI profiles, placements, CI profiles for 1g/2g)",
         .evidence = "data/captures/a30-lgip.txt, data/captures/a30-lgipp.txt, "
                     "data/captures/a30-lcip-gi3.txt, data/captures/a30-lcip-gi2.txt",
+        .min_driver = "R460",
+        .min_driver_version = "460.73.01",
     },
     {
         .slug = "a100-40gb",
@@ -3246,6 +3434,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "full (GI profiles, placements, CI profiles for 3g/4g)",
         .evidence = "data/captures/a100-40gb-lgip.txt, data/captures/a100-40gb-lgipp.txt, "
                     "data/captures/a100-40gb-lcip.txt",
+        .min_driver = "R450",
+        .min_driver_version = "450.80.02",
     },
     {
         .slug = "a100-80gb",
@@ -3260,6 +3450,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "partial (pre-R525 -lgip and 3g CI captured; placements inferred; 1g.20gb "
                          "not captured)",
         .evidence = "data/captures/a100-80gb-lgip-r515.txt, data/captures/a100-80gb-lcip.txt",
+        .min_driver = "R450",
+        .min_driver_version = "450.80.02",
     },
     {
         .slug = "h100-80gb",
@@ -3277,6 +3469,8 @@ inline constexpr gpu_model catalog_models[] = {
         .evidence = "data/captures/h100-80gb-hbm3-lgip.txt, "
                     "data/captures/h100-80gb-hbm3-lgipp.txt, "
                     "data/captures/h100-80gb-hbm3-cgi-7x1g.txt",
+        .min_driver = "R525",
+        .min_driver_version = "525.85.12",
     },
     {
         .slug = "h100-pcie",
@@ -3290,6 +3484,8 @@ inline constexpr gpu_model catalog_models[] = {
         .cover = coverage::full,
         .coverage_note = "full GI profiles/placements (one capture, driver 525.125.06)",
         .evidence = "data/captures/h100-pcie-lgip.txt, data/captures/h100-pcie-lgipp.txt",
+        .min_driver = "R525",
+        .min_driver_version = "525.85.12",
     },
     {
         .slug = "h100-nvl",
@@ -3303,6 +3499,8 @@ inline constexpr gpu_model catalog_models[] = {
         .cover = coverage::full,
         .coverage_note = "full GI profiles/placements (one capture)",
         .evidence = "data/captures/h100-nvl-lgip.txt, data/captures/h100-nvl-lgipp.txt",
+        .min_driver = "R525",
+        .min_driver_version = "525.85.12",
     },
     {
         .slug = "gh200-96gb",
@@ -3344,6 +3542,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "config-only (shares the 96GB profile names with GH200 in NVIDIA configs; "
                          "no capture; SM counts unknown)",
         .evidence = "none captured: data/mig-profiles.json (names and counts from NVIDIA configs)",
+        .min_driver = "R535",
+        .min_driver_version = "535.161.07",
     },
     {
         .slug = "h200",
@@ -3358,6 +3558,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "partial (all GI rows captured across two fragments; placements inferred)",
         .evidence = "data/captures/h200-lgip-fragment-gpu6-issue120.txt, "
                     "data/captures/h200-lgip-fragment-gpu2-issue120.txt",
+        .min_driver = "R550",
+        .min_driver_version = "550.90.07",
     },
     {
         .slug = "b200",
@@ -3372,6 +3574,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "partial (4 of 7 GI rows captured; 3g/4g/7g rows only from docs + GKE "
                          "table; placements inferred)",
         .evidence = "data/captures/b200-lgip-partial-pr166.txt",
+        .min_driver = "R570",
+        .min_driver_version = "570.133.20",
     },
     {
         .slug = "gb200",
@@ -3387,6 +3591,8 @@ inline constexpr gpu_model catalog_models[] = {
                          "inferred; profile names changed between driver releases)",
         .evidence = "data/captures/gb200-lgip-partial-issue227.txt, "
                     "data/captures/gb200-lgip-partial-pr1303.txt",
+        .min_driver = "R570",
+        .min_driver_version = "570.133.20",
     },
     {
         .slug = "b300",
@@ -3401,6 +3607,8 @@ inline constexpr gpu_model catalog_models[] = {
         .coverage_note = "config-only (names and max counts from NVIDIA mig-parted; no capture, no "
                          "docs table)",
         .evidence = "none captured: data/mig-profiles.json (names and counts from NVIDIA configs)",
+        .min_driver = "R580",
+        .min_driver_version = "580.82.07",
     },
     {
         .slug = "gb300",
@@ -3431,6 +3639,8 @@ inline constexpr gpu_model catalog_models[] = {
         .evidence = "data/captures/rtx-pro-6000-lgip.txt, data/captures/rtx-pro-6000-lgipp.txt, "
                     "data/captures/rtx-pro-6000-cgi-4x1g.txt, "
                     "data/captures/rtx-pro-6000-cgi-mixed.txt",
+        .min_driver = "R575",
+        .min_driver_version = "575.51.03",
     },
     {
         .slug = "rtx-pro-5000",
@@ -3446,6 +3656,25 @@ inline constexpr gpu_model catalog_models[] = {
                          "the MIG guide; profile IDs and placements inferred; SMs and memory "
                          "unknown; nothing captured; the two doc versions disagree, see conflicts)",
         .evidence = "none captured: data/mig-profiles.json (names and counts from NVIDIA configs)",
+        .min_driver = "R575",
+        .min_driver_version = "575.57.08",
+    },
+    {
+        .slug = "rtx-pro-4500",
+        .description = "RTX PRO 4500 Blackwell (32GB)",
+        .smi_names = rtx_pro_4500_smi_names,
+        .pci_ids = {},
+        .memory_mib = std::nullopt,
+        .units = 4,
+        .compute_slices = 2,
+        .profiles = rtx_pro_4500_profiles,
+        .cover = coverage::config_only,
+        .coverage_note = "config-only (docs-only: profile names, engines and instance counts from "
+                         "the MIG guide; profile IDs and placements inferred; SMs, memory and PCI "
+                         "ID unknown; nothing captured)",
+        .evidence = "none captured: data/mig-profiles.json (names and counts from NVIDIA configs)",
+        .min_driver = "R575",
+        .min_driver_version = "575.64",
     },
 };
 
