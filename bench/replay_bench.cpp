@@ -10,7 +10,9 @@
 //
 // replay/POLICY/PODS/GPUS: one replay (the tables are built once outside
 // the timing, as `migplan simulate` builds them once for all its replays).
-// Counters: rejected (% of pods), peak (GPUs in use), states (GPU states met).
+// Counters: rejected_pct, peak (GPUs in use), pods_per_s.
+// size/POLICY/PODS/GPUS: the fewest GPUs rejecting no pod (the trace
+// generated for GPUS), by doubling and bisection over whole replays.
 
 #include <benchmark/benchmark.h>
 
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <migplan/catalog.hpp>
 #include <migplan/replay.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -138,8 +141,45 @@ void replay_args(benchmark::internal::Benchmark* b) {
   }
 }
 
+// Sizing: the fewest GPUs at which the policy rejects no pod, by doubling and
+// bisection over exact replays of the whole trace (as `simulate --size`).
+void bm_size(benchmark::State& state) {
+  const auto policy = static_cast<std::size_t>(state.range(0));
+  const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
+  const std::vector<layout> planned = static_geometry(t);
+  replay_tables tables;
+  std::optional<int> n;
+  int replays = 0;
+  for (auto _ : state) {
+    replays = 0;
+    n = fewest_gpus(
+        [&](int gpus) {
+          ++replays;
+          trace sized = t;
+          sized.fleet.nodes.clear();
+          for (int left = gpus; left > 0; left -= 8)
+            sized.fleet.nodes.push_back({0, std::min(8, left)});
+          std::vector<layout> geometry;
+          for (int i = 0; i < gpus; ++i)
+            geometry.push_back(planned[static_cast<std::size_t>(i) % planned.size()]);
+          return replay(sized.fleet, t.items, t.pods, policies[policy], geometry, tables)
+                     .pods_rejected == 0;
+        },
+        100'000);
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetLabel(policy_names[policy]);
+  state.counters["gpus"] = n.value_or(-1);
+  state.counters["replays"] = replays;
+}
+
+void size_args(benchmark::internal::Benchmark* b) {
+  for (int policy = 0; policy < 3; ++policy) b->Args({policy, 100'000, 1'000});
+}
+
 }  // namespace
 
+BENCHMARK(bm_size)->Name("size")->Apply(size_args)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(bm_replay)
     ->Name("replay")
     ->Apply(replay_args)

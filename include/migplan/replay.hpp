@@ -194,7 +194,8 @@ struct gpu_state {
 /// The states of one model under one mode: dynamic, or one static geometry.
 class state_space {
  public:
-  /// Dynamic: any placement the rules allow. Static: only `geometry`'s.
+  /// Dynamic: any placement the rules allow, rooms from `memo`. Static: only
+  /// `geometry`'s (no room is asked: nothing is ranked, and what strands is fixed).
   state_space(const gpu_model& gpu, room_memo* memo, std::optional<layout> geometry)
       : gpu_(&gpu), rules_(gpu), places_(all_placements(gpu)), memo_(memo) {
     if (geometry) {
@@ -339,7 +340,8 @@ class replay_tables {
     for (auto& s : spaces_)
       if (s.gpu == &gpu && s.geometry == geometry) return *s.space;
     spaces_.push_back(
-        {&gpu, geometry, std::make_unique<detail::state_space>(gpu, &memo(gpu), geometry)});
+        {&gpu, geometry,
+         std::make_unique<detail::state_space>(gpu, geometry ? nullptr : &memo(gpu), geometry)});
     return *spaces_.back().space;
   }
 
@@ -635,6 +637,72 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
   out.gpu_time += engine.gpus_in_use() * (out.end - now);
   out.stranded_slice_time += engine.stranded() * (out.end - now);
   return out;
+}
+
+/// The most instances of each profile of fleet model `model` that run at once
+/// in `pods` (departures before arrivals at one time, as replay() orders
+/// them): what a static geometry must hold to reject nothing. Indexed by
+/// profile; items that the model cannot serve are left out.
+inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
+                                                  std::span<const replay_pod> pods,
+                                                  std::size_t model, std::size_t profiles) {
+  struct step {
+    std::int64_t time;
+    int delta;  // departures (negative) sort first
+    int profile;
+  };
+  std::vector<step> steps;
+  steps.reserve(pods.size() * 2);
+  for (const replay_pod& p : pods) {
+    const replay_item& it = items[static_cast<std::size_t>(p.item)];
+    const int prof = it.profile[model];
+    if (prof < 0 || p.end <= p.start) continue;  // a pod of no duration overlaps nothing
+    steps.push_back({p.start, it.count, prof});
+    steps.push_back({p.end, -it.count, prof});
+  }
+  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  std::vector<std::int64_t> now(profiles, 0), peak(profiles, 0);
+  for (const step& s : steps) {
+    const auto p = static_cast<std::size_t>(s.profile);
+    now[p] += s.delta;
+    peak[p] = std::max(peak[p], now[p]);
+  }
+  // A pod of no duration still needs its instances for an instant.
+  for (const replay_pod& p : pods) {
+    const replay_item& it = items[static_cast<std::size_t>(p.item)];
+    const int prof = it.profile[model];
+    if (prof >= 0 && p.end <= p.start)
+      peak[static_cast<std::size_t>(prof)] =
+          std::max<std::int64_t>(peak[static_cast<std::size_t>(prof)], it.count);
+  }
+  return peak;
+}
+
+/// The fewest GPUs g in [1, most] for which `meets(g)` holds, found by
+/// doubling and then bisection over exact replays; none when even `most`
+/// does not. Rejections need not fall monotonically with the fleet's size
+/// (a larger fleet can spread pods into a worse packing), so the answer is a
+/// count where `meets` holds with one fewer where it does not, both replayed.
+template <class Meets>
+std::optional<int> fewest_gpus(Meets&& meets, int most) {
+  if (most < 1) return std::nullopt;
+  int lo = 0;  // the largest count known to fail (none: 0)
+  int hi = 1;
+  while (!meets(hi)) {
+    lo = hi;
+    if (hi == most) return std::nullopt;
+    hi = hi > most / 2 ? most : hi * 2;
+  }
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (meets(mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
 }
 
 /// replay() with tables of its own.
