@@ -235,7 +235,10 @@ int run_simulate(const simulate_options& o, context& ctx) {
   if (!t) return bad(t.error().message);
   auto built = pods_of(*t, gpu, o.share == "memory");
   if (!built) return bad(built.error().message);
-  const auto& [items, pods] = *built;
+  // Plain references, not a structured binding: clang 14 does not let a
+  // lambda capture a binding.
+  const std::vector<replay_item>& items = built->first;
+  const std::vector<replay_pod>& pods = built->second;
   res.trace = o.trace == "-" ? "<stdin>" : o.trace;
   res.alibaba = t->alibaba;
   res.skipped = t->skipped;
