@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # bash completion for migplan: commands, options, GPU slugs, the profile names
-# of the GPU on the line, check's --format values, pack's and plan's --emit kinds, and files. GPU slugs and
+# of the GPU on the line, check's --format values, pack's and plan's --emit kinds, simulate's policies, and files. GPU slugs and
 # profile names come from the migplan on PATH (`migplan gpus --json`,
 # `migplan profiles --json`) when completing, so they follow its catalog.
 # Installed as share/bash-completion/completions/migplan; from a source tree:
@@ -111,7 +111,7 @@ _migplan() {
     elif [[ $cur == -* ]]; then
       mapfile -t COMPREPLY < <(compgen -W '-h --help --version --gpu-file' -- "$cur")
     else
-      mapfile -t COMPREPLY < <(compgen -W 'pack plan enumerate fit gpus profiles check emit-config import' \
+      mapfile -t COMPREPLY < <(compgen -W 'pack plan simulate enumerate fit gpus profiles check emit-config import' \
         -- "$cur")
     fi
     return 0
@@ -126,6 +126,10 @@ _migplan() {
     plan)
       options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --full --emit --configmap-name --gpu-file'
       value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
+      ;;
+    simulate)
+      options='-h --help --trace -g --gpu --gpus --gpus-per-node --policy --share --size --reject-target --json --gpu-file'
+      value_options='--trace -g --gpu --gpus --gpus-per-node --policy --share --reject-target --gpu-file'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json --gpu-file'
@@ -168,6 +172,12 @@ _migplan() {
       --format)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'text json github' -- "$cur")
         ;;
+      --policy)
+        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -- "$cur")
+        ;;
+      --share)
+        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'compute memory' -- "$cur")
+        ;;
       --emit)
         if [[ $cmd == plan ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels' -- "$cur")
@@ -184,7 +194,7 @@ _migplan() {
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
-      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config)
+      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config | --trace)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)

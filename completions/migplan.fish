@@ -67,7 +67,7 @@ function __migplan_not_option
     not string match -q -- '-*' (commandline -ct)
 end
 
-set -l commands pack plan enumerate fit gpus profiles check emit-config import
+set -l commands pack plan simulate enumerate fit gpus profiles check emit-config import
 
 complete -c migplan -f
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'Print help and exit'
@@ -76,6 +76,7 @@ complete -c migplan -n "not __fish_seen_subcommand_from $commands" -l gpu-file -
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a pack -d 'Place instances on a GPU, or say why they do not fit'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a enumerate -d 'List every feasible geometry of a GPU'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a plan -d 'The fewest GPUs and their MIG geometries for a workload mix, or the fewest changes'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a simulate -d 'Replay a trace of pods: static vs dynamic MIG, placement policies, fleet size'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Size a workload: smallest profile, instances per GPU, GPUs needed'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'List the supported GPU models'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
@@ -156,3 +157,13 @@ complete -c migplan -n '__fish_seen_subcommand_from import' -l description -x -d
 complete -c migplan -n '__fish_seen_subcommand_from import' -l pci-id -x -d 'PCI device ID of the model (repeatable)'
 complete -c migplan -n '__fish_seen_subcommand_from import' -l index -x -d 'The GPU of the listings'
 complete -c migplan -n '__fish_seen_subcommand_from import' -s o -l output -r -F -d 'Write the model file to FILE'
+
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l trace -r -F -a - -d 'Trace: CSV, YAML, JSON or Alibaba pod list (- for stdin)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model of the fleet'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l gpus -x -d 'GPUs in the fleet (default: the static plan\'s)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l gpus-per-node -x -d 'GPUs per node (default 8)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l policy -x -a 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -d 'Policy to replay (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l share -x -a 'compute memory' -d 'Serve gpu_milli by compute or memory share'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l size -d 'The fewest GPUs each policy needs'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -x -d 'With --size: at most this percent of pods rejected'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l json -d 'One JSON object on stdout'

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app.hpp"
+#include "commands/simulate.hpp"
 
 #include <fmt/format.h>
 
@@ -140,6 +141,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_emit_config(app, ctx);
   add_import(app, ctx);
   add_plan(app, ctx);
+  add_simulate(app, ctx);
   // --help is a one-screen summary; the man page is the reference.
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\nSee migplan-" + sub->get_name() + "(1).");

@@ -83,7 +83,7 @@ expect() {
 
 expect 'migplan pa' pack
 expect 'migplan pl' plan
-expect 'migplan ' pack plan enumerate fit gpus profiles check emit-config import
+expect 'migplan ' pack plan simulate enumerate fit gpus profiles check emit-config import
 expect 'migplan emit' emit-config
 expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra
 expect 'migplan pack --emit m' mig-parted
@@ -112,6 +112,9 @@ expect 'migplan plan --gpu h100-80gb 3g.' 3g.40gb
 expect 'migplan plan --mi' --mig-config
 expect 'migplan plan --al' --allow-evict
 expect 'migplan plan --con' --configmap-name
+expect 'migplan simulate --policy pack-' pack-best-fit pack-first-fit
+expect 'migplan simulate --gpus-' --gpus-per-node
+expect 'migplan simulate --gpu h100-8' h100-80gb
 case $shell in
   bash)
     # bash and fish complete the whole word; zsh moves the count aside.

@@ -42,10 +42,13 @@ BASE = "https://migplan.dev/schema/v1/"
 PLAN_INPUTS = ("demand", "fleet", "state")
 # Every schema file and the document kind it describes.
 SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
-           "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model", "plan"]
+           "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model", "plan",
+           "simulate"]
 # Members that may be fractions (plan's costs, bounds and times); every other
 # number but memory_gib is an integer.
 FRACTION_KEYS = {"cost", "lower_bound", "lp_bound", "gap", "seconds"}
+# Members that may be fractions wherever they are (simulate's means and target).
+ANYWHERE_FRACTION_KEYS = {"mean_gpus_in_use", "reject_target_percent"}
 
 
 class Checker:
@@ -146,7 +149,7 @@ class Checker:
                 if k == "memory_gib" and x is not None:
                     if not (isinstance(x, decimal.Decimal) and x.as_tuple().exponent == -2):
                         self.fail(where, f"{path}/{k} is {x}, not a number with two decimals")
-                elif k in FRACTION_KEYS and path == "":
+                elif (k in FRACTION_KEYS and path == "") or k in ANYWHERE_FRACTION_KEYS:
                     continue
                 else:
                     self.check_numbers(x, where, f"{path}/{k}")
@@ -190,6 +193,22 @@ class Checker:
             for extra in ([], ["--maximal"]):
                 args = ["enumerate", "--json", "--gpu", slug, *extra]
                 self.validate("enumerate", self.run(args)[0], " ".join(args))
+
+    def simulate(self):
+        trace = ("name,start,end,count,item\n"
+                 "a,0,100,6,1g.10gb\nb,10,60,3,2g.20gb\nc,20,200,2,3g.40gb\n"
+                 "d,50,120,1,2xgpu\ne,70,,4,1g.10gb\n").encode()
+        alibaba = ("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+                   "creation_time,deletion_time,scheduled_time\n"
+                   "p0,1,1,1,1000,,LS,Running,0,500,0\np1,1,1,1,300,,LS,Running,10,90,10\n"
+                   "p2,1,1,0,0,,BE,Running,10,90,10\np3,1,1,2,1000,,LS,Running,20,,20\n").encode()
+        for text, extra, codes in [
+                (trace, [], (0,)), (trace, ["--gpus", "1"], (1,)),
+                (trace, ["--size", "--policy", "spread-best-fit", "--policy", "static-pack"], (0,)),
+                (trace, ["--size", "--reject-target", "10", "--gpus-per-node", "2"], (0,)),
+                (alibaba, ["--share", "memory"], (0, 1))]:
+            args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
+            self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
 
     def fit(self):
         cases = [
@@ -822,6 +841,7 @@ def main():
     c.profiles()
     c.enumerate()
     c.fit()
+    c.simulate()
     c.pack()
     c.pack_current()
     c.pack_errors()

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+// The replay engine (replay.hpp) on seeded generated traces: Poisson
+// arrivals, heavy-tailed (Pareto) durations, a mix of MIG profiles and whole
+// GPUs (one, two, four or eight per pod) on nodes of eight h100-80gb, the
+// arrival rate set so the offered load is about 90 % of the fleet's compute
+// slices. Each policy replays the same trace; time at N and 4N pods (and
+// GPUs) shows the scaling.
+//
+//   replay_bench [--benchmark_filter=...]
+//
+// replay/POLICY/PODS/GPUS: one replay (the tables are built once outside
+// the timing, as `migplan simulate` builds them once for all its replays).
+// Counters: rejected_pct, peak (GPUs in use), pods_per_s.
+// size/POLICY/PODS/GPUS: the fewest GPUs rejecting no pod (the trace
+// generated for GPUS), by doubling and bisection over whole replays.
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <migplan/catalog.hpp>
+#include <migplan/replay.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace migplan;
+
+struct trace {
+  replay_fleet fleet;
+  std::vector<replay_item> items;
+  std::vector<replay_pod> pods;
+};
+
+// A trace of `pods` pods on `gpus` h100-80gb GPUs, nodes of eight.
+trace generate(std::int64_t pods, int gpus, std::uint32_t seed) {
+  const gpu_model& gpu = *find_model("h100-80gb");
+  trace t;
+  t.fleet.models = {&gpu};
+  for (int left = gpus; left > 0; left -= 8) t.fleet.nodes.push_back({0, std::min(8, left)});
+  // Profiles with their weights (sharing-heavy), then whole GPUs.
+  const std::vector<std::pair<std::string, double>> mix{
+      {"1g.10gb", 30}, {"1g.20gb", 10}, {"2g.20gb", 20}, {"3g.40gb", 15}, {"4g.40gb", 5}};
+  std::vector<double> weights;
+  for (const auto& [name, w] : mix) {
+    t.items.push_back({{find_profile(gpu, name)}, 1});
+    weights.push_back(w);
+  }
+  for (const int n : {1, 2, 4, 8}) {
+    t.items.push_back({{full_profile(gpu)}, n});
+    weights.push_back(n == 1 ? 12 : n == 2 ? 5 : n == 4 ? 2 : 1);
+  }
+  double mean_slices = 0;
+  double total_w = 0;
+  for (std::size_t i = 0; i < t.items.size(); ++i) {
+    const profile& p = gpu.profiles[static_cast<std::size_t>(t.items[i].profile[0])];
+    mean_slices += weights[i] * p.compute_slices * t.items[i].count;
+    total_w += weights[i];
+  }
+  mean_slices /= total_w;
+  // Pareto durations, shape 1.5 (heavy tail, finite mean), minimum 60 s:
+  // mean = 1.5 * 60 / 0.5 = 180 s.
+  const double shape = 1.5;
+  const double min_s = 60;
+  const double mean_duration = shape * min_s / (shape - 1);
+  const double rate = 0.9 * gpus * gpu.compute_slices / (mean_slices * mean_duration);
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rate);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::discrete_distribution<int> kind(weights.begin(), weights.end());
+  double now = 0;
+  t.pods.reserve(static_cast<std::size_t>(pods));
+  for (std::int64_t i = 0; i < pods; ++i) {
+    now += gap(rng);
+    const double d = min_s / std::pow(1.0 - u(rng), 1.0 / shape);
+    const auto start = static_cast<std::int64_t>(now);
+    t.pods.push_back({start, start + static_cast<std::int64_t>(std::min(d, 1e7)), kind(rng)});
+  }
+  return t;
+}
+
+const replay_policy policies[] = {
+    {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit},
+    {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit},
+    {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit},
+};
+const char* const policy_names[] = {"static", "spread-first-fit", "pack-best-fit"};
+
+// A static geometry for every GPU: the mix's share of the fleet, one all-1g,
+// all-2g, ... geometry per GPU in proportion, and full GPUs for the rest.
+std::vector<layout> static_geometry(const trace& t) {
+  const gpu_model& gpu = *t.fleet.models[0];
+  std::vector<layout> out;
+  const int gpus = t.fleet.gpu_count();
+  const std::vector<std::pair<std::string, int>> shares{
+      {"1g.10gb", 15}, {"1g.20gb", 8}, {"2g.20gb", 20}, {"3g.40gb", 22}, {"4g.40gb", 8}};
+  for (const auto& [name, percent] : shares) {
+    const int p = find_profile(gpu, name);
+    layout l;
+    const profile& pr = gpu.profiles[static_cast<std::size_t>(p)];
+    int compute = 0;
+    for (int s = 0; s < gpu.units && l.size() < pr.max_instances; ++s)
+      if (pr.allows_start(s) && (l.used(gpu) & pr.mask_at(s)) == 0 &&
+          compute + pr.compute_slices <= gpu.compute_slices) {
+        l.add({p, s});
+        compute += pr.compute_slices;
+      }
+    for (int k = 0; k < gpus * percent / 100; ++k) out.push_back(l);
+  }
+  layout full;
+  full.add({full_profile(gpu), 0});
+  while (static_cast<int>(out.size()) < gpus) out.push_back(full);
+  return out;
+}
+
+void bm_replay(benchmark::State& state) {
+  const auto policy = static_cast<std::size_t>(state.range(0));
+  const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
+  const std::vector<layout> geometry = static_geometry(t);
+  replay_tables tables;
+  replay_metrics m = replay(t.fleet, t.items, t.pods, policies[policy], geometry, tables);
+  for (auto _ : state) {
+    m = replay(t.fleet, t.items, t.pods, policies[policy], geometry, tables);
+    benchmark::DoNotOptimize(m);
+  }
+  state.SetLabel(policy_names[policy]);
+  state.counters["rejected_pct"] =
+      100.0 * static_cast<double>(m.pods_rejected) / static_cast<double>(t.pods.size());
+  state.counters["peak"] = m.peak_gpus_in_use;
+  state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(t.pods.size()),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void replay_args(benchmark::internal::Benchmark* b) {
+  for (int policy = 0; policy < 3; ++policy) {
+    b->Args({policy, 250'000, 2'500});
+    b->Args({policy, 1'000'000, 10'000});
+  }
+}
+
+// Sizing: the fewest GPUs at which the policy rejects no pod, by doubling and
+// bisection over exact replays of the whole trace (as `simulate --size`).
+void bm_size(benchmark::State& state) {
+  const auto policy = static_cast<std::size_t>(state.range(0));
+  const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
+  const std::vector<layout> planned = static_geometry(t);
+  replay_tables tables;
+  std::optional<int> n;
+  int replays = 0;
+  for (auto _ : state) {
+    replays = 0;
+    n = fewest_gpus(
+        [&](int gpus) {
+          ++replays;
+          trace sized = t;
+          sized.fleet.nodes.clear();
+          for (int left = gpus; left > 0; left -= 8)
+            sized.fleet.nodes.push_back({0, std::min(8, left)});
+          std::vector<layout> geometry;
+          for (int i = 0; i < gpus; ++i)
+            geometry.push_back(planned[static_cast<std::size_t>(i) % planned.size()]);
+          return replay(sized.fleet, t.items, t.pods, policies[policy], geometry, tables)
+                     .pods_rejected == 0;
+        },
+        100'000);
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetLabel(policy_names[policy]);
+  state.counters["gpus"] = n.value_or(-1);
+  state.counters["replays"] = replays;
+}
+
+void size_args(benchmark::internal::Benchmark* b) {
+  for (int policy = 0; policy < 3; ++policy) b->Args({policy, 100'000, 1'000});
+}
+
+}  // namespace
+
+BENCHMARK(bm_size)->Name("size")->Apply(size_args)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(bm_replay)
+    ->Name("replay")
+    ->Apply(replay_args)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+BENCHMARK_MAIN();

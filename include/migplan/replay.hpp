@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file replay.hpp
+/// Demand over time: replays a trace of pods arriving and leaving on a fleet
+/// of GPUs under a placement policy, and measures what the policy served.
+///
+/// A pod asks for `count` instances of one profile, all on one node, all or
+/// nothing (whole GPUs are `count` instances of the full-GPU profile). Events
+/// at one time: departures first, then arrivals in pod order. A pod that
+/// cannot be placed on arrival is rejected and counted: there is no queue
+/// (detail::replay_engine places one arrival at a time and could retry a
+/// waiting one after each departure).
+///
+/// Policies:
+///  - static: every GPU keeps the geometry it is given for the whole trace; a
+///    pod takes free instances of its profile (first free instance: lowest GPU
+///    of the node, lowest start).
+///  - dynamic: instances are created on arrival and destroyed on departure.
+///    Node choice `spread` prefers the least allocated node, `pack` the most
+///    allocated, by the kube-scheduler's integer scores over the node's compute
+///    slices (LeastAllocated: (capacity - used) * 100 / capacity; MostAllocated:
+///    used * 100 / capacity), ties to the lowest node. On the node `first_fit`
+///    takes the lowest GPU and the lowest start that fit (as the DRA allocator
+///    takes devices); `best_fit` takes the GPU and start that lose the least
+///    room (score(), capacity.hpp: reachable units, then reachable compute),
+///    then the fullest GPU (least reachable units before), then the most ways
+///    to grow after, then the lowest GPU and start.
+///  A node is eligible when its GPUs can each hold, alone, enough more
+///  instances of the profile to sum to `count` (max_more of addable_to()).
+///
+/// Speed: a GPU's state is the set of placements it holds; the states reached
+/// on one model are few (2318 layouts on an 8-unit board), so each state
+/// carries, once computed, its fit per profile, first-fit and best-fit starts
+/// and its transitions. Nodes are indexed per pod kind in one bit tree over
+/// (preference level, node), so an event costs O(kinds x (GPUs per node +
+/// log64 nodes)), never a scan of the fleet.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <migplan/capacity.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <migplan/rules.hpp>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace migplan {
+inline namespace v1 {
+
+/// One node of a replay fleet: `gpus` GPUs of one model.
+struct replay_node {
+  int model = 0;  ///< index into replay_fleet::models
+  int gpus = 0;   ///< GPUs on the node
+};
+
+/// A fleet to replay on. GPUs are numbered node by node from 0.
+struct replay_fleet {
+  std::vector<const gpu_model*> models;  ///< the models its nodes use
+  std::vector<replay_node> nodes;        ///< the nodes, in order
+  /// Total number of GPUs.
+  int gpu_count() const noexcept {
+    int n = 0;
+    for (const replay_node& node : nodes) n += node.gpus;
+    return n;
+  }
+};
+
+/// What one pod asks for: `count` instances of one profile on one node.
+struct replay_item {
+  /// Per fleet model: the profile index that serves it there, or -1 when that
+  /// model cannot serve it.
+  std::vector<int> profile;
+  int count = 1;  ///< instances, all on one node, all or nothing (> 0)
+};
+
+/// One pod of a trace. Times are in any unit (the CLI uses seconds).
+struct replay_pod {
+  std::int64_t start = 0;  ///< arrival
+  std::int64_t end = 0;    ///< departure; <= start departs as soon as it arrived
+  int item = 0;            ///< index into the items
+};
+
+/// How the fleet's GPUs are used.
+enum class replay_mode : std::uint8_t {
+  static_geometry,  ///< one fixed geometry per GPU
+  dynamic,          ///< instances created on arrival, destroyed on departure
+};
+/// Which node a pod goes to.
+enum class node_choice : std::uint8_t {
+  spread,  ///< least allocated first (kube-scheduler LeastAllocated)
+  pack,    ///< most allocated first (MostAllocated)
+};
+/// Where on the node.
+enum class gpu_choice : std::uint8_t {
+  first_fit,  ///< lowest GPU, lowest start
+  best_fit,   ///< the GPU and start that keep the most room
+};
+
+/// A placement policy.
+struct replay_policy {
+  replay_mode mode = replay_mode::dynamic;       ///< static or dynamic
+  node_choice nodes = node_choice::spread;       ///< node choice
+  gpu_choice placement = gpu_choice::first_fit;  ///< on-node choice (dynamic only)
+  friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
+};
+
+/// What a replay served. Areas are in instance (GPU, slice) x time units.
+struct replay_metrics {
+  std::int64_t pods_accepted = 0;               ///< pods placed
+  std::int64_t pods_rejected = 0;               ///< pods that found no room
+  std::int64_t instances_accepted = 0;          ///< instances of the placed pods
+  std::int64_t instances_rejected = 0;          ///< instances of the rejected pods
+  std::int64_t instance_time = 0;               ///< sum over placed pods of count x duration
+  std::int64_t gpu_time = 0;                    ///< integral of the GPUs holding >= 1 busy instance
+  std::int64_t stranded_slice_time = 0;         ///< integral of the fleet's stranded compute slices
+  int peak_gpus_in_use = 0;                     ///< most GPUs holding a busy instance at once
+  std::int64_t creations = 0;                   ///< instances created (dynamic)
+  std::int64_t destructions = 0;                ///< instances destroyed (dynamic)
+  std::optional<std::int64_t> first_rejection;  ///< time of the first rejected pod
+  std::int64_t start = 0;                       ///< the trace's first time
+  std::int64_t end = 0;                         ///< the trace's last time
+  friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
+};
+
+namespace detail {
+
+/// A set of bits over [0, n) with O(log64 n) set, reset and lowest set bit.
+class bit_tree {
+ public:
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);  ///< none
+  explicit bit_tree(std::size_t n = 0) {
+    std::size_t m = n;
+    do {
+      m = (m + 63) / 64;
+      levels_.emplace_back(std::max<std::size_t>(m, 1), 0);
+    } while (m > 1);
+  }
+  void set(std::size_t i) noexcept {
+    for (auto& level : levels_) {
+      std::uint64_t& w = level[i / 64];
+      const bool had = w != 0;
+      w |= std::uint64_t{1} << (i % 64);
+      if (had) return;
+      i /= 64;
+    }
+  }
+  void reset(std::size_t i) noexcept {
+    for (auto& level : levels_) {
+      std::uint64_t& w = level[i / 64];
+      w &= ~(std::uint64_t{1} << (i % 64));
+      if (w != 0) return;
+      i /= 64;
+    }
+  }
+  std::size_t first() const noexcept {
+    if (levels_.back()[0] == 0) return npos;
+    std::size_t i = 0;
+    for (std::size_t k = levels_.size(); k-- > 0;)
+      i = i * 64 + static_cast<std::size_t>(std::countr_zero(levels_[k][i]));
+    return i;
+  }
+
+ private:
+  std::vector<std::vector<std::uint64_t>> levels_;
+};
+
+using place_set = std::uint64_t;  // bit i = placement i of the model
+static_assert(max_placements <= 64);
+
+/// What one GPU state (its busy placements) allows, computed once per state.
+struct gpu_state {
+  place_set busy = 0;
+  usage use{};
+  std::uint32_t fit = 0;                              // profiles with a start
+  std::array<std::int8_t, max_profiles> first{};      // first-fit placement per profile, -1
+  std::array<std::int8_t, max_profiles> more{};       // most more instances of the profile alone
+  int stranded = 0;                                   // free compute slices nothing can use
+  bool ranked = false;                                // best/after below are filled
+  room rm{};                                          // room of the state (dynamic, when ranked)
+  std::array<std::int8_t, max_profiles> best{};       // best-fit placement per profile, -1
+  std::array<room, max_profiles> after{};             // room after the best placement
+  std::array<std::int32_t, max_placements> add{};     // state after adding placement i, -1
+  std::array<std::int32_t, max_placements> remove{};  // state after removing placement i, -1
+};
+
+/// The states of one model under one mode: dynamic, or one static geometry.
+class state_space {
+ public:
+  /// Dynamic: any placement the rules allow, rooms from `memo`. Static: only
+  /// `geometry`'s (no room is asked: nothing is ranked, and what strands is fixed).
+  state_space(const gpu_model& gpu, room_memo* memo, std::optional<layout> geometry)
+      : gpu_(&gpu), rules_(gpu), places_(all_placements(gpu)), memo_(memo) {
+    if (geometry) {
+      static_ = true;
+      for (const instance& in : *geometry) allowed_ |= place_set{1} << index_of(in);
+      for (const instance& in : *geometry)
+        fixed_compute_ += gpu.profiles[static_cast<std::size_t>(in.profile)].compute_slices;
+    } else {
+      allowed_ = places_.size() == 64 ? ~place_set{0} : (place_set{1} << places_.size()) - 1;
+    }
+    intern(0);
+  }
+  const gpu_state& at(int s) const noexcept { return states_[static_cast<std::size_t>(s)]; }
+  const instance& place(int i) const noexcept { return places_[static_cast<std::size_t>(i)]; }
+  const gpu_model& gpu() const noexcept { return *gpu_; }
+  int add(int s, int i) {
+    std::int32_t& to = states_[static_cast<std::size_t>(s)].add[static_cast<std::size_t>(i)];
+    if (to < 0) {
+      const int t = intern(states_[static_cast<std::size_t>(s)].busy | place_set{1} << i);
+      states_[static_cast<std::size_t>(s)].add[static_cast<std::size_t>(i)] = t;
+      return t;
+    }
+    return to;
+  }
+  int remove(int s, int i) {
+    std::int32_t& to = states_[static_cast<std::size_t>(s)].remove[static_cast<std::size_t>(i)];
+    if (to < 0) {
+      const int t = intern(states_[static_cast<std::size_t>(s)].busy & ~(place_set{1} << i));
+      states_[static_cast<std::size_t>(s)].remove[static_cast<std::size_t>(i)] = t;
+      return t;
+    }
+    return to;
+  }
+  /// Fills the best-fit fields of state s (dynamic only).
+  void rank(int s) {
+    if (states_[static_cast<std::size_t>(s)].ranked) return;
+    gpu_state copy = states_[static_cast<std::size_t>(s)];
+    copy.rm = room_of_state(copy.busy);
+    for (std::size_t p = 0; p < gpu_->profiles.size(); ++p) {
+      copy.best[p] = -1;
+      std::optional<score> top;
+      for (std::size_t i = 0; i < places_.size(); ++i) {
+        if (places_[i].profile != static_cast<int>(p) || !can_add(copy, i)) continue;
+        const room r = room_of_state(copy.busy | place_set{1} << i);
+        if (!top || score_of(r) > *top) {
+          top = score_of(r);
+          copy.best[p] = static_cast<std::int8_t>(i);
+          copy.after[p] = r;
+        }
+      }
+    }
+    copy.ranked = true;
+    states_[static_cast<std::size_t>(s)] = copy;
+  }
+
+ private:
+  int index_of(const instance& in) const {
+    for (std::size_t i = 0; i < places_.size(); ++i)
+      if (places_[i] == in) return static_cast<int>(i);
+    assert(false && "an instance that is no placement of the model");
+    return 0;
+  }
+  bool can_add(const gpu_state& st, std::size_t i) const {
+    const place_set bit = place_set{1} << i;
+    if ((allowed_ & bit) == 0 || (st.busy & bit) != 0) return false;
+    if (static_) return true;  // a subset of a valid geometry is valid
+    return rules_.can_add(st.use, places_[i].profile, places_[i].start);
+  }
+  layout layout_of(place_set busy) const {
+    layout l;
+    for (; busy != 0; busy &= busy - 1)
+      l.add(places_[static_cast<std::size_t>(std::countr_zero(busy))]);
+    return l;
+  }
+  room room_of_state(place_set busy) const { return memo_->get(layout_of(busy)); }
+  int intern(place_set busy) {
+    if (const auto it = ids_.find(busy); it != ids_.end()) return it->second;
+    gpu_state st;
+    st.busy = busy;
+    for (place_set b = busy; b != 0; b &= b - 1) {
+      const instance& in = places_[static_cast<std::size_t>(std::countr_zero(b))];
+      st.use.add(gpu_->profiles[static_cast<std::size_t>(in.profile)], in.profile, in.start);
+    }
+    st.first.fill(-1);
+    st.best.fill(-1);
+    st.add.fill(-1);
+    st.remove.fill(-1);
+    for (std::size_t i = 0; i < places_.size(); ++i) {
+      const auto p = static_cast<std::size_t>(places_[i].profile);
+      if (st.first[p] < 0 && can_add(st, i)) {
+        st.first[p] = static_cast<std::int8_t>(i);
+        st.fit |= std::uint32_t{1} << p;
+      }
+    }
+    for (std::size_t p = 0; p < gpu_->profiles.size(); ++p) {
+      if (st.first[p] < 0) continue;
+      // Leftmost greedy is exact for one profile alone (see addable_to()).
+      gpu_state g = st;
+      int n = 0;
+      for (std::size_t i = 0; i < places_.size(); ++i) {
+        if (places_[i].profile != static_cast<int>(p) || !can_add(g, i)) continue;
+        g.busy |= place_set{1} << i;
+        g.use.add(gpu_->profiles[p], places_[i].profile, places_[i].start);
+        ++n;
+      }
+      st.more[p] = static_cast<std::int8_t>(n);
+    }
+    const int used = static_cast<int>(st.use.sums.compute);
+    if (static_) {
+      st.stranded = gpu_->compute_slices - fixed_compute_;
+    } else {
+      const room r = room_of_state(busy);
+      st.stranded = gpu_->compute_slices - used - r.reachable_compute;
+    }
+    const int id = static_cast<int>(states_.size());
+    states_.push_back(st);
+    ids_.emplace(busy, id);
+    return id;
+  }
+
+  const gpu_model* gpu_;
+  rules rules_;
+  std::vector<instance> places_;
+  room_memo* memo_;
+  bool static_ = false;
+  place_set allowed_ = 0;
+  int fixed_compute_ = 0;
+  std::vector<gpu_state> states_;
+  std::unordered_map<place_set, int> ids_;
+};
+
+}  // namespace detail
+
+/// The per-model tables a replay builds as it meets GPU states (rooms, fits,
+/// transitions): pure functions of the model and, for a static policy, the
+/// geometry. Keep one across replays of the same models (sizing replays one
+/// trace many times) to build them once. Not thread-safe: one per thread.
+class replay_tables {
+ public:
+  /// The state space of `gpu`: dynamic without a geometry, else that static geometry.
+  detail::state_space& space(const gpu_model& gpu, const std::optional<layout>& geometry) {
+    for (auto& s : spaces_)
+      if (s.gpu == &gpu && s.geometry == geometry) return *s.space;
+    spaces_.push_back(
+        {&gpu, geometry,
+         std::make_unique<detail::state_space>(gpu, geometry ? nullptr : &memo(gpu), geometry)});
+    return *spaces_.back().space;
+  }
+
+ private:
+  room_memo& memo(const gpu_model& gpu) {
+    for (auto& m : memos_)
+      if (&m->gpu() == &gpu) return *m;
+    memos_.push_back(std::make_unique<room_memo>(gpu));
+    return *memos_.back();
+  }
+  struct entry {
+    const gpu_model* gpu;
+    std::optional<layout> geometry;
+    std::unique_ptr<detail::state_space> space;
+  };
+  std::vector<std::unique_ptr<room_memo>> memos_;
+  std::vector<entry> spaces_;
+};
+
+namespace detail {
+
+/// The replay itself: fleet state, node index and metrics, one event at a time.
+class replay_engine {
+ public:
+  replay_engine(const replay_fleet& fleet, std::span<const replay_item> items,
+                const replay_policy& policy, std::span<const layout> geometry,
+                replay_tables& tables)
+      : fleet_(&fleet), items_(items), policy_(policy) {
+    const bool is_static = policy.mode == replay_mode::static_geometry;
+    assert(!is_static || geometry.size() == static_cast<std::size_t>(fleet.gpu_count()));
+    for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+      const replay_node& node = fleet.nodes[n];
+      const gpu_model& gpu = *fleet.models[static_cast<std::size_t>(node.model)];
+      node_first_.push_back(static_cast<int>(gpus_.size()));
+      for (int g = 0; g < node.gpus; ++g) {
+        std::optional<layout> geo;
+        if (is_static) geo = geometry[gpus_.size()];
+        state_space* sp = &tables.space(gpu, geo);
+        int space =
+            static_cast<int>(std::find(spaces_.begin(), spaces_.end(), sp) - spaces_.begin());
+        if (space == static_cast<int>(spaces_.size())) spaces_.push_back(sp);
+        gpus_.push_back({static_cast<int>(n), space, 0});
+      }
+    }
+    node_first_.push_back(static_cast<int>(gpus_.size()));
+    const std::size_t nodes = fleet.nodes.size();
+    node_level_.assign(nodes, -1);
+    node_used_.assign(nodes, 0);
+    node_cap_.assign(nodes, 0);
+    for (std::size_t n = 0; n < nodes; ++n)
+      node_cap_[n] = fleet.nodes[n].gpus *
+                     fleet.models[static_cast<std::size_t>(fleet.nodes[n].model)]->compute_slices;
+    eligible_.assign(items.size() * nodes, 0);
+    index_.assign(items.size(), bit_tree(levels * nodes));
+    for (const gpu_ref& g : gpus_) stranded_ += space_of(g).at(0).stranded;
+    for (std::size_t n = 0; n < nodes; ++n) refresh(static_cast<int>(n));
+  }
+
+  /// Places `count` instances of item `item` for pod `pod`; false when rejected.
+  /// The placements are appended to `out` as (GPU, placement) pairs.
+  bool arrive(int item, std::vector<std::pair<int, int>>& out) {
+    const std::size_t node_pos = index_[static_cast<std::size_t>(item)].first();
+    if (node_pos == bit_tree::npos) return false;
+    const int node = static_cast<int>(node_pos % fleet_->nodes.size());
+    const replay_item& it = items_[static_cast<std::size_t>(item)];
+    const int p =
+        it.profile[static_cast<std::size_t>(fleet_->nodes[static_cast<std::size_t>(node)].model)];
+    const std::size_t mark = out.size();
+    for (int k = 0; k < it.count; ++k) {
+      const auto [g, i] = choose(node, p);
+      if (g < 0) {  // the greedy ran out short of max_more: undo, reject
+        for (std::size_t j = mark; j < out.size(); ++j) release(out[j].first, out[j].second);
+        out.resize(mark);
+        refresh(node);
+        return false;
+      }
+      gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+      set_state(ref, space_of(ref).add(ref.state, i));
+      out.emplace_back(g, i);
+    }
+    refresh(node);
+    return true;
+  }
+  /// Frees the placements of a departing pod.
+  void depart(std::span<const std::pair<int, int>> held) {
+    for (const auto& [g, i] : held) release(g, i);
+    int last = -1;
+    for (const auto& [g, i] : held) {
+      const int node = gpus_[static_cast<std::size_t>(g)].node;
+      if (node != last) refresh(node);
+      last = node;
+    }
+  }
+  int gpus_in_use() const noexcept { return in_use_; }
+  std::int64_t stranded() const noexcept { return stranded_; }
+
+ private:
+  static constexpr std::size_t levels = 101;  // kube-scheduler scores 0..100
+  struct gpu_ref {
+    int node;
+    int space;
+    int state;
+  };
+  state_space& space_of(const gpu_ref& g) { return *spaces_[static_cast<std::size_t>(g.space)]; }
+
+  void release(int g, int i) {
+    gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+    set_state(ref, space_of(ref).remove(ref.state, i));
+  }
+  void set_state(gpu_ref& ref, int to) {
+    const state_space& sp = space_of(ref);
+    const gpu_state& a = sp.at(ref.state);
+    const gpu_state& b = sp.at(to);
+    in_use_ += (b.busy != 0) - (a.busy != 0);
+    stranded_ += b.stranded - a.stranded;
+    node_used_[static_cast<std::size_t>(ref.node)] +=
+        static_cast<int>(b.use.sums.compute - a.use.sums.compute);
+    ref.state = to;
+  }
+  // The (GPU, placement) the on-node choice takes for profile p, or {-1, -1}.
+  std::pair<int, int> choose(int node, int p) {
+    const auto pp = static_cast<std::size_t>(p);
+    const int lo = node_first_[static_cast<std::size_t>(node)];
+    const int hi = node_first_[static_cast<std::size_t>(node) + 1];
+    if (policy_.mode == replay_mode::static_geometry ||
+        policy_.placement == gpu_choice::first_fit) {
+      for (int g = lo; g < hi; ++g) {
+        const gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+        const int i = spaces_[static_cast<std::size_t>(ref.space)]->at(ref.state).first[pp];
+        if (i >= 0) return {g, i};
+      }
+      return {-1, -1};
+    }
+    std::pair<int, int> best{-1, -1};
+    const room* best_before = nullptr;
+    const room* best_after = nullptr;
+    for (int g = lo; g < hi; ++g) {
+      const gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+      state_space& sp = *spaces_[static_cast<std::size_t>(ref.space)];
+      if (sp.at(ref.state).first[pp] < 0) continue;
+      sp.rank(ref.state);
+      const gpu_state& st = sp.at(ref.state);
+      if (best.first < 0 || better(st.rm, st.after[pp], *best_before, *best_after)) {
+        best = {g, st.best[pp]};
+        best_before = &st.rm;
+        best_after = &st.after[pp];
+      }
+    }
+    return best;
+  }
+  // True when going from room b1 to a1 beats going from b2 to a2 (strictly).
+  static bool better(const room& b1, const room& a1, const room& b2, const room& a2) {
+    const int lu1 = b1.reachable_units - a1.reachable_units;
+    const int lu2 = b2.reachable_units - a2.reachable_units;
+    if (lu1 != lu2) return lu1 < lu2;
+    const int lc1 = b1.reachable_compute - a1.reachable_compute;
+    const int lc2 = b2.reachable_compute - a2.reachable_compute;
+    if (lc1 != lc2) return lc1 < lc2;
+    if (b1.reachable_units != b2.reachable_units) return b1.reachable_units < b2.reachable_units;
+    return a1.extensions > a2.extensions;
+  }
+  // Recomputes a node's level and eligibility, and moves it in the index.
+  void refresh(int node) {
+    const auto n = static_cast<std::size_t>(node);
+    const std::size_t nodes = fleet_->nodes.size();
+    const int used = node_used_[n];
+    const int cap = node_cap_[n];
+    const int score =
+        policy_.nodes == node_choice::spread ? (cap - used) * 100 / cap : used * 100 / cap;
+    const int level = 100 - score;  // the index takes the lowest position first
+    const int old_level = node_level_[n];
+    node_level_[n] = level;
+    const int lo = node_first_[n];
+    const int hi = node_first_[n + 1];
+    const auto model = static_cast<std::size_t>(fleet_->nodes[n].model);
+    std::uint32_t fit = 0;
+    for (int g = lo; g < hi; ++g) {
+      const gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+      fit |= spaces_[static_cast<std::size_t>(ref.space)]->at(ref.state).fit;
+    }
+    for (std::size_t it = 0; it < items_.size(); ++it) {
+      const replay_item& item = items_[it];
+      const int p = item.profile[model];
+      bool ok = p >= 0 && ((fit >> p) & 1u) != 0;
+      if (ok && item.count > 1) {
+        int total = 0;
+        for (int g = lo; g < hi; ++g) {
+          const gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+          total += spaces_[static_cast<std::size_t>(ref.space)]
+                       ->at(ref.state)
+                       .more[static_cast<std::size_t>(p)];
+        }
+        ok = total >= item.count;
+      }
+      std::uint8_t& was = eligible_[it * nodes + n];
+      if (was && (!ok || level != old_level))
+        index_[it].reset(static_cast<std::size_t>(old_level) * nodes + n);
+      if (ok && (!was || level != old_level))
+        index_[it].set(static_cast<std::size_t>(level) * nodes + n);
+      was = ok ? 1 : 0;
+    }
+  }
+
+  const replay_fleet* fleet_;
+  std::span<const replay_item> items_;
+  replay_policy policy_;
+  std::vector<state_space*> spaces_;
+  std::vector<gpu_ref> gpus_;
+  std::vector<int> node_first_;
+  std::vector<int> node_level_;
+  std::vector<int> node_used_;
+  std::vector<int> node_cap_;
+  std::vector<std::uint8_t> eligible_;  // item x node
+  std::vector<bit_tree> index_;         // per item: (level, node) of eligible nodes
+  int in_use_ = 0;
+  std::int64_t stranded_ = 0;
+};
+
+}  // namespace detail
+
+/// Replays `pods` (in file order) on `fleet` under `policy`. Each item must
+/// name a profile index (or -1) per fleet model and a count > 0; a static
+/// policy needs one geometry per GPU of the fleet, in GPU order. The trace
+/// spans from its earliest start to its latest start or end. `tables` may be
+/// shared by replays of the same models.
+inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
+                             std::span<const replay_pod> pods, const replay_policy& policy,
+                             std::span<const layout> geometry, replay_tables& tables) {
+  replay_metrics out;
+  if (pods.empty()) return out;
+  detail::replay_engine engine(fleet, items, policy, geometry, tables);
+  // Events: (time, departure 0 / arrival 1, pod), sorted; a pod that ends
+  // when or before it starts leaves right after its arrival instead.
+  struct event {
+    std::int64_t time;
+    std::uint32_t arrival;
+    std::uint32_t pod;
+  };
+  std::vector<event> events;
+  events.reserve(pods.size() * 2);
+  out.start = pods[0].start;
+  out.end = pods[0].start;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const replay_pod& p = pods[i];
+    out.start = std::min(out.start, p.start);
+    out.end = std::max({out.end, p.start, p.end});
+    events.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
+    if (p.end > p.start) events.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
+  }
+  std::sort(events.begin(), events.end(), [](const event& a, const event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.pod < b.pod;
+  });
+  std::vector<std::pair<int, int>> held;  // placements of all placed pods
+  std::vector<std::uint32_t> first(pods.size() + 1, 0);
+  std::vector<std::uint32_t> last(pods.size(), 0);
+  std::int64_t now = out.start;
+  for (const event& e : events) {
+    out.gpu_time += engine.gpus_in_use() * (e.time - now);
+    out.stranded_slice_time += engine.stranded() * (e.time - now);
+    now = e.time;
+    const replay_pod& pod = pods[e.pod];
+    const replay_item& item = items[static_cast<std::size_t>(pod.item)];
+    if (e.arrival == 0) {
+      if (last[e.pod] > first[e.pod]) {
+        engine.depart(std::span(held).subspan(first[e.pod], last[e.pod] - first[e.pod]));
+        out.destructions += policy.mode == replay_mode::dynamic ? item.count : 0;
+      }
+      continue;
+    }
+    first[e.pod] = static_cast<std::uint32_t>(held.size());
+    const bool placed = engine.arrive(pod.item, held);
+    last[e.pod] = static_cast<std::uint32_t>(held.size());
+    if (!placed) {
+      ++out.pods_rejected;
+      out.instances_rejected += item.count;
+      if (!out.first_rejection) out.first_rejection = e.time;
+      continue;
+    }
+    ++out.pods_accepted;
+    out.instances_accepted += item.count;
+    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
+    if (policy.mode == replay_mode::dynamic) out.creations += item.count;
+    if (pod.end > pod.start) {
+      out.instance_time += item.count * (pod.end - pod.start);
+    } else {
+      engine.depart(std::span(held).subspan(first[e.pod], last[e.pod] - first[e.pod]));
+      last[e.pod] = first[e.pod];
+      out.destructions += policy.mode == replay_mode::dynamic ? item.count : 0;
+    }
+  }
+  out.gpu_time += engine.gpus_in_use() * (out.end - now);
+  out.stranded_slice_time += engine.stranded() * (out.end - now);
+  return out;
+}
+
+/// The most instances of each profile of fleet model `model` that run at once
+/// in `pods` (departures before arrivals at one time, as replay() orders
+/// them): what a static geometry must hold to reject nothing. Indexed by
+/// profile; items that the model cannot serve are left out.
+inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
+                                                  std::span<const replay_pod> pods,
+                                                  std::size_t model, std::size_t profiles) {
+  struct step {
+    std::int64_t time;
+    int delta;  // departures (negative) sort first
+    int profile;
+  };
+  std::vector<step> steps;
+  steps.reserve(pods.size() * 2);
+  for (const replay_pod& p : pods) {
+    const replay_item& it = items[static_cast<std::size_t>(p.item)];
+    const int prof = it.profile[model];
+    if (prof < 0 || p.end <= p.start) continue;  // a pod of no duration overlaps nothing
+    steps.push_back({p.start, it.count, prof});
+    steps.push_back({p.end, -it.count, prof});
+  }
+  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
+    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+  });
+  std::vector<std::int64_t> now(profiles, 0), peak(profiles, 0);
+  for (const step& s : steps) {
+    const auto p = static_cast<std::size_t>(s.profile);
+    now[p] += s.delta;
+    peak[p] = std::max(peak[p], now[p]);
+  }
+  // A pod of no duration still needs its instances for an instant.
+  for (const replay_pod& p : pods) {
+    const replay_item& it = items[static_cast<std::size_t>(p.item)];
+    const int prof = it.profile[model];
+    if (prof >= 0 && p.end <= p.start)
+      peak[static_cast<std::size_t>(prof)] =
+          std::max<std::int64_t>(peak[static_cast<std::size_t>(prof)], it.count);
+  }
+  return peak;
+}
+
+/// The fewest GPUs g in [1, most] for which `meets(g)` holds, found by
+/// doubling and then bisection over exact replays; none when even `most`
+/// does not. Rejections need not fall monotonically with the fleet's size
+/// (a larger fleet can spread pods into a worse packing), so the answer is a
+/// count where `meets` holds with one fewer where it does not, both replayed.
+template <class Meets>
+std::optional<int> fewest_gpus(Meets&& meets, int most) {
+  if (most < 1) return std::nullopt;
+  int lo = 0;  // the largest count known to fail (none: 0)
+  int hi = 1;
+  while (!meets(hi)) {
+    lo = hi;
+    if (hi == most) return std::nullopt;
+    hi = hi > most / 2 ? most : hi * 2;
+  }
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (meets(mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
+/// replay() with tables of its own.
+inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
+                             std::span<const replay_pod> pods, const replay_policy& policy,
+                             std::span<const layout> geometry = {}) {
+  replay_tables tables;
+  return replay(fleet, items, pods, policy, geometry, tables);
+}
+
+}  // namespace v1
+}  // namespace migplan

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan simulate`: replays a trace of pods on a fleet under static and
+// dynamic MIG policies side by side (replay.hpp), with the static geometry
+// planned by `plan`'s solver for the trace's per-profile peaks, and with
+// --size the fewest GPUs each policy needs. Reads the options and the trace,
+// resolves each row to a profile of the model, calls the core and the
+// planner, and hands the answer to render/simulate.
+
+#include "commands/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
+#include <migplan/replay.hpp>
+#include <migplan/sizing.hpp>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "app.hpp"
+#include "error.hpp"
+#include "io/names.hpp"
+#include "io/size.hpp"
+#include "io/trace.hpp"
+#include "model/plan.hpp"
+#include "model/simulate.hpp"
+#include "plan/solver.hpp"
+#include "quote.hpp"
+#include "render/simulate.hpp"
+
+namespace migplan::cli {
+namespace {
+
+// The most GPUs of a replayed fleet, and the most --size tries.
+constexpr long long max_simulate_gpus = 100'000;
+// plan's time limit for the static geometry (as plan's default).
+constexpr double static_plan_time_limit_s = 60;
+
+struct simulate_options {
+  std::string trace;
+  std::string gpu;
+  std::string gpus;
+  std::string per_node = "8";
+  std::vector<std::string> policies;
+  std::string share = "compute";
+  bool size = false;
+  std::string reject_target = "0";
+  bool json = false;
+};
+
+struct policy_name {
+  std::string_view name;
+  replay_policy policy;
+};
+constexpr policy_name policy_names[] = {
+    {"static", {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit}},
+    {"static-pack", {replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit}},
+    {"spread-first-fit", {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit}},
+    {"spread-best-fit", {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit}},
+    {"pack-first-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}},
+    {"pack-best-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit}},
+};
+constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "pack-best-fit"};
+
+// The profile of `gpu` that serves a share of `milli` thousandths of a GPU:
+// the smallest (fewest compute slices, then fewest units, then catalog
+// order) whose share of compute slices (or, by memory, of the full GPU's
+// memory) is at least milli / 1000; -1 when none.
+int share_profile(const gpu_model& gpu, int milli, bool by_memory) {
+  const int full = full_profile(gpu);
+  const std::optional<int> full_memory =
+      full >= 0 ? gpu.profiles[static_cast<std::size_t>(full)].memory_gib_x100 : std::nullopt;
+  int best = -1;
+  std::tuple<int, int, int> best_key{};
+  for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
+    const profile& p = gpu.profiles[i];
+    if (p.max_instances < 1) continue;
+    if (by_memory) {
+      if (!p.memory_gib_x100 || !full_memory ||
+          static_cast<long long>(*p.memory_gib_x100) * 1000 <
+              static_cast<long long>(milli) * *full_memory)
+        continue;
+    } else if (p.compute_slices * 1000 < milli * gpu.compute_slices) {
+      continue;
+    }
+    const std::tuple<int, int, int> key =
+        by_memory ? std::tuple{*p.memory_gib_x100, p.compute_slices, p.size}
+                  : std::tuple{p.compute_slices, p.size, 0};
+    if (best < 0 || key < best_key) {
+      best = static_cast<int>(i);
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+// The GPU-instance profile of `gpu` serving a demand item: the named profile,
+// the GPU instance of a named CI profile, or the smallest meeting a memory
+// need (as plan sizes it); -1 when none.
+int item_profile(const gpu_model& gpu, const demand_item& d) {
+  if (!d.profile.empty()) {
+    if (const int p = find_profile(gpu, d.profile); p >= 0) return p;
+    for (std::size_t i = 0; i < gpu.profiles.size(); ++i)
+      if (find_ci(gpu.profiles[i], d.profile) >= 0) return static_cast<int>(i);
+    return -1;
+  }
+  if (!d.memory_mib) return -1;
+  const need n{*d.memory_mib, d.sms, 1};
+  if (!d.compute_slices) return size_for(gpu, n).profile;
+  int best = -1;
+  std::tuple<int, int, int> best_key{};
+  for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
+    const profile& p = gpu.profiles[i];
+    if (!meets(p, n) || p.compute_slices < *d.compute_slices || p.max_instances < 1) continue;
+    const std::tuple<int, int, int> key{p.size, p.compute_slices, -p.max_instances};
+    if (best < 0 || key < best_key) {
+      best = static_cast<int>(i);
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+std::string describe_row(const trace_row& row) {
+  switch (row.need) {
+    case trace_need::whole:
+      return row.instances == 1 ? "a whole GPU" : fmt::format("{} whole GPUs", row.instances);
+    case trace_need::share:
+      return fmt::format("gpu_milli {}", row.milli);
+    case trace_need::item:
+      break;
+  }
+  return quote_token(row.item.name);
+}
+
+// The replay's items and pods from the trace's rows; the error names the row.
+result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(const trace& t,
+                                                                             const gpu_model& gpu,
+                                                                             bool share_by_memory) {
+  std::vector<replay_item> items;
+  std::map<std::pair<int, int>, int> index;  // (profile, instances) -> item
+  std::vector<replay_pod> pods;
+  std::int64_t last = t.rows.front().start;
+  for (const trace_row& row : t.rows) last = std::max({last, row.start, row.end.value_or(last)});
+  for (const trace_row& row : t.rows) {
+    int p = -1;
+    switch (row.need) {
+      case trace_need::whole:
+        p = full_profile(gpu);
+        break;
+      case trace_need::share:
+        p = share_profile(gpu, row.milli, share_by_memory);
+        break;
+      case trace_need::item:
+        p = item_profile(gpu, row.item);
+        break;
+    }
+    if (p < 0)
+      return error{
+          fmt::format("{}: no profile of {} serves {}", row.where, gpu.slug, describe_row(row))};
+    const int pp = p;
+    const auto [it, fresh] = index.try_emplace({pp, row.instances}, static_cast<int>(items.size()));
+    if (fresh) items.push_back({{pp}, row.instances});
+    for (long long k = 0; k < row.count; ++k)
+      pods.push_back({row.start, row.end.value_or(last), it->second});
+  }
+  return std::pair{std::move(items), std::move(pods)};
+}
+
+replay_fleet fleet_of(const gpu_model& gpu, int gpus, int per_node) {
+  replay_fleet f{{&gpu}, {}};
+  for (int left = gpus; left > 0; left -= per_node)
+    f.nodes.push_back({0, std::min(per_node, left)});
+  return f;
+}
+
+std::string geometry_text(const gpu_model& gpu, const std::vector<planned_instance>& instances) {
+  std::string out;
+  for (const planned_instance& in : instances)
+    out +=
+        fmt::format("{}{}@{}", out.empty() ? "" : " ",
+                    gpu.profiles[static_cast<std::size_t>(in.where.profile)].name, in.where.start);
+  return out;
+}
+
+int run_simulate(const simulate_options& o, context& ctx) {
+  const auto bad = [&](const std::string& message) {
+    report_bad_input(ctx, message);
+    return exit_bad_input;
+  };
+  auto g = resolve_gpu(o.gpu);
+  if (!g) return bad("--gpu: " + g.error().message);
+  const gpu_model& gpu = **g;
+  if (full_profile(gpu) < 0) return bad(fmt::format("{} has no full-GPU profile", gpu.slug));
+  auto per_node = parse_whole_number("--gpus-per-node", o.per_node, 1, max_node_gpus);
+  if (!per_node) return bad(per_node.error().message);
+  std::optional<int> gpus;
+  if (!o.gpus.empty()) {
+    auto n = parse_whole_number("--gpus", o.gpus, 1, max_simulate_gpus);
+    if (!n) return bad(n.error().message);
+    gpus = static_cast<int>(*n);
+  }
+  if (o.share != "compute" && o.share != "memory")
+    return bad(fmt::format("unknown --share {}; it is compute or memory", quote_token(o.share)));
+  double target = 0;
+  {
+    auto t = parse_whole_number("--reject-target", o.reject_target, 0, 100);
+    if (!t) return bad(t.error().message + " (a whole percent of pods)");
+    target = static_cast<double>(*t);
+  }
+  simulate_result res;
+  std::vector<std::string> names;
+  for (const policy_name& p : policy_names) names.emplace_back(p.name);
+  std::vector<std::string> chosen(o.policies.begin(), o.policies.end());
+  if (chosen.empty()) chosen.assign(std::begin(default_policies), std::end(default_policies));
+  for (const std::string& c : chosen) {
+    const auto it = std::find_if(std::begin(policy_names), std::end(policy_names),
+                                 [&](const policy_name& p) { return p.name == c; });
+    if (it == std::end(policy_names))
+      return bad(fmt::format("unknown --policy {}{}; policies: {}", quote_token(c),
+                             did_you_mean(c, names), fmt::join(names, ", ")));
+    if (std::any_of(res.policies.begin(), res.policies.end(),
+                    [&](const simulate_policy& p) { return p.name == c; }))
+      return bad(fmt::format("--policy {} is given twice", c));
+    res.policies.push_back({c, it->policy, {}, std::nullopt});
+  }
+
+  auto t = read_trace(o.trace, ctx.in);
+  if (!t) return bad(t.error().message);
+  auto built = pods_of(*t, gpu, o.share == "memory");
+  if (!built) return bad(built.error().message);
+  // Plain references, not a structured binding: clang 14 does not let a
+  // lambda capture a binding.
+  const std::vector<replay_item>& items = built->first;
+  const std::vector<replay_pod>& pods = built->second;
+  res.trace = o.trace == "-" ? "<stdin>" : o.trace;
+  res.alibaba = t->alibaba;
+  res.skipped = t->skipped;
+  res.pods = static_cast<long long>(pods.size());
+  for (const replay_pod& p : pods) res.instances += items[static_cast<std::size_t>(p.item)].count;
+  res.gpu = &gpu;
+  res.per_node = static_cast<int>(*per_node);
+
+  // The static geometry: plan's answer for the per-profile peaks.
+  const std::vector<std::int64_t> peaks = concurrent_peaks(items, pods, 0, gpu.profiles.size());
+  plan_request req;
+  req.models.push_back({&gpu, std::nullopt, 1.0});
+  req.time_limit_s = static_plan_time_limit_s;
+  for (std::size_t p = 0; p < peaks.size(); ++p) {
+    if (peaks[p] == 0) continue;
+    const std::string name(gpu.profiles[p].name);
+    res.peaks.emplace_back(name, peaks[p]);
+    demand_item d;
+    d.name = name;
+    d.profile = name;
+    d.count = peaks[p];
+    req.demand.push_back(d);
+  }
+  std::vector<layout> planned;  // one per planned GPU
+  if (!req.demand.empty()) {
+    const plan_result plan = plan::solve(req);
+    if (!plan.feasible)
+      return bad("plan found no static geometry for the trace's peaks within its time limit");
+    res.plan_gpus = plan.gpu_count;
+    res.plan_optimal = plan.optimal;
+    for (const plan_group& grp : plan.groups) {
+      layout l;
+      for (const planned_instance& in : grp.instances) l.add(in.where);
+      res.geometries.emplace_back(geometry_text(gpu, grp.instances), grp.count);
+      for (long long k = 0; k < grp.count; ++k) planned.push_back(l);
+    }
+  }
+  res.gpus =
+      gpus ? *gpus : static_cast<int>(std::clamp<long long>(res.plan_gpus, 1, max_simulate_gpus));
+  // GPU i of any fleet gets planned GPU i mod the plan's count.
+  const auto geometry_for = [&](int n) {
+    std::vector<layout> out;
+    for (int i = 0; i < n; ++i)
+      out.push_back(planned.empty() ? layout{}
+                                    : planned[static_cast<std::size_t>(i) % planned.size()]);
+    return out;
+  };
+
+  replay_tables tables;
+  for (simulate_policy& p : res.policies) {
+    const replay_fleet fleet = fleet_of(gpu, res.gpus, res.per_node);
+    p.metrics = replay(fleet, items, pods, p.policy, geometry_for(res.gpus), tables);
+  }
+  res.size = o.size;
+  res.reject_target = target;
+  res.size_limit = static_cast<int>(max_simulate_gpus);
+  bool all_sized = true;
+  if (o.size) {
+    for (simulate_policy& p : res.policies) {
+      p.sized = fewest_gpus(
+          [&](int n) {
+            const replay_fleet fleet = fleet_of(gpu, n, res.per_node);
+            const replay_metrics m = replay(fleet, items, pods, p.policy, geometry_for(n), tables);
+            return static_cast<double>(m.pods_rejected) * 100.0 <=
+                   target * static_cast<double>(res.pods);
+          },
+          res.size_limit);
+      all_sized = all_sized && p.sized.has_value();
+    }
+  }
+  if (o.json)
+    render::simulate_json(ctx.out, res);
+  else
+    render::simulate_text(ctx.out, res);
+  if (o.size) return all_sized ? exit_ok : exit_no_fit;
+  for (const simulate_policy& p : res.policies)
+    if (static_cast<double>(p.metrics.pods_rejected) * 100.0 >
+        target * static_cast<double>(res.pods))
+      return exit_no_fit;
+  return exit_ok;
+}
+
+}  // namespace
+
+void add_simulate(CLI::App& app, context& ctx) {
+  auto o = std::make_shared<simulate_options>();
+  // One screen (migplan-simulate(1) has the reference).
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Replay a trace of pods: static vs dynamic MIG, placement policies, fleet size");
+  cmd->add_option("--trace", o->trace, "Trace: CSV, YAML, JSON or Alibaba pods ('-': stdin)")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model of the fleet")->type_name("MODEL")->required();
+  cmd->add_option("--gpus", o->gpus, "GPUs in the fleet (default: the static plan's)")
+      ->type_name("N");
+  cmd->add_option("--gpus-per-node", o->per_node, "GPUs per node (default 8)")->type_name("K");
+  cmd->add_option("--policy", o->policies,
+                  "static, static-pack, spread|pack-first-fit|best-fit; repeatable")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
+  cmd->add_option("--share", o->share, "gpu_milli by compute (default) or memory share")
+      ->type_name("BY");
+  cmd->add_flag("--size", o->size, "The fewest GPUs each policy needs");
+  cmd->add_option("--reject-target", o->reject_target, "--size: at most this % rejected (0)")
+      ->type_name("PCT");
+  cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
+  cmd->footer(
+      "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
+      "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
+      "Exit codes: 0 within the rejection target (--size: every policy sized),\n"
+      "1 some policy rejects more (--size: none within 100000 GPUs), 2 bad input.");
+  cmd->callback([o, &ctx] {
+    ctx.json_errors = o->json;
+    const int code = run_simulate(*o, ctx);
+    if (code != exit_bad_input) ctx.code = code;
+  });
+}
+
+}  // namespace migplan::cli

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan simulate` answers: the trace and fleet it replayed, the
+// static plan, and per policy the replay's metrics and, with --size, the
+// fewest GPUs meeting the rejection target. One contract between the
+// command and render/simulate.
+
+#include <cstdint>
+#include <migplan/gpu.hpp>
+#include <migplan/replay.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace migplan::cli {
+
+/// One policy's answer.
+struct simulate_policy {
+  std::string name;          ///< as --policy names it: static, spread-first-fit, ...
+  replay_policy policy;      ///< the core's policy
+  replay_metrics metrics;    ///< the replay on the fleet
+  std::optional<int> sized;  ///< --size: the fewest GPUs meeting the target; none within the limit
+};
+
+/// The whole answer.
+struct simulate_result {
+  std::string trace;        ///< the trace as shown ("<stdin>" for "-")
+  bool alibaba = false;     ///< read as Alibaba's pod list
+  long long skipped = 0;    ///< Alibaba rows without a GPU
+  long long pods = 0;       ///< pods replayed
+  long long instances = 0;  ///< instances they ask for
+  const gpu_model* gpu = nullptr;
+  int gpus = 0;      ///< GPUs of the fleet replayed
+  int per_node = 0;  ///< GPUs per node (the last node may have fewer)
+  /// Per profile (name) the most instances running at once.
+  std::vector<std::pair<std::string, std::int64_t>> peaks;
+  long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks
+  bool plan_optimal = false;  ///< the plan's GPU count is proven least
+  /// The static plan's geometries ("3g.40gb@0 2g.20gb@4 ...") and their GPU counts.
+  std::vector<std::pair<std::string, long long>> geometries;
+  std::vector<simulate_policy> policies;
+  bool size = false;         ///< --size was asked
+  double reject_target = 0;  ///< --reject-target, percent of pods
+  int size_limit = 0;        ///< the most GPUs sizing tries
+};
+
+}  // namespace migplan::cli

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan simulate` replays: the rows of a trace as src/io/trace reads
+// them (times in seconds, items in plan's demand grammar, not yet resolved to
+// a model's profiles). One contract between the trace reader, the command and
+// the writers.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/plan.hpp"
+
+namespace migplan::cli {
+
+/// What one pod of a row asks for.
+enum class trace_need : std::uint8_t {
+  item,   ///< `item`: a profile, a CI profile (served by its GPU instance) or a memory need
+  whole,  ///< `instances` whole GPUs (the full-GPU profile), one node, all or nothing
+  share,  ///< a share of one GPU, `milli` thousandths (Alibaba's gpu_milli below 1000)
+};
+
+/// One row of a trace: `count` identical pods.
+struct trace_row {
+  std::string name;                 ///< as the file names it; may be empty
+  std::int64_t start = 0;           ///< arrival, seconds (since the epoch for RFC 3339 times)
+  std::optional<std::int64_t> end;  ///< departure; none runs to the end of the trace
+  long long count = 1;              ///< pods
+  trace_need need = trace_need::item;
+  demand_item item;   ///< for trace_need::item (its count is 1)
+  int instances = 1;  ///< instances per pod, all on one node (the `Nx` of the item)
+  int milli = 0;      ///< for trace_need::share: thousandths of a GPU (1..999)
+  std::string where;  ///< "FILE:LINE"
+};
+
+/// A trace as read.
+struct trace {
+  std::vector<trace_row> rows;  ///< in file order (the order of arrivals at one time)
+  bool alibaba = false;         ///< read as Alibaba's cluster-trace-gpu-v2023 pod list
+  long long skipped = 0;        ///< Alibaba rows without a GPU (num_gpu 0), skipped
+};
+
+}  // namespace migplan::cli

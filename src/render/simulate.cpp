@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "render/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "render/json.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+// "2d 3h", "4h 05m", "12m 30s", "45s": a span of seconds, to the two largest units.
+std::string span_text(std::int64_t s) {
+  if (s < 0) return "-" + span_text(-s);
+  if (s >= 86400) return fmt::format("{}d {}h", s / 86400, s % 86400 / 3600);
+  if (s >= 3600) return fmt::format("{}h {:02}m", s / 3600, s % 3600 / 60);
+  if (s >= 60) return fmt::format("{}m {:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+std::string hours(std::int64_t seconds) {
+  return fmt::format("{:.1f}", static_cast<double>(seconds) / 3600.0);
+}
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+  return whole == 0 ? "0.0%"
+                    : fmt::format("{:.1f}%",
+                                  100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+double mean_in_use(const replay_metrics& m) {
+  return m.end > m.start ? static_cast<double>(m.gpu_time) / static_cast<double>(m.end - m.start)
+                         : 0.0;
+}
+
+std::string policy_label(const simulate_policy& p) {
+  if (p.policy.mode == replay_mode::static_geometry)
+    return p.policy.nodes == node_choice::spread ? "static" : "static/pack";
+  return fmt::format("{}/{}", p.policy.nodes == node_choice::spread ? "spread" : "pack",
+                     p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
+}
+
+}  // namespace
+
+void simulate_text(std::ostream& os, const simulate_result& r) {
+  const replay_metrics& any = r.policies.front().metrics;
+  os << fmt::format("trace {}: {} pods, {} instances over {}", r.trace, r.pods, r.instances,
+                    span_text(any.end - any.start));
+  if (r.alibaba)
+    os << fmt::format(" (Alibaba pod list; {} row{} without a GPU skipped)", r.skipped,
+                      r.skipped == 1 ? "" : "s");
+  os << "\n";
+  const int nodes = (r.gpus + r.per_node - 1) / r.per_node;
+  os << fmt::format("fleet: {} {} GPUs, {} node{} of up to {}\n", r.gpus, r.gpu->slug, nodes,
+                    nodes == 1 ? "" : "s", r.per_node);
+  if (!r.peaks.empty()) {
+    os << "peak instances at once:";
+    for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
+    os << "\n";
+    os << fmt::format("static geometry: plan for the peaks, {} GPUs{}\n", r.plan_gpus,
+                      r.plan_optimal ? "" : " (not proven least)");
+    for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
+  }
+  os << "\n";
+  constexpr int label_width = 22;
+  constexpr int column_width = 13;
+  const auto row = [&](std::string_view label,
+                       const std::function<std::string(const simulate_policy&)>& f) {
+    std::string line = fmt::format("{:<{}}", label, label_width);
+    for (const simulate_policy& p : r.policies) line += fmt::format("{:>{}}", f(p), column_width);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    os << line << "\n";
+  };
+  // The policy's name on two lines ("spread" over "first-fit"), so that four
+  // policies fit 80 columns.
+  row("", [](const simulate_policy& p) {
+    const std::string label = policy_label(p);
+    return label.substr(0, label.find('/'));
+  });
+  row("", [](const simulate_policy& p) {
+    const std::string label = policy_label(p);
+    const std::size_t slash = label.find('/');
+    return slash == std::string::npos ? std::string() : label.substr(slash + 1);
+  });
+  row("pods accepted",
+      [](const simulate_policy& p) { return std::to_string(p.metrics.pods_accepted); });
+  row("pods rejected", [&](const simulate_policy& p) {
+    return fmt::format("{} ({})", p.metrics.pods_rejected,
+                       percent(p.metrics.pods_rejected, r.pods));
+  });
+  row("instances rejected", [&](const simulate_policy& p) {
+    return fmt::format("{} ({})", p.metrics.instances_rejected,
+                       percent(p.metrics.instances_rejected, r.instances));
+  });
+  row("instance-hours", [](const simulate_policy& p) { return hours(p.metrics.instance_time); });
+  row("GPU-hours in use", [](const simulate_policy& p) { return hours(p.metrics.gpu_time); });
+  row("GPUs in use, peak",
+      [](const simulate_policy& p) { return std::to_string(p.metrics.peak_gpus_in_use); });
+  row("GPUs in use, mean",
+      [](const simulate_policy& p) { return fmt::format("{:.1f}", mean_in_use(p.metrics)); });
+  row("stranded slice-hours",
+      [](const simulate_policy& p) { return hours(p.metrics.stranded_slice_time); });
+  row("instances created",
+      [](const simulate_policy& p) { return std::to_string(p.metrics.creations); });
+  row("instances destroyed",
+      [](const simulate_policy& p) { return std::to_string(p.metrics.destructions); });
+  row("first rejection", [](const simulate_policy& p) {
+    return p.metrics.first_rejection ? "+" + span_text(*p.metrics.first_rejection - p.metrics.start)
+                                     : std::string("-");
+  });
+  if (r.size) {
+    os << fmt::format("\nfewest GPUs with at most {}% of pods rejected (nodes of {}):\n",
+                      r.reject_target, r.per_node);
+    for (const simulate_policy& p : r.policies)
+      os << fmt::format(
+          "  {:<20}{}\n", policy_label(p),
+          p.sized ? std::to_string(*p.sized) : fmt::format("none within {} GPUs", r.size_limit));
+    os << fmt::format("  {:<20}{}\n", "plan at the peaks", r.plan_gpus);
+  }
+}
+
+void simulate_json(std::ostream& os, const simulate_result& r) {
+  write_document(os, [&](json_writer& w) {
+    w.key("gpu");
+    write_gpu(w, *r.gpu);
+    w.key("trace").begin_object();
+    w.key("file").value(r.trace).key("format").value(r.alibaba ? "alibaba" : "migplan");
+    w.key("skipped").value(r.skipped).key("pods").value(r.pods).key("instances").value(r.instances);
+    const replay_metrics& any = r.policies.front().metrics;
+    w.key("start").value(any.start).key("end").value(any.end);
+    w.key("peaks").begin_array();
+    for (const auto& [name, n] : r.peaks)
+      w.flat().begin_object().key("profile").value(name).key("instances").value(n).end_object();
+    w.end_array().end_object();
+    w.key("fleet").begin_object();
+    w.key("gpus").value(r.gpus).key("gpus_per_node").value(r.per_node);
+    w.end_object();
+    w.key("static_plan").begin_object();
+    w.key("gpus").value(r.plan_gpus).key("optimal").value(r.plan_optimal);
+    w.key("geometries").begin_array();
+    for (const auto& [text, n] : r.geometries)
+      w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();
+    w.end_array().end_object();
+    w.key("policies").begin_array();
+    for (const simulate_policy& p : r.policies) {
+      const replay_metrics& m = p.metrics;
+      w.begin_object();
+      w.key("name").value(p.name);
+      w.key("mode").value(p.policy.mode == replay_mode::dynamic ? "dynamic" : "static");
+      w.key("nodes").value(p.policy.nodes == node_choice::spread ? "spread" : "pack");
+      w.key("placement")
+          .value(p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
+      w.key("pods_accepted").value(m.pods_accepted).key("pods_rejected").value(m.pods_rejected);
+      w.key("instances_accepted").value(m.instances_accepted);
+      w.key("instances_rejected").value(m.instances_rejected);
+      w.key("instance_seconds").value(m.instance_time);
+      w.key("gpu_seconds").value(m.gpu_time);
+      w.key("peak_gpus_in_use").value(m.peak_gpus_in_use);
+      w.key("mean_gpus_in_use").number(mean_in_use(m));
+      w.key("stranded_slice_seconds").value(m.stranded_slice_time);
+      w.key("creations").value(m.creations).key("destructions").value(m.destructions);
+      w.key("first_rejection").value(m.first_rejection);
+      if (r.size) w.key("sized_gpus").value(p.sized);
+      w.end_object();
+    }
+    w.end_array();
+    if (r.size) {
+      w.key("sizing").begin_object();
+      w.key("reject_target_percent").number(r.reject_target);
+      w.key("limit").value(r.size_limit);
+      w.end_object();
+    }
+  });
+}
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trace reader (src/io/trace): migplan's own rows in CSV, YAML and JSON,
+// Alibaba's cluster-trace-gpu-v2023 pod list on rows written here in its
+// published format, times, and every error as "FILE:LINE: message".
+
+#include "io/trace.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using namespace migplan::cli;
+
+namespace {
+
+trace parsed(const std::string& text, plan_file_format format = plan_file_format::csv) {
+  auto t = parse_trace(text, "t.csv", format);
+  INFO((t ? std::string() : t.error().message));
+  REQUIRE(t);
+  return *t;
+}
+
+std::string failure(const std::string& text, plan_file_format format = plan_file_format::csv) {
+  auto t = parse_trace(text, "t.csv", format);
+  REQUIRE_FALSE(t);
+  return t.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("a trace csv gives each row's pods, times, count and item", "[trace]") {
+  const trace t = parsed(
+      "name,start,end,count,item\n"
+      "# a comment\n"
+      "train,0,3600,2,3g.40gb\n"
+      "serve,2023-07-01T00:00:00Z,,1,mem=12GiB\n"
+      "big,10,20,1,4xgpu\n"
+      "pair,10,20,3,2x1g.10gb\n");
+  REQUIRE(t.rows.size() == 4);
+  CHECK_FALSE(t.alibaba);
+  CHECK(t.rows[0].name == "train");
+  CHECK(t.rows[0].start == 0);
+  CHECK(t.rows[0].end == 3600);
+  CHECK(t.rows[0].count == 2);
+  CHECK(t.rows[0].need == trace_need::item);
+  CHECK(t.rows[0].item.profile == "3g.40gb");
+  CHECK(t.rows[0].where == "t.csv:3");
+  CHECK(t.rows[1].start == 1688169600);
+  CHECK_FALSE(t.rows[1].end.has_value());
+  CHECK(t.rows[1].item.memory_mib == 12 * 1024);
+  CHECK(t.rows[2].need == trace_need::whole);
+  CHECK(t.rows[2].instances == 4);
+  CHECK(t.rows[3].instances == 2);
+  CHECK(t.rows[3].count == 3);
+}
+
+TEST_CASE("a trace in yaml or json reads the same pods", "[trace]") {
+  const trace y = parsed(
+      "version: 1\n"
+      "pods:\n"
+      "  - {name: a, start: 5, end: 15, item: 1g.10gb}\n"
+      "  - name: b\n"
+      "    start: '2023-07-01T02:00:00+02:00'\n"
+      "    count: 2\n"
+      "    item: gpu\n",
+      plan_file_format::yaml);
+  REQUIRE(y.rows.size() == 2);
+  CHECK(y.rows[0].end == 15);
+  CHECK(y.rows[1].start == 1688169600);
+  CHECK(y.rows[1].count == 2);
+  CHECK(y.rows[1].need == trace_need::whole);
+  const trace j = parsed(R"({"version": 1, "pods": [{"start": 1, "item": "2g.20gb"}]})",
+                         plan_file_format::json);
+  REQUIRE(j.rows.size() == 1);
+  CHECK(j.rows[0].item.profile == "2g.20gb");
+}
+
+TEST_CASE("an Alibaba pod list is read as published", "[trace]") {
+  const trace t = parsed(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n"
+      "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
+      "openb-pod-0001,6000,12288,1,460,,LS,Running,427061,12537496,427061\n"
+      "openb-pod-0002,4000,15360,0,0,,BE,Running,1017188,12537496,1017188\n"
+      "openb-pod-0003,88000,327680,8,1000,V100M32,LS,Succeeded,9437497,10769854,9437497\n"
+      "openb-pod-0004,6000,12288,1,500,,LS,Pending,9500000,,\n");
+  CHECK(t.alibaba);
+  CHECK(t.skipped == 1);
+  REQUIRE(t.rows.size() == 4);
+  CHECK(t.rows[0].need == trace_need::whole);
+  CHECK(t.rows[0].instances == 1);
+  CHECK(t.rows[1].need == trace_need::share);
+  CHECK(t.rows[1].milli == 460);
+  CHECK(t.rows[1].start == 427061);
+  CHECK(t.rows[2].instances == 8);
+  CHECK(t.rows[2].end == 10769854);
+  CHECK(t.rows[3].name == "openb-pod-0004");
+  CHECK_FALSE(t.rows[3].end.has_value());
+  CHECK(t.rows[2].where == "t.csv:5");
+}
+
+TEST_CASE("bad trace rows are reported with their file and line", "[trace]") {
+  CHECK(failure("name,start,item\na,0,9g.10gb\n").starts_with("t.csv:2: "));
+  CHECK(failure("name,start,end,item\na,10,5,1g.10gb\n") ==
+        "t.csv:2: the pod ends (5) before it starts (10)");
+  CHECK(failure("name,strat,item\n") ==
+        "t.csv:1: unknown column 'strat' in the header (did you mean start?); the columns are "
+        "name, start, end, count and item");
+  CHECK(failure("start,item\nyesterday,1g.10gb\n") ==
+        "t.csv:2: start: 'yesterday' is no time: write whole seconds or RFC 3339, such as "
+        "2023-07-01T08:00:00Z");
+  CHECK(failure("start,item\n2023-02-29T00:00:00Z,1g.10gb\n") ==
+        "t.csv:2: start: '2023-02-29T00:00:00Z' is no date and time of the calendar");
+  CHECK(failure("start,item\n0,1g.10gb,x\n") ==
+        "t.csv:2: 3 fields where the header (line 1) names 2");
+  CHECK(failure("start,item\n0,65xgpu\n").starts_with("t.csv:2: the count of whole GPUs"));
+  CHECK(failure("start,item\n") == "t.csv:1: no pods after the header");
+  CHECK(failure("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                "deletion_time,scheduled_time\n"
+                "p,1,1,2,500,,LS,Running,0,10,0\n") ==
+        "t.csv:2: num_gpu 2 with gpu_milli 500: a pod shares at most one GPU; several GPUs are "
+        "whole (gpu_milli 1000)");
+  CHECK(failure("version: 1\npods:\n  - {start: 1, item: 1g.10gb, ned: 4}\n",
+                plan_file_format::yaml) ==
+        "t.csv:3: unknown key 'ned' in a pod (did you mean end?)");
+}
+
+TEST_CASE("trace times are whole seconds or RFC 3339 with an offset", "[trace]") {
+  CHECK(*parse_trace_time("0") == 0);
+  CHECK(*parse_trace_time("1970-01-01T00:00:00Z") == 0);
+  CHECK(*parse_trace_time("1970-01-01T01:00:00+01:00") == 0);
+  CHECK(*parse_trace_time("2000-03-01T00:00:00.5z") == 951868800);
+  CHECK_FALSE(parse_trace_time("2000-03-01T00:00:00"));
+  CHECK_FALSE(parse_trace_time("2000-13-01T00:00:00Z"));
+}

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file replay_oracle.hpp
+/// A deliberately naive replay for differential tests of replay.hpp. It shares
+/// no code with the engine: a GPU is a list of (start, profile) pairs, an
+/// instance fits when the grown list is one of the oracle's layouts
+/// (oracle::all_layouts), room is a loop over every layout that contains the
+/// GPU's, and every event loops over every node, GPU and start. It fills the
+/// engine's plain result types only.
+
+#include <migplan/replay.hpp>
+#include <span>
+#include <vector>
+
+namespace oracle {
+
+/// Replays `pods` like migplan::replay, the slow way.
+migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
+                               std::span<const migplan::replay_item> items,
+                               std::span<const migplan::replay_pod> pods,
+                               const migplan::replay_policy& policy,
+                               std::span<const migplan::layout> geometry = {});
+
+}  // namespace oracle
