@@ -23,12 +23,14 @@ struct error {
   std::string message;
 };
 
-/// A value or an error (the member names follow std::expected).
-template <class T>
+/// A value or an error (the member names follow std::expected); the error
+/// is a message unless `E` says otherwise (the document layer's readers
+/// return a diagnostic).
+template <class T, class E = cli::error>
 class result {
  public:
-  result(T value) : v_(std::move(value)) {}   // NOLINT: implicit by design
-  result(cli::error e) : v_(std::move(e)) {}  // NOLINT: implicit by design
+  result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  result(E e) : v_(std::move(e)) {}          // NOLINT: implicit by design
   bool has_value() const noexcept { return v_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
   T& value() & { return std::get<0>(v_); }
@@ -38,10 +40,10 @@ class result {
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  const cli::error& error() const& { return std::get<1>(v_); }
+  const E& error() const& { return std::get<1>(v_); }
 
  private:
-  std::variant<T, cli::error> v_;
+  std::variant<T, E> v_;
 };
 
 }  // namespace migplan::cli

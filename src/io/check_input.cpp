@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "io/document.hpp"
 #include "io/json_sax.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
@@ -51,42 +52,7 @@ bool all_of(std::string_view s, std::string_view allowed) {
   return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
 }
 
-// A YAML 1.1 integer: decimal, 0x hex, 0b binary, 0 octal, with '_' separators.
-bool yaml11_int(std::string_view s) {
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-    return all_of(s.substr(2), "0123456789abcdefABCDEF_");
-  if (s.size() > 2 && s[0] == '0' && s[1] == 'b') return all_of(s.substr(2), "01_");
-  return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) && all_of(s, "0123456789_");
-}
-
-// A YAML 1.1 float: [-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)? or .inf/.nan.
-bool yaml11_float(std::string_view s) {
-  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == ".nan" || s == ".NaN" || s == ".NAN" ||
-      s == "-.inf" || s == "+.inf" || s == "-.Inf" || s == "+.Inf")
-    return true;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  const std::size_t e = s.find_first_of("eE");
-  std::string_view mant = s.substr(0, e);
-  if (e != std::string_view::npos) {
-    std::string_view exp = s.substr(e + 1);
-    if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) exp.remove_prefix(1);
-    if (!all_of(exp, "0123456789")) return false;
-  }
-  const std::size_t dot = mant.find('.');
-  if (dot == std::string_view::npos) return false;
-  return all_of(mant, "0123456789_.") && mant.find_first_of("0123456789") != std::string_view::npos;
-}
-
-bool yaml11_bool(std::string_view s, bool& v) {
-  static constexpr std::string_view yes[] = {"y",  "Y",  "yes",  "Yes",  "YES", "on",
-                                             "On", "ON", "true", "True", "TRUE"};
-  static constexpr std::string_view no[] = {"n",   "N",   "no",    "No",    "NO",   "off",
-                                            "Off", "OFF", "false", "False", "FALSE"};
-  if (std::find(std::begin(yes), std::end(yes), s) != std::end(yes)) return v = true, true;
-  if (std::find(std::begin(no), std::end(no), s) != std::end(no)) return v = false, true;
-  return false;
-}
+using doc::yaml11_bool;
 
 kind kind_of(const YAML::Node& n) {
   switch (n.Type()) {
@@ -104,8 +70,8 @@ kind kind_of(const YAML::Node& n) {
   if (s == "~" || s == "null" || s == "Null" || s == "NULL") return kind::null;
   bool b = false;
   if (yaml11_bool(s, b)) return kind::boolean;
-  if (yaml11_int(s)) return kind::integer;
-  if (yaml11_float(s)) return kind::number;
+  if (doc::yaml11_int(s)) return kind::integer;
+  if (doc::yaml11_float(s)) return kind::number;
   return kind::string;
 }
 

@@ -16,7 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "io/diagnostic.hpp"
 #include "io/names.hpp"
+#include "io/schema.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli::plan_io {
@@ -30,15 +32,10 @@ inline std::string q(std::string_view s) { return quote_token(s); }
 
 /// "FILE:LINE: message", or "FILE: message" when the line is unknown.
 inline std::string at(std::string_view shown, int line, std::string_view message) {
-  return line > 0 ? fmt::format("{}:{}: {}", shown, line, message)
-                  : fmt::format("{}: {}", shown, message);
+  return located(shown, line, message);
 }
 
-/// " (did you mean ...?)"; nothing for a long text, which is no typo of a
-/// name (and would cost its length squared).
-inline std::string suggest(std::string_view s, std::span<const std::string> names) {
-  return s.size() > 64 ? std::string() : did_you_mean(s, names);
-}
+using doc::suggest;
 
 /// "'a', 'b', 'c', 'd', 'e' and 7 more": a list of names a note can afford.
 inline std::string some_names(const std::vector<std::string>& names) {

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/document.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
+#include <algorithm>
+#include <cctype>
+#include <istream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+
+#include "io/json_sax.hpp"
+#include "io/text_view.hpp"
+
+namespace migplan::cli::doc {
+namespace {
+
+constexpr std::string_view str_tag = "tag:yaml.org,2002:str";
+
+bool all_of(std::string_view s, std::string_view allowed) {
+  return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
+}
+
+diagnostic problem(std::string_view file, position at, std::string_view code, std::string message) {
+  return {std::string(file), at.line,         at.column,
+          std::string(code), severity::error, std::move(message)};
+}
+
+// Builds a tree from a parser's events, checking the budget as it goes. A
+// limit passed is kept in `failed`; the parser is then stopped by its
+// driver (nlohmann's SAX by returning false, yaml-cpp's events, which have
+// no way to say stop, by the yaml reader's own exception, caught at its
+// entry point).
+class tree_sink {
+ public:
+  tree_sink(std::string_view file, const budget& limits) : file_(file), limits_(limits) {}
+
+  node root;
+  std::optional<diagnostic> failed;
+
+  // A new value, in the container open now (or the root); nullptr once a
+  // limit is passed.
+  node* add(node::type kind, position at) {
+    if (failed) return nullptr;
+    if (++values_ > limits_.values)
+      return fail(at, "values",
+                  fmt::format("the file holds more than {} values; {} stops reading it there",
+                              limits_.values, limits_.reader));
+    node* n = &root;
+    if (!open_.empty()) {
+      node& parent = *open_.back();
+      if (&parent == limited_ && parent.kids.size() == limits_.limited_most)
+        return fail(at, "list-limit",
+                    fmt::format("more than {} {}; the most a file may list is {}",
+                                limits_.limited_most, limits_.limited_what, limits_.limited_most));
+      parent.kids.emplace_back();
+      n = &parent.kids.back();
+    }
+    n->kind = kind;
+    n->at = at;
+    return n;
+  }
+  // A new list or mapping, open until close().
+  node* open(node::type kind, position at) {
+    if (failed) return nullptr;
+    if (open_.size() >= limits_.depth)
+      return fail(
+          at, "depth",
+          fmt::format("values nest more than {} levels deep{}", limits_.depth, limits_.depth_note));
+    // The list limited: the value of the limited key in the top-level mapping.
+    const bool limited = kind == node::type::list && open_.size() == 1 && open_[0]->is_map() &&
+                         open_[0]->kids.size() % 2 == 1 && !limits_.limited_key.empty() &&
+                         open_[0]->kids.back().is_scalar() &&
+                         open_[0]->kids.back().text == limits_.limited_key;
+    node* n = add(kind, at);
+    if (n == nullptr) return nullptr;
+    if (limited) limited_ = n;
+    open_.push_back(n);
+    return n;
+  }
+  // Closes the innermost list or mapping, and returns it.
+  node* close() {
+    if (failed || open_.empty()) return nullptr;
+    node* n = open_.back();
+    open_.pop_back();
+    return n;
+  }
+  // Counts one value copied by an alias; false once the budget is spent.
+  bool spend_alias(std::size_t& left) {
+    if (failed) return false;
+    if (left == 0) {
+      fail({}, "aliases",
+           fmt::format("aliases make this file name too many values; {} stops reading it there",
+                       limits_.reader));
+      return false;
+    }
+    --left;
+    return true;
+  }
+
+ private:
+  node* fail(position at, std::string_view code, std::string message) {
+    failed = problem(file_, at, code, std::move(message));
+    return nullptr;
+  }
+
+  std::string_view file_;
+  const budget& limits_;
+  std::size_t values_ = 0;
+  std::vector<node*> open_;  // the containers being filled, outermost first
+  const node* limited_ = nullptr;
+};
+
+// Thrown by yaml_tree to stop yaml-cpp's parser once a limit is passed (its
+// event handler cannot refuse an event); caught in read_yaml(), never
+// further.
+struct stop_parsing {};
+
+// A YAML document as a tree, from yaml-cpp's parser events: the file is never
+// held as yaml-cpp's own nodes. Aliases are copied, each copied value spent
+// from the alias budget.
+class yaml_tree final : public YAML::EventHandler {
+ public:
+  yaml_tree(std::string_view file, const budget& limits, std::size_t alias_values)
+      : sink_(file, limits), aliases_left_(alias_values) {}
+
+  tree_sink& sink() { return sink_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    keep(anchor, checked(sink_.add(node::type::null, at(m))));
+  }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    node* n = checked(sink_.add(node::type::null, at(m)));
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) return;  // yaml-cpp refuses an unknown alias first
+    *n = copy(it->second);
+  }
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    node* n = checked(sink_.add(node::type::scalar, at(m)));
+    n->text = value;
+    n->quoted = tag == "!" || tag == str_tag;
+    keep(anchor, n);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    checked(sink_.open(node::type::list, at(m)));
+    open_anchors_.push_back(anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    checked(sink_.open(node::type::map, at(m)));
+    open_anchors_.push_back(anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  static position at(const YAML::Mark& m) {
+    if (m.is_null()) return {};
+    return {m.line + 1, m.column + 1, static_cast<std::size_t>(m.pos)};
+  }
+  node* checked(node* n) {
+    if (n == nullptr) throw stop_parsing{};
+    return n;
+  }
+  // A copy of an anchored value, each of its values spent from the budget.
+  node copy(const node& from) {
+    if (!sink_.spend_alias(aliases_left_)) throw stop_parsing{};
+    node t;
+    t.kind = from.kind;
+    t.quoted = from.quoted;
+    t.at = from.at;
+    t.text = from.text;
+    t.kids.reserve(from.kids.size());
+    for (const node& k : from.kids) t.kids.push_back(copy(k));
+    return t;
+  }
+  void keep(YAML::anchor_t anchor, const node* n) {
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = copy(*n);
+  }
+  void close() {
+    const YAML::anchor_t anchor = open_anchors_.back();
+    open_anchors_.pop_back();
+    keep(anchor, checked(sink_.close()));
+  }
+
+  tree_sink sink_;
+  std::size_t aliases_left_;
+  std::map<YAML::anchor_t, node> anchors_;
+  std::vector<YAML::anchor_t> open_anchors_;
+};
+
+// A JSON document as a tree, from nlohmann's SAX events. nlohmann tells no
+// positions: a counting iterator says how far its lexer has read, and each
+// value's start is found back from there.
+class json_tree final : public json_sax_base {
+ public:
+  json_tree(std::string_view text, std::string_view file, const budget& limits)
+      : text_(text), sink_(file, limits) {}
+
+  tree_sink& sink() { return sink_; }
+
+  // False on a syntax error or a limit passed.
+  bool parse() {
+    const counting_iterator first(text_.data(), &taken_),
+        last(text_.data() + text_.size(), &taken_);
+    try {
+      nlohmann::json::sax_parse(first, last, this);
+    } catch (const std::exception& e) {
+      if (what.empty() && !sink_.failed) what = e.what();
+    }
+    return what.empty() && !sink_.failed;
+  }
+
+  bool null() override { return add(node::type::null, literal_start(4), {}, false); }
+  bool boolean(bool v) override {
+    return add(node::type::scalar, literal_start(v ? 4 : 5), v ? "true" : "false", false);
+  }
+  bool number_integer(number_integer_t) override { return number(); }
+  bool number_unsigned(number_unsigned_t) override { return number(); }
+  bool number_float(number_float_t, const string_t&) override { return number(); }
+  bool string(string_t& s) override { return add(node::type::scalar, string_start(), s, true); }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(std::size_t) override {
+    return sink_.open(node::type::map, at(last_byte())) != nullptr;
+  }
+  bool key(string_t& k) override { return add(node::type::scalar, string_start(), k, true); }
+  bool end_object() override { return sink_.close() != nullptr; }
+  bool start_array(std::size_t) override {
+    return sink_.open(node::type::list, at(last_byte())) != nullptr;
+  }
+  bool end_array() override { return sink_.close() != nullptr; }
+
+ private:
+  static constexpr std::string_view number_chars = "0123456789+-.eE";
+
+  std::size_t last_byte() const { return taken_ > 0 ? taken_ - 1 : 0; }
+  // A true, false or null just read ends at the last byte taken.
+  std::size_t literal_start(std::size_t length) const {
+    return taken_ >= length ? taken_ - length : 0;
+  }
+  // A string just read ends at its closing quote: its opening quote is the
+  // nearest one before that no backslash escapes.
+  std::size_t string_start() const {
+    std::size_t i = last_byte();
+    while (i > 0) {
+      --i;
+      if (text_[i] != '"') continue;
+      std::size_t slashes = 0;
+      while (i > slashes && text_[i - 1 - slashes] == '\\') ++slashes;
+      if (slashes % 2 == 0) return i;
+    }
+    return 0;
+  }
+  // The position of byte `offset`; offsets asked for only grow.
+  position at(std::size_t offset) {
+    for (; counted_ < offset && counted_ < text_.size(); ++counted_)
+      if (text_[counted_] == '\n') {
+        ++line_;
+        line_start_ = counted_ + 1;
+      }
+    return {line_, static_cast<int>(offset - line_start_) + 1, offset};
+  }
+  // A number as written in the text: the lexer has read one byte past it
+  // (or more, white space), so its text is found back from there.
+  bool number() {
+    std::size_t from = taken_;
+    while (from > 0 && number_chars.find(text_[from - 1]) == std::string_view::npos) --from;
+    const std::size_t end = from;
+    while (from > 0 && number_chars.find(text_[from - 1]) != std::string_view::npos) --from;
+    return add(node::type::scalar, from, std::string(text_.substr(from, end - from)), false);
+  }
+  bool add(node::type kind, std::size_t start, std::string text, bool quoted) {
+    node* n = sink_.add(kind, at(start));
+    if (n == nullptr) return false;
+    n->text = std::move(text);
+    n->quoted = quoted;
+    return true;
+  }
+
+  std::string_view text_;
+  std::size_t taken_ = 0;  // bytes the lexer has read (counting_iterator)
+  tree_sink sink_;
+  std::size_t counted_ = 0, line_start_ = 0;
+  int line_ = 1;
+};
+
+// The line of nlohmann's byte position (it counts from 1, at the byte after
+// the error's start).
+int line_of_error(std::string_view text, std::size_t byte) {
+  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+std::optional<diagnostic> too_large(std::string_view text, std::string_view file,
+                                    const budget& limits) {
+  if (text.size() <= limits.bytes) return std::nullopt;
+  return problem(file, {}, "too-large",
+                 fmt::format("the file is larger than {} bytes, the most {} reads of it",
+                             limits.bytes, limits.reader));
+}
+
+}  // namespace
+
+result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
+                                   const budget& limits) {
+  if (auto big = too_large(text, file, limits)) return *big;
+  yaml_tree t(file, limits,
+              limits.alias_values > 0 ? limits.alias_values : 4 * text.size() + 100'000);
+  try {
+    view_buf buf(text);
+    std::istream stream(&buf);
+    YAML::Parser parser(stream);
+    parser.HandleNextDocument(t);  // the first document, as YAML::Load reads
+  } catch (const stop_parsing&) {
+    return *t.sink().failed;
+  } catch (const YAML::Exception& e) {
+    const position at = e.mark.is_null() ? position{}
+                                         : position{e.mark.line + 1, e.mark.column + 1,
+                                                    static_cast<std::size_t>(e.mark.pos)};
+    return problem(file, at, "syntax", "invalid yaml: " + yaml_error_text(e));
+  }
+  return std::move(t.sink().root);
+}
+
+result<node, diagnostic> read_json(std::string_view text, std::string_view file,
+                                   const budget& limits) {
+  if (auto big = too_large(text, file, limits)) return *big;
+  json_tree t(text, file, limits);
+  if (t.parse()) return std::move(t.sink().root);
+  if (t.sink().failed) return *t.sink().failed;
+  const position at = t.byte ? position{line_of_error(text, *t.byte), 0, *t.byte} : position{};
+  return problem(file, at, "syntax", "invalid json: " + json_error_text(t.what));
+}
+
+result<node, diagnostic> read_document(std::string_view text, std::string_view file, bool json,
+                                       const budget& limits) {
+  return json ? read_json(text, file, limits) : read_yaml(text, file, limits);
+}
+
+bool yaml11_int(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    return all_of(s.substr(2), "0123456789abcdefABCDEF_");
+  if (s.size() > 2 && s[0] == '0' && s[1] == 'b') return all_of(s.substr(2), "01_");
+  return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) && all_of(s, "0123456789_");
+}
+
+bool yaml11_float(std::string_view s) {
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == ".nan" || s == ".NaN" || s == ".NAN" ||
+      s == "-.inf" || s == "+.inf" || s == "-.Inf" || s == "+.Inf")
+    return true;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  const std::size_t e = s.find_first_of("eE");
+  std::string_view mant = s.substr(0, e);
+  if (e != std::string_view::npos) {
+    std::string_view exp = s.substr(e + 1);
+    if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) exp.remove_prefix(1);
+    if (!all_of(exp, "0123456789")) return false;
+  }
+  const std::size_t dot = mant.find('.');
+  if (dot == std::string_view::npos) return false;
+  return all_of(mant, "0123456789_.") && mant.find_first_of("0123456789") != std::string_view::npos;
+}
+
+bool yaml11_bool(std::string_view s, bool& v) {
+  static constexpr std::string_view yes[] = {"y",  "Y",  "yes",  "Yes",  "YES", "on",
+                                             "On", "ON", "true", "True", "TRUE"};
+  static constexpr std::string_view no[] = {"n",   "N",   "no",    "No",    "NO",   "off",
+                                            "Off", "OFF", "false", "False", "FALSE"};
+  if (std::find(std::begin(yes), std::end(yes), s) != std::end(yes)) return v = true, true;
+  if (std::find(std::begin(no), std::end(no), s) != std::end(no)) return v = false, true;
+  return false;
+}
+
+bool core_bool(std::string_view s, bool& v) {
+  if (s == "true" || s == "True" || s == "TRUE") return v = true, true;
+  if (s == "false" || s == "False" || s == "FALSE") return v = false, true;
+  return false;
+}
+
+scalar_type type_of(const node& n) {
+  if (n.is_null()) return scalar_type::null;
+  if (!n.is_scalar() || n.quoted) return scalar_type::string;
+  const std::string& s = n.text;
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return scalar_type::null;
+  bool b = false;
+  if (yaml11_bool(s, b)) return scalar_type::boolean;
+  if (yaml11_int(s)) return scalar_type::integer;
+  if (yaml11_float(s)) return scalar_type::number;
+  return scalar_type::string;
+}
+
+std::string value_text(const node& n) {
+  if (n.is_null()) return "empty";
+  if (n.is_list()) return "a list";
+  if (n.is_map()) return "a mapping";
+  if (n.quoted) return fmt::format("the string \"{}\"", clip_token(n.text));
+  return quote_token(n.text);
+}
+
+}  // namespace migplan::cli::doc

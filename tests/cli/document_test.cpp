@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: Apache-2.0
+// The document layer (io/document.hpp) and the schema walker (io/schema.hpp)
+// under every reader of YAML and JSON: positions, budgets, YAML 1.1 scalars,
+// and the walker's keys, types, ranges and lists.
+
+#include "io/document.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/schema.hpp"
+
+using namespace migplan::cli;
+using doc::node;
+
+namespace {
+
+node read(std::string_view text, bool json, const doc::budget& limits = {}) {
+  auto d = doc::read_document(text, "f", json, limits);
+  REQUIRE(d);
+  return std::move(d).value();
+}
+
+diagnostic refused(std::string_view text, bool json, const doc::budget& limits = {}) {
+  auto d = doc::read_document(text, "f", json, limits);
+  REQUIRE_FALSE(d);
+  return d.error();
+}
+
+// The value of `key` in mapping `map`.
+const node& at_key(const node& map, std::string_view key) {
+  for (std::size_t i = 0; i + 1 < map.kids.size(); i += 2)
+    if (map.kids[i].text == key) return map.kids[i + 1];
+  FAIL("no key " << key);
+  return map;
+}
+
+constexpr std::string_view item_keys[] = {"name", "count", "profile", "comment"};
+
+}  // namespace
+
+TEST_CASE("yaml values keep their line, column and byte offset", "[doc]") {
+  const node root = read("a: 1\nlist:\n  - x\n  - 'y'\n", false);
+  REQUIRE(root.is_map());
+  CHECK(root.at.line == 1);
+  const node& a = at_key(root, "a");
+  CHECK(a.at.line == 1);
+  CHECK(a.at.column == 4);
+  CHECK(a.at.offset == 3);
+  const node& list = at_key(root, "list");
+  REQUIRE(list.is_list());
+  REQUIRE(list.size() == 2);
+  CHECK(list.kids[1].at.line == 4);
+  CHECK(list.kids[1].at.column == 5);
+  CHECK(list.kids[1].at.offset == 21);
+  CHECK(list.kids[1].quoted);
+  CHECK_FALSE(list.kids[0].quoted);
+}
+
+TEST_CASE("json values keep the position where they start", "[doc]") {
+  const std::string_view text = "{\"a\": 12,\n \"b\": [true, \"x\\\"y\", null],\n \"c\": {}}";
+  const node root = read(text, true);
+  REQUIRE(root.is_map());
+  CHECK(root.at.line == 1);
+  CHECK(root.at.column == 1);
+  const node& a = at_key(root, "a");
+  CHECK(a.text == "12");
+  CHECK_FALSE(a.quoted);
+  CHECK(a.at.column == 7);
+  CHECK(a.at.offset == 6);
+  const node& b = at_key(root, "b");
+  REQUIRE(b.size() == 3);
+  CHECK(b.at.line == 2);
+  CHECK(b.at.column == 7);
+  CHECK(b.kids[0].text == "true");
+  CHECK(b.kids[0].at.column == 8);
+  CHECK(b.kids[1].text == "x\"y");
+  CHECK(b.kids[1].quoted);
+  CHECK(b.kids[1].at.column == 14);
+  CHECK(b.kids[2].is_null());
+  CHECK(b.kids[2].at.column == 22);
+  CHECK(at_key(root, "c").at.line == 3);
+  CHECK(text[at_key(root, "c").at.offset] == '{');
+}
+
+TEST_CASE("syntax errors are one diagnostic with the parser's line", "[doc]") {
+  const diagnostic y = refused("a: [1, 2\nb: 3\n", false);
+  CHECK(y.code == "syntax");
+  CHECK(y.message.starts_with("invalid yaml: "));
+  CHECK(y.line > 0);
+  const diagnostic j = refused("{\n\"a\": 1,\n}", true);
+  CHECK(j.code == "syntax");
+  CHECK(j.line == 3);
+  CHECK(to_text(j).starts_with("f:3: invalid json: syntax error while parsing object key"));
+}
+
+TEST_CASE("nesting past the depth budget is refused where it passes the budget", "[doc]") {
+  doc::budget limits;
+  limits.depth = 3;
+  CHECK(to_text(refused("a:\n  b:\n    c:\n      d: 1\n", false, limits)) ==
+        "f:4: values nest more than 3 levels deep");
+  limits.depth_note = " (this format nests 2)";
+  const diagnostic j = refused("[[[[1]]]]", true, limits);
+  CHECK(j.code == "depth");
+  CHECK(j.message == "values nest more than 3 levels deep (this format nests 2)");
+  CHECK(j.column == 4);
+  CHECK(read("[[[1]]]", true, limits).is_list());
+}
+
+TEST_CASE("aliases of aliases are refused once their copies pass the alias budget", "[doc]") {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  char prev = 'a';
+  for (char c = 'b'; c <= 'j'; ++c, ++prev)
+    bomb += fmt::format("{}: &{} [*{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}, *{}]\n", c, c, prev,
+                        prev, prev, prev, prev, prev, prev, prev, prev, prev);
+  doc::budget limits;
+  limits.reader = "plan";
+  const diagnostic d = refused(bomb, false, limits);
+  CHECK(d.code == "aliases");
+  CHECK(to_text(d) ==
+        "f: aliases make this file name too many values; plan stops reading it there");
+  // A few aliases within the budget are copied, positions and all.
+  const node ok = read("a: &x {k: v}\nb: *x\n", false);
+  CHECK(at_key(at_key(ok, "b"), "k").text == "v");
+  CHECK(at_key(ok, "b").at.line == 1);
+}
+
+TEST_CASE("the value and byte budgets refuse a document that passes them", "[doc]") {
+  doc::budget limits;
+  limits.values = 4;
+  CHECK(refused("[1, 2, 3, 4]", true, limits).message ==
+        "the file holds more than 4 values; migplan stops reading it there");
+  CHECK(read("[1, 2, 3]", true, limits).size() == 3);
+  limits = {};
+  limits.bytes = 4;
+  CHECK(refused("[1, 2]", true, limits).code == "too-large");
+}
+
+TEST_CASE("a limited top-level list is refused at its first item too many", "[doc]") {
+  doc::budget limits;
+  limits.limited_key = "demand";
+  limits.limited_most = 2;
+  limits.limited_what = "demand items";
+  CHECK(to_text(refused("demand:\n  - a\n  - b\n  - c\n  - d\n", false, limits)) ==
+        "f:4: more than 2 demand items; the most a file may list is 2");
+  CHECK(refused(R"({"demand": [1, 2, 3]})", true, limits).code == "list-limit");
+  // Only that key's list, at the top level.
+  CHECK(read("other: [1, 2, 3]\n", false, limits).is_map());
+}
+
+TEST_CASE("plain scalars read as mig-parted's YAML 1.1 library reads them", "[doc]") {
+  const node root = read(
+      "a: yes\nb: 'yes'\nc: 0x20B010DE\nd: 1_000\ne: 1.5e+3\nf: ~\ng: Off\nh: 1g.10gb\n"
+      "i: .inf\nj:\n",
+      false);
+  CHECK(doc::type_of(at_key(root, "a")) == doc::scalar_type::boolean);
+  CHECK(doc::type_of(at_key(root, "b")) == doc::scalar_type::string);
+  CHECK(doc::type_of(at_key(root, "c")) == doc::scalar_type::integer);
+  CHECK(doc::type_of(at_key(root, "d")) == doc::scalar_type::integer);
+  CHECK(doc::type_of(at_key(root, "e")) == doc::scalar_type::number);
+  CHECK(doc::type_of(at_key(root, "f")) == doc::scalar_type::null);
+  CHECK(doc::type_of(at_key(root, "g")) == doc::scalar_type::boolean);
+  CHECK(doc::type_of(at_key(root, "h")) == doc::scalar_type::string);
+  CHECK(doc::type_of(at_key(root, "i")) == doc::scalar_type::number);
+  CHECK(doc::type_of(at_key(root, "j")) == doc::scalar_type::null);
+  bool v = true;
+  CHECK(doc::yaml11_bool("off", v));
+  CHECK_FALSE(v);
+  CHECK_FALSE(doc::core_bool("yes", v));
+  CHECK(doc::core_bool("TRUE", v));
+  CHECK(v);
+  // JSON strings are quoted, its literals plain.
+  const node j = read(R"({"a": "true", "b": true, "c": 10})", true);
+  CHECK(doc::type_of(at_key(j, "a")) == doc::scalar_type::string);
+  CHECK(doc::type_of(at_key(j, "b")) == doc::scalar_type::boolean);
+  CHECK(doc::type_of(at_key(j, "c")) == doc::scalar_type::integer);
+}
+
+TEST_CASE("the walker refuses an unknown key with a did-you-mean and the known keys", "[doc]") {
+  const node root = read("name: a\ncuont: 3\n", false);
+  doc::walker w("f");
+  const auto fs = w.fields(root, item_keys, "a demand item");
+  CHECK(fs.size() == 1);
+  REQUIRE_FALSE(w.ok());
+  CHECK(to_text(w.first()) ==
+        "f:2: unknown key 'cuont' in a demand item (did you mean count?); the keys are name, "
+        "count, profile, comment");
+  CHECK(w.first().code == "unknown-key");
+  CHECK(w.first().column == 1);
+}
+
+TEST_CASE("the walker refuses a key given twice, naming the first", "[doc]") {
+  const node root = read("name: a\ncount: 1\nname: b\n", false);
+  doc::walker w("f");
+  w.fields(root, item_keys, "a demand item");
+  REQUIRE_FALSE(w.ok());
+  CHECK(to_text(w.first()) == "f:3: duplicate key 'name' (first at line 1)");
+  CHECK(w.first().code == "duplicate-key");
+}
+
+TEST_CASE("the walker reads required keys, whole numbers in range, names and flags", "[doc]") {
+  const node root = read("name: \"a\\x01\"\ncount: 0\nprofile: [x]\ncomment: maybe\n", false);
+  doc::walker w("f", doc::walker::mode::all);
+  const auto fs = w.fields(root, item_keys, "a demand item");
+  REQUIRE(fs.size() == 4);
+  CHECK_FALSE(w.name(*doc::find(fs, "name"), "name", 10));
+  CHECK_FALSE(w.whole(*doc::find(fs, "count"), "count", 1, 5));
+  CHECK_FALSE(w.text(*doc::find(fs, "profile"), "profile"));
+  CHECK_FALSE(w.flag(*doc::find(fs, "comment"), "comment"));
+  CHECK(w.need(fs, "missing", 1, "(needed)") == nullptr);
+  std::vector<std::string> got;
+  for (const diagnostic& d : w.diagnostics()) got.push_back(to_text(d));
+  CHECK(got == std::vector<std::string>{
+                   "f:1: name 'a\\x01' holds a control character",
+                   "f:2: count 0 must be at least 1",
+                   "f:3: profile must be text, not a list",
+                   "f:4: comment must be true or false, not 'maybe'",
+                   "f:1: missing required key 'missing' (needed)",
+               });
+}
+
+TEST_CASE("the walker refuses a quoted number and takes a plain one", "[doc]") {
+  const node root = read(R"({"count": "3", "name": 3})", true);
+  doc::walker w("f");
+  const auto fs = w.fields(root, item_keys, "a demand item");
+  CHECK_FALSE(w.whole(*doc::find(fs, "count"), "count", 1, 5));
+  CHECK(to_text(w.first()) == "f:1: count must be a number, not the string \"3\"");
+  doc::walker ok("f");
+  CHECK(ok.whole(*doc::find(fs, "name"), "name", 1, 5) == 3);
+  CHECK(ok.ok());
+}
+
+TEST_CASE("the walker checks a version, a top-level mapping and a list's most", "[doc]") {
+  doc::walker w("f");
+  CHECK_FALSE(w.top_mapping(read("", false), "demand file", "'version: 1' and 'demand'"));
+  CHECK(to_text(w.first()) == "f: empty file: a demand file holds 'version: 1' and 'demand'");
+  constexpr std::string_view top_keys[] = {"version", "demand"};
+  const node root = read("version: '1'\ndemand: [a, b, c]\n", false);
+  doc::walker v("f", doc::walker::mode::all);
+  const auto fs = v.fields(root, top_keys, "the top level");
+  CHECK_FALSE(v.version(fs, "demand files"));
+  CHECK(v.list(*doc::find(fs, "demand"), "a list of items", 2, "demand items") == nullptr);
+  REQUIRE(v.diagnostics().size() == 2);
+  CHECK(to_text(v.diagnostics()[0]) == "f:1: version must be the number 1, not the string \"1\"");
+  CHECK(to_text(v.diagnostics()[1]) ==
+        "f:2: 'demand' lists 3 demand items; the most a file may list is 2");
+  doc::walker first("f");
+  first.fail(3, "one");
+  first.fail(4, "two");
+  CHECK(first.diagnostics().size() == 1);
+}
