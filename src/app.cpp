@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app.hpp"
-#include "commands/simulate.hpp"
 
 #include <fmt/format.h>
 
@@ -14,6 +13,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "commands/simulate.hpp"
 #include "error.hpp"
 #include "io/names.hpp"
 #include "models.hpp"
