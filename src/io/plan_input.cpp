@@ -68,6 +68,7 @@ std::string plan_io::why_not(const gpu_model& g, std::span<const item> items) {
 
 namespace {
 
+using plan_io::csv_fields;
 using plan_io::lower;
 using plan_io::q;
 using plan_io::shown_path;
@@ -287,45 +288,6 @@ result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::st
     auto d = make_demand(parts);
     if (!d) r.fail(line, d.error().message);
     if (!r.ok() || !add_demand(r, out, lines, std::move(*d), line)) return first_error(r);
-  }
-  return out;
-}
-
-// One CSV line's fields: separated by commas, each trimmed of spaces; a field
-// in double quotes may hold commas, and "" for a quote.
-result<std::vector<std::string>> csv_fields(std::string_view line) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (true) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    std::string value;
-    if (i < line.size() && line[i] == '"') {
-      ++i;
-      while (true) {
-        if (i >= line.size()) return error{"a quoted field has no closing quote"};
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            value += '"';
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        value += line[i++];
-      }
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i < line.size() && line[i] != ',')
-        return error{"text after a quoted field; put the whole field in quotes"};
-    } else {
-      const std::size_t comma = line.find(',', i);
-      value =
-          std::string(trim(line.substr(i, comma == std::string_view::npos ? comma : comma - i)));
-      i = comma == std::string_view::npos ? line.size() : comma;
-    }
-    out.push_back(std::move(value));
-    if (i >= line.size()) break;
-    ++i;  // the comma
   }
   return out;
 }
@@ -734,6 +696,43 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
 }
 
 }  // namespace
+
+result<std::vector<std::string>> plan_io::csv_fields(std::string_view line) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (true) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    std::string value;
+    if (i < line.size() && line[i] == '"') {
+      ++i;
+      while (true) {
+        if (i >= line.size()) return error{"a quoted field has no closing quote"};
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            value += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        value += line[i++];
+      }
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      if (i < line.size() && line[i] != ',')
+        return error{"text after a quoted field; put the whole field in quotes"};
+    } else {
+      const std::size_t comma = line.find(',', i);
+      value =
+          std::string(trim(line.substr(i, comma == std::string_view::npos ? comma : comma - i)));
+      i = comma == std::string_view::npos ? line.size() : comma;
+    }
+    out.push_back(std::move(value));
+    if (i >= line.size()) break;
+    ++i;  // the comma
+  }
+  return out;
+}
 
 plan_file_format plan_format_of(const std::string& path, std::string_view text) {
   if (path != "-") {

@@ -51,50 +51,6 @@ bool digits(std::string_view s, std::size_t from, std::size_t n, int& out) {
   return true;
 }
 
-// One CSV line's fields, split at commas; a field in double quotes may hold
-// commas, and "" for a quote.
-result<std::vector<std::string_view>> split_csv(std::string_view line,
-                                                std::vector<std::string>& unquoted) {
-  std::vector<std::string_view> out;
-  unquoted.clear();
-  std::size_t i = 0;
-  while (true) {
-    if (i < line.size() && trim(line.substr(i)).starts_with('"')) {
-      i = line.find('"', i) + 1;
-      std::string value;
-      while (true) {
-        if (i >= line.size()) return error{"a quoted field has no closing quote"};
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            value += '"';
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        value += line[i++];
-      }
-      const std::size_t comma = line.find(',', i);
-      if (!trim(line.substr(i, comma == std::string_view::npos ? comma : comma - i)).empty())
-        return error{"text after a quoted field; put the whole field in quotes"};
-      unquoted.push_back(std::move(value));
-      out.emplace_back();  // filled below, once `unquoted` stops moving
-      i = comma == std::string_view::npos ? line.size() : comma;
-    } else {
-      const std::size_t comma = line.find(',', i);
-      out.push_back(trim(line.substr(i, comma == std::string_view::npos ? comma : comma - i)));
-      i = comma == std::string_view::npos ? line.size() : comma;
-    }
-    if (i >= line.size()) break;
-    ++i;
-  }
-  std::size_t k = 0;
-  for (std::string_view& f : out)
-    if (f.data() == nullptr) f = unquoted[k++];
-  return out;
-}
-
 // What an item word asks for: parse_demand_word's item, or "[Nx]gpu".
 struct parsed_item {
   trace_need need = trace_need::item;
@@ -189,7 +145,6 @@ trace trace_from_csv(std::string_view text, std::string_view shown) {
   std::array<int, alibaba_columns.size()> col{};  // column of each known name, -1
   int header_line = 0;
   int line_no = 0;
-  std::vector<std::string> unquoted;
   for (std::size_t from = 0; from <= text.size();) {
     const std::size_t nl = text.find('\n', from);
     const std::string_view raw =
@@ -198,7 +153,7 @@ trace trace_from_csv(std::string_view text, std::string_view shown) {
     ++line_no;
     const std::string_view line = trim(raw);
     if (line.empty() || line.front() == '#') continue;
-    auto cells = split_csv(line, unquoted);
+    auto cells = plan_io::csv_fields(line);
     if (!cells) r.fail(line_no, cells.error().message);
     if (header.empty()) {
       header_line = line_no;
