@@ -162,10 +162,16 @@ TEST_CASE("a plan cut short before it meets the demand is timed_out, not unmet",
   req.demand.push_back(want("3g.40gb", 50));
   req.demand.push_back(want("7g.80gb", 12));
   req.time_limit_s = 0.01;
-  const plan_result res = plan::solve(req);
-  check_plan(req, res);
+  // Whether 10 ms is enough depends on the machine and the moment: up to five
+  // tries for one that is cut short; each answer must be a correct plan.
+  plan_result res;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    res = plan::solve(req);
+    check_plan(req, res);
+    if (!res.feasible) break;
+  }
   if (res.feasible) {
-    WARN("the 10 ms limit found a plan that meets the demand: the cut-short branch is not run");
+    WARN("the 10 ms limit met the demand five times: the cut-short branch is not run");
     CHECK_FALSE(res.suggested_time_limit_s);
   } else {
     CHECK(res.status == plan_status::timed_out);
