@@ -12,21 +12,10 @@
 
 #include "io/names.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // "12" -> 12, or nullopt when it is not a whole number up to `limit`.
 std::optional<long long> small_number(std::string_view s, long long limit) {
@@ -54,8 +43,6 @@ std::string join_and(const std::vector<std::string>& v) {
   }
   return out;
 }
-
-const profile& prof(const gpu_model& g, int p) { return g.profiles[static_cast<std::size_t>(p)]; }
 
 // "1c" for a CI of its GI; the full CI as "3c" too, which brackets accept.
 std::string short_ci(const profile& gi, int ci) {

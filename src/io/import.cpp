@@ -8,16 +8,10 @@
 
 #include "io/model_file.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 // What a listing must be to be imported: read, MIG on, whole, not empty.
 template <class Listing>

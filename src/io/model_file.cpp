@@ -22,6 +22,7 @@
 #include "io/source.hpp"
 #include "io/text_view.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -42,10 +43,6 @@ bool slug_syntax(std::string_view s) {
     }
   }
   return true;
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool all_lower(std::string_view s) {

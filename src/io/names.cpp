@@ -12,18 +12,13 @@
 
 #include "models.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
 
 using detail::ascii_lower;
 using detail::istarts_with;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 bool parse_int(std::string_view s, int& out) {
   if (s.empty()) return false;

@@ -36,6 +36,7 @@
 #include "io/text_view.hpp"
 #include "models.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 
@@ -74,13 +75,6 @@ using plan_io::q;
 using plan_io::shown_path;
 using plan_io::suggest;
 using plan_io::why_not;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 // ---------------------------------------------------------------------------
 // Documents: YAML and JSON files are read into the document layer's tree

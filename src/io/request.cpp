@@ -12,17 +12,9 @@
 #include "io/names.hpp"
 #include "models.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
-namespace {
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
-}
-
-}  // namespace
 
 result<token> parse_item(std::string_view text) {
   token t;

@@ -14,6 +14,7 @@
 
 #include "io/text_view.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::smi {
 namespace {
@@ -30,12 +31,6 @@ constexpr std::size_t max_columns = 16;
 // Largest number a column may hold: IDs, indices and counts are small; a
 // larger one is garbage, refused before it could overflow anything.
 constexpr int max_number = 65535;
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(blanks);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(blanks) - b + 1);
-}
 
 tokens split(std::string_view s) {
   tokens out;

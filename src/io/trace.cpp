@@ -13,6 +13,7 @@
 
 #include "io/plan_input_util.hpp"
 #include "io/size.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -22,14 +23,6 @@ using plan_io::lower;
 using plan_io::q;
 using plan_io::stop;
 using plan_io::suggest;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 // Days from 1970-01-01 to a civil date (Howard Hinnant's days_from_civil).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {

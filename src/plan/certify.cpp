@@ -8,8 +8,6 @@ namespace migplan::cli::plan {
 
 namespace {
 
-__extension__ typedef __int128 wide;
-
 // The duals are scaled to integers over this denominator: lcm(1..16) times
 // 2^12, so that duals with small denominators (1/7 of a GPU per 1g
 // instance) are exact and the others lose less than 2^-12 / 720720 each.

@@ -13,6 +13,10 @@
 
 namespace migplan::cli::plan {
 
+/// The integer the proofs compute in: 128 bits, so sums of products of
+/// 64-bit costs and counts cannot overflow.
+__extension__ typedef __int128 wide;
+
 /// The least objective any integer point of `prog` can have (its objective
 /// minimised; a maximised program's objective is negated), proven from the
 /// row duals `duals` (any vector: a poor one proves less, never too much).

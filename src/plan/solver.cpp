@@ -535,7 +535,6 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
                          const std::vector<std::vector<int>>& ci,
                          const std::vector<fleet_model>& models,
                          const std::vector<long long>& weight, long long unmet) {
-  __extension__ typedef __int128 wide;
   long long common = 1;  // shares are counted in 1 / common of a unit of cost
   for (const fleet_model& fm : models)
     if (fm.gpu->units <= 0 || fm.gpu->compute_slices <= 0) return 0;

@@ -15,6 +15,9 @@
 
 namespace migplan::cli::render {
 
+// check::severity and check::diagnostic, not io/diagnostic.hpp's of the same names.
+using check::diagnostic;
+using check::severity;
 using namespace check;
 namespace {
 

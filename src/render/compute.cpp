@@ -8,6 +8,7 @@
 #include "render/diagram.hpp"
 #include "render/messages.hpp"
 #include "render/style.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 
@@ -47,8 +48,6 @@ std::string compute_signature(const pack_answer& a) {
 
 namespace render {
 namespace {
-
-const profile& prof(const gpu_model& g, int p) { return g.profiles[static_cast<std::size_t>(p)]; }
 
 std::string slices_text(int start, int size) {
   return size == 1 ? fmt::format("{}", start) : fmt::format("{}-{}", start, start + size - 1);

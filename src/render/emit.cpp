@@ -17,11 +17,10 @@
 #include "render/json.hpp"
 #include "render/messages.hpp"
 #include "render/mig_parted.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
-
-const profile& prof(const gpu_model& g, int p) { return g.profiles[static_cast<std::size_t>(p)]; }
 
 std::string comment(std::string_view text) { return comment_lines(text); }
 

@@ -8,12 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "text.hpp"
+
 namespace migplan::cli {
 namespace {
-
-const profile& prof(const gpu_model& gpu, int p) {
-  return gpu.profiles[static_cast<std::size_t>(p)];
-}
 
 std::string names_of(const gpu_model& gpu, const std::vector<int>& ps) {
   std::string out;

@@ -15,13 +15,10 @@
 #include "render/json.hpp"
 #include "render/messages.hpp"
 #include "render/style.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
-
-const profile& prof(const gpu_model& g, int p) { return g.profiles[static_cast<std::size_t>(p)]; }
-
-std::string_view plural(long long n) { return n == 1 ? "" : "s"; }
 
 std::string span_text(int start, int size) {
   return size == 1 ? fmt::format("{}", start) : fmt::format("{}-{}", start, start + size - 1);

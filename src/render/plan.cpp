@@ -19,13 +19,10 @@
 #include "render/messages.hpp"
 #include "render/ranges.hpp"
 #include "render/style.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
-
-const profile& prof(const gpu_model& g, int p) { return g.profiles[static_cast<std::size_t>(p)]; }
-
-std::string_view plural(long long n) { return n == 1 ? "" : "s"; }
 
 layout layout_of(const plan_group& g) {
   layout l;

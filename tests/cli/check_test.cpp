@@ -26,7 +26,7 @@ using migplan::test::test_path;
 
 namespace {
 
-std::string fixture(const std::string& name) { return test_path("fixtures/check/" + name); }
+std::string check_fixture(const std::string& name) { return test_path("fixtures/check/" + name); }
 
 // `text` with every "{F}" replaced by `path` (diagnostics start with the path).
 std::string with_path(std::string text, const std::string& path) {
@@ -56,14 +56,14 @@ TEST_CASE("check needs a file", "[check]") {
 }
 
 TEST_CASE("check accepts a valid geometry file silently", "[check]") {
-  const auto r = run_migplan({"check", fixture("valid.yaml")});
+  const auto r = run_migplan({"check", check_fixture("valid.yaml")});
   CHECK(r.code == 0);
   CHECK(r.out.empty());
   CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
 }
 
 TEST_CASE("check reports instances pinned onto the same units", "[check]") {
-  const std::string f = fixture("overlap.yaml");
+  const std::string f = check_fixture("overlap.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -81,7 +81,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check reports more instances of a profile than its cap", "[check]") {
-  const std::string f = fixture("over-cap.yaml");
+  const std::string f = check_fixture("over-cap.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -98,7 +98,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check reports too many compute slices", "[check]") {
-  const std::string f = fixture("compute.yaml");
+  const std::string f = check_fixture("compute.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -116,7 +116,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check reports two +me instances", "[check]") {
-  const std::string f = fixture("two-me.yaml");
+  const std::string f = check_fixture("two-me.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -133,7 +133,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check names the model a foreign profile belongs to", "[check]") {
-  const std::string f = fixture("other-model.yaml");
+  const std::string f = check_fixture("other-model.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -149,7 +149,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check suggests the nearest profile for a misspelt name", "[check]") {
-  const std::string f = fixture("misspelt.yaml");
+  const std::string f = check_fixture("misspelt.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -163,7 +163,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check reports a yaml syntax error with its line", "[check]") {
-  const std::string f = fixture("yaml-syntax.yaml");
+  const std::string f = check_fixture("yaml-syntax.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -176,7 +176,7 @@ checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
 }
 
 TEST_CASE("check reports a json syntax error at its line and column", "[check]") {
-  const std::string f = fixture("json-syntax.json");
+  const std::string f = check_fixture("json-syntax.json");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -192,7 +192,7 @@ checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
 }
 
 TEST_CASE("check reports an unknown key once, with the nearest valid key", "[check]") {
-  const std::string f = fixture("unknown-key.yaml");
+  const std::string f = check_fixture("unknown-key.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -205,7 +205,7 @@ checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
 }
 
 TEST_CASE("check names the supported geometry-file version", "[check]") {
-  const std::string f = fixture("wrong-version.yaml");
+  const std::string f = check_fixture("wrong-version.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -219,7 +219,7 @@ checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
 }
 
 TEST_CASE("check rejects a bare integer for mig-parted devices", "[check]") {
-  const std::string f = fixture("bare-int-devices.yaml");
+  const std::string f = check_fixture("bare-int-devices.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -235,7 +235,7 @@ checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
 }
 
 TEST_CASE("check rejects mig-devices on a disabled mig-parted entry", "[check]") {
-  const std::string f = fixture("disabled-with-devices.yaml");
+  const std::string f = check_fixture("disabled-with-devices.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(r.out.empty());
@@ -251,7 +251,7 @@ checked 1 file: 1 geometry valid, 0 invalid; 1 file malformed
 }
 
 TEST_CASE("check rejects an unquoted pci id, which yaml reads as a number", "[check]") {
-  const std::string f = fixture("unquoted-filter.yaml");
+  const std::string f = check_fixture("unquoted-filter.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(
@@ -271,7 +271,7 @@ TEST_CASE("check tries an unfiltered mig-parted entry on every model with its pr
   // fits on three. An entry without a device-filter applies to every gpu, and
   // NVIDIA's own configs write such entries for one family: a warning at the
   // profile's line for the model where it fails, naming those where it fits.
-  const std::string f = fixture("all-devices.yaml");
+  const std::string f = check_fixture("all-devices.yaml");
   auto r = run_migplan({"check", "-v", f});
   CHECK(r.code == 0);
   CHECK(r.out.empty());
@@ -346,7 +346,7 @@ TEST_CASE("an unfiltered mig-parted entry that fits on no model is an error", "[
 }
 
 TEST_CASE("check resolves unfiltered mig-parted profile names across the catalog", "[check]") {
-  const std::string f = fixture("unfiltered.yaml");
+  const std::string f = check_fixture("unfiltered.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -386,7 +386,7 @@ TEST_CASE("check --gpu gives geometry entries without a model their model", "[ch
 }
 
 TEST_CASE("check --gpu limits a mig-parted config to one model", "[check]") {
-  const std::string f = fixture("all-devices.yaml");
+  const std::string f = check_fixture("all-devices.yaml");
   auto r = run_migplan({"check", "--gpu", "h100-80gb", f});
   CHECK(r.code == 0);
   CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
@@ -416,7 +416,7 @@ checked 1 file: 0 geometries valid, 0 invalid, 1 not checked
 }
 
 TEST_CASE("check warns about a name only an older driver uses, with the current name", "[check]") {
-  const std::string f = fixture("gb200-early.yaml");
+  const std::string f = check_fixture("gb200-early.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 0);
   CHECK(r.out.empty());
@@ -432,8 +432,8 @@ checked 1 file: 1 geometry valid, 0 invalid; 1 warning
 }
 
 TEST_CASE("check over several files exits with the worst outcome", "[check]") {
-  const std::string valid = fixture("valid.yaml"), invalid = fixture("misspelt.yaml"),
-                    malformed = fixture("wrong-version.yaml");
+  const std::string valid = check_fixture("valid.yaml"), invalid = check_fixture("misspelt.yaml"),
+                    malformed = check_fixture("wrong-version.yaml");
   auto r = run_migplan({"check", valid, invalid});
   CHECK(r.code == 1);
   CHECK(r.err.substr(r.err.rfind("checked")) == "checked 2 files: 1 geometry valid, 1 invalid\n");
@@ -466,7 +466,7 @@ checked 2 files: 1 geometry valid, 1 invalid
 }
 
 TEST_CASE("check reads standard input for -, as json when it opens with a brace", "[check]") {
-  auto r = run_migplan({"check", "-"}, migplan::test::read_file(fixture("misspelt.yaml")));
+  auto r = run_migplan({"check", "-"}, migplan::test::read_file(check_fixture("misspelt.yaml")));
   CHECK(r.code == 1);
   CHECK(r.out.empty());
   CHECK(r.err == R"(<stdin>:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
@@ -474,7 +474,7 @@ TEST_CASE("check reads standard input for -, as json when it opens with a brace"
         ^
 checked 1 file: 0 geometries valid, 1 invalid
 )");
-  r = run_migplan({"check", "-"}, migplan::test::read_file(fixture("json-syntax.json")));
+  r = run_migplan({"check", "-"}, migplan::test::read_file(check_fixture("json-syntax.json")));
   CHECK(r.code == 2);
   CHECK(r.err.rfind("<stdin>:4:52: error: invalid json: ", 0) == 0);
   r = run_migplan({"check", "-"}, migplan::test::read_file(source_path("examples/geometry.json")));
@@ -483,7 +483,7 @@ checked 1 file: 0 geometries valid, 1 invalid
 }
 
 TEST_CASE("check --format github prints workflow annotations on stdout", "[check]") {
-  const std::string f = fixture("overlap.yaml"), g = fixture("gb200-early.yaml");
+  const std::string f = check_fixture("overlap.yaml"), g = check_fixture("gb200-early.yaml");
   const auto r = run_migplan({"check", "--format", "github", f, g});
   CHECK(r.code == 1);
   const std::string fp = migplan::cli::render::github_escape_property(f),
@@ -510,8 +510,9 @@ TEST_CASE("github annotations escape data and property values", "[check]") {
 }
 
 TEST_CASE("check --format json prints one document with every finding", "[check]") {
-  const std::string bad = fixture("compute.yaml"), good = fixture("valid.yaml"),
-                    typo = fixture("misspelt.yaml"), broken = fixture("yaml-syntax.yaml");
+  const std::string bad = check_fixture("compute.yaml"), good = check_fixture("valid.yaml"),
+                    typo = check_fixture("misspelt.yaml"),
+                    broken = check_fixture("yaml-syntax.yaml");
   const auto r = run_migplan({"check", "--format", "json", good, bad, typo, broken});
   CHECK(r.code == 2);
   CHECK(r.err.empty());
@@ -813,7 +814,7 @@ TEST_CASE("device-filter ids are read as mig-parted reads them", "[check]") {
 }
 
 TEST_CASE("check -c names a label the file lacks, with the nearest one", "[check]") {
-  const std::string f = fixture("all-devices.yaml");
+  const std::string f = check_fixture("all-devices.yaml");
   const auto r = run_migplan({"check", "-c", "all-1g.10g", f});
   CHECK(r.code == 1);
   CHECK(r.err.find(f + ": error: config 'all-1g.10g' (-c) is not in this file; mig-parted "
@@ -951,7 +952,7 @@ TEST_CASE("check --max-errors sets the cap, 0 lifts it, and the exit code stays"
   CHECK(r.err == all + "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
   // A cap on a file of warnings and errors counts each kind; a file within
   // the cap prints no count.
-  const std::string f = fixture("device-overlap.yaml");
+  const std::string f = check_fixture("device-overlap.yaml");
   r = run_migplan({"check", "--max-errors", "1", f});
   CHECK(r.code == 1);
   CHECK(r.err.substr(r.err.rfind("^\n") + 2) ==
@@ -1052,7 +1053,7 @@ checked 3 files: 0 geometries valid, 1 invalid; 2 files malformed
 }
 
 TEST_CASE("check resolves yaml merge keys in mig-parted configs as mig-parted does", "[check]") {
-  const std::string f = fixture("merge-keys.yaml");
+  const std::string f = check_fixture("merge-keys.yaml");
   auto r = run_migplan({"check", "--format", "json", f});
   CHECK(r.code == 0);
   const auto doc = nlohmann::json::parse(r.out);
@@ -1069,7 +1070,7 @@ TEST_CASE("check resolves yaml merge keys in mig-parted configs as mig-parted do
   CHECK(gs[3]["devices"] == nlohmann::json::array({2, 3}));
   CHECK(gs[3]["request"] == nlohmann::json::array({"7g.80gb"}));
 
-  const std::string bad = fixture("merge-keys-bad.yaml");
+  const std::string bad = check_fixture("merge-keys-bad.yaml");
   r = run_migplan({"check", bad});
   CHECK(r.code == 2);
   CHECK(
@@ -1154,7 +1155,7 @@ TEST_CASE("check stops a file whose aliases and merge keys expand past its budge
 
 TEST_CASE("check reports a gpu index given by two entries of a config, and a negative one",
           "[check]") {
-  const std::string f = fixture("device-overlap.yaml");
+  const std::string f = check_fixture("device-overlap.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
   CHECK(r.out.empty());
@@ -1247,8 +1248,8 @@ TEST_CASE("check escapes control characters in the quoted source line and the me
 }
 
 TEST_CASE("check --format json writes one document over many files, a file at a time", "[check]") {
-  const auto r = run_migplan({"check", "--format", "json", fixture("valid.yaml"),
-                              fixture("overlap.yaml"), fixture("valid.yaml")});
+  const auto r = run_migplan({"check", "--format", "json", check_fixture("valid.yaml"),
+                              check_fixture("overlap.yaml"), check_fixture("valid.yaml")});
   CHECK(r.code == 1);
   const auto doc = nlohmann::json::parse(r.out);
   REQUIRE(doc["files"].size() == 3);
@@ -1327,7 +1328,7 @@ TEST_CASE("check names the real profile for a name tools circulate", "[check]") 
 
 TEST_CASE("check reads the mig-parted config of a GPU Operator ConfigMap in a manifest",
           "[check][manifest]") {
-  const std::string f = fixture("configmap-manifest.yaml");
+  const std::string f = check_fixture("configmap-manifest.yaml");
   auto r = run_migplan({"check", f});
   CHECK(r.code == 0);
   CHECK(r.err == "checked 1 file: 2 geometries valid, 0 invalid\n");

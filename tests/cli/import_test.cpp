@@ -254,7 +254,7 @@ TEST_CASE("an imported model reads back from the JSON import writes", "[import]"
 namespace {
 
 // A capture's text without its '#' header lines (nvidia-smi prints none).
-std::string listing(std::string_view name) {
+std::string capture_listing(std::string_view name) {
   std::string out;
   std::istringstream in(migplan::test::read_file(capture_path(name)));
   for (std::string line; std::getline(in, line);)
@@ -377,12 +377,12 @@ TEST_CASE("import reads one capture from standard input", "[import][cli]") {
 
 TEST_CASE("import picks one GPU of a listing of several", "[import][cli]") {
   // GPU 1 is GPU 0 again, except that it allows three 1g.6gb instead of four.
-  const std::string lgip0 = listing("a30-lgip.txt");
+  const std::string lgip0 = capture_listing("a30-lgip.txt");
   const std::size_t rows = lgip0.find("|   0  MIG");
   const std::string gpu1 =
       replace_all(replace_all(lgip0.substr(rows), "|   0  MIG", "|   1  MIG"), "4/4", "3/3");
   const std::string lgip = temp_path("two-gpus-lgip.txt", lgip0 + gpu1);
-  const std::string lgipp0 = listing("a30-lgipp.txt");
+  const std::string lgipp0 = capture_listing("a30-lgipp.txt");
   const std::string lgipp =
       temp_path("two-gpus-lgipp.txt", lgipp0 + replace_all(lgipp0, "GPU  0", "GPU  1"));
 
@@ -431,7 +431,8 @@ TEST_CASE("import refuses captures that do not make a model", "[import][cli]") {
   CHECK(r.code == 2);
   CHECK(r.err.find(": no placements for profile 1g.10gb (ID 15, ") != std::string::npos);
   // Garbage is the reader's error, at its line.
-  const std::string garbage = temp_path("garbage-lgip.txt", listing("a30-lgip.txt") + "hello\n");
+  const std::string garbage =
+      temp_path("garbage-lgip.txt", capture_listing("a30-lgip.txt") + "hello\n");
   r = run_migplan(import_args(garbage, a30pp));
   CHECK(r.code == 2);
   CHECK(r.err.starts_with("migplan: " + garbage + ":21: "));

@@ -275,11 +275,11 @@ TEST_CASE("every name nvidia-smi prints for a supported board resolves to its mo
   // The 72GB RTX PRO 5000 has another name and no documented table.
   CHECK_FALSE(resolve_gpu("NVIDIA RTX PRO 5000 72GB Blackwell"));
   // gpus --json lists every one of them under its model.
-  const std::string json = run_migplan({"gpus", "--json"}).out;
+  const std::string listed = run_migplan({"gpus", "--json"}).out;
   for (const board& b : boards)
     if (std::string_view(b.name).starts_with("NVIDIA ")) {
       INFO(b.name);
-      CHECK(json.find("\"" + std::string(b.name) + "\"") != std::string::npos);
+      CHECK(listed.find("\"" + std::string(b.name) + "\"") != std::string::npos);
     }
 }
 

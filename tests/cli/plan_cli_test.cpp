@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
+std::string plan_fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
 
 // Runs `migplan plan ARGS` and expects exit 2 with exactly `message` on stderr.
 void expect_bad(const std::vector<std::string>& args, const std::string& message) {
@@ -236,9 +236,9 @@ TEST_CASE("plan: option errors are one line with exit 2", "[plan][cli]") {
   expect_bad({"1g.10gb"},
              "no fleet: give --gpu MODEL (repeatable), --fleet FILE or --current FILE; try "
              "'migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb'");
-  expect_bad({"--gpu", "h100-80gb", "--fleet", fixture("fleet.yaml"), "1g.10gb"},
+  expect_bad({"--gpu", "h100-80gb", "--fleet", plan_fixture("fleet.yaml"), "1g.10gb"},
              "give the fleet one way: --gpu MODEL..., --fleet FILE or --current FILE");
-  expect_bad({"--gpu", "h100-80gb", "--mig-config", fixture("kube-config.yaml"), "1g.10gb"},
+  expect_bad({"--gpu", "h100-80gb", "--mig-config", plan_fixture("kube-config.yaml"), "1g.10gb"},
              "--mig-config needs --current (kubectl's nodes)");
   expect_bad({"--gpu", "h100-80gb", "--allow-evict", "1g.10gb"}, "--allow-evict needs --current");
   expect_bad({"--gpu", "h100-80gb", "--emit", "labels", "1g.10gb"},
@@ -255,8 +255,8 @@ TEST_CASE("plan: option errors are one line with exit 2", "[plan][cli]") {
       {"--gpu", "h100-80gb", "--emit", "configmap", "--configmap-name", "Bad_Name", "1g.10gb"},
       "--configmap-name 'Bad_Name' is not a DNS subdomain (lowercase letters, digits, '-' "
       "and '.', at most 253 characters)");
-  expect_bad({"--gpu", "h100-80gb", "--demand", fixture("bad-demand.yaml")},
-             fixture("bad-demand.yaml") + ":7: count 0 must be at least 1");
+  expect_bad({"--gpu", "h100-80gb", "--demand", plan_fixture("bad-demand.yaml")},
+             plan_fixture("bad-demand.yaml") + ":7: count 0 must be at least 1");
   const auto missing = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "no-such-file.yaml"});
   CHECK(missing.code == 2);
   CHECK(missing.err == "migplan: cannot read 'no-such-file.yaml': No such file or directory\n");
@@ -297,10 +297,10 @@ TEST_CASE("plan: plans are legal and cover the demand", "[plan][cli]") {
   checked_plan({"--gpu", "h100-80gb", "--gpu", "a100-40gb", "--cost", "h100-80gb=2.5", "4x3g.40gb",
                 "2x2g.10gb"},
                0);
-  checked_plan({"--gpu", "h100-80gb", "--demand", fixture("demand-memory.csv")}, 0);
+  checked_plan({"--gpu", "h100-80gb", "--demand", plan_fixture("demand-memory.csv")}, 0);
   // 30GiB fits on no a30 profile: unmet, exit 1.
-  checked_plan({"--gpu", "a30", "--demand", fixture("demand-memory.csv")}, 1);
-  const json fleet = checked_plan({"--fleet", fixture("fleet.yaml"), "10x1g.10gb"}, 0);
+  checked_plan({"--gpu", "a30", "--demand", plan_fixture("demand-memory.csv")}, 1);
+  const json fleet = checked_plan({"--fleet", plan_fixture("fleet.yaml"), "10x1g.10gb"}, 0);
   REQUIRE(fleet.contains("nodes"));
   CHECK(fleet["nodes"].size() == 3);
   // Read from standard input too.
@@ -454,7 +454,7 @@ TEST_CASE("plan: a re-plan cut short by --time-limit exits 3, not 1, and says ho
 
 TEST_CASE("plan: a re-plan lists its changes", "[plan][cli]") {
   const json doc =
-      checked_plan({"--current", fixture("replan-h100.yaml"), "49x1g.10gb", "2x3g.40gb"}, 0);
+      checked_plan({"--current", plan_fixture("replan-h100.yaml"), "49x1g.10gb", "2x3g.40gb"}, 0);
   REQUIRE(doc.contains("changes"));
   REQUIRE(doc.contains("nodes"));
   // Eight H100s of 7x1g.10gb; 49 x 1g.10gb and 2 x 3g.40gb: exactly one GPU changes,
@@ -471,8 +471,8 @@ TEST_CASE("plan: a re-plan lists its changes", "[plan][cli]") {
   // Nothing is marked in use, so nothing is evicted.
   for (const json& c : doc["changes"]) CHECK(c["evicted"].empty());
   // kubectl's nodes with their mig-parted config: notes on stderr, a plan on stdout.
-  const auto kube = run_migplan({"plan", "--json", "--current", fixture("kube-nodes.json"),
-                                 "--mig-config", fixture("kube-config.yaml"), "1g.10gb"});
+  const auto kube = run_migplan({"plan", "--json", "--current", plan_fixture("kube-nodes.json"),
+                                 "--mig-config", plan_fixture("kube-config.yaml"), "1g.10gb"});
   CHECK((kube.code == 0 || kube.code == 1));
   CHECK(json::parse(kube.out).contains("changes"));
   std::istringstream notes(kube.err);
@@ -482,8 +482,8 @@ TEST_CASE("plan: a re-plan lists its changes", "[plan][cli]") {
 TEST_CASE("plan: --emit mig-parted passes migplan check --strict", "[plan][cli]") {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--gpu", "h100-80gb", "8x1g.10gb", "2x3g.40gb"},
-        std::vector<std::string>{"--fleet", fixture("fleet.yaml"), "10x1g.10gb", "3x3g.40gb"},
-        std::vector<std::string>{"--current", fixture("replan-h100.yaml"), "49x1g.10gb",
+        std::vector<std::string>{"--fleet", plan_fixture("fleet.yaml"), "10x1g.10gb", "3x3g.40gb"},
+        std::vector<std::string>{"--current", plan_fixture("replan-h100.yaml"), "49x1g.10gb",
                                  "2x3g.40gb"}}) {
     std::vector<std::string> all{"plan", "--emit", "mig-parted"};
     all.insert(all.end(), args.begin(), args.end());
@@ -503,7 +503,7 @@ TEST_CASE("plan: --emit mig-parted passes migplan check --strict", "[plan][cli]"
 
 TEST_CASE("plan: --emit labels names only nodes that change", "[plan][cli]") {
   // Both nodes carry a label; a node none of whose GPUs changes keeps it.
-  const std::vector<std::string> args{"--current", fixture("replan-h100.yaml"), "49x1g.10gb",
+  const std::vector<std::string> args{"--current", plan_fixture("replan-h100.yaml"), "49x1g.10gb",
                                       "2x3g.40gb"};
   std::vector<std::string> as_json{"plan", "--json"};
   as_json.insert(as_json.end(), args.begin(), args.end());

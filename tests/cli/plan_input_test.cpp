@@ -28,7 +28,7 @@ using migplan::test::test_path;
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string plan_fixture_text(const std::string& name) {
   return read_file(test_path("fixtures/plan/" + name));
 }
 
@@ -66,7 +66,8 @@ int profile_of(const gpu_model& g, std::string_view name) {
 // Demand.
 
 TEST_CASE("a yaml demand file gives named and memory-sized items with their lines", "[plan-io]") {
-  const auto d = parse_demand(fixture("demand.yaml"), "demand.yaml", plan_file_format::yaml);
+  const auto d =
+      parse_demand(plan_fixture_text("demand.yaml"), "demand.yaml", plan_file_format::yaml);
   REQUIRE(d.has_value());
   REQUIRE(d->size() == 4);
   const demand_item& a = (*d)[0];
@@ -91,8 +92,9 @@ TEST_CASE("a yaml demand file gives named and memory-sized items with their line
 }
 
 TEST_CASE("a json demand file reads like its yaml twin", "[plan-io]") {
-  const auto y = parse_demand(fixture("demand.yaml"), "y", plan_file_format::yaml);
-  const auto j = parse_demand(fixture("demand.json"), "demand.json", plan_file_format::json);
+  const auto y = parse_demand(plan_fixture_text("demand.yaml"), "y", plan_file_format::yaml);
+  const auto j =
+      parse_demand(plan_fixture_text("demand.json"), "demand.json", plan_file_format::json);
   REQUIRE(y.has_value());
   REQUIRE(j.has_value());
   REQUIRE(j->size() == 3);
@@ -107,7 +109,7 @@ TEST_CASE("a json demand file reads like its yaml twin", "[plan-io]") {
 }
 
 TEST_CASE("a csv demand file reads quoted names, default names and memory columns", "[plan-io]") {
-  const auto d = parse_demand(fixture("demand.csv"), "demand.csv", plan_file_format::csv);
+  const auto d = parse_demand(plan_fixture_text("demand.csv"), "demand.csv", plan_file_format::csv);
   REQUIRE(d.has_value());
   REQUIRE(d->size() == 3);
   CHECK((*d)[0].name == "chat-small");
@@ -116,7 +118,8 @@ TEST_CASE("a csv demand file reads quoted names, default names and memory column
   CHECK((*d)[1].profile == "7g.80gb");
   CHECK((*d)[1].count == 25);
   CHECK((*d)[2].name == "3g.40gb");
-  const auto m = parse_demand(fixture("demand-memory.csv"), "m.csv", plan_file_format::csv);
+  const auto m =
+      parse_demand(plan_fixture_text("demand-memory.csv"), "m.csv", plan_file_format::csv);
   REQUIRE(m.has_value());
   REQUIRE(m->size() == 2);
   CHECK((*m)[0].memory_mib == 30720);
@@ -285,7 +288,7 @@ TEST_CASE("a demand item may name a compute-instance profile some model offers",
 
 TEST_CASE("a fleet file with nodes gives the nodes' models with their costs and limits",
           "[plan-io]") {
-  const auto f = parse_fleet(fixture("fleet.yaml"), "fleet.yaml", false);
+  const auto f = parse_fleet(plan_fixture_text("fleet.yaml"), "fleet.yaml", false);
   REQUIRE(f.has_value());
   REQUIRE(f->nodes.size() == 3);
   CHECK(f->nodes[0].name == "gpu-a");
@@ -304,7 +307,7 @@ TEST_CASE("a fleet file with nodes gives the nodes' models with their costs and 
 }
 
 TEST_CASE("a fleet file of models alone gives candidate models", "[plan-io]") {
-  const auto f = parse_fleet(fixture("fleet.json"), "fleet.json", true);
+  const auto f = parse_fleet(plan_fixture_text("fleet.json"), "fleet.json", true);
   REQUIRE(f.has_value());
   CHECK(f->nodes.empty());
   REQUIRE(f->models.size() == 2);
@@ -356,7 +359,7 @@ TEST_CASE("malformed fleet files each get one message with their line", "[plan-i
 // State.
 
 TEST_CASE("a state file gives each gpu's instances, starts and in-use marks", "[plan-io]") {
-  const auto s = parse_state(fixture("state.json"), "state.json", true);
+  const auto s = parse_state(plan_fixture_text("state.json"), "state.json", true);
   REQUIRE(s.has_value());
   REQUIRE(s->size() == 2);
   const current_node& a = (*s)[0];
@@ -461,7 +464,7 @@ int count_of(const current_gpu& g, int profile) {
 
 TEST_CASE("kubectl's nodes and the mig-parted config give each node's gpus and geometries",
           "[plan-io]") {
-  const auto s = kube(fixture("kube-nodes.json"), fixture("kube-config.yaml"));
+  const auto s = kube(plan_fixture_text("kube-nodes.json"), plan_fixture_text("kube-config.yaml"));
   REQUIRE(s.has_value());
   const gpu_model& h100 = model("h100-80gb");
   const gpu_model& a100 = model("a100-40gb");
@@ -509,7 +512,7 @@ TEST_CASE("kubectl's nodes and the mig-parted config give each node's gpus and g
 
 TEST_CASE("the mig-parted config may come as the GPU Operator's ConfigMap", "[plan-io]") {
   const auto s = kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split")}}),
-                      fixture("kube-configmap.yaml"));
+                      plan_fixture_text("kube-configmap.yaml"));
   REQUIRE(s.has_value());
   REQUIRE(s->nodes.size() == 1);
   CHECK(s->nodes[0].gpus[0].instances.size() == 2);
@@ -518,15 +521,15 @@ TEST_CASE("the mig-parted config may come as the GPU Operator's ConfigMap", "[pl
       "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"x\", \"labels\": "
       "{" +
           gfd("A100-SXM4-40GB", 1, "all-1g.10gb") + "}}}",
-      fixture("kube-config.yaml"));
+      plan_fixture_text("kube-config.yaml"));
   REQUIRE(one.has_value());
   CHECK(one->nodes[0].gpu == &model("a100-40gb"));
 }
 
 TEST_CASE("kubectl's nodes that do not match the config each get one message", "[plan-io]") {
-  const std::string config = fixture("kube-config.yaml");
+  const std::string config = plan_fixture_text("kube-config.yaml");
   const std::string good = nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split")}});
-  const std::string full = fixture("kube-nodes.json");
+  const std::string full = plan_fixture_text("kube-nodes.json");
   CHECK(error_of(kube(full.substr(0, full.rfind('}')), config)) ==
         "nodes.json:347: invalid json: syntax error while parsing object - unexpected end of "
         "input; expected '}'");
@@ -602,8 +605,8 @@ TEST_CASE("kubectl's nodes that do not match the config each get one message", "
 
 TEST_CASE("the current state is kubectl's nodes or a state file, told apart by content",
           "[plan-io]") {
-  CHECK(looks_like_kube_nodes(fixture("kube-nodes.json")));
-  CHECK_FALSE(looks_like_kube_nodes(fixture("state.json")));
+  CHECK(looks_like_kube_nodes(plan_fixture_text("kube-nodes.json")));
+  CHECK_FALSE(looks_like_kube_nodes(plan_fixture_text("state.json")));
   CHECK_FALSE(looks_like_kube_nodes("version: 1\n"));
   std::istringstream in;
   const auto state = read_current_state(test_path("fixtures/plan/state.json"), "", in);

@@ -49,17 +49,9 @@ static_assert(full_profile(*find_model("rtx-pro-6000")) >= 0);
 namespace {
 
 using migplan::test::model;
+using migplan::test::read_text;
 
 const std::filesystem::path data_dir{MIGPLAN_DATA_DIR};
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  INFO("reading " << path.string());
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;

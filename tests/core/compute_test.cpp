@@ -21,6 +21,7 @@
 using namespace migplan;
 using migplan::test::index_of;
 using migplan::test::model;
+using migplan::test::read_text;
 using nlohmann::json;
 
 namespace {
@@ -153,14 +154,6 @@ std::size_t brute_fewest_gis(const profile& gi, const std::vector<int>& cis) {
   std::size_t best = cis.size() + 1;
   fewest_from(gi, cis, 0, bins, best);
   return best;
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <migplan/catalog.hpp>
 #include <migplan/layout.hpp>
 #include <sstream>
@@ -71,6 +73,16 @@ void each_multiset(const gpu_model& gpu, F&& f, int beyond = 0) {
     if (p == np) return;
     ++n[p];
   }
+}
+
+/// The whole file at `path` (the test fails when it cannot be read).
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  INFO("reading " << path.string());
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace migplan::test
