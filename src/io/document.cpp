@@ -295,12 +295,15 @@ class json_tree final : public json_sax_base {
   int line_ = 1;
 };
 
-// The line of nlohmann's byte position (it counts from 1, at the byte after
-// the error's start).
-int line_of_error(std::string_view text, std::size_t byte) {
+// The line and column of nlohmann's byte position (it counts from 1, at the
+// byte after the error's start).
+position error_at(std::string_view text, std::size_t byte) {
   const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  return 1 + static_cast<int>(
-                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+  const std::size_t newline = text.substr(0, end).rfind('\n');
+  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  const auto lines =
+      std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n');
+  return {1 + static_cast<int>(lines), static_cast<int>(end - line_start) + 1, byte};
 }
 
 std::optional<diagnostic> too_large(std::string_view text, std::string_view file,
@@ -340,7 +343,7 @@ result<node, diagnostic> read_json(std::string_view text, std::string_view file,
   json_tree t(text, file, limits);
   if (t.parse()) return std::move(t.sink().root);
   if (t.sink().failed) return *t.sink().failed;
-  const position at = t.byte ? position{line_of_error(text, *t.byte), 0, *t.byte} : position{};
+  const position at = t.byte ? error_at(text, *t.byte) : position{};
   return problem(file, at, "syntax", "invalid json: " + json_error_text(t.what));
 }
 

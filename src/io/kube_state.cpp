@@ -39,7 +39,6 @@ using plan_io::lower;
 using plan_io::q;
 using plan_io::shown_path;
 using plan_io::some_names;
-using plan_io::stop;
 using plan_io::suggest;
 using plan_io::why_not;
 
@@ -54,22 +53,19 @@ struct kube_node {
   std::string bad_label;  // the first label whose value is not a string
 };
 
-class kube_reader final : public nlohmann::json_sax<nlohmann::json> {
+class kube_reader final : public json_sax_base {
  public:
   std::string kind;
   kube_node root;                // the document as one Node
   std::vector<kube_node> items;  // a List's or NodeList's items
   bool root_is_object = false;
   bool too_many = false;
-  std::optional<std::size_t> byte;
-  std::string what;
 
   bool null() override { return other(); }
   bool boolean(bool) override { return other(); }
   bool number_integer(number_integer_t) override { return other(); }
   bool number_unsigned(number_unsigned_t) override { return other(); }
   bool number_float(number_float_t, const string_t&) override { return other(); }
-  bool binary(binary_t&) override { return other(); }
   bool string(string_t& v) override {
     if (kube_node* n = label_owner()) {
       n->labels.emplace_back(st_.back().key, v);
@@ -112,12 +108,6 @@ class kube_reader final : public nlohmann::json_sax<nlohmann::json> {
   bool end_array() override {
     st_.pop_back();
     return true;
-  }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& e) override {
-    byte = position;
-    what = e.what();
-    return false;
   }
 
  private:
@@ -232,33 +222,35 @@ struct config_source {
   std::map<std::string, std::vector<const check::geometry_spec*>, std::less<>> entries;
 };
 
-void read_config(config_source& c, std::string_view text, bool json) {
+// Reads the config into `c`; the error, if any.
+std::optional<error> read_config(config_source& c, std::string_view text, bool json) {
   // The one reader of mig-parted configs (io/mig_parted), as `migplan check` reads them.
   std::vector<check::location> configmaps;
   c.input = check::read_mig_parted_input(text, json, &configmaps);
   if (c.input.kubernetes) {
     for (const check::diagnostic& d : c.input.diagnostics)
       if (d.level == check::severity::error && d.kind == check::fault::malformed)
-        throw stop{at(c.shown, d.at.line, d.message)};
+        return error{at(c.shown, d.at.line, d.message)};
     if (configmaps.empty())
-      throw stop{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
+      return error{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
     if (configmaps.size() > 1)
-      throw stop{at(c.shown, configmaps[1].line,
-                    fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
-                                "Operator uses",
-                                configmaps.size()))};
+      return error{at(c.shown, configmaps[1].line,
+                      fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
+                                  "Operator uses",
+                                  configmaps.size()))};
   }
   if (c.input.format == check::input_format::geometry)
-    throw stop{at(c.shown, 0,
-                  "this is a migplan geometry file; --current needs the mig-parted config "
-                  "(version: v1, mig-configs: ...) that defines the nodes' labels")};
+    return error{at(c.shown, 0,
+                    "this is a migplan geometry file; --current needs the mig-parted config "
+                    "(version: v1, mig-configs: ...) that defines the nodes' labels")};
   for (const check::diagnostic& d : c.input.diagnostics)
     if (d.level == check::severity::error && d.kind == check::fault::malformed)
-      throw stop{at(c.shown, d.at.line, d.message)};
+      return error{at(c.shown, d.at.line, d.message)};
   if (c.input.format != check::input_format::mig_parted)
-    throw stop{at(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
+    return error{at(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
   c.labels = c.input.labels;
   for (const check::geometry_spec& g : c.input.geometries) c.entries[g.label].push_back(&g);
+  return std::nullopt;
 }
 
 // True when the entry's device-filter (if any) names a PCI ID of `g`.
@@ -283,14 +275,15 @@ class kube_builder {
   kube_builder(std::string_view nodes_shown, config_source& config)
       : nodes_shown_(nodes_shown), config_(config) {}
 
-  kube_state build(const std::vector<kube_node>& nodes) {
+  result<kube_state> build(const std::vector<kube_node>& nodes) {
     kube_state out;
     std::vector<std::string> no_gpu, not_mig, unmanaged, reconfiguring;
     std::unordered_map<std::string, bool> seen;
     for (const kube_node& n : nodes) {
       if (!seen.try_emplace(n.name, true).second)
-        throw stop{fmt::format("{}: node {} is listed twice", nodes_shown_, q(n.name))};
-      if (!n.bad_label.empty()) fail(n, fmt::format("label {} is not a string", q(n.bad_label)));
+        return error{fmt::format("{}: node {} is listed twice", nodes_shown_, q(n.name))};
+      if (!n.bad_label.empty())
+        return fail(n, fmt::format("label {} is not a string", q(n.bad_label)));
       bool has_product = false, has_config = false, has_state = false;
       const std::string_view product = label_value(n, product_label, has_product);
       const std::string_view label = label_value(n, config_label, has_config);
@@ -308,9 +301,10 @@ class kube_builder {
       if (g == nullptr) {
         std::vector<std::string> names;
         for (const product_name& p : product_names()) names.push_back(p.shown);
-        fail(n, fmt::format("{}={} is no MIG-capable model migplan knows{}; 'migplan gpus' lists "
-                            "them",
-                            product_label, q(product), suggest(parts.model, names)));
+        return fail(
+            n, fmt::format("{}={} is no MIG-capable model migplan knows{}; 'migplan gpus' lists "
+                           "them",
+                           product_label, q(product), suggest(parts.model, names)));
       }
       if (!has_config) {
         unmanaged.push_back(n.name);
@@ -322,17 +316,21 @@ class kube_builder {
       // rebooting the label's geometry is what the GPUs are being given; after
       // a failure nothing says what they hold.
       if (has_state && state == "failed")
-        fail(n, fmt::format("{}=failed: mig-manager could not apply {} {}, so the geometry of its "
-                            "GPUs is unknown; fix the node, or leave it out (kubectl get nodes -l "
-                            "'{}!=failed' -o json)",
-                            state_label, config_label, q(label), state_label));
+        return fail(
+            n, fmt::format("{}=failed: mig-manager could not apply {} {}, so the geometry of its "
+                           "GPUs is unknown; fix the node, or leave it out (kubectl get nodes -l "
+                           "'{}!=failed' -o json)",
+                           state_label, config_label, q(label), state_label));
       const bool pending = has_state && (state == "pending" || state == "rebooting");
       if (has_state && !pending && state != "success")
-        fail(n, fmt::format("{}={} is no state mig-manager sets (pending, rebooting, success, "
-                            "failed)",
-                            state_label, q(state)));
+        return fail(n,
+                    fmt::format("{}={} is no state mig-manager sets (pending, rebooting, success, "
+                                "failed)",
+                                state_label, q(state)));
       if (pending) reconfiguring.push_back(n.name);
-      out.nodes.push_back(node(n, *g, product, std::string(label), pending));
+      auto one = node(n, *g, product, std::string(label), pending);
+      if (!one) return one.error();
+      out.nodes.push_back(std::move(*one));
     }
     if (!no_gpu.empty())
       out.notes.push_back(fmt::format("skipped {} node{} without NVIDIA GPU labels ({}): {}",
@@ -357,39 +355,41 @@ class kube_builder {
                       reconfiguring.size() == 1 ? "is" : "are", state_label,
                       reconfiguring.size() == 1 ? "its" : "their", some_names(reconfiguring)));
     if (out.nodes.empty())
-      throw stop{fmt::format("{}: no node has MIG-capable GPUs with an {} label{}", nodes_shown_,
-                             config_label,
-                             out.notes.empty() ? "" : " (" + out.notes.front() + ")")};
+      return error{fmt::format("{}: no node has MIG-capable GPUs with an {} label{}", nodes_shown_,
+                               config_label,
+                               out.notes.empty() ? "" : " (" + out.notes.front() + ")")};
     return out;
   }
 
  private:
-  [[noreturn]] void fail(const kube_node& n, std::string_view message) const {
-    throw stop{fmt::format("{}: node {}: {}", nodes_shown_, q(n.name), message)};
+  // "NODES: node 'NAME': message": a node of kubectl's output has no line.
+  error fail(const kube_node& n, std::string_view message) const {
+    return error{fmt::format("{}: node {}: {}", nodes_shown_, q(n.name), message)};
   }
-  [[noreturn]] void fail_config(const check::geometry_spec& e, std::string_view message) const {
-    throw stop{at(config_.shown, e.at.line, message)};
+  error fail_config(const check::geometry_spec& e, std::string_view message) const {
+    return error{at(config_.shown, e.at.line, message)};
   }
 
   // The instances entry `e` gives a GPU of model `g` (cached: a label is
   // shared by many nodes), or why they are no geometry of `g`.
-  const std::vector<current_gi>& instances(const check::geometry_spec& e, const gpu_model& g,
-                                           const kube_node& n, int index) {
+  result<const std::vector<current_gi>*> instances(const check::geometry_spec& e,
+                                                   const gpu_model& g, const kube_node& n,
+                                                   int index) {
     const auto key = std::make_pair(&e, &g);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
     std::vector<current_gi> out;
     if (e.mig_enabled) {
       // The GIs mig-parted makes of the entry: compute-instance profiles
       // ("1c.3g.20gb") share GIs as `check` reckons them (io/mig_parted).
       const check::mig_parted_gis made = check::entry_instances(g, e);
       if (!made.error.empty())
-        throw stop{
+        return error{
             at(config_.shown, made.error_at.line,
                fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), made.error))};
       std::vector<item> items;
       for (const int p : made.gis) items.push_back({p, item::any_start});
       if (made.too_many > 0 || !fits(rules(g), items))
-        fail_config(
+        return fail_config(
             e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
                            "on {}: {}",
                            q(e.label), index, q(n.name), g.slug,
@@ -398,7 +398,7 @@ class kube_builder {
                                : why_not(g, items)));
       for (const item& it : items) out.push_back({it.profile, item::any_start, false});
     }
-    return cache_.emplace(key, std::move(out)).first->second;
+    return &cache_.emplace(key, std::move(out)).first->second;
   }
 
   // The entry of `label` mig-parted applies to GPU `index` of model `g`: the
@@ -412,34 +412,37 @@ class kube_builder {
     return chosen;
   }
 
-  current_node node(const kube_node& n, const gpu_model& g, std::string_view product,
-                    const std::string& label, bool pending) {
+  result<current_node> node(const kube_node& n, const gpu_model& g, std::string_view product,
+                            const std::string& label, bool pending) {
     const product_parts parts = split_product(product);
     const auto found = config_.entries.find(label);
     if (found == config_.entries.end()) {
       const bool listed =
           std::find(config_.labels.begin(), config_.labels.end(), label) != config_.labels.end();
-      if (listed) fail(n, fmt::format("label {} of {} has no entries", q(label), config_.shown));
-      fail(n, fmt::format("its {} label {} is not in {}{}", config_label, q(label), config_.shown,
-                          suggest(label, config_.labels)));
+      if (listed)
+        return fail(n, fmt::format("label {} of {} has no entries", q(label), config_.shown));
+      return fail(n, fmt::format("its {} label {} is not in {}{}", config_label, q(label),
+                                 config_.shown, suggest(label, config_.labels)));
     }
     const std::vector<const check::geometry_spec*>& entries = found->second;
     bool has_count = false;
     const std::string_view count_text = label_value(n, count_label, has_count);
-    if (!has_count) fail(n, fmt::format("it has {} but no {} label", product_label, count_label));
+    if (!has_count)
+      return fail(n, fmt::format("it has {} but no {} label", product_label, count_label));
     // Without MIG it counts GPUs (1 to max_node_gpus); under the single
     // strategy, MIG devices, which single_gpu_count checks against the label.
     auto count = parse_whole_number(count_label, count_text, parts.mig.empty() ? 1 : 0,
                                     parts.mig.empty() ? max_node_gpus : 1'000'000);
-    if (!count) fail(n, count.error().message);
+    if (!count) return fail(n, count.error().message);
     int gpus = 0;
     // Only the single strategy's "-MIG-PROFILE" suffix changes what the count
     // counts: with no MIG-enabled GPU, GFD labels whole GPUs under any strategy.
     if (parts.mig == "INVALID")
-      fail(n, fmt::format("{}={}: GPU Feature Discovery found a node the single MIG strategy does "
-                          "not allow (GPUs with MIG disabled, an empty one, or more than one "
-                          "profile), so its GPU count is unknown",
-                          product_label, q(product)));
+      return fail(
+          n, fmt::format("{}={}: GPU Feature Discovery found a node the single MIG strategy does "
+                         "not allow (GPUs with MIG disabled, an empty one, or more than one "
+                         "profile), so its GPU count is unknown",
+                         product_label, q(product)));
     if (parts.mig.empty()) {
       gpus = static_cast<int>(*count);
       // An entry for a GPU index the node does not have: the label was
@@ -448,14 +451,17 @@ class kube_builder {
         if (e->all_devices || !filter_matches(*e, g)) continue;
         for (long long d : e->devices)
           if (d >= gpus)
-            fail_config(*e, fmt::format("label {} gives gpu index {} a geometry, but node {} "
-                                        "has {} GPU{} ({}={}): the label was written for "
-                                        "another node",
-                                        q(label), d, q(n.name), gpus, gpus == 1 ? "" : "s",
-                                        count_label, *count));
+            return fail_config(
+                *e, fmt::format("label {} gives gpu index {} a geometry, but node {} "
+                                "has {} GPU{} ({}={}): the label was written for "
+                                "another node",
+                                q(label), d, q(n.name), gpus, gpus == 1 ? "" : "s", count_label,
+                                *count));
       }
     } else {
-      gpus = single_gpu_count(n, g, parts, entries, label, *count, pending);
+      auto single = single_gpu_count(n, g, parts, entries, label, *count, pending);
+      if (!single) return single.error();
+      gpus = *single;
     }
     current_node out;
     out.name = n.name;
@@ -465,10 +471,13 @@ class kube_builder {
     for (int i = 0; i < gpus; ++i) {
       const check::geometry_spec* e = entry_for(entries, g, i);
       if (e == nullptr)
-        fail(n, fmt::format("no entry of label {} ({}) applies to its gpu {} ({}): the devices and "
-                            "device-filter of every entry leave it out",
-                            q(label), config_.shown, i, g.slug));
-      out.gpus.push_back({i, instances(*e, g, n, i), label});
+        return fail(
+            n, fmt::format("no entry of label {} ({}) applies to its gpu {} ({}): the devices and "
+                           "device-filter of every entry leave it out",
+                           q(label), config_.shown, i, g.slug));
+      auto gis = instances(*e, g, n, i);
+      if (!gis) return gis.error();
+      out.gpus.push_back({i, **gis, label});
     }
     return out;
   }
@@ -477,9 +486,9 @@ class kube_builder {
   // GPUs (mig-strategy.go, newMigStrategySingleLabeler): the GPU count is the
   // number of GPUs whose geometries, taken from the label in index order,
   // hold that many instances. GFD's profile must be the only one they hold.
-  int single_gpu_count(const kube_node& n, const gpu_model& g, const product_parts& parts,
-                       const std::vector<const check::geometry_spec*>& entries,
-                       const std::string& label, long long devices, bool pending) {
+  result<int> single_gpu_count(const kube_node& n, const gpu_model& g, const product_parts& parts,
+                               const std::vector<const check::geometry_spec*>& entries,
+                               const std::string& label, long long devices, bool pending) {
     const std::string when_pending =
         pending ? fmt::format(
                       " ({} is pending: GFD's labels may still describe the old "
@@ -492,23 +501,27 @@ class kube_builder {
     for (int i = 0; i < max_node_gpus; ++i) {
       const check::geometry_spec* e = entry_for(entries, g, i);
       if (e == nullptr) break;
-      const std::vector<current_gi>& gis = instances(*e, g, n, i);
+      auto made = instances(*e, g, n, i);
+      if (!made) return made.error();
+      const std::vector<current_gi>& gis = **made;
       if (gis.empty()) break;
       if (gfd_profile && !pending)
         for (const current_gi& gi : gis)
           if (gi.profile != *gfd_profile)
-            fail(n,
-                 fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
-                             "{} gives gpu {} {}: the node does not hold the label's geometry",
-                             g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
-                             q(label), i, g.profiles[static_cast<std::size_t>(gi.profile)].name));
+            return fail(
+                n,
+                fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
+                            "{} gives gpu {} {}: the node does not hold the label's geometry",
+                            g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
+                            q(label), i, g.profiles[static_cast<std::size_t>(gi.profile)].name));
       total += static_cast<long long>(gis.size());
       if (total == devices) return i + 1;
       if (total > devices) break;
     }
-    fail(n, fmt::format("{}={} counts MIG devices under the single MIG strategy, and no number of "
-                        "GPUs with the geometries of label {} holds exactly that many{}",
-                        count_label, devices, q(label), when_pending));
+    return fail(
+        n, fmt::format("{}={} counts MIG devices under the single MIG strategy, and no number of "
+                       "GPUs with the geometries of label {} holds exactly that many{}",
+                       count_label, devices, q(label), when_pending));
   }
 
   std::string nodes_shown_;
@@ -517,7 +530,7 @@ class kube_builder {
       cache_;
 };
 
-std::vector<kube_node> read_kube_nodes(std::string_view text, std::string_view shown) {
+result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::string_view shown) {
   kube_reader r;
   try {
     nlohmann::json::sax_parse(text.begin(), text.end(), &r);
@@ -525,34 +538,34 @@ std::vector<kube_node> read_kube_nodes(std::string_view text, std::string_view s
     if (r.what.empty()) r.what = e.what();
   }
   if (r.too_many)
-    throw stop{at(shown, 0,
-                  fmt::format("more than {} nodes; the most plan reads is {}", max_plan_nodes,
-                              max_plan_nodes))};
+    return error{at(shown, 0,
+                    fmt::format("more than {} nodes; the most plan reads is {}", max_plan_nodes,
+                                max_plan_nodes))};
   if (!r.what.empty())
-    throw stop{
+    return error{
         at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_error_text(r.what))};
   if (!r.root_is_object)
-    throw stop{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
+    return error{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
   if (r.kind == "Node") {
-    if (r.root.name.empty()) throw stop{at(shown, 0, "the Node has no metadata.name")};
-    return {std::move(r.root)};
+    if (r.root.name.empty()) return error{at(shown, 0, "the Node has no metadata.name")};
+    return std::vector<kube_node>{std::move(r.root)};
   }
   if (r.kind != "List" && r.kind != "NodeList")
-    throw stop{at(shown, 0,
-                  r.kind.empty()
-                      ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
-                                    "`kubectl get nodes -o json`)")
-                      : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
-                                    "List, NodeList or Node)",
-                                    q(r.kind)))};
+    return error{at(shown, 0,
+                    r.kind.empty()
+                        ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
+                                      "`kubectl get nodes -o json`)")
+                        : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
+                                      "List, NodeList or Node)",
+                                      q(r.kind)))};
   for (std::size_t i = 0; i < r.items.size(); ++i) {
     const kube_node& n = r.items[i];
     if (!n.kind.empty() && n.kind != "Node")
-      throw stop{at(shown, 0,
-                    fmt::format("item {} is a {}, not a Node (expected `kubectl get "
-                                "nodes -o json`)",
-                                i, q(n.kind)))};
-    if (n.name.empty()) throw stop{at(shown, 0, fmt::format("item {} has no metadata.name", i))};
+      return error{at(shown, 0,
+                      fmt::format("item {} is a {}, not a Node (expected `kubectl get "
+                                  "nodes -o json`)",
+                                  i, q(n.kind)))};
+    if (n.name.empty()) return error{at(shown, 0, fmt::format("item {} has no metadata.name", i))};
   }
   return std::move(r.items);
 }
@@ -578,17 +591,12 @@ class first_key final : public json_sax_base {
 result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_view nodes_shown,
                                     std::string_view config_text, std::string_view config_shown,
                                     bool config_json) {
-  try {
-    const std::vector<kube_node> nodes = read_kube_nodes(nodes_json, nodes_shown);
-    config_source config;
-    config.shown = std::string(config_shown);
-    read_config(config, config_text, config_json);
-    return kube_builder(nodes_shown, config).build(nodes);
-  } catch (const stop& s) {
-    return error{s.message};
-  } catch (const std::exception& e) {
-    return error{std::string("cannot read kubectl's nodes: ") + e.what()};
-  }
+  const auto nodes = read_kube_nodes(nodes_json, nodes_shown);
+  if (!nodes) return nodes.error();
+  config_source config;
+  config.shown = std::string(config_shown);
+  if (auto e = read_config(config, config_text, config_json)) return *e;
+  return kube_builder(nodes_shown, config).build(*nodes);
 }
 
 bool looks_like_kube_nodes(std::string_view text) {

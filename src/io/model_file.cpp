@@ -7,20 +7,20 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <iterator>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <migplan/detail/strings.hpp>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 
-#include "io/json_sax.hpp"
+#include "io/document.hpp"
 #include "io/names.hpp"
+#include "io/schema.hpp"
 #include "io/source.hpp"
-#include "io/text_view.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -369,203 +369,14 @@ loaded_model::loaded_model(model_spec spec, std::string file)
 }
 
 // ---------------------------------------------------------------------------
-// JSON with the line of every value
+// The schema: the document tree (io/document.hpp) read into a model_spec,
+// with the fields of each object kept for check_model_spec's problems
 // ---------------------------------------------------------------------------
 
 namespace {
 
-// One JSON value and the line it is written on. nlohmann's documents keep no
-// positions, so the reader builds its own small tree from nlohmann's events.
-struct jnode;
-
-struct jmember {
-  std::string key;
-  int key_line = 0;
-  std::unique_ptr<jnode> value;
-};
-
-struct jnode {
-  enum class kind { null, boolean, integer, number, string, object, array };
-  kind k = kind::null;
-  int line = 0;
-  bool b = false;
-  long long i = 0;  // kind::integer
-  double d = 0;     // kind::number: a fraction, an exponent, or an integer too large for i
-  std::string s;
-  std::vector<jmember> members;               // kind::object, in file order
-  std::vector<std::unique_ptr<jnode>> items;  // kind::array
-
-  const jnode* find(std::string_view key) const {
-    for (const jmember& m : members)
-      if (m.key == key) return m.value.get();
-    return nullptr;
-  }
-  int key_line(std::string_view key) const {
-    for (const jmember& m : members)
-      if (m.key == key) return m.key_line;
-    return line;
-  }
-};
-
-std::string_view kind_name(const jnode& n) {
-  switch (n.k) {
-    case jnode::kind::null:
-      return "null";
-    case jnode::kind::boolean:
-      return n.b ? "true" : "false";
-    case jnode::kind::integer:
-    case jnode::kind::number:
-      return "a number";
-    case jnode::kind::string:
-      return "a string";
-    case jnode::kind::object:
-      return "an object";
-    case jnode::kind::array:
-      return "a list";
-  }
-  return "";
-}
-
-// Deeper than this, a file is not a model file (a model nests four levels).
-constexpr std::size_t max_depth = 32;
-// More values than this, neither (a 16-profile model has about 500).
-constexpr std::size_t max_values = 100'000;
-
-struct syntax_error {
-  std::size_t byte = 0;  // nlohmann's position: bytes read when it stopped
-  std::string message;
-};
-
-class tree_builder : public nlohmann::json_sax<nlohmann::json> {
- public:
-  explicit tree_builder(std::string_view text) : text_(text) {
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') newlines_.push_back(i);
-  }
-
-  std::size_t taken = 0;        // bytes the lexer has read (counting_iterator)
-  std::unique_ptr<jnode> root;  // the document, once parsed
-  std::optional<syntax_error> syntax;
-  std::optional<std::pair<int, std::string>> limit;  // a structural limit: line, message
-
-  bool null() override { return add(jnode::kind::null); }
-  bool boolean(bool v) override {
-    return add(jnode::kind::boolean, [&](jnode& n) { n.b = v; });
-  }
-  bool number_integer(number_integer_t v) override {
-    return add(jnode::kind::integer, [&](jnode& n) { n.i = v; });
-  }
-  bool number_unsigned(number_unsigned_t v) override {
-    if (v > static_cast<number_unsigned_t>(std::numeric_limits<long long>::max()))
-      return add(jnode::kind::number, [&](jnode& n) { n.d = static_cast<double>(v); });
-    return add(jnode::kind::integer, [&](jnode& n) { n.i = static_cast<long long>(v); });
-  }
-  bool number_float(number_float_t v, const string_t&) override {
-    return add(jnode::kind::number, [&](jnode& n) { n.d = v; });
-  }
-  bool string(string_t& v) override {
-    return add(jnode::kind::string, [&](jnode& n) { n.s = std::move(v); });
-  }
-  bool binary(binary_t&) override { return add(jnode::kind::null); }  // not in JSON text
-  bool start_object(std::size_t) override { return open(jnode::kind::object); }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(jnode::kind::array); }
-  bool end_array() override { return close(); }
-  bool key(string_t& k) override {
-    jnode& obj = *open_.back();
-    const int line = here();
-    for (const jmember& m : obj.members)
-      if (m.key == k) {
-        limit = {line, fmt::format("key {} appears twice in one object (first at line {})",
-                                   quote_token(k), m.key_line)};
-        return false;
-      }
-    obj.members.push_back({std::move(k), line, nullptr});
-    return true;
-  }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& e) override {
-    syntax = syntax_error{position, e.what()};
-    return false;
-  }
-
-  /// 1-based line and column of a byte offset.
-  std::pair<int, int> line_col(std::size_t byte) const {
-    const auto it = std::lower_bound(newlines_.begin(), newlines_.end(), byte);
-    const std::size_t line_start = it == newlines_.begin() ? 0 : *(it - 1) + 1;
-    return {static_cast<int>(it - newlines_.begin()) + 1,
-            static_cast<int>(byte - std::min(byte, line_start)) + 1};
-  }
-
- private:
-  // The line of the value the lexer has just read: that of its last
-  // character, found by stepping back over the one character a number's
-  // lexer reads ahead and any white space before it.
-  int here() const {
-    std::size_t end = std::min(taken, text_.size());
-    while (end > 0 && (text_[end - 1] == ' ' || text_[end - 1] == '\t' || text_[end - 1] == '\n' ||
-                       text_[end - 1] == '\r'))
-      --end;
-    return line_col(end > 0 ? end - 1 : 0).first;
-  }
-
-  bool add(jnode::kind k) { return place(k) != nullptr; }
-  template <class F>
-  bool add(jnode::kind k, F&& fill) {
-    jnode* n = place(k);
-    if (n == nullptr) return false;
-    fill(*n);
-    return true;
-  }
-
-  jnode* place(jnode::kind k) {
-    if (++values_ > max_values) {
-      limit = {here(),
-               fmt::format("more than {} values: a model file holds a few hundred", max_values)};
-      return nullptr;
-    }
-    auto n = std::make_unique<jnode>();
-    n->k = k;
-    n->line = here();
-    jnode* raw = n.get();
-    if (open_.empty()) {
-      root = std::move(n);
-    } else if (open_.back()->k == jnode::kind::object) {
-      open_.back()->members.back().value = std::move(n);
-    } else {
-      open_.back()->items.push_back(std::move(n));
-    }
-    return raw;
-  }
-
-  bool open(jnode::kind k) {
-    if (open_.size() >= max_depth) {
-      limit = {here(),
-               fmt::format("values nest more than {} levels deep (those of a model file nest 4)",
-                           max_depth)};
-      return false;
-    }
-    jnode* n = place(k);
-    if (n == nullptr) return false;
-    open_.push_back(n);
-    return true;
-  }
-
-  bool close() {
-    open_.pop_back();
-    return true;
-  }
-
-  std::string_view text_;
-  std::vector<std::size_t> newlines_;
-  std::vector<jnode*> open_;  // the containers being filled, outermost first
-  std::size_t values_ = 0;
-};
-
-// ---------------------------------------------------------------------------
-// The schema: the tree read into a model_spec, with the line of each member
-// kept for check_model_spec's problems
-// ---------------------------------------------------------------------------
+using doc::field;
+using doc::node;
 
 constexpr std::string_view model_keys[] = {
     "schema_version", "slug",  "description",    "smi_names", "pci_ids",
@@ -581,270 +392,288 @@ constexpr std::string_view profile_required[] = {"name", "id",     "compute_slic
 constexpr std::string_view pci_keys[] = {"id", "inferred"};
 constexpr std::string_view pci_required[] = {"id"};
 
-// Lines of what a spec_problem may point at.
+// A model file is JSON: its values are named as JSON names them.
+bool is_string(const node& n) { return n.is_scalar() && n.quoted; }
+bool is_bool(const node& n) {
+  return n.is_scalar() && !n.quoted && (n.text == "true" || n.text == "false");
+}
+bool is_number(const node& n) { return n.is_scalar() && !n.quoted && !is_bool(n); }
+std::string_view kind_name(const node& n) {
+  if (n.is_null()) return "null";
+  if (n.is_map()) return "an object";
+  if (n.is_list()) return "a list";
+  if (is_string(n)) return "a string";
+  return is_bool(n) ? std::string_view(n.text) : "a number";
+}
+
+// An object's fields, kept for the lines of what check_model_spec finds.
 struct object_lines {
-  const jnode* node = nullptr;  // the object; its members give key and value lines
+  const node* obj = nullptr;
+  std::vector<field> fields;
+  const node* get(std::string_view key) const {
+    const field* f = doc::find(fields, key);
+    return f == nullptr ? nullptr : f->value;
+  }
   int line(std::string_view key, int element) const {
-    if (node == nullptr) return 0;
-    const jnode* v = node->find(key);
-    if (v == nullptr) return key.empty() ? node->line : node->key_line(key);
-    if (element >= 0 && v->k == jnode::kind::array &&
-        static_cast<std::size_t>(element) < v->items.size())
-      return v->items[static_cast<std::size_t>(element)]->line;
-    return v->line;
+    if (obj == nullptr) return 0;
+    const field* f = doc::find(fields, key);
+    if (f == nullptr) return obj->at.line;
+    const node& v = *f->value;
+    if (element >= 0 && v.is_list() && static_cast<std::size_t>(element) < v.kids.size())
+      return v.kids[static_cast<std::size_t>(element)].at.line;
+    return f->line();
   }
 };
 
 class spec_reader {
  public:
-  std::optional<std::pair<int, std::string>> failure;  // line, message
+  explicit spec_reader(doc::walker& w) : w_(w) {}
   object_lines model_lines;
   std::vector<object_lines> profile_lines;
 
-  bool read(const jnode& root, model_spec& out) {
-    model_lines.node = &root;
-    if (root.k != jnode::kind::object)
-      return fail(root.line, fmt::format("a model file is a JSON object, not {}", kind_name(root)));
-    if (!keys(root, model_keys, model_required, "the model")) return false;
+  bool read(const node& root, model_spec& out) {
+    if (!root.is_map())
+      return fail(root, fmt::format("a model file is a JSON object, not {}", kind_name(root)));
+    object_lines& m = model_lines;
+    if (!keys(root, model_keys, model_required, "the model", m)) return false;
     long long version = 0;
-    if (!integer(root, "schema_version", "schema_version", 0, 1'000'000, version)) return false;
+    if (!whole(*m.get("schema_version"), "schema_version", 0, 1'000'000, version)) return false;
     if (version != 1)
       return fail(
-          root.find("schema_version")->line,
+          *m.get("schema_version"),
           fmt::format("schema_version {} is not 1, the version this migplan reads", version));
-    if (!string(root, "slug", "slug", out.slug) ||
-        !string(root, "description", "description", out.description) ||
-        !string(root, "source", "source", out.source))
+    if (!string(m, "slug", "slug", out.slug) ||
+        !string(m, "description", "description", out.description) ||
+        !string(m, "source", "source", out.source))
       return false;
-    if (const jnode* names = root.find("smi_names")) {
+    if (const node* names = m.get("smi_names")) {
       if (!list(*names, "smi_names")) return false;
-      for (const auto& n : names->items) {
-        if (n->k != jnode::kind::string)
-          return fail(n->line, fmt::format("smi_names holds {}; each is a string", kind_name(*n)));
-        out.smi_names.push_back(n->s);
+      for (const node& n : names->kids) {
+        if (!is_string(n))
+          return fail(n, fmt::format("smi_names holds {}; each is a string", kind_name(n)));
+        out.smi_names.push_back(n.text);
       }
     }
-    if (const jnode* ids = root.find("pci_ids")) {
+    if (const node* ids = m.get("pci_ids")) {
       if (!list(*ids, "pci_ids")) return false;
-      for (std::size_t i = 0; i < ids->items.size(); ++i)
-        if (!pci(*ids->items[i], i, out.pci_ids)) return false;
+      for (std::size_t i = 0; i < ids->kids.size(); ++i)
+        if (!pci(ids->kids[i], i, out.pci_ids)) return false;
     }
-    if (const jnode* mem = root.find("memory_mib"); mem != nullptr && mem->k != jnode::kind::null) {
+    if (const node* mem = m.get("memory_mib"); mem != nullptr && !mem->is_null()) {
       long long v = 0;
-      if (!integer(root, "memory_mib", "memory_mib", 1, std::numeric_limits<int>::max(), v))
-        return false;
+      if (!whole(*mem, "memory_mib", 1, std::numeric_limits<int>::max(), v)) return false;
       out.memory_mib = static_cast<int>(v);
     }
+    constexpr long long int_max = std::numeric_limits<int>::max();
     long long units = 0, slices = 0;
-    if (!integer(root, "units", "units", std::numeric_limits<int>::min(),
-                 std::numeric_limits<int>::max(), units) ||
-        !integer(root, "compute_slices", "compute_slices", std::numeric_limits<int>::min(),
-                 std::numeric_limits<int>::max(), slices))
+    if (!whole(*m.get("units"), "units", -int_max - 1, int_max, units) ||
+        !whole(*m.get("compute_slices"), "compute_slices", -int_max - 1, int_max, slices))
       return false;
     out.units = static_cast<int>(units);
     out.compute_slices = static_cast<int>(slices);
-    const jnode& profiles = *root.find("profiles");
+    const node& profiles = *m.get("profiles");
     if (!list(profiles, "profiles")) return false;
-    if (profiles.items.size() > static_cast<std::size_t>(max_profiles))
-      return fail(profiles.line, fmt::format("{} profiles: a model has at most {}",
-                                             profiles.items.size(), max_profiles));
-    for (std::size_t i = 0; i < profiles.items.size(); ++i) {
+    if (profiles.kids.size() > static_cast<std::size_t>(max_profiles))
+      return fail(profiles, fmt::format("{} profiles: a model has at most {}", profiles.kids.size(),
+                                        max_profiles));
+    for (std::size_t i = 0; i < profiles.kids.size(); ++i) {
       profile_spec p;
-      if (!profile(*profiles.items[i], i, p)) return false;
+      if (!profile(profiles.kids[i], i, p)) return false;
       out.profiles.push_back(std::move(p));
     }
     return true;
   }
 
  private:
-  bool fail(int line, std::string message) {
-    if (!failure) failure = {line, std::move(message)};
+  doc::walker& w_;
+
+  bool fail(const node& n, std::string message) {
+    w_.fail(n.at, std::move(message));
     return false;
   }
 
-  bool keys(const jnode& obj, std::span<const std::string_view> known,
-            std::span<const std::string_view> required, std::string_view what) {
-    for (const jmember& m : obj.members) {
-      if (std::find(known.begin(), known.end(), m.key) != known.end()) continue;
-      const std::vector<std::string> names(known.begin(), known.end());
-      std::string hint = did_you_mean(m.key, names);
-      if (hint.empty()) hint = fmt::format(" (known keys: {})", fmt::join(known, ", "));
-      return fail(m.key_line,
-                  fmt::format("unknown key {} in {}{}", quote_token(m.key), what, hint));
-    }
+  // The fields of `obj` into `out`: the walker refuses unknown and repeated
+  // keys and asks for the required ones.
+  bool keys(const node& obj, std::span<const std::string_view> known,
+            std::span<const std::string_view> required, std::string_view what, object_lines& out) {
+    out.obj = &obj;
+    out.fields = w_.fields(obj, known, what);
     for (std::string_view k : required)
-      if (obj.find(k) == nullptr) return fail(obj.line, fmt::format("{} has no {}", what, k));
-    return true;
+      if (w_.ok()) w_.need(out.fields, k, obj.at.line, fmt::format("in {}", what));
+    return w_.ok();
   }
 
-  bool list(const jnode& n, std::string_view what) {
-    if (n.k == jnode::kind::array) return true;
-    return fail(n.line, fmt::format("{} must be a list, not {}", what, kind_name(n)));
+  bool list(const node& n, std::string_view what) {
+    if (n.is_list()) return true;
+    return fail(n, fmt::format("{} must be a list, not {}", what, kind_name(n)));
   }
 
-  bool string(const jnode& obj, std::string_view key, std::string_view what, std::string& out) {
-    const jnode* v = obj.find(key);
+  bool string(const object_lines& obj, std::string_view key, std::string_view what,
+              std::string& out) {
+    const node* v = obj.get(key);
     if (v == nullptr) return true;
-    if (v->k != jnode::kind::string)
-      return fail(v->line, fmt::format("{} must be a string, not {}", what, kind_name(*v)));
-    out = v->s;
+    if (!is_string(*v))
+      return fail(*v, fmt::format("{} must be a string, not {}", what, kind_name(*v)));
+    out = v->text;
     return true;
   }
 
-  bool whole(const jnode& v, std::string_view what, long long lo, long long hi, long long& out) {
-    // A whole number too large for 64 bits arrives as a double.
-    if (v.k == jnode::kind::number && std::isfinite(v.d) && v.d == std::floor(v.d) &&
-        std::fabs(v.d) > 9e18)
-      return fail(v.line, fmt::format("{} is out of range: {} to {}", what, lo, hi));
-    if (v.k == jnode::kind::number)
-      return fail(v.line, fmt::format("{} must be a whole number, written without a fraction or "
-                                      "an exponent",
-                                      what));
-    if (v.k != jnode::kind::integer)
-      return fail(v.line, fmt::format("{} must be a whole number, not {}", what, kind_name(v)));
-    if (v.i < lo || v.i > hi)
-      return fail(v.line, fmt::format("{} {} is out of range: {} to {}", what, v.i, lo, hi));
-    out = v.i;
+  bool whole(const node& v, std::string_view what, long long lo, long long hi, long long& out) {
+    if (!is_number(v))
+      return fail(v, fmt::format("{} must be a whole number, not {}", what, kind_name(v)));
+    const std::string& s = v.text;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    if (end != s.data() + s.size()) {
+      // A fraction or an exponent; a whole number too large for 64 bits
+      // written with an exponent is out of range all the same.
+      const double d = std::strtod(s.c_str(), nullptr);
+      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) > 9e18)
+        return fail(v, fmt::format("{} is out of range: {} to {}", what, lo, hi));
+      return fail(v, fmt::format("{} must be a whole number, written without a fraction or "
+                                 "an exponent",
+                                 what));
+    }
+    if (ec != std::errc{})
+      return fail(v, fmt::format("{} is out of range: {} to {}", what, lo, hi));
+    if (out < lo || out > hi)
+      return fail(v, fmt::format("{} {} is out of range: {} to {}", what, out, lo, hi));
     return true;
-  }
-
-  bool integer(const jnode& obj, std::string_view key, std::string_view what, long long lo,
-               long long hi, long long& out) {
-    const jnode* v = obj.find(key);
-    return v == nullptr || whole(*v, what, lo, hi, out);
   }
 
   // An optional count: absent or null is unknown.
-  bool optional_int(const jnode& obj, std::string_view key, std::string_view what, long long lo,
-                    long long hi, std::optional<int>& out) {
-    const jnode* v = obj.find(key);
-    if (v == nullptr || v->k == jnode::kind::null) return true;
+  bool optional_int(const object_lines& obj, std::string_view key, std::string_view what,
+                    long long lo, long long hi, std::optional<int>& out) {
+    const node* v = obj.get(key);
+    if (v == nullptr || v->is_null()) return true;
     long long x = 0;
     if (!whole(*v, what, lo, hi, x)) return false;
     out = static_cast<int>(x);
     return true;
   }
 
-  bool pci(const jnode& n, std::size_t i, std::vector<pci_id>& out) {
+  bool pci(const node& n, std::size_t i, std::vector<pci_id>& out) {
     const std::string what = fmt::format("pci_ids[{}]", i);
-    if (n.k != jnode::kind::object)
-      return fail(n.line, fmt::format("{} must be an object {{\"id\": \"0x20B010DE\", "
-                                      "\"inferred\": false}}, not {}",
-                                      what, kind_name(n)));
-    if (!keys(n, pci_keys, pci_required, what)) return false;
-    const jnode& id = *n.find("id");
-    const bool hex = id.k == jnode::kind::string && id.s.size() == 10 && id.s[0] == '0' &&
-                     (id.s[1] == 'x' || id.s[1] == 'X') &&
-                     std::all_of(id.s.begin() + 2, id.s.end(), [](char c) {
-                       return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-                     });
+    if (!n.is_map())
+      return fail(n, fmt::format("{} must be an object {{\"id\": \"0x20B010DE\", "
+                                 "\"inferred\": false}}, not {}",
+                                 what, kind_name(n)));
+    object_lines o;
+    if (!keys(n, pci_keys, pci_required, what, o)) return false;
+    const node& id = *o.get("id");
+    const std::string& s = id.text;
+    const bool hex =
+        is_string(id) && s.size() == 10 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+        std::all_of(s.begin() + 2, s.end(),
+                    [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
     if (!hex)
-      return fail(id.line, fmt::format("{}.id must be a string 0x followed by 8 hex digits "
-                                       "(0x20B010DE), not {}",
-                                       what,
-                                       id.k == jnode::kind::string ? quote_token(id.s)
-                                                                   : std::string(kind_name(id))));
-    pci_id p{static_cast<std::uint32_t>(std::stoul(id.s.substr(2), nullptr, 16)), false};
-    if (const jnode* inf = n.find("inferred")) {
-      if (inf->k != jnode::kind::boolean)
-        return fail(inf->line, fmt::format("{}.inferred must be true or false, not {}", what,
-                                           kind_name(*inf)));
-      p.inferred = inf->b;
+      return fail(id,
+                  fmt::format("{}.id must be a string 0x followed by 8 hex digits "
+                              "(0x20B010DE), not {}",
+                              what, is_string(id) ? quote_token(s) : std::string(kind_name(id))));
+    pci_id p{static_cast<std::uint32_t>(std::stoul(s.substr(2), nullptr, 16)), false};
+    if (const node* inf = o.get("inferred")) {
+      if (!is_bool(*inf))
+        return fail(
+            *inf, fmt::format("{}.inferred must be true or false, not {}", what, kind_name(*inf)));
+      p.inferred = inf->text == "true";
     }
     out.push_back(p);
     return true;
   }
 
-  bool profile(const jnode& n, std::size_t i, profile_spec& p) {
-    profile_lines.push_back({&n});
+  bool profile(const node& n, std::size_t i, profile_spec& p) {
+    object_lines& o = profile_lines.emplace_back();
     std::string who = fmt::format("profiles[{}]", i);
-    if (n.k != jnode::kind::object)
-      return fail(n.line, fmt::format("{} must be an object, not {}", who, kind_name(n)));
+    if (!n.is_map()) return fail(n, fmt::format("{} must be an object, not {}", who, kind_name(n)));
     // The name first, so that what follows can say which profile it is about.
-    if (const jnode* name = n.find("name");
-        name != nullptr && name->k == jnode::kind::string && profile_name_slices(name->s) > 0)
-      who = fmt::format("profile {}", name->s);
-    if (!keys(n, profile_keys, profile_required, who)) return false;
+    for (std::size_t k = 0; k + 1 < n.kids.size(); k += 2) {
+      if (n.kids[k].text != "name") continue;
+      if (const node& v = n.kids[k + 1]; is_string(v) && profile_name_slices(v.text) > 0)
+        who = fmt::format("profile {}", v.text);
+      break;
+    }
+    if (!keys(n, profile_keys, profile_required, who, o)) return false;
     const auto key = [&](std::string_view k) { return fmt::format("{}: {}", who, k); };
-    if (!string(n, "name", key("name"), p.name)) return false;
+    if (!string(o, "name", key("name"), p.name)) return false;
     constexpr long long int_max = std::numeric_limits<int>::max();
     long long id = 0, slices = 0, size = 0, cap = 0;
-    if (!integer(n, "id", key("id"), 0, 65535, id) ||
-        !integer(n, "compute_slices", key("compute_slices"), -int_max, int_max, slices) ||
-        !integer(n, "size", key("size"), -int_max, int_max, size))
+    if (!whole(*o.get("id"), key("id"), 0, 65535, id) ||
+        !whole(*o.get("compute_slices"), key("compute_slices"), -int_max, int_max, slices) ||
+        !whole(*o.get("size"), key("size"), -int_max, int_max, size))
       return false;
     p.id = static_cast<int>(id);
     p.compute_slices = static_cast<int>(slices);
     p.size = static_cast<int>(size);
-    const jnode& starts = *n.find("starts");
+    const node& starts = *o.get("starts");
     if (!list(starts, key("starts"))) return false;
-    for (const auto& s : starts.items) {
+    for (const node& s : starts.kids) {
       long long v = 0;
-      if (!whole(*s, key("starts[]"), -int_max, int_max, v)) return false;
+      if (!whole(s, key("starts[]"), -int_max, int_max, v)) return false;
       p.starts.push_back(static_cast<int>(v));
       if (p.starts.size() > static_cast<std::size_t>(max_units))
-        return fail(s->line, fmt::format("{}: more than {} starts", who, max_units));
+        return fail(s, fmt::format("{}: more than {} starts", who, max_units));
     }
-    if (!integer(n, "max_instances", key("max_instances"), -int_max, int_max, cap)) return false;
+    if (!whole(*o.get("max_instances"), key("max_instances"), -int_max, int_max, cap)) return false;
     p.max_instances = static_cast<int>(cap);
-    if (const jnode* mem = n.find("memory_gib"); mem != nullptr && mem->k != jnode::kind::null) {
-      if (mem->k != jnode::kind::integer && mem->k != jnode::kind::number)
-        return fail(mem->line, fmt::format("{} must be a number of GiB, not {}", key("memory_gib"),
-                                           kind_name(*mem)));
-      const double gib = mem->k == jnode::kind::integer ? static_cast<double>(mem->i) : mem->d;
+    if (const node* mem = o.get("memory_gib"); mem != nullptr && !mem->is_null()) {
+      if (!is_number(*mem))
+        return fail(*mem, fmt::format("{} must be a number of GiB, not {}", key("memory_gib"),
+                                      kind_name(*mem)));
+      const double gib = std::strtod(mem->text.c_str(), nullptr);
       if (!(gib >= 0 && gib <= 1e6))
-        return fail(mem->line, fmt::format("{} is out of range: 0 to 1000000", key("memory_gib")));
+        return fail(*mem, fmt::format("{} is out of range: 0 to 1000000", key("memory_gib")));
       // As -lgip prints it: two decimals at most.
       const double x100 = std::round(gib * 100);
       if (std::fabs(gib * 100 - x100) > 1e-6)
-        return fail(mem->line, fmt::format("{} has more than two decimals; write it as "
-                                           "nvidia-smi mig -lgip prints it (4.75)",
-                                           key("memory_gib")));
+        return fail(*mem, fmt::format("{} has more than two decimals; write it as "
+                                      "nvidia-smi mig -lgip prints it (4.75)",
+                                      key("memory_gib")));
       p.memory_gib_x100 = static_cast<int>(x100);
     }
-    if (!optional_int(n, "sm_count", key("sm_count"), 1, 100000, p.sm_count)) return false;
-    if (const jnode* e = n.find("engines")) {
-      if (e->k != jnode::kind::object)
-        return fail(e->line, fmt::format("{} must be an object {{\"ce\": 1, \"dec\": 0, ...}}, "
-                                         "not {}",
-                                         key("engines"), kind_name(*e)));
-      if (!keys(*e, engine_keys, {}, key("engines"))) return false;
+    if (!optional_int(o, "sm_count", key("sm_count"), 1, 100000, p.sm_count)) return false;
+    if (const node* e = o.get("engines")) {
+      if (!e->is_map())
+        return fail(*e, fmt::format("{} must be an object {{\"ce\": 1, \"dec\": 0, ...}}, "
+                                    "not {}",
+                                    key("engines"), kind_name(*e)));
+      object_lines eo;
+      if (!keys(*e, engine_keys, {}, key("engines"), eo)) return false;
       for (std::size_t k = 0; k < engine_kinds; ++k) {
         std::optional<int> count;
-        if (!optional_int(*e, engine_keys[k], key(fmt::format("engines.{}", engine_keys[k])), 0,
+        if (!optional_int(eo, engine_keys[k], key(fmt::format("engines.{}", engine_keys[k])), 0,
                           255, count))
           return false;
         if (count) p.engines[k] = static_cast<std::uint8_t>(*count);
       }
     }
-    if (const jnode* d = n.find("min_driver"); d != nullptr && d->k != jnode::kind::null) {
-      if (!string(n, "min_driver", key("min_driver"), p.min_driver)) return false;
+    if (const node* d = o.get("min_driver"); d != nullptr && !d->is_null()) {
+      if (!string(o, "min_driver", key("min_driver"), p.min_driver)) return false;
       if (p.min_driver.empty())
-        return fail(d->line, fmt::format("{} is empty; leave it out, or null, when unknown",
-                                         key("min_driver")));
+        return fail(
+            *d, fmt::format("{} is empty; leave it out, or null, when unknown", key("min_driver")));
     }
-    if (!string(n, "source", key("source"), p.source) ||
-        !string(n, "placements_source", key("placements_source"), p.placements_source) ||
-        !string(n, "notes", key("notes"), p.notes))
+    if (!string(o, "source", key("source"), p.source) ||
+        !string(o, "placements_source", key("placements_source"), p.placements_source) ||
+        !string(o, "notes", key("notes"), p.notes))
       return false;
-    if (const jnode* inf = n.find("inferred")) {
+    if (const node* inf = o.get("inferred")) {
       if (!list(*inf, key("inferred"))) return false;
       std::vector<std::string> names;
       for (const auto& [name, flag] : field_names) names.emplace_back(name);
-      for (const auto& f : inf->items) {
-        if (f->k != jnode::kind::string)
-          return fail(f->line, fmt::format("{} holds {}; each is a field name", key("inferred"),
-                                           kind_name(*f)));
+      for (const node& f : inf->kids) {
+        if (!is_string(f))
+          return fail(
+              f, fmt::format("{} holds {}; each is a field name", key("inferred"), kind_name(f)));
         const auto it = std::find_if(field_names.begin(), field_names.end(),
-                                     [&](const auto& nf) { return nf.first == f->s; });
+                                     [&](const auto& nf) { return nf.first == f.text; });
         if (it == field_names.end()) {
-          std::string hint = did_you_mean(f->s, names);
+          std::string hint = did_you_mean(f.text, names);
           if (hint.empty()) hint = fmt::format(" (fields: {})", fmt::join(names, ", "));
-          return fail(f->line, fmt::format("{}: unknown field {}{}", key("inferred"),
-                                           quote_token(f->s), hint));
+          return fail(
+              f, fmt::format("{}: unknown field {}{}", key("inferred"), quote_token(f.text), hint));
         }
         if (has(p.inferred, it->second))
-          return fail(f->line, fmt::format("{}: {} is listed twice", key("inferred"), it->first));
+          return fail(f, fmt::format("{}: {} is listed twice", key("inferred"), it->first));
         p.inferred = p.inferred | it->second;
       }
     }
@@ -859,32 +688,33 @@ result<model_spec> parse_model_file(std::string_view text, std::string_view show
   if (text.size() > max_model_file_bytes)
     return error{fmt::format("{}: larger than {} MiB, the most a model file may hold", shown,
                              max_model_file_bytes >> 20)};
-  tree_builder tree(text);
-  try {
-    counting_iterator first(text.data(), &tree.taken), last(text.data() + text.size(), &tree.taken);
-    nlohmann::json::sax_parse(first, last, &tree);
-  } catch (const nlohmann::json::exception& e) {
-    tree.syntax = syntax_error{tree.taken, e.what()};
+  doc::budget limits;
+  limits.bytes = max_model_file_bytes;
+  // Deeper or larger than this, a file is not a model file (one nests four
+  // levels; a 16-profile model has about 500 values).
+  limits.depth = 32;
+  limits.depth_note = " (those of a model file nest 4)";
+  limits.values = 100'000;
+  const auto root = doc::read_json(text, shown, limits);
+  if (!root) {
+    const diagnostic& d = root.error();
+    // A syntax error names its column too (JSON may be written on one line),
+    // and no more of what nlohmann last read than a message can afford.
+    constexpr std::string_view invalid = "invalid json: ";
+    if (d.code != "syntax" || d.column == 0 || !d.message.starts_with(invalid))
+      return error{to_text(d)};
+    return error{fmt::format("{}:{}:{}: {}{}", shown, d.line, d.column, invalid,
+                             clip_token(std::string_view(d.message).substr(invalid.size()), 200))};
   }
-  if (tree.limit)
-    return error{fmt::format("{}:{}: {}", shown, tree.limit->first, tree.limit->second)};
-  if (tree.syntax) {
-    const auto [line, col] = tree.line_col(tree.syntax->byte > 0 ? tree.syntax->byte - 1 : 0);
-    // nlohmann quotes what it last read, which may be any bytes: made printable.
-    return error{fmt::format("{}:{}:{}: invalid json: {}", shown, line, col,
-                             clip_token(json_error_text(tree.syntax->message), 200))};
-  }
-  if (!tree.root) return error{fmt::format("{}: empty file: a model file is a JSON object", shown)};
-
-  spec_reader reader;
+  doc::walker w(shown);
+  spec_reader reader(w);
   model_spec spec;
-  if (!reader.read(*tree.root, spec))
-    return error{fmt::format("{}:{}: {}", shown, reader.failure->first, reader.failure->second)};
+  if (!reader.read(*root, spec)) return error{to_text(w.first())};
   if (std::optional<spec_problem> p = check_model_spec(spec, taken)) {
     const object_lines& where = p->profile < 0
                                     ? reader.model_lines
                                     : reader.profile_lines[static_cast<std::size_t>(p->profile)];
-    return error{fmt::format("{}:{}: {}", shown, where.line(p->key, p->element), p->message)};
+    return error{located(shown, where.line(p->key, p->element), p->message)};
   }
   return spec;
 }

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What plan's readers (plan_input.cpp, kube_state.cpp) share: how a reading
-// error travels and how their messages name files, lines and names. Internal
-// to src/io.
+// What plan's readers (plan_input.cpp, kube_state.cpp, trace.cpp) share: how
+// their messages name files, lines and names. Internal to src/io.
 
 #include <fmt/format.h>
 
@@ -22,11 +21,6 @@
 #include "quote.hpp"
 
 namespace migplan::cli::plan_io {
-
-/// A reading error: thrown inside the readers, returned by their entry points.
-struct stop {
-  std::string message;
-};
 
 inline std::string q(std::string_view s) { return quote_token(s); }
 

@@ -2,26 +2,28 @@
 #include "io/trace.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "io/document.hpp"
 #include "io/plan_input_util.hpp"
+#include "io/schema.hpp"
 #include "io/size.hpp"
+#include "io/text_view.hpp"
 #include "text.hpp"
 
 namespace migplan::cli {
 namespace {
 
-using plan_io::at;
 using plan_io::lower;
 using plan_io::q;
-using plan_io::stop;
 using plan_io::suggest;
 
 // Days from 1970-01-01 to a civil date (Howard Hinnant's days_from_civil).
@@ -81,64 +83,142 @@ result<parsed_item> parse_item(std::string_view word) {
   return out;
 }
 
-class reader {
- public:
-  explicit reader(std::string_view shown) : shown_(shown) {}
-  [[noreturn]] void fail(int line, std::string_view message) const {
-    throw stop{at(shown_, line, message)};
-  }
-  std::int64_t time(int line, std::string_view what, std::string_view text) const {
-    auto t = parse_trace_time(text);
-    if (!t) fail(line, fmt::format("{}: {}", what, t.error().message));
-    return *t;
-  }
-  const parsed_item& item(int line, std::string_view text) {
-    auto it = items_.find(std::string(text));
-    if (it != items_.end()) return it->second;
-    auto p = parse_item(text);
-    if (!p) fail(line, p.error().message);
-    return items_.emplace(std::string(text), std::move(*p)).first->second;
-  }
-  void add(trace& out, trace_row row, int line) {
-    if (row.end && *row.end < row.start)
-      fail(line, fmt::format("the pod ends ({}) before it starts ({})", *row.end, row.start));
-    pods_ += row.count;
-    if (pods_ > max_trace_pods)
-      fail(line, fmt::format("more than {} pods; the most a trace may hold is {}", max_trace_pods,
-                             max_trace_pods));
-    row.where = fmt::format("{}:{}", shown_, line);
-    out.rows.push_back(std::move(row));
-  }
-  void apply(trace_row& row, const parsed_item& p) const {
-    row.need = p.need;
-    row.item = p.item;
-    row.instances = p.instances;
-  }
+// Reads rows into a trace. Each step returns false once it keeps a problem in
+// the walker (the first is the reader's error).
+struct reader {
+  explicit reader(std::string_view shown) : w(shown) {}
+  doc::walker w;
+  std::unordered_map<std::string, parsed_item> items;  // each distinct word parsed once
+  long long pods = 0;
 
- private:
-  std::string shown_;
-  std::unordered_map<std::string, parsed_item> items_;
-  long long pods_ = 0;
+  bool fail(doc::position at, std::string message) {
+    w.fail(at, std::move(message));
+    return false;
+  }
+  bool fail(int line, std::string message) { return fail({line, 0, 0}, std::move(message)); }
+  bool time(doc::position at, std::string_view what, std::string_view text, std::int64_t& out) {
+    auto t = parse_trace_time(text);
+    if (!t) return fail(at, fmt::format("{}: {}", what, t.error().message));
+    out = *t;
+    return true;
+  }
+  bool count(doc::position at, std::string_view text, trace_row& row) {
+    auto n = parse_whole_number("count", text, 1, max_trace_pods);
+    if (!n) return fail(at, n.error().message);
+    row.count = *n;
+    return true;
+  }
+  bool item(doc::position at, std::string_view text, trace_row& row) {
+    auto it = items.find(std::string(text));
+    if (it == items.end()) {
+      auto p = parse_item(text);
+      if (!p) return fail(at, p.error().message);
+      it = items.emplace(std::string(text), std::move(*p)).first;
+    }
+    row.need = it->second.need;
+    row.item = it->second.item;
+    row.instances = it->second.instances;
+    return true;
+  }
+  bool add(trace& out, trace_row row, int line) {
+    if (row.end && *row.end < row.start)
+      return fail(line,
+                  fmt::format("the pod ends ({}) before it starts ({})", *row.end, row.start));
+    if ((pods += row.count) > max_trace_pods)
+      return fail(line, fmt::format("more than {} pods; the most a trace may hold is {}",
+                                    max_trace_pods, max_trace_pods));
+    row.where = fmt::format("{}:{}", w.file(), line);
+    out.rows.push_back(std::move(row));
+    return true;
+  }
+  // The trace, or the first problem as the one-line error plan's readers give.
+  result<trace> answer(trace&& t) const {
+    if (!w.ok()) return error{to_text(w.first())};
+    return std::move(t);
+  }
 };
 
 constexpr std::array<std::string_view, 5> trace_columns{"name", "start", "end", "count", "item"};
 constexpr std::array<std::string_view, 11> alibaba_columns{
     "name", "cpu_milli", "memory_mib",    "num_gpu",       "gpu_milli",     "gpu_spec",
     "qos",  "pod_phase", "creation_time", "deletion_time", "scheduled_time"};
+using columns = std::array<int, alibaba_columns.size()>;  // each known name's column, or -1
 
-std::vector<std::string> names_of(std::span<const std::string_view> v) {
-  return {v.begin(), v.end()};
+bool header_columns(reader& r, const std::vector<std::string>& header, bool alibaba, int line,
+                    columns& col) {
+  const auto known = alibaba ? std::span<const std::string_view>(alibaba_columns)
+                             : std::span<const std::string_view>(trace_columns);
+  col.fill(-1);
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const auto it = std::find(known.begin(), known.end(), header[i]);
+    if (it == known.end() && alibaba) continue;  // a later release may add columns
+    if (it == known.end())
+      return r.fail(
+          line,
+          fmt::format("unknown column {} in the header{}; the columns are {}", q(header[i]),
+                      suggest(header[i], std::vector<std::string>(known.begin(), known.end())),
+                      "name, start, end, count and item"));
+    int& c = col[static_cast<std::size_t>(it - known.begin())];
+    if (c >= 0) return r.fail(line, fmt::format("column {} is named twice in the header", q(*it)));
+    c = static_cast<int>(i);
+  }
+  if (alibaba) {
+    for (const std::size_t k : {3u, 4u, 8u})
+      if (col[k] < 0)
+        return r.fail(line, fmt::format("an Alibaba pod list needs the column {} (num_gpu, "
+                                        "gpu_milli and creation_time at least)",
+                                        q(alibaba_columns[k])));
+  } else if (col[1] < 0 || col[4] < 0) {
+    return r.fail(line,
+                  "the header must name the columns start and item (and may name name, end and "
+                  "count), such as 'name,start,end,count,item'");
+  }
+  return true;
 }
 
-trace trace_from_csv(std::string_view text, std::string_view shown) {
+// One Alibaba pod-list row into `row`: false when it is skipped (no GPU) or
+// wrong.
+bool alibaba_row(reader& r, trace& out, trace_row& row, auto cell, int line) {
+  auto gpus = parse_whole_number("num_gpu", cell(3), 0, max_pod_instances);
+  if (!gpus) return r.fail(line, gpus.error().message);
+  if (*gpus == 0) {
+    ++out.skipped;
+    return false;
+  }
+  auto milli = parse_whole_number("gpu_milli", cell(4), 1, 1000);
+  if (!milli) return r.fail(line, milli.error().message);
+  if (*milli < 1000 && *gpus > 1)
+    return r.fail(line, fmt::format("num_gpu {} with gpu_milli {}: a pod shares at most one GPU; "
+                                    "several GPUs are whole (gpu_milli 1000)",
+                                    *gpus, *milli));
+  if (*milli == 1000) {
+    row.need = trace_need::whole;
+    row.instances = static_cast<int>(*gpus);
+  } else {
+    row.need = trace_need::share;
+    row.milli = static_cast<int>(*milli);
+  }
+  return r.time({line, 0, 0}, "creation_time", cell(8), row.start) &&
+         (cell(9).empty() || r.time({line, 0, 0}, "deletion_time", cell(9), row.end.emplace()));
+}
+
+// One row of migplan's own columns into `row`, or false.
+bool own_row(reader& r, trace_row& row, auto cell, int line) {
+  const doc::position at{line, 0, 0};
+  return r.time(at, "start", cell(1), row.start) &&
+         (cell(2).empty() || r.time(at, "end", cell(2), row.end.emplace())) &&
+         (cell(3).empty() || r.count(at, cell(3), row)) && r.item(at, cell(4), row);
+}
+
+result<trace> trace_from_csv(std::string_view text, std::string_view shown) {
   reader r(shown);
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  text = skip_bom(text);
   trace out;
   std::vector<std::string> header;
-  std::array<int, alibaba_columns.size()> col{};  // column of each known name, -1
+  columns col{};
   int header_line = 0;
   int line_no = 0;
-  for (std::size_t from = 0; from <= text.size();) {
+  for (std::size_t from = 0; from <= text.size() && r.w.ok();) {
     const std::size_t nl = text.find('\n', from);
     const std::string_view raw =
         text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
@@ -147,143 +227,87 @@ trace trace_from_csv(std::string_view text, std::string_view shown) {
     const std::string_view line = trim(raw);
     if (line.empty() || line.front() == '#') continue;
     auto cells = plan_io::csv_fields(line);
-    if (!cells) r.fail(line_no, cells.error().message);
-    if (header.empty()) {
+    if (!cells) {
+      r.fail(line_no, cells.error().message);
+    } else if (header.empty()) {
       header_line = line_no;
       for (const std::string_view c : *cells) header.push_back(lower(c));
       out.alibaba = std::find(header.begin(), header.end(), "gpu_milli") != header.end();
-      const auto known = out.alibaba ? std::span<const std::string_view>(alibaba_columns)
-                                     : std::span<const std::string_view>(trace_columns);
-      col.fill(-1);
-      for (std::size_t i = 0; i < header.size(); ++i) {
-        const auto it = std::find(known.begin(), known.end(), header[i]);
-        if (it == known.end()) {
-          if (out.alibaba) continue;  // a later release may add columns
-          r.fail(line_no, fmt::format("unknown column {} in the header{}; the columns are {}",
-                                      q(header[i]), suggest(header[i], names_of(known)),
-                                      "name, start, end, count and item"));
-        }
-        const auto k = static_cast<std::size_t>(it - known.begin());
-        if (col[k] >= 0)
-          r.fail(line_no, fmt::format("column {} is named twice in the header", q(header[i])));
-        col[k] = static_cast<int>(i);
-      }
-      if (out.alibaba) {
-        for (const std::size_t k : {3u, 4u, 8u})
-          if (col[k] < 0)
-            r.fail(line_no, fmt::format("an Alibaba pod list needs the column {} "
-                                        "(num_gpu, gpu_milli and creation_time at least)",
-                                        q(alibaba_columns[k])));
-      } else if (col[1] < 0 || col[4] < 0) {
-        r.fail(line_no,
-               "the header must name the columns start and item (and may name name, end and "
-               "count), such as 'name,start,end,count,item'");
-      }
-      continue;
-    }
-    if (cells->size() != header.size())
+      header_columns(r, header, out.alibaba, line_no, col);
+    } else if (cells->size() != header.size()) {
       r.fail(line_no, fmt::format("{} field{} where the header (line {}) names {}", cells->size(),
                                   cells->size() == 1 ? "" : "s", header_line, header.size()));
-    const auto cell = [&](std::size_t k) -> std::string_view {
-      return col[k] < 0 ? std::string_view{} : (*cells)[static_cast<std::size_t>(col[k])];
-    };
-    trace_row row;
-    row.name = std::string(cell(0));
-    if (out.alibaba) {
-      auto gpus = parse_whole_number("num_gpu", cell(3), 0, max_pod_instances);
-      if (!gpus) r.fail(line_no, gpus.error().message);
-      if (*gpus == 0) {
-        ++out.skipped;
-        continue;
-      }
-      auto milli = parse_whole_number("gpu_milli", cell(4), 1, 1000);
-      if (!milli) r.fail(line_no, milli.error().message);
-      if (*milli < 1000 && *gpus > 1)
-        r.fail(line_no, fmt::format("num_gpu {} with gpu_milli {}: a pod shares at most one GPU; "
-                                    "several GPUs are whole (gpu_milli 1000)",
-                                    *gpus, *milli));
-      row.start = r.time(line_no, "creation_time", cell(8));
-      if (!cell(9).empty()) row.end = r.time(line_no, "deletion_time", cell(9));
-      if (*milli == 1000) {
-        row.need = trace_need::whole;
-        row.instances = static_cast<int>(*gpus);
-      } else {
-        row.need = trace_need::share;
-        row.milli = static_cast<int>(*milli);
-      }
-      r.add(out, std::move(row), line_no);
-      continue;
+    } else {
+      const auto cell = [&](std::size_t k) -> std::string_view {
+        return col[k] < 0 ? std::string_view{} : (*cells)[static_cast<std::size_t>(col[k])];
+      };
+      trace_row row;
+      row.name = std::string(cell(0));
+      if (out.alibaba ? alibaba_row(r, out, row, cell, line_no) : own_row(r, row, cell, line_no))
+        r.add(out, std::move(row), line_no);
     }
-    row.start = r.time(line_no, "start", cell(1));
-    if (!cell(2).empty()) row.end = r.time(line_no, "end", cell(2));
-    if (!cell(3).empty()) {
-      auto n = parse_whole_number("count", cell(3), 1, max_trace_pods);
-      if (!n) r.fail(line_no, n.error().message);
-      row.count = *n;
-    }
-    r.apply(row, r.item(line_no, cell(4)));
-    r.add(out, std::move(row), line_no);
   }
-  if (header.empty())
+  if (r.w.ok() && header.empty())
     r.fail(0, "no header: a trace csv starts with a header such as 'name,start,end,count,item'");
-  if (out.rows.empty()) r.fail(header_line, "no pods after the header");
-  return out;
+  if (r.w.ok() && out.rows.empty()) r.fail(header_line, "no pods after the header");
+  return r.answer(std::move(out));
 }
 
-int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+constexpr std::string_view top_keys[] = {"version", "pods", "comment"};
+constexpr std::string_view pod_keys[] = {"name", "start", "end", "count", "item", "comment"};
 
-trace trace_from_yaml(std::string_view text, std::string_view shown) {
+// One pod of a YAML or JSON trace, or false. Times, counts and items are
+// read from their text, quoted or not, as the CSV cells are.
+bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
+  doc::walker& w = r.w;
+  if (!pod.is_map())
+    return r.fail(line, fmt::format("each pod must be a mapping with a start and an item, not {}",
+                                    doc::value_text(pod)));
+  const auto fs = w.fields(pod, pod_keys, "a pod");
+  const doc::field* start = w.need(fs, "start", line, "(a pod has a start and an item)");
+  const doc::field* item = w.need(fs, "item", line, "(a pod has a start and an item)");
+  const doc::field* name = doc::find(fs, "name");
+  const doc::field* end = doc::find(fs, "end");
+  const doc::field* count = doc::find(fs, "count");
+  if (!w.ok()) return false;
+  trace_row row;
+  std::optional<std::string> s;
+  if (name != nullptr && !name->value->is_null() && (s = w.text(*name, "name"))) row.name = *s;
+  if (!w.ok() || !(s = w.text(*start, "start")) || !r.time(start->at(), "start", *s, row.start))
+    return false;
+  if (end != nullptr && !end->value->is_null() &&
+      (!(s = w.text(*end, "end")) || !r.time(end->at(), "end", *s, row.end.emplace())))
+    return false;
+  if (count != nullptr && (!(s = w.text(*count, "count")) || !r.count(count->at(), *s, row)))
+    return false;
+  // An empty item reaches parse_item, whose message says what an item is.
+  s = item->value->is_null() ? std::optional<std::string>("") : w.text(*item, "item");
+  return s && r.item(item->at(), *s, row) && r.add(out, std::move(row), line);
+}
+
+result<trace> trace_from_document(std::string_view text, std::string_view shown, bool json) {
   reader r(shown);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    r.fail(e.mark.line >= 0 ? e.mark.line + 1 : 0, e.msg);
-  }
-  if (!root.IsMap())
-    r.fail(line_of(root), "a trace file is a mapping with 'version: 1' and 'pods'");
-  const std::vector<std::string> top_keys{"version", "pods", "comment"};
-  const std::vector<std::string> pod_keys{"name", "start", "end", "count", "item", "comment"};
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    if (std::find(top_keys.begin(), top_keys.end(), key) == top_keys.end())
-      r.fail(line_of(kv.first),
-             fmt::format("unknown key {} at the top level{}", q(key), suggest(key, top_keys)));
-  }
-  const YAML::Node version = root["version"];
-  if (!version || version.as<std::string>() != "1")
-    r.fail(version ? line_of(version) : line_of(root), "'version: 1' is required");
-  const YAML::Node pods = root["pods"];
-  if (!pods || !pods.IsSequence() || pods.size() == 0)
-    r.fail(pods ? line_of(pods) : line_of(root), "'pods' must be a non-empty list of pods");
+  doc::walker& w = r.w;
+  doc::budget limits;
+  limits.bytes = max_trace_bytes;
+  limits.reader = "simulate";
+  limits.limited_key = "pods";
+  limits.limited_most = static_cast<std::size_t>(max_trace_pods);
+  limits.limited_what = "pods";
+  const auto root = doc::read_document(text, shown, json, limits);
+  if (!root) return error{to_text(root.error())};
   trace out;
-  for (const YAML::Node& pod : pods) {
-    const int line = line_of(pod);
-    if (!pod.IsMap()) r.fail(line, "each pod is a mapping with a start and an item");
-    for (const auto& kv : pod) {
-      const std::string key = kv.first.as<std::string>();
-      if (std::find(pod_keys.begin(), pod_keys.end(), key) == pod_keys.end())
-        r.fail(line_of(kv.first),
-               fmt::format("unknown key {} in a pod{}", q(key), suggest(key, pod_keys)));
-      if (!kv.second.IsScalar() && key != "comment")
-        r.fail(line_of(kv.second), fmt::format("{} must be a single value", q(key)));
-    }
-    trace_row row;
-    if (pod["name"]) row.name = pod["name"].as<std::string>();
-    if (!pod["start"]) r.fail(line, "the pod has no start");
-    if (!pod["item"]) r.fail(line, "the pod has no item");
-    row.start = r.time(line_of(pod["start"]), "start", pod["start"].as<std::string>());
-    if (pod["end"] && !pod["end"].IsNull())
-      row.end = r.time(line_of(pod["end"]), "end", pod["end"].as<std::string>());
-    if (pod["count"]) {
-      auto n = parse_whole_number("count", pod["count"].as<std::string>(), 1, max_trace_pods);
-      if (!n) r.fail(line_of(pod["count"]), n.error().message);
-      row.count = *n;
-    }
-    r.apply(row, r.item(line_of(pod["item"]), pod["item"].as<std::string>()));
-    r.add(out, std::move(row), line);
-  }
-  return out;
+  if (!w.top_mapping(*root, "trace file", "'version: 1' and 'pods'")) return r.answer({});
+  const auto top = w.fields(*root, top_keys, "the top level");
+  if (!w.ok() || !w.version(top, "trace files")) return r.answer({});
+  const doc::field* list =
+      w.need(top, "pods", 1, "(a list of pods, each with a start and an item)");
+  const doc::node* pods = list ? w.list(*list, "a list of pods") : nullptr;
+  if (pods != nullptr && pods->size() == 0)
+    r.fail(list->at(), "'pods' is empty: list at least one pod");
+  for (std::size_t i = 0; w.ok() && i < pods->kids.size(); ++i)
+    pod_row(r, out, pods->kids[i], pods->kids[i].line_or(list->line()));
+  return r.answer(std::move(out));
 }
 
 }  // namespace
@@ -341,14 +365,8 @@ result<std::int64_t> parse_trace_time(std::string_view text) {
 }
 
 result<trace> parse_trace(std::string_view text, std::string_view shown, plan_file_format format) {
-  try {
-    if (format == plan_file_format::csv) return trace_from_csv(text, shown);
-    return trace_from_yaml(text, shown);
-  } catch (const stop& s) {
-    return error{s.message};
-  } catch (const std::exception& e) {
-    return error{at(shown, 0, std::string("cannot read the file: ") + e.what())};
-  }
+  if (format == plan_file_format::csv) return trace_from_csv(text, shown);
+  return trace_from_document(text, shown, format == plan_file_format::json);
 }
 
 result<trace> read_trace(const std::string& path, std::istream& in) {

@@ -4,9 +4,10 @@
 // Reading a trace for `migplan simulate` (doc/simulate.md "Traces"): rows of
 // pods with a start, an optional end, a count and an item in plan's demand
 // grammar, as CSV, YAML or JSON; or Alibaba's cluster-trace-gpu-v2023
-// `openb_pod_list_*.csv` pod lists as published. Every error is one line,
-// "FILE:LINE: message", as plan's readers write them. Self-contained: it
-// shares only plan's item parser (parse_demand_word) and message helpers.
+// `openb_pod_list_*.csv` pod lists as published. YAML and JSON are read
+// through the document layer (io/document.hpp) and its schema walker; every
+// error is one line, "FILE:LINE: message", as plan's readers write them. It
+// shares plan's item parser (parse_demand_word) and CSV splitter.
 
 #include <cstddef>
 #include <iosfwd>

@@ -93,7 +93,12 @@ TEST_CASE("syntax errors are one diagnostic with the parser's line", "[doc]") {
   const diagnostic j = refused("{\n\"a\": 1,\n}", true);
   CHECK(j.code == "syntax");
   CHECK(j.line == 3);
+  CHECK(j.column == 1);
   CHECK(to_text(j).starts_with("f:3: invalid json: syntax error while parsing object key"));
+  // The column too: a JSON document may be written on one line.
+  const diagnostic one = refused(R"({"a": 1,, "b": 2})", true);
+  CHECK(one.line == 1);
+  CHECK(one.column == 9);
 }
 
 TEST_CASE("nesting past the depth budget is refused where it passes the budget", "[doc]") {

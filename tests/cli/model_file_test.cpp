@@ -112,10 +112,12 @@ TEST_CASE("every malformed model file gets its one message with the line", "[mod
        "expected '[', '{', or a literal"},
       {"[]", "m.json:1: a model file is a JSON object, not a list"},
       {with(base, "\"units\": 4", "\"unts\": 4"),
-       "m.json:5: unknown key 'unts' in the model (did you mean units?)"},
-      {with(base, "  \"units\": 4,\n", ""), "m.json:1: the model has no units"},
+       "m.json:5: unknown key 'unts' in the model (did you mean units?); the keys are "
+       "schema_version, slug, description, smi_names, pci_ids, memory_mib, units, compute_slices, "
+       "source, profiles"},
+      {with(base, "  \"units\": 4,\n", ""), "m.json:1: missing required key 'units' in the model"},
       {with(base, "\"units\": 4,", "\"units\": 4, \"units\": 4,"),
-       "m.json:5: key 'units' appears twice in one object (first at line 5)"},
+       "m.json:5: duplicate key 'units' (first at line 5)"},
       {with(base, "\"units\": 4", "\"units\": \"4\""),
        "m.json:5: units must be a whole number, not a string"},
       {with(base, "\"units\": 4", "\"units\": 17"),
@@ -155,7 +157,8 @@ TEST_CASE("every malformed model file gets its one message with the line", "[mod
        "m.json:9: profile 1g.11gb: memory_gib has more than two decimals; write it as nvidia-smi "
        "mig -lgip prints it (4.75)"},
       {with(base, "\"max_instances\": 4}", "\"max_instances\": 4, \"engines\": {\"nvdec\": 1}}"),
-       "m.json:9: unknown key 'nvdec' in profile 1g.11gb: engines (did you mean dec?)"},
+       "m.json:9: unknown key 'nvdec' in profile 1g.11gb: engines (did you mean dec?); the keys "
+       "are ce, dec, enc, jpg, ofa"},
       {with(base, "\"max_instances\": 4}", "\"max_instances\": 4, \"inferred\": [\"sm_cont\"]}"),
        "m.json:9: profile 1g.11gb: inferred: unknown field 'sm_cont' (did you mean sm_count?)"},
       {with(base, "\"max_instances\": 4}", "\"max_instances\": 4, \"inferred\": [\"xyzzy\"]}"),
@@ -177,11 +180,25 @@ TEST_CASE("every malformed model file gets its one message with the line", "[mod
        "m.json:4: description holds a control character"},
       {std::string(40, '[') + std::string(40, ']'),
        "m.json:1: values nest more than 32 levels deep (those of a model file nest 4)"},
+      {with(base, "\"units\": 4", "\"units\": 4.5"),
+       "m.json:5: units must be a whole number, written without a fraction or an exponent"},
+      {with(base, "\"units\": 4", "\"units\": 99999999999999999999"),
+       "m.json:5: units is out of range: -2147483648 to 2147483647"},
+      {with(base, "\"units\": 4", "\"units\": true"),
+       "m.json:5: units must be a whole number, not true"},
   };
   for (const bad& c : cases) {
     INFO(c.text);
     CHECK(problem(c.text) == c.message);
   }
+}
+
+TEST_CASE("a model file passing the document layer's value budget is refused there",
+          "[model_file]") {
+  std::string many = "[\n";
+  for (int i = 0; i < 100'000; ++i) many += "0,\n";
+  CHECK(problem(many + "0]") ==
+        "m.json:100001: the file holds more than 100000 values; migplan stops reading it there");
 }
 
 TEST_CASE("a model file may not hold more than 64 placements", "[model_file]") {
@@ -227,9 +244,10 @@ TEST_CASE("a model file larger than 1 MiB is refused unread", "[model_file]") {
 
 TEST_CASE("a broken model file stops every command before it runs", "[model_file][cli]") {
   const std::string unknown = temp_file("unknown.json", with(base, "\"units\"", "\"unts\""));
-  const std::string message = "migplan: " + unknown +
-                              ":5: unknown key 'unts' in the model (did "
-                              "you mean units?)\n";
+  const std::string why =
+      ":5: unknown key 'unts' in the model (did you mean units?); the keys are schema_version, "
+      "slug, description, smi_names, pci_ids, memory_mib, units, compute_slices, source, profiles";
+  const std::string message = "migplan: " + unknown + why + "\n";
   const std::vector<std::vector<std::string>> commands = {
       {"pack", "--gpu", "a30", "1g.6gb"},
       {"gpus"},
@@ -256,8 +274,7 @@ TEST_CASE("a broken model file stops every command before it runs", "[model_file
   // With JSON asked for, the error is also a document.
   const auto j = run_migplan({"pack", "--json", "--gpu-file", unknown, "1g.6gb"});
   CHECK(j.code == 2);
-  CHECK(json::parse(j.out)["error"]["message"] ==
-        unknown + ":5: unknown key 'unts' in the model (did you mean units?)");
+  CHECK(json::parse(j.out)["error"]["message"] == unknown + why);
   const auto missing = run_migplan({"gpus", "--gpu-file", "/nonexistent/model.json"});
   CHECK(missing.code == 2);
   CHECK(missing.err ==

@@ -121,7 +121,47 @@ TEST_CASE("bad trace rows are reported with their file and line", "[trace]") {
         "whole (gpu_milli 1000)");
   CHECK(failure("version: 1\npods:\n  - {start: 1, item: 1g.10gb, ned: 4}\n",
                 plan_file_format::yaml) ==
-        "t.csv:3: unknown key 'ned' in a pod (did you mean end?)");
+        "t.csv:3: unknown key 'ned' in a pod (did you mean end?); the keys are name, start, end, "
+        "count, item, comment");
+}
+
+TEST_CASE("a yaml or json trace is walked by the document layer's schema", "[trace]") {
+  const auto yaml = [](const std::string& text) { return failure(text, plan_file_format::yaml); };
+  const auto json = [](const std::string& text) { return failure(text, plan_file_format::json); };
+  CHECK(yaml("version: 1\npods:\n  - start: 1\n    start: 2\n    item: 1g.10gb\n") ==
+        "t.csv:4: duplicate key 'start' (first at line 3)");
+  CHECK(yaml("version: 1\npod:\n  - {start: 1, item: 1g.10gb}\n") ==
+        "t.csv:2: unknown key 'pod' in the top level (did you mean pods?); the keys are version, "
+        "pods, comment");
+  CHECK(yaml("version: 1\npods:\n  - {start: 1}\n") ==
+        "t.csv:3: missing required key 'item' (a pod has a start and an item)");
+  CHECK(yaml("version: 1\npods: []\n") == "t.csv:2: 'pods' is empty: list at least one pod");
+  CHECK(yaml("pods: []\n") ==
+        "t.csv:1: missing required key 'version' (trace files start with 'version: 1')");
+  CHECK(yaml("") == "t.csv: empty file: a trace file holds 'version: 1' and 'pods'");
+  CHECK(yaml("version: 1\npods:\n  - {start: [1], item: gpu}\n") ==
+        "t.csv:3: start must be text, not a list");
+  CHECK(yaml("version: 1\npods:\n  - {start: 1, item: }\n") ==
+        "t.csv:3: the item is empty: give a profile (such as 1g.10gb), mem=SIZE, or gpu for a "
+        "whole GPU");
+  CHECK(yaml("version: 1\npods:\n  - {start: 1, item: gpu, count: 0}\n") ==
+        "t.csv:3: count 0 must be at least 1");
+  CHECK(json("{\"version\": 1,\n \"pods\": [{\"start\": 1, \"item\": \"gpu\", \"end\": 0}]}") ==
+        "t.csv:2: the pod ends (0) before it starts (1)");
+  CHECK(json("{\"version\": 1, \"pods\": [}").starts_with("t.csv:1: invalid json: "));
+  // A quoted count, as CSV cells and JSON writers give it, reads as its text.
+  CHECK(parsed(R"({"version": 1, "pods": [{"start": "1", "count": "3", "item": "gpu"}]})",
+               plan_file_format::json)
+            .rows[0]
+            .count == 3);
+}
+
+TEST_CASE("a yaml trace nested past the shared depth budget is refused there", "[trace]") {
+  std::string deep = "version: 1\npods:\n  - start: 1\n    item: gpu\n    comment: ";
+  for (int i = 0; i < 70; ++i) deep += "[";
+  for (int i = 0; i < 70; ++i) deep += "]";
+  CHECK(failure(deep + "\n", plan_file_format::yaml)
+            .starts_with("t.csv:5: values nest more than 64 levels deep"));
 }
 
 TEST_CASE("trace times are whole seconds or RFC 3339 with an offset", "[trace]") {
