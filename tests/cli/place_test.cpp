@@ -222,3 +222,14 @@ TEST_CASE("place names the line of a bad state file", "[place]") {
   CHECK(r.err ==
         "migplan: <stdin>:7: 3g.40gb cannot start at 1 on h100-80gb (its starts are 0, 4)\n");
 }
+
+TEST_CASE("place puts a whole GPU 7g.80gb only on an empty GPU", "[place]") {
+  const json j = place_json({"7g.80gb", "--current", fixture("state.yaml")}, 0);
+  for (const json& p : j["policies"]) {
+    CHECK(p["places"] == 1);
+    CHECK(where(p["choice"]) == "gpu-a 1 0");
+    CHECK(p["choice"]["profile_id"] == 0);
+    CHECK(p["choice"]["reachable_units_after"] == 0);
+    CHECK(p["alternatives"].empty());
+  }
+}
