@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # bash completion for migplan: commands, options, GPU slugs, the profile names
-# of the GPU on the line, check's --format values, pack's and plan's --emit kinds, simulate's policies, and files. GPU slugs and
+# of the GPU on the line, check's --format values, pack's and plan's and place's --emit kinds, simulate's and place's policies, and files. GPU slugs and
 # profile names come from the migplan on PATH (`migplan gpus --json`,
 # `migplan profiles --json`) when completing, so they follow its catalog.
 # Installed as share/bash-completion/completions/migplan; from a source tree:
@@ -111,7 +111,7 @@ _migplan() {
     elif [[ $cur == -* ]]; then
       mapfile -t COMPREPLY < <(compgen -W '-h --help --version --gpu-file' -- "$cur")
     else
-      mapfile -t COMPREPLY < <(compgen -W 'pack plan simulate enumerate fit gpus profiles check emit-config import' \
+      mapfile -t COMPREPLY < <(compgen -W 'pack plan simulate place enumerate fit gpus profiles check emit-config import' \
         -- "$cur")
     fi
     return 0
@@ -130,6 +130,10 @@ _migplan() {
     simulate)
       options='-h --help --trace -g --gpu --gpus --gpus-per-node --policy --share --size --reject-target --json --gpu-file'
       value_options='--trace -g --gpu --gpus --gpus-per-node --policy --share --reject-target --gpu-file'
+      ;;
+    place)
+      options='-h --help --current --mig-config -g --gpu --policy --alternatives --json --emit --gpu-file'
+      value_options='--current --mig-config -g --gpu --policy --alternatives --emit --gpu-file'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json --gpu-file'
@@ -173,7 +177,11 @@ _migplan() {
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'text json github' -- "$cur")
         ;;
       --policy)
-        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -- "$cur")
+        if [[ $cmd == place ]]; then
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -- "$cur")
+        else
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -- "$cur")
+        fi
         ;;
       --share)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'compute memory' -- "$cur")
@@ -181,6 +189,8 @@ _migplan() {
       --emit)
         if [[ $cmd == plan ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels' -- "$cur")
+        elif [[ $cmd == place ]]; then
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi' -- "$cur")
         else
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi nvml mig-parted k8s dra' -- "$cur")
         fi
@@ -216,7 +226,7 @@ _migplan() {
   fi
 
   case $cmd in
-    pack | plan)
+    pack | plan | place)
       # [Nx]PROFILE[@START]: complete the profile after a count.
       local count=""
       [[ $cur =~ ^([0-9]+x) ]] && count=${BASH_REMATCH[1]}

@@ -67,7 +67,7 @@ function __migplan_not_option
     not string match -q -- '-*' (commandline -ct)
 end
 
-set -l commands pack plan simulate enumerate fit gpus profiles check emit-config import
+set -l commands pack plan simulate place enumerate fit gpus profiles check emit-config import
 
 complete -c migplan -f
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'Print help and exit'
@@ -77,6 +77,7 @@ complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a pack -d 'P
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a enumerate -d 'List every feasible geometry of a GPU'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a plan -d 'The fewest GPUs and their MIG geometries for a workload mix, or the fewest changes'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a simulate -d 'Replay a trace of pods: static vs dynamic MIG, placement policies, fleet size'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a place -d 'Where one arriving instance goes on the fleet as it is, per placement policy'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Size a workload: smallest profile, instances per GPU, GPUs needed'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'List the supported GPU models'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
@@ -167,3 +168,12 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -l share -x -a 'co
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l size -d 'The fewest GPUs each policy needs'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -x -d 'With --size: at most this percent of pods rejected'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l json -d 'One JSON object on stdout'
+
+complete -c migplan -n '__fish_seen_subcommand_from place; and __migplan_not_option' -a '(__migplan_items)' -d profile
+complete -c migplan -n '__fish_seen_subcommand_from place' -l current -r -F -a - -d 'The fleet now: state file, kubectl nodes or nvidia-smi listing (- for stdin)'
+complete -c migplan -n '__fish_seen_subcommand_from place' -l mig-config -r -F -d 'With kubectl --current: the mig-parted config'
+complete -c migplan -n '__fish_seen_subcommand_from place' -s g -l gpu -x -a '(__migplan_gpus)' -d '--current is an nvidia-smi mig -lgi listing of this model'
+complete -c migplan -n '__fish_seen_subcommand_from place' -l policy -x -a 'spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -d 'Policy to answer (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from place' -l alternatives -x -d 'Places listed after each choice (default 3)'
+complete -c migplan -n '__fish_seen_subcommand_from place' -l json -d 'One JSON object on stdout'
+complete -c migplan -n '__fish_seen_subcommand_from place' -l emit -x -a 'nvidia-smi' -d 'Write the script creating the choice'

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "commands/place.hpp"
 #include "commands/simulate.hpp"
 #include "error.hpp"
 #include "io/names.hpp"
@@ -142,6 +143,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
   add_import(app, ctx);
   add_plan(app, ctx);
   add_simulate(app, ctx);
+  add_place(app, ctx);
   // --help is a one-screen summary; the man page is the reference.
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\nSee migplan-" + sub->get_name() + "(1).");

@@ -130,6 +130,24 @@ struct replay_metrics {
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
 
+/// One place a single arriving instance can go under a dynamic policy, with
+/// the scores the policy ranks it by (rank_placements()).
+struct place_option {
+  int node = 0;        ///< index into replay_fleet::nodes
+  int gpu = 0;         ///< GPU of the fleet (numbered node by node from 0)
+  int placement = 0;   ///< index into all_placements() of the GPU's model
+  instance where{};    ///< profile and start on the GPU's model
+  int node_score = 0;  ///< the node's kube-scheduler score under the policy, 0..100
+  room before{};       ///< the GPU's room before the instance
+  room after{};        ///< the GPU's room with it
+};
+
+/// Every place one instance can go, and each GPU's room as it is.
+struct place_ranking {
+  std::vector<place_option> options;  ///< most preferred first; empty when nothing fits
+  std::vector<room> rooms;            ///< per GPU of the fleet: its room now
+};
+
 namespace detail {
 
 /// A set of bits over [0, n) with O(log64 n) set, reset and lowest set bit.
@@ -211,6 +229,18 @@ class state_space {
   const gpu_state& at(int s) const noexcept { return states_[static_cast<std::size_t>(s)]; }
   const instance& place(int i) const noexcept { return places_[static_cast<std::size_t>(i)]; }
   const gpu_model& gpu() const noexcept { return *gpu_; }
+  /// The number of placements of the model.
+  int placements() const noexcept { return static_cast<int>(places_.size()); }
+  /// The index of placement `in`, or -1 when it is none of the model's.
+  int find(const instance& in) const noexcept {
+    for (std::size_t i = 0; i < places_.size(); ++i)
+      if (places_[i] == in) return static_cast<int>(i);
+    return -1;
+  }
+  /// True when state s can take placement i.
+  bool can_take(int s, int i) const {
+    return can_add(states_[static_cast<std::size_t>(s)], static_cast<std::size_t>(i));
+  }
   int add(int s, int i) {
     std::int32_t& to = states_[static_cast<std::size_t>(s)].add[static_cast<std::size_t>(i)];
     if (to < 0) {
@@ -253,10 +283,9 @@ class state_space {
 
  private:
   int index_of(const instance& in) const {
-    for (std::size_t i = 0; i < places_.size(); ++i)
-      if (places_[i] == in) return static_cast<int>(i);
-    assert(false && "an instance that is no placement of the model");
-    return 0;
+    const int i = find(in);
+    assert(i >= 0 && "an instance that is no placement of the model");
+    return i;
   }
   bool can_add(const gpu_state& st, std::size_t i) const {
     const place_set bit = place_set{1} << i;
@@ -434,6 +463,53 @@ class replay_engine {
       if (node != last) refresh(node);
       last = node;
     }
+  }
+  /// Puts an existing instance on GPU g; false when its state cannot take it.
+  bool hold(int g, const instance& in) {
+    gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+    state_space& sp = space_of(ref);
+    const int i = sp.find(in);
+    if (i < 0 || !sp.can_take(ref.state, i)) return false;
+    set_state(ref, sp.add(ref.state, i));
+    refresh(ref.node);
+    return true;
+  }
+  /// Every place one instance of item `item` can go (dynamic policy), most
+  /// preferred first: by node score, then node, then (best-fit) the room
+  /// the placement loses as choose() weighs it, then GPU and placement. Its
+  /// first is the place arrive() takes. Also each GPU's room now.
+  place_ranking rank(int item) {
+    assert(policy_.mode == replay_mode::dynamic);
+    place_ranking out;
+    const replay_item& it = items_[static_cast<std::size_t>(item)];
+    for (std::size_t n = 0; n < fleet_->nodes.size(); ++n) {
+      const int p = it.profile[static_cast<std::size_t>(fleet_->nodes[n].model)];
+      for (int g = node_first_[n]; g < node_first_[n + 1]; ++g) {
+        const gpu_ref ref = gpus_[static_cast<std::size_t>(g)];
+        state_space& sp = *spaces_[static_cast<std::size_t>(ref.space)];
+        sp.rank(ref.state);
+        out.rooms.push_back(sp.at(ref.state).rm);
+        if (p < 0 || sp.at(ref.state).first[static_cast<std::size_t>(p)] < 0) continue;
+        for (int i = 0; i < sp.placements(); ++i) {
+          if (sp.place(i).profile != p || !sp.can_take(ref.state, i)) continue;
+          const int to = sp.add(ref.state, i);
+          sp.rank(to);  // may grow the state table: read both rooms after it
+          out.options.push_back({static_cast<int>(n), g, i, sp.place(i), 100 - node_level_[n],
+                                 sp.at(ref.state).rm, sp.at(to).rm});
+        }
+      }
+    }
+    const bool best_fit = policy_.placement == gpu_choice::best_fit;
+    std::stable_sort(out.options.begin(), out.options.end(),
+                     [&](const place_option& a, const place_option& b) {
+                       if (a.node_score != b.node_score) return a.node_score > b.node_score;
+                       if (a.node != b.node) return a.node < b.node;
+                       if (best_fit && better(a.before, a.after, b.before, b.after)) return true;
+                       if (best_fit && better(b.before, b.after, a.before, a.after)) return false;
+                       if (a.gpu != b.gpu) return a.gpu < b.gpu;
+                       return a.placement < b.placement;
+                     });
+    return out;
   }
   int gpus_in_use() const noexcept { return in_use_; }
   std::int64_t stranded() const noexcept { return stranded_; }
@@ -703,6 +779,28 @@ std::optional<int> fewest_gpus(Meets&& meets, int most) {
       lo = mid;
   }
   return hi;
+}
+
+/// Ranks every place one instance of `item` can go on `fleet` under the
+/// dynamic `policy`, the fleet's GPUs holding `held` (one layout per GPU, in
+/// GPU order, each valid on its model; they stay where they are), most
+/// preferred first: the first is where replay() would put a pod of one
+/// instance of `item` arriving now. `item.count` must be 1.
+inline place_ranking rank_placements(const replay_fleet& fleet, const replay_item& item,
+                                     std::span<const layout> held, const replay_policy& policy,
+                                     replay_tables& tables) {
+  assert(policy.mode == replay_mode::dynamic && item.count == 1);
+  assert(held.size() == static_cast<std::size_t>(fleet.gpu_count()));
+  detail::replay_engine engine(fleet, std::span(&item, 1), policy, {}, tables);
+  for (std::size_t g = 0; g < held.size(); ++g) {
+    // The rules are monotone: every subset of a valid layout is valid, so
+    // any order of adding its instances succeeds.
+    for (const instance& in : held[g]) {
+      [[maybe_unused]] const bool ok = engine.hold(static_cast<int>(g), in);
+      assert(ok && "a held layout the rules refuse");
+    }
+  }
+  return engine.rank(0);
 }
 
 /// replay() with tables of its own.

@@ -29,6 +29,7 @@
 #include "io/size.hpp"
 #include "io/trace.hpp"
 #include "model/plan.hpp"
+#include "model/policies.hpp"
 #include "model/simulate.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
@@ -54,18 +55,6 @@ struct simulate_options {
   bool json = false;
 };
 
-struct policy_name {
-  std::string_view name;
-  replay_policy policy;
-};
-constexpr policy_name policy_names[] = {
-    {"static", {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit}},
-    {"static-pack", {replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit}},
-    {"spread-first-fit", {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit}},
-    {"spread-best-fit", {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit}},
-    {"pack-first-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}},
-    {"pack-best-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit}},
-};
 constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "pack-best-fit"};
 
 // The profile of `gpu` that serves a share of `milli` thousandths of a GPU:

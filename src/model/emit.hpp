@@ -26,8 +26,10 @@ struct emit_plan {
   /// Parallel to `create`: the compute instances to make in each new GPU
   /// instance when the request named them; empty for the default CI (`-C`).
   std::vector<std::vector<ci_instance>> cis;
-  creation_order fallback;  ///< the order without placements, and what backs it
-  std::string node;         ///< --node: the Kubernetes node (dra); empty = default
+  creation_order fallback;       ///< the order without placements, and what backs it
+  std::string node;              ///< --node: the Kubernetes node (dra); empty = default
+  std::string command = "pack";  ///< the migplan command that wrote it, for the header
+  std::string host;  ///< the node the script is for (place), named in the header; empty = none
 };
 
 }  // namespace migplan::cli

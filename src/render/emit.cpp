@@ -363,10 +363,11 @@ std::string min_driver_line(const emit_plan& plan) {
 void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
   std::string out = "#!/bin/sh\n";
-  out +=
-      comment(fmt::format("Creates the MIG layout {} on GPU {} ({}, {}). Written by migplan "
-                          "pack --emit nvidia-smi.",
-                          layout_text(g, plan.whole), plan.index, g.slug, model_name(g)));
+  out += comment(fmt::format(
+      "Creates the MIG layout {} on GPU {}{} ({}, {}). Written by migplan "
+      "{} --emit nvidia-smi.",
+      layout_text(g, plan.whole), plan.index, plan.host.empty() ? "" : " of node " + plan.host,
+      g.slug, model_name(g), plan.command));
   if (!plan.existing.empty())
     out +=
         comment(fmt::format("These GPU instances exist and stay: {}. Only the others are "

@@ -82,8 +82,10 @@ expect() {
 }
 
 expect 'migplan pa' pack
-expect 'migplan pl' plan
-expect 'migplan ' pack plan simulate enumerate fit gpus profiles check emit-config import
+expect 'migplan pl' place plan
+expect 'migplan pla' place plan
+expect 'migplan plac' place
+expect 'migplan ' pack plan simulate place enumerate fit gpus profiles check emit-config import
 expect 'migplan emit' emit-config
 expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra
 expect 'migplan pack --emit m' mig-parted
@@ -115,6 +117,9 @@ expect 'migplan plan --con' --configmap-name
 expect 'migplan simulate --policy pack-' pack-best-fit pack-first-fit
 expect 'migplan simulate --gpus-' --gpus-per-node
 expect 'migplan simulate --gpu h100-8' h100-80gb
+expect 'migplan place --policy spread-' spread-best-fit spread-first-fit
+expect 'migplan place --emit ' nvidia-smi
+expect 'migplan place --al' --alternatives
 case $shell in
   bash)
     # bash and fish complete the whole word; zsh moves the count aside.

@@ -151,6 +151,106 @@ struct gpu_box {
   }
 };
 
+// The fleet's GPUs, node by node, and the node of each: static ones keep
+// `layouts` as their geometries, dynamic ones hold `layouts` (when given).
+void fill_boxes(const migplan::replay_fleet& fleet, bool fixed,
+                std::span<const migplan::layout> layouts, std::vector<gpu_box>& gpus,
+                std::vector<int>& node_of) {
+  for (std::size_t n = 0; n < fleet.nodes.size(); ++n)
+    for (int g = 0; g < fleet.nodes[n].gpus; ++g) {
+      gpu_box b;
+      b.gpu = fleet.models[static_cast<std::size_t>(fleet.nodes[n].model)];
+      b.fixed = fixed;
+      if (!layouts.empty()) {
+        for (const migplan::instance& in : layouts[gpus.size()]) {
+          if (fixed)
+            b.geometry.emplace_back(in.start, in.profile);
+          else
+            b.add(in.profile, in.start);
+        }
+        std::sort(b.geometry.begin(), b.geometry.end());
+        b.busy.assign(b.geometry.size(), false);
+      }
+      gpus.push_back(b);
+      node_of.push_back(static_cast<int>(n));
+    }
+}
+
+// The node a pod of `item` goes to: eligible, best scheduler score, lowest
+// index; -1 when none.
+int choose_node(const migplan::replay_fleet& fleet, const std::vector<gpu_box>& gpus,
+                const std::vector<int>& node_of, const migplan::replay_item& item,
+                const migplan::replay_policy& policy) {
+  int chosen = -1;
+  int chosen_score = -1;
+  for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+    const int p = item.profile[static_cast<std::size_t>(fleet.nodes[n].model)];
+    if (p < 0) continue;
+    int total = 0;
+    int used = 0;
+    int cap = 0;
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      if (node_of[g] != static_cast<int>(n)) continue;
+      total += gpus[g].more(p);
+      used += gpus[g].used_compute();
+      cap += gpus[g].gpu->compute_slices;
+    }
+    if (total < item.count) continue;
+    const int score =
+        policy.nodes == migplan::node_choice::spread ? (cap - used) * 100 / cap : used * 100 / cap;
+    if (score > chosen_score) {
+      chosen = static_cast<int>(n);
+      chosen_score = score;
+    }
+  }
+  return chosen;
+}
+
+// The (GPU, start) one instance of profile p takes on node `chosen`, every
+// GPU and start tried; (-1, -1) when none.
+std::pair<int, int> choose_on_node(const std::vector<gpu_box>& gpus,
+                                   const std::vector<int>& node_of, int chosen, int p,
+                                   const migplan::replay_policy& policy) {
+  const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
+  int best_g = -1;
+  int best_s = -1;
+  room3 bb;
+  room3 ba;
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    if (node_of[g] != chosen) continue;
+    const gpu_box& b = gpus[g];
+    for (int s = 0; s < b.gpu->units; ++s) {
+      if (!b.can_add(p, s)) continue;
+      if (fixed || policy.placement == migplan::gpu_choice::first_fit) {
+        if (best_g < 0) {
+          best_g = static_cast<int>(g);
+          best_s = s;
+        }
+        continue;
+      }
+      const room3 before = room_of(*b.gpu, b.held);
+      const room3 after = room_of(*b.gpu, with(b.held, s, p));
+      bool wins = best_g < 0;
+      if (!wins) {
+        // key: (loss of reachable units, loss of reachable compute,
+        // reachable units before, -extensions after), smallest wins
+        const auto key = [](const room3& x, const room3& y) {
+          return std::make_tuple(x.units - y.units, x.compute - y.compute, x.units,
+                                 -static_cast<long double>(y.extensions));
+        };
+        wins = key(before, after) < key(bb, ba);
+      }
+      if (wins) {
+        best_g = static_cast<int>(g);
+        best_s = s;
+        bb = before;
+        ba = after;
+      }
+    }
+  }
+  return {best_g, best_s};
+}
+
 }  // namespace
 
 migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
@@ -164,20 +264,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   const bool dynamic = !fixed;
   std::vector<gpu_box> gpus;
   std::vector<int> node_of;
-  for (std::size_t n = 0; n < fleet.nodes.size(); ++n)
-    for (int g = 0; g < fleet.nodes[n].gpus; ++g) {
-      gpu_box b;
-      b.gpu = fleet.models[static_cast<std::size_t>(fleet.nodes[n].model)];
-      b.fixed = fixed;
-      if (fixed) {
-        for (const migplan::instance& in : geometry[gpus.size()])
-          b.geometry.emplace_back(in.start, in.profile);
-        std::sort(b.geometry.begin(), b.geometry.end());
-        b.busy.assign(b.geometry.size(), false);
-      }
-      gpus.push_back(b);
-      node_of.push_back(static_cast<int>(n));
-    }
+  fill_boxes(fleet, fixed, fixed ? geometry : std::span<const migplan::layout>(), gpus, node_of);
   std::set<std::int64_t> times;
   out.start = pods[0].start;
   out.end = pods[0].start;
@@ -216,70 +303,13 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     for (std::size_t i = 0; i < pods.size(); ++i) {
       if (pods[i].start != t) continue;
       const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
-      // The node: eligible, best scheduler score, lowest index.
-      int chosen = -1;
-      int chosen_score = -1;
-      for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
-        const int p = item.profile[static_cast<std::size_t>(fleet.nodes[n].model)];
-        if (p < 0) continue;
-        int total = 0;
-        int used = 0;
-        int cap = 0;
-        for (std::size_t g = 0; g < gpus.size(); ++g) {
-          if (node_of[g] != static_cast<int>(n)) continue;
-          total += gpus[g].more(p);
-          used += gpus[g].used_compute();
-          cap += gpus[g].gpu->compute_slices;
-        }
-        if (total < item.count) continue;
-        const int score = policy.nodes == migplan::node_choice::spread ? (cap - used) * 100 / cap
-                                                                       : used * 100 / cap;
-        if (score > chosen_score) {
-          chosen = static_cast<int>(n);
-          chosen_score = score;
-        }
-      }
+      const int chosen = choose_node(fleet, gpus, node_of, item, policy);
       bool ok = chosen >= 0;
       if (ok) {
         const int p = item.profile[static_cast<std::size_t>(
             fleet.nodes[static_cast<std::size_t>(chosen)].model)];
         for (int k = 0; k < item.count && ok; ++k) {
-          int best_g = -1;
-          int best_s = -1;
-          room3 bb;
-          room3 ba;
-          for (std::size_t g = 0; g < gpus.size(); ++g) {
-            if (node_of[g] != chosen) continue;
-            gpu_box& b = gpus[g];
-            for (int s = 0; s < b.gpu->units; ++s) {
-              if (!b.can_add(p, s)) continue;
-              if (fixed || policy.placement == migplan::gpu_choice::first_fit) {
-                if (best_g < 0) {
-                  best_g = static_cast<int>(g);
-                  best_s = s;
-                }
-                continue;
-              }
-              const room3 before = room_of(*b.gpu, b.held);
-              const room3 after = room_of(*b.gpu, with(b.held, s, p));
-              bool wins = best_g < 0;
-              if (!wins) {
-                // key: (loss of reachable units, loss of reachable compute,
-                // reachable units before, -extensions after), smallest wins
-                const auto key = [](const room3& x, const room3& y) {
-                  return std::make_tuple(x.units - y.units, x.compute - y.compute, x.units,
-                                         -static_cast<long double>(y.extensions));
-                };
-                wins = key(before, after) < key(bb, ba);
-              }
-              if (wins) {
-                best_g = static_cast<int>(g);
-                best_s = s;
-                bb = before;
-                ba = after;
-              }
-            }
-          }
+          const auto [best_g, best_s] = choose_on_node(gpus, node_of, chosen, p, policy);
           if (best_g < 0) {
             ok = false;
             break;
@@ -312,6 +342,19 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   out.gpu_time += count_in_use() * (out.end - now);
   out.stranded_slice_time += count_stranded() * (out.end - now);
   return out;
+}
+
+std::pair<int, int> place(const migplan::replay_fleet& fleet, const migplan::replay_item& item,
+                          std::span<const migplan::layout> held,
+                          const migplan::replay_policy& policy) {
+  std::vector<gpu_box> gpus;
+  std::vector<int> node_of;
+  fill_boxes(fleet, false, held, gpus, node_of);
+  const int chosen = choose_node(fleet, gpus, node_of, item, policy);
+  if (chosen < 0) return {-1, -1};
+  const int p =
+      item.profile[static_cast<std::size_t>(fleet.nodes[static_cast<std::size_t>(chosen)].model)];
+  return choose_on_node(gpus, node_of, chosen, p, policy);
 }
 
 }  // namespace oracle

@@ -11,6 +11,7 @@
 
 #include <migplan/replay.hpp>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace oracle {
@@ -21,5 +22,12 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::replay_pod> pods,
                                const migplan::replay_policy& policy,
                                std::span<const migplan::layout> geometry = {});
+
+/// Where migplan::rank_placements' first place is, the slow way: the
+/// (GPU, start) one instance of `item` (count 1) takes on `fleet` holding
+/// `held` (one layout per GPU) under a dynamic policy; (-1, -1) when none.
+std::pair<int, int> place(const migplan::replay_fleet& fleet, const migplan::replay_item& item,
+                          std::span<const migplan::layout> held,
+                          const migplan::replay_policy& policy);
 
 }  // namespace oracle

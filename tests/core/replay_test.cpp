@@ -152,16 +152,32 @@ layout random_geometry(const gpu_model& gpu, std::mt19937& rng) {
   return l;
 }
 
+// 1 to 3 nodes of 1 to 3 GPUs, each node of a random model of `models`.
+replay_fleet random_fleet(const std::vector<const gpu_model*>& models, std::mt19937& rng) {
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  replay_fleet fleet{models, {}};
+  const int nodes = pick(1, 3);
+  for (int n = 0; n < nodes; ++n)
+    fleet.nodes.push_back({pick(0, static_cast<int>(models.size()) - 1), pick(1, 3)});
+  return fleet;
+}
+
+// A random valid layout per GPU of `fleet`, in GPU order.
+std::vector<layout> random_layouts(const replay_fleet& fleet, std::mt19937& rng) {
+  std::vector<layout> out;
+  for (const replay_node& node : fleet.nodes)
+    for (int g = 0; g < node.gpus; ++g)
+      out.push_back(random_geometry(*fleet.models[static_cast<std::size_t>(node.model)], rng));
+  return out;
+}
+
 void compare_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
                               std::uint32_t seed) {
   std::mt19937 rng(seed);
   replay_tables dynamic_tables;  // shared across traces, as sizing shares them
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int t = 0; t < traces; ++t) {
-    replay_fleet fleet{models, {}};
-    const int nodes = pick(1, 3);
-    for (int n = 0; n < nodes; ++n)
-      fleet.nodes.push_back({pick(0, static_cast<int>(models.size()) - 1), pick(1, 3)});
+    const replay_fleet fleet = random_fleet(models, rng);
     std::vector<replay_item> items;
     const int kinds = pick(1, 5);
     for (int k = 0; k < kinds; ++k) {
@@ -185,10 +201,7 @@ void compare_on_random_traces(const std::vector<const gpu_model*>& models, int t
       const int len = pick(0, 6) == 0 ? 0 : pick(1, 25);
       pods.push_back({start, start + len, pick(0, kinds - 1)});
     }
-    std::vector<layout> geometry;
-    for (const replay_node& node : fleet.nodes)
-      for (int g = 0; g < node.gpus; ++g)
-        geometry.push_back(random_geometry(*models[static_cast<std::size_t>(node.model)], rng));
+    const std::vector<layout> geometry = random_layouts(fleet, rng);
     for (const replay_policy& policy :
          {static_spread,
           replay_policy{replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit},
@@ -256,4 +269,113 @@ TEST_CASE("fewest_gpus returns a count that meets with one fewer that does not",
   REQUIRE(n.has_value());
   CHECK(bumpy(*n));
   CHECK_FALSE(bumpy(*n - 1));
+}
+
+namespace {
+
+const replay_policy dynamic_policies[] = {
+    {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit},
+    {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
+    {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit},
+    {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit}};
+
+// Random fleets holding random layouts, one random instance arriving: the
+// ranking's first place is the brute force's, every place it lists is one
+// the brute force's GPU can take, and it lists every such place.
+void compare_placements(const std::vector<const gpu_model*>& models, int states,
+                        std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  replay_tables tables;
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int placed = 0;
+  for (int t = 0; t < states; ++t) {
+    const replay_fleet fleet = random_fleet(models, rng);
+    const std::vector<layout> held = random_layouts(fleet, rng);
+    replay_item item;
+    for (const gpu_model* m : models)
+      item.profile.push_back(pick(0, 8) == 0 ? -1
+                                             : pick(0, static_cast<int>(m->profiles.size()) - 1));
+    for (const replay_policy& policy : dynamic_policies) {
+      const place_ranking r = rank_placements(fleet, item, held, policy, tables);
+      const auto [g, s] = oracle::place(fleet, item, held, policy);
+      INFO("state " << t << " seed " << seed << " nodes " << static_cast<int>(policy.nodes)
+                    << " placement " << static_cast<int>(policy.placement));
+      REQUIRE(r.rooms.size() == held.size());
+      if (g < 0) {
+        REQUIRE(r.options.empty());
+        continue;
+      }
+      ++placed;
+      REQUIRE_FALSE(r.options.empty());
+      CHECK(r.options.front().gpu == g);
+      CHECK(r.options.front().where.start == s);
+      // Every free start of the profile on every GPU, each once.
+      std::size_t expected = 0;
+      for (std::size_t k = 0; k < held.size(); ++k) {
+        int node = 0;
+        for (int first = 0;
+             first + fleet.nodes[static_cast<std::size_t>(node)].gpus <= static_cast<int>(k);
+             ++node)
+          first += fleet.nodes[static_cast<std::size_t>(node)].gpus;
+        const gpu_model& gpu =
+            *models[static_cast<std::size_t>(fleet.nodes[static_cast<std::size_t>(node)].model)];
+        const int p = item.profile[static_cast<std::size_t>(
+            fleet.nodes[static_cast<std::size_t>(node)].model)];
+        if (p < 0) continue;
+        const rules rl(gpu);
+        usage u;
+        for (const instance& in : held[k])
+          u.add(gpu.profiles[static_cast<std::size_t>(in.profile)], in.profile, in.start);
+        for (int st = 0; st < gpu.units; ++st)
+          if (rl.can_add(u, p, st)) ++expected;
+      }
+      CHECK(r.options.size() == expected);
+    }
+  }
+  CHECK(placed > states);  // most draws place somewhere
+}
+
+}  // namespace
+
+TEST_CASE("rank_placements' first place is the brute force's on A100 fleets", "[place]") {
+  compare_placements({&model("a100-40gb")}, 600, 2026);
+}
+
+TEST_CASE("rank_placements' first place is the brute force's on H100 and A30 fleets", "[place]") {
+  compare_placements({&model("h100-80gb"), &model("a30")}, 400, 1201);
+}
+
+TEST_CASE("rank_placements' first place is where a replay puts the next pod", "[place]") {
+  // Two A100s on one node; a 3g.20gb there already on GPU 0 at start 4.
+  const gpu_model& gpu = model("a100-40gb");
+  const replay_fleet fleet = one_model(gpu, 1, 2);
+  layout g0;
+  g0.add({index_of(gpu, "3g.20gb"), 4});
+  const std::vector<layout> held{g0, layout{}};
+  const replay_item one = item_on(gpu, "3g.20gb");
+  replay_tables tables;
+  const place_ranking first =
+      rank_placements(fleet, one, held, dynamic_policies[0], tables);  // spread first-fit
+  REQUIRE(first.options.size() == 3);  // GPU 0 at 0, GPU 1 at 0 and 4
+  CHECK(first.options[0].gpu == 0);
+  CHECK(first.options[0].where.start == 0);
+  CHECK(first.options[1].gpu == 1);
+  CHECK(first.options[1].where.start == 0);
+  // best-fit on one node: the places come by the room they lose, least first.
+  const place_ranking best = rank_placements(fleet, one, held, dynamic_policies[1], tables);
+  REQUIRE(best.options.size() == 3);
+  const auto loss = [](const place_option& o) {
+    return std::pair{o.before.reachable_units - o.after.reachable_units,
+                     o.before.reachable_compute - o.after.reachable_compute};
+  };
+  for (std::size_t k = 1; k < best.options.size(); ++k)
+    CHECK(loss(best.options[k - 1]) <= loss(best.options[k]));
+  // A full fleet: nothing to rank, the rooms still told.
+  layout full;
+  full.add({index_of(gpu, "7g.40gb"), 0});
+  const std::vector<layout> both_full{full, full};
+  const place_ranking none = rank_placements(fleet, one, both_full, dynamic_policies[3], tables);
+  CHECK(none.options.empty());
+  REQUIRE(none.rooms.size() == 2);
+  CHECK(none.rooms[0].reachable_units == 0);
 }

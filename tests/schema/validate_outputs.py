@@ -43,7 +43,7 @@ PLAN_INPUTS = ("demand", "fleet", "state")
 # Every schema file and the document kind it describes.
 SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "enumerate", "fit",
            "check", "geometry", "demand", "fleet", "state", "emit-nvml", "model", "plan",
-           "simulate"]
+           "simulate", "place"]
 # Members that may be fractions (plan's costs, bounds and times); every other
 # number but memory_gib is an integer.
 FRACTION_KEYS = {"cost", "lower_bound", "lp_bound", "gap", "seconds"}
@@ -209,6 +209,17 @@ class Checker:
                 (alibaba, ["--share", "memory"], (0, 1))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
+
+    def place(self):
+        state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
+        full = os.path.join(self.source, "data/captures/h100-80gb-hbm3-lgi-7x1g.txt")
+        for extra, codes in [
+                (["3g.40gb", "--current", state], (0,)),
+                (["1g.10gb", "--current", state, "--policy", "pack-best-fit",
+                  "--alternatives", "0"], (0,)),
+                (["2g.20gb", "--gpu", "h100-80gb", "--current", full], (1,))]:
+            args = ["place", "--json", *extra]
+            self.validate("place", self.run(args, codes=codes)[0], " ".join(args))
 
     def fit(self):
         cases = [
@@ -842,6 +853,7 @@ def main():
     c.enumerate()
     c.fit()
     c.simulate()
+    c.place()
     c.pack()
     c.pack_current()
     c.pack_errors()

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The placement policies by the names `simulate --policy` and `place
+// --policy` take (replay.hpp defines them).
+
+#include <migplan/replay.hpp>
+#include <string_view>
+
+namespace migplan::cli {
+
+/// A policy and its command-line name.
+struct policy_name {
+  std::string_view name;  ///< as --policy takes it
+  replay_policy policy;   ///< what it means
+};
+
+/// Every policy, static ones first.
+inline constexpr policy_name policy_names[] = {
+    {"static", {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit}},
+    {"static-pack", {replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit}},
+    {"spread-first-fit", {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit}},
+    {"spread-best-fit", {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit}},
+    {"pack-first-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}},
+    {"pack-best-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit}},
+};
+
+}  // namespace migplan::cli

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `migplan place`'s outputs: a report per policy, one JSON document
+// (schema/place.schema.json), or the nvidia-smi script creating the choice.
+
+#include <iosfwd>
+
+#include "model/place.hpp"
+
+namespace migplan::cli::render {
+
+/// Per policy its choice and alternatives; when nothing fits, the GPUs
+/// nearest to taking it.
+void place_text(std::ostream& os, const place_result& r);
+
+/// The same as one indented JSON document (schema_version 1).
+void place_json(std::ostream& os, const place_result& r);
+
+/// The GPUs whose model has the profile, most reachable room first, at most
+/// `r.alternatives` of them: indices into r.gpus.
+std::vector<int> nearest_gpus(const place_result& r);
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan place` end to end: the choice of each policy on a fleet as it is
+// (a state file, kubectl's nodes, an nvidia-smi listing), the alternatives,
+// --emit nvidia-smi, exit 1 with the nearest GPUs when nothing fits, and bad
+// input with its exact message and exit code 2.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_binary.hpp"
+
+using migplan::test::run_migplan;
+using migplan::test::source_path;
+using migplan::test::test_path;
+using json = nlohmann::json;
+
+namespace {
+
+std::string fixture(const std::string& name) { return test_path("fixtures/place/" + name); }
+std::string plan_fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
+
+json place_json(std::vector<std::string> args, int code, const std::string& input = "") {
+  args.insert(args.begin(), "place");
+  args.emplace_back("--json");
+  const auto r = run_migplan(args, input);
+  INFO(r.err);
+  CHECK(r.code == code);
+  return json::parse(r.out);
+}
+
+// Runs `migplan place ARGS` and expects exit 2 with exactly `message` on stderr.
+void expect_bad(std::vector<std::string> args, const std::string& message,
+                const std::string& input = "") {
+  args.insert(args.begin(), "place");
+  const bool json_out = std::find(args.begin(), args.end(), "--json") != args.end();
+  const auto r = run_migplan(args, input);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: " + message + "\n");
+  // With --json the error is also a JSON document on stdout.
+  if (json_out)
+    CHECK(json::parse(r.out)["error"]["message"] == message);
+  else
+    CHECK(r.out.empty());
+}
+
+// The script's comment lines joined where they wrap ("\n# " to " ").
+std::string unwrapped(std::string text) {
+  for (std::size_t at = text.find("\n# "); at != std::string::npos; at = text.find("\n# ", at))
+    text.replace(at, 3, " ");
+  return text;
+}
+
+// "node GPU start" of a JSON place.
+std::string where(const json& o) {
+  return o["node"].get<std::string>() + " " + o["gpu"].dump() + " " + o["start"].dump();
+}
+
+}  // namespace
+
+// gpu-a (two H100s: 1g.10gb@0 and 3g.40gb@4 on GPU 0, GPU 1 empty) has 10 of
+// its 14 compute slices free, gpu-b (one H100 holding 4g.40gb@0) 3 of 7.
+TEST_CASE("place gives each policy's node GPU and start for one 3g.40gb", "[place]") {
+  const json j = place_json({"3g.40gb", "--current", fixture("state.yaml")}, 0);
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["profile"] == "3g.40gb");
+  CHECK(j["placed"] == true);
+  CHECK(j["fleet"] == json::parse(R"({"nodes": 2, "gpus": 3})"));
+  REQUIRE(j["policies"].size() == 4);
+  std::vector<std::string> got;
+  for (const json& p : j["policies"])
+    got.push_back(p["name"].get<std::string>() + ": " + where(p["choice"]));
+  // spread takes the emptier gpu-a (score 71 against 42), where GPU 0's
+  // 1g.10gb blocks start 0: GPU 1, first-fit at 0, best-fit at 4, which
+  // keeps 4g.40gb@0 (4 compute slices) possible where start 0 keeps 3. pack
+  // takes the fuller gpu-b (57 against 28), whose one free start is 4.
+  CHECK(got == std::vector<std::string>{"spread-first-fit: gpu-a 1 0", "spread-best-fit: gpu-a 1 4",
+                                        "pack-first-fit: gpu-b 0 4", "pack-best-fit: gpu-b 0 4"});
+  const json& spread = j["policies"][0];
+  CHECK(spread["choice"]["node_score"] == 71);
+  CHECK(spread["choice"]["profile_id"] == 9);
+  CHECK(spread["choice"]["model"] == "h100-80gb");
+  // Every free start: GPU 1 at 0 and 4 on gpu-a, gpu-b GPU 0 at 4.
+  CHECK(spread["places"] == 3);
+  REQUIRE(spread["alternatives"].size() == 2);
+  CHECK(where(spread["alternatives"][0]) == "gpu-a 1 4");
+  CHECK(where(spread["alternatives"][1]) == "gpu-b 0 4");
+  CHECK(spread["alternatives"][1]["node_score"] == 42);
+  const json& pack = j["policies"][3];
+  CHECK(pack["choice"]["reachable_units_before"] == 4);
+  CHECK(pack["choice"]["reachable_units_after"] == 0);
+  CHECK(pack["nodes"] == "pack");
+  CHECK(pack["placement"] == "best-fit");
+}
+
+TEST_CASE("place --alternatives and --policy choose what is listed", "[place]") {
+  const json j = place_json({"1g.10gb", "--current", fixture("state.yaml"), "--policy",
+                             "pack-first-fit", "--alternatives", "1"},
+                            0);
+  REQUIRE(j["policies"].size() == 1);
+  CHECK(j["policies"][0]["name"] == "pack-first-fit");
+  CHECK(where(j["policies"][0]["choice"]) == "gpu-b 0 4");
+  CHECK(j["policies"][0]["alternatives"].size() == 1);
+  CHECK(where(j["policies"][0]["alternatives"][0]) == "gpu-b 0 5");
+  const json none = place_json({"1g.10gb", "--current", fixture("state.yaml"), "--policy",
+                                "spread-best-fit", "--alternatives", "0"},
+                               0);
+  CHECK(none["policies"][0]["alternatives"].empty());
+}
+
+TEST_CASE("place's text report names each policy's choice and ranks the alternatives", "[place]") {
+  const auto r = run_migplan(
+      {"place", "3g.40gb", "--current", fixture("state.yaml"), "--policy", "spread-first-fit"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "one 3g.40gb on 2 nodes, 3 GPUs (h100-80gb), 3 instances held\n"
+        "\n"
+        "spread-first-fit: gpu-a GPU 1 start 0\n"
+        "   #  node                 GPU start node score   units lost  slices lost\n"
+        "   1  gpu-a                  1     0         71            4            4\n"
+        "   2  gpu-a                  1     4         71            4            3\n"
+        "   3  gpu-b                  0     4         42            4            3\n");
+}
+
+TEST_CASE("place --emit nvidia-smi creates the chosen instance at its start", "[place]") {
+  const auto r = run_migplan({"place", "3g.40gb", "--current", fixture("state.yaml"), "--emit",
+                              "nvidia-smi", "--policy", "pack-best-fit"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(unwrapped(r.out).find("on GPU 0 of node gpu-b (h100-80gb") != std::string::npos);
+  CHECK(unwrapped(r.out).find("Written by migplan place --emit nvidia-smi.") != std::string::npos);
+  CHECK(r.out.find("\nnvidia-smi mig -i 0 -cgi 9:4 -C  # 3g.40gb, units 4-7\n") !=
+        std::string::npos);
+  // The 4g.40gb there stays: it is not created again.
+  CHECK(r.out.find("-cgi 5:0") == std::string::npos);
+  // Without --policy: spread-first-fit, today's stack.
+  const auto d =
+      run_migplan({"place", "3g.40gb", "--current", fixture("state.yaml"), "--emit", "nvidia-smi"});
+  CHECK(d.code == 0);
+  CHECK(d.out.find("\nnvidia-smi mig -i 1 -cgi 9:0 -C  # 3g.40gb, units 0-3\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("place exits 1 with the nearest GPUs when no GPU can take the instance", "[place]") {
+  const std::string full = source_path("data/captures/h100-80gb-hbm3-lgi-7x1g.txt");
+  const json j = place_json({"2g.20gb", "--gpu", "h100-80gb", "--current", full}, 1);
+  CHECK(j["placed"] == false);
+  for (const json& p : j["policies"]) {
+    CHECK(p["choice"].is_null());
+    CHECK(p["places"] == 0);
+  }
+  REQUIRE(j["nearest"].size() == 1);
+  CHECK(j["nearest"][0] == json::parse(R"({"node": "local", "gpu": 0, "model": "h100-80gb",
+                                           "reachable_units": 0, "reachable_compute": 0})"));
+  const auto t = run_migplan({"place", "2g.20gb", "--gpu", "h100-80gb", "--current", full});
+  CHECK(t.code == 1);
+  CHECK(t.out.find("no GPU can take a 2g.20gb. Nearest, by the room a further instance can "
+                   "still reach:\n  local GPU 0: 0 of the 2 units and 0 of the 2 compute slices "
+                   "it needs\n") != std::string::npos);
+  const auto e = run_migplan(
+      {"place", "2g.20gb", "--gpu", "h100-80gb", "--current", full, "--emit", "nvidia-smi"});
+  CHECK(e.code == 1);
+  CHECK(e.out.empty());
+  CHECK(e.err == "migplan: no GPU can take a 2g.20gb; nothing to emit\n");
+}
+
+TEST_CASE("place reads kubectl's nodes and says the starts it assumed", "[place]") {
+  const json j = place_json({"1g.10gb", "--current", plan_fixture("kube-nodes.json"),
+                             "--mig-config", plan_fixture("kube-config.yaml")},
+                            0);
+  CHECK(j["placed"] == true);
+  bool assumed = false;
+  for (const json& n : j["notes"])
+    assumed = assumed || n.get<std::string>().find("are not known") != std::string::npos;
+  CHECK(assumed);
+}
+
+TEST_CASE("place refuses bad requests with the culprit named", "[place]") {
+  const std::string state = fixture("state.yaml");
+  expect_bad({"3g.40gx", "--current", state},
+             "invalid profile name '3g.40gx': expected [Cc.]Gg.MEMgb such as 1g.5gb or "
+             "1c.3g.20gb (did you mean 3g.40gb, 3g.20gb or 7g.40gb?)");
+  expect_bad({"1g.5gb", "--current", state},
+             "no GPU of the fleet (h100-80gb) has profile '1g.5gb' (did you mean 1g.10gb or "
+             "1g.20gb?)");
+  expect_bad({"mem=20GiB", "--current", state},
+             "place takes a profile name ('mem=20GiB'); a memory size is plan's");
+  expect_bad({"2x3g.40gb", "--current", state},
+             "place answers one instance, and '2x3g.40gb' asks for 2; place them one at a time, "
+             "or replay them with simulate");
+  expect_bad({"3g.40gb", "--current", state, "--policy", "static"},
+             "--policy 'static' keeps a static geometry; place's policies are the dynamic ones: "
+             "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
+  expect_bad({"3g.40gb", "--current", state, "--policy", "pack-bestfit"},
+             "unknown --policy 'pack-bestfit' (did you mean pack-best-fit or pack-first-fit?); "
+             "place's policies: "
+             "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
+  expect_bad({"3g.40gb", "--current", state, "--emit", "nvidia-smi", "--json"},
+             "--emit writes its own format; it does not combine with --json");
+  expect_bad({"3g.40gb", "--current", state, "--emit", "nvidia-sm"},
+             "unknown --emit kind 'nvidia-sm' (did you mean nvidia-smi?); place writes nvidia-smi");
+  expect_bad({"3g.40gb", "--current", state, "--alternatives", "-1"},
+             "--alternatives -1 must be at least 0");
+}
+
+TEST_CASE("place names the line of a bad state file", "[place]") {
+  const std::string bad_state =
+      "version: 1\n"
+      "nodes:\n"
+      "  - name: n\n"
+      "    gpu: h100-80gb\n"
+      "    gpus:\n"
+      "      - index: 0\n"
+      "        instances: [{profile: 3g.40gb, start: 1}]\n";
+  const auto r = run_migplan({"place", "3g.40gb", "--current", "-"}, bad_state);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: <stdin>:7: 3g.40gb cannot start at 1 on h100-80gb (its starts are 0, 4)\n");
+}
+
+TEST_CASE("place puts a whole GPU 7g.80gb only on an empty GPU", "[place]") {
+  const json j = place_json({"7g.80gb", "--current", fixture("state.yaml")}, 0);
+  for (const json& p : j["policies"]) {
+    CHECK(p["places"] == 1);
+    CHECK(where(p["choice"]) == "gpu-a 1 0");
+    CHECK(p["choice"]["profile_id"] == 0);
+    CHECK(p["choice"]["reachable_units_after"] == 0);
+    CHECK(p["alternatives"].empty());
+  }
+}
