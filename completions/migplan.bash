@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # bash completion for migplan: commands, options, GPU slugs, the profile names
-# of the GPU on the line, check's --format values, pack's and plan's --emit kinds, simulate's policies, and files. GPU slugs and
+# of the GPU on the line, check's --format values, pack's and plan's --emit kinds, simulate's policies and plot metrics, and files. GPU slugs and
 # profile names come from the migplan on PATH (`migplan gpus --json`,
 # `migplan profiles --json`) when completing, so they follow its catalog.
 # Installed as share/bash-completion/completions/migplan; from a source tree:
@@ -128,8 +128,8 @@ _migplan() {
       value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
       ;;
     simulate)
-      options='-h --help --trace -g --gpu --gpus --gpus-per-node --policy --share --size --reject-target --json --gpu-file'
-      value_options='--trace -g --gpu --gpus --gpus-per-node --policy --share --reject-target --gpu-file'
+      options='-h --help --trace -g --gpu --gpus --gpus-per-node --policy --share --size --reject-target --json --plot --plot-metric --gpu-file'
+      value_options='--trace -g --gpu --gpus --gpus-per-node --policy --share --reject-target --plot --plot-metric --gpu-file'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json --gpu-file'
@@ -178,6 +178,9 @@ _migplan() {
       --share)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'compute memory' -- "$cur")
         ;;
+      --plot-metric)
+        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'slices gpus' -- "$cur")
+        ;;
       --emit)
         if [[ $cmd == plan ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels' -- "$cur")
@@ -194,7 +197,7 @@ _migplan() {
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
-      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config | --trace)
+      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config | --trace | --plot)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)
