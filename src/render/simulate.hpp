@@ -21,9 +21,9 @@ void simulate_json(std::ostream& os, const simulate_result& r);
 
 /// A self-contained SVG (no script, font or link outside it): per policy with
 /// a series, r.metric in use over time as a step line, its rejections marked,
-/// with axes and a legend. Each policy's line is a polyline whose points are
-/// in data units (seconds since the trace's start, slices or GPUs), scaled by
-/// its group's transform, so that a reader can take the values back.
+/// with axes and a legend. Each policy's line is a polyline in pixels whose
+/// group carries the scale (data-x0, data-y0, data-x-scale, data-y-scale), so
+/// that a reader can take the values back.
 void simulate_svg(std::ostream& os, const simulate_result& r);
 
 /// "2d 3h", "4h 05m", "12m 30s", "45s": a span of seconds, to the two largest units.

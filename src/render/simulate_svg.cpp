@@ -228,22 +228,27 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
       "stroke=\"#888888\" stroke-dasharray=\"2 4\"><title>capacity: {3}</title></line>\n",
       left, py(capacity), left + plot_w, capacity);
 
-  // The series, in data units: x in seconds since the start, y in slices or GPUs.
-  os << fmt::format("<g class=\"series\" transform=\"translate({} {}) scale({:.9g} {:.9g})\">\n",
-                    left, y0, sx, -sy);
+  // The series in pixels (a scaling transform would scale the strokes too
+  // wherever vector-effect is not known, as in librsvg), with the scale for
+  // a reader: value = (data-y0 - y) / data-y-scale, seconds since the start
+  // = (x - data-x0) / data-x-scale.
+  os << fmt::format(
+      "<g class=\"series\" data-x0=\"{}\" data-y0=\"{}\" data-x-scale=\"{:.9g}\" "
+      "data-y-scale=\"{:.9g}\">\n",
+      left, y0, sx, sy);
   for (std::size_t k = 0; k < r.policies.size(); ++k) {
     const simulate_policy& p = r.policies[k];
     if (!p.series) continue;
     os << fmt::format(
         "<polyline class=\"policy\" data-policy=\"{}\" fill=\"none\" stroke=\"{}\" "
-        "stroke-width=\"1.5\" vector-effect=\"non-scaling-stroke\"",
+        "stroke-width=\"1.5\" stroke-linejoin=\"round\"",
         xml_text(p.name), colors[k % std::size(colors)]);
     if (!dashes[k % std::size(dashes)].empty())
       os << fmt::format(" stroke-dasharray=\"{}\"", dashes[k % std::size(dashes)]);
     os << " points=\"";
     bool first = true;
     for (const point& q : step_line(*p.series, r.metric)) {
-      os << (first ? "" : " ") << number(q.x) << ',' << number(q.y);
+      os << (first ? "" : " ") << fmt::format("{:.6g},{:.6g}", px(q.x), py(q.y));
       first = false;
     }
     os << "\"/>\n";

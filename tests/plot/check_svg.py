@@ -63,11 +63,16 @@ def series(svg_path):
     root = ET.parse(svg_path).getroot()
     check(root.tag == SVG + "svg", f"root is <svg>, got {root.tag}")
     lines = {}
-    for pl in root.iter(SVG + "polyline"):
+    group = next(g for g in root.iter(SVG + "g") if g.get("class") == "series")
+    x0, y0 = float(group.get("data-x0")), float(group.get("data-y0"))
+    sx, sy = float(group.get("data-x-scale")), float(group.get("data-y-scale"))
+    for pl in group.iter(SVG + "polyline"):
         if pl.get("class") != "policy":
             continue
+        # Back to data units: seconds since the start, slices or GPUs.
         pts = [tuple(float(v) for v in p.split(",")) for p in pl.get("points").split()]
-        lines[pl.get("data-policy")] = pts
+        lines[pl.get("data-policy")] = [(round((x - x0) / sx, 1), round((y0 - y) / sy, 1))
+                                        for x, y in pts]
     marks = {}
     for g in root.iter(SVG + "g"):
         if g.get("class") == "rejections":
@@ -123,6 +128,17 @@ with tempfile.TemporaryDirectory() as tmp:
     root, _, _ = series(svg)
     title = root.find(SVG + "title").text
     check(odd in title, f"the title holds the file name as given: {title!r}")
+
+    # Bytes no XML document may hold (a control character, invalid UTF-8)
+    # become U+FFFD: the document still parses.
+    raw = os.path.join(os.fsencode(tmp), b"bad\x01\xff.csv")
+    with open(raw, "w") as f:
+        f.write(csv(ROWS))
+    simulate(os.fsdecode(raw), svg, "--policy", "static")
+    root, lines, _ = series(svg)
+    title = root.find(SVG + "title").text
+    check("bad\ufffd\ufffd.csv" in title, f"control and invalid bytes replaced: {title!r}")
+    check(list(lines) == ["static"], "one series for one policy")
 
     # 100,000 pods over 11 days: a bounded file, at most a few thousand points a series.
     big = os.path.join(tmp, "big.csv")
