@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # bash completion for migplan: commands, options, GPU slugs, the profile names
-# of the GPU on the line, check's --format values, pack's and plan's and place's --emit kinds, simulate's and place's policies, and files. GPU slugs and
-# profile names come from the migplan on PATH (`migplan gpus --json`,
+# of the GPU on the line, check's --format values, pack's, plan's and place's
+# --emit kinds, simulate's and place's policies, simulate's plot metrics, and
+# files. GPU slugs and profile names come from the migplan on PATH (`migplan gpus --json`,
 # `migplan profiles --json`) when completing, so they follow its catalog.
 # Installed as share/bash-completion/completions/migplan; from a source tree:
 #   source completions/migplan.bash
@@ -128,8 +129,8 @@ _migplan() {
       value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
       ;;
     simulate)
-      options='-h --help --trace -g --gpu --gpus --gpus-per-node --policy --share --size --reject-target --json --gpu-file'
-      value_options='--trace -g --gpu --gpus --gpus-per-node --policy --share --reject-target --gpu-file'
+      options='-h --help --trace -g --gpu --gpus --gpus-per-node --policy --share --size --reject-target --json --plot --plot-metric --gpu-file'
+      value_options='--trace -g --gpu --gpus --gpus-per-node --policy --share --reject-target --plot --plot-metric --gpu-file'
       ;;
     place)
       options='-h --help --current --mig-config -g --gpu --policy --alternatives --json --emit --gpu-file'
@@ -186,6 +187,9 @@ _migplan() {
       --share)
         mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'compute memory' -- "$cur")
         ;;
+      --plot-metric)
+        mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'slices gpus' -- "$cur")
+        ;;
       --emit)
         if [[ $cmd == plan ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels' -- "$cur")
@@ -204,7 +208,7 @@ _migplan() {
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         ;;
-      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config | --trace)
+      --batch | --current | --lgip | --lgipp | --demand | --fleet | --mig-config | --trace | --plot)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)

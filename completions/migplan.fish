@@ -168,6 +168,8 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -l share -x -a 'co
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l size -d 'The fewest GPUs each policy needs'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -x -d 'With --size: at most this percent of pods rejected'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l json -d 'One JSON object on stdout'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot -r -F -a - -d 'Write use over time per policy as an SVG (- for stdout)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot-metric -x -a 'slices gpus' -d 'What --plot draws'
 
 complete -c migplan -n '__fish_seen_subcommand_from place; and __migplan_not_option' -a '(__migplan_items)' -d profile
 complete -c migplan -n '__fish_seen_subcommand_from place' -l current -r -F -a - -d 'The fleet now: state file, kubectl nodes or nvidia-smi listing (- for stdin)'

@@ -16,11 +16,12 @@ namespace migplan::cli {
 
 /// Where a command reads and writes, and how it may decorate its output.
 struct context {
-  std::ostream& out;   ///< results
-  std::ostream& err;   ///< diagnostics
-  std::istream& in;    ///< standard input, for "-"
-  bool color = false;  ///< ANSI colour allowed on `out` (a terminal, no NO_COLOR, TERM not dumb)
-  int code = 0;        ///< exit code the command chose
+  std::ostream& out;     ///< results
+  std::ostream& err;     ///< diagnostics
+  std::istream& in;      ///< standard input, for "-"
+  bool color = false;    ///< ANSI colour allowed on `out` (a terminal, no NO_COLOR, TERM not dumb)
+  bool err_tty = false;  ///< `err` is a terminal: a progress line may be shown there
+  int code = 0;          ///< exit code the command chose
   /// The output asked for is JSON (--json, --format json, a JSON --batch):
   /// bad input also writes one error document on `out`, so that a pipe
   /// into jq sees the failure.

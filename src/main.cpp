@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv, argv + argc);
     migplan::cli::context ctx{std::cout, std::cerr, std::cin,
                               migplan::cli::color_allowed(isatty(STDOUT_FILENO) == 1)};
+    ctx.err_tty = isatty(STDERR_FILENO) == 1;
     errno = 0;
     code = migplan::cli::run(args, ctx);
     std::cout.flush();

@@ -513,6 +513,7 @@ class replay_engine {
   }
   int gpus_in_use() const noexcept { return in_use_; }
   std::int64_t stranded() const noexcept { return stranded_; }
+  int slices_in_use() const noexcept { return used_; }
 
  private:
   static constexpr std::size_t levels = 101;  // kube-scheduler scores 0..100
@@ -533,8 +534,9 @@ class replay_engine {
     const gpu_state& b = sp.at(to);
     in_use_ += (b.busy != 0) - (a.busy != 0);
     stranded_ += b.stranded - a.stranded;
-    node_used_[static_cast<std::size_t>(ref.node)] +=
-        static_cast<int>(b.use.sums.compute - a.use.sums.compute);
+    const auto delta = static_cast<int>(b.use.sums.compute - a.use.sums.compute);
+    node_used_[static_cast<std::size_t>(ref.node)] += delta;
+    used_ += delta;
     ref.state = to;
   }
   // The (GPU, placement) the on-node choice takes for profile p, or {-1, -1}.
@@ -633,19 +635,115 @@ class replay_engine {
   std::vector<std::uint8_t> eligible_;  // item x node
   std::vector<bit_tree> index_;         // per item: (level, node) of eligible nodes
   int in_use_ = 0;
+  int used_ = 0;  // compute slices of the busy instances, fleet-wide
   std::int64_t stranded_ = 0;
 };
 
 }  // namespace detail
 
+/// What replay() tells a watcher as it goes, and the watcher that listens to
+/// nothing. A watcher of one's own (replay_series, a progress line) has the
+/// same four members; replay() calls them inline, so this one costs nothing.
+struct replay_watch {
+  /// Before the first event: the span of the trace (see replay_metrics).
+  void begin(std::int64_t /*start*/, std::int64_t /*end*/) noexcept {}
+  /// After each change of the fleet at `time`: compute slices and GPUs held
+  /// by busy instances. A pod of no duration is seen placed, then gone.
+  void step(std::int64_t /*time*/, int /*slices*/, int /*gpus*/) noexcept {}
+  /// A pod rejected at `time`.
+  void reject(std::int64_t /*time*/) noexcept {}
+  /// After the last event.
+  void finish() noexcept {}
+};
+
+/// A replay's use of the fleet over time, small enough to plot: the trace's
+/// span cut into at most `most` equal spans (buckets), each with the lowest,
+/// highest and last compute slices and GPUs in use in it and the pods
+/// rejected in it. Its size is bounded by `most` however many events the
+/// trace has, and, as each bucket keeps its highest value, its highest is the
+/// replay's peak however coarse the cut. A replay watcher (replay_watch).
+class replay_series {
+ public:
+  /// Lowest, highest and last value of one quantity within a bucket.
+  struct level {
+    int low = 0;   ///< lowest
+    int high = 0;  ///< highest
+    int last = 0;  ///< at the bucket's end
+    friend bool operator==(const level&, const level&) = default;
+  };
+  /// One span of the trace.
+  struct bucket {
+    level slices;               ///< compute slices in use
+    level gpus;                 ///< GPUs holding a busy instance
+    std::int64_t rejected = 0;  ///< pods rejected in the span
+  };
+  /// At most `most` (>= 1) buckets.
+  explicit replay_series(std::size_t most = 2000) : most_(std::max<std::size_t>(most, 1)) {}
+
+  /// The trace's first time.
+  std::int64_t start() const noexcept { return start_; }
+  /// The trace's last time.
+  std::int64_t end() const noexcept { return end_; }
+  /// Time units per bucket: bucket i spans [start + i * width, start + (i + 1) * width).
+  std::int64_t width() const noexcept { return width_; }
+  /// The buckets, covering start to end.
+  std::span<const bucket> buckets() const noexcept { return buckets_; }
+
+  /// replay_watch's members.
+  void begin(std::int64_t start, std::int64_t end) {
+    start_ = start;
+    end_ = end;
+    const auto span = static_cast<std::uint64_t>(end - start) + 1;
+    width_ = static_cast<std::int64_t>((span + most_ - 1) / most_);
+    buckets_.assign(static_cast<std::size_t>((end - start) / width_) + 1, bucket{});
+    at_ = 0;
+  }
+  void step(std::int64_t time, int slices, int gpus) noexcept {
+    bucket& b = reach(time);
+    mark(b.slices, slices);
+    mark(b.gpus, gpus);
+  }
+  void reject(std::int64_t time) noexcept { ++reach(time).rejected; }
+  void finish() noexcept { reach(end_); }
+
+ private:
+  static void mark(level& l, int v) noexcept {
+    l.low = std::min(l.low, v);
+    l.high = std::max(l.high, v);
+    l.last = v;
+  }
+  // The bucket of `time`, the buckets before it (from the last one reached)
+  // holding the last values throughout.
+  bucket& reach(std::int64_t time) noexcept {
+    const auto i = static_cast<std::size_t>((time - start_) / width_);
+    assert(i < buckets_.size() && i >= at_);
+    for (; at_ < i; ++at_) {
+      const bucket& from = buckets_[at_];
+      bucket& to = buckets_[at_ + 1];
+      to.slices = {from.slices.last, from.slices.last, from.slices.last};
+      to.gpus = {from.gpus.last, from.gpus.last, from.gpus.last};
+    }
+    return buckets_[i];
+  }
+
+  std::size_t most_;
+  std::int64_t start_ = 0;
+  std::int64_t end_ = 0;
+  std::int64_t width_ = 1;
+  std::vector<bucket> buckets_;
+  std::size_t at_ = 0;  // the last bucket reached
+};
+
 /// Replays `pods` (in file order) on `fleet` under `policy`. Each item must
 /// name a profile index (or -1) per fleet model and a count > 0; a static
 /// policy needs one geometry per GPU of the fleet, in GPU order. The trace
 /// spans from its earliest start to its latest start or end. `tables` may be
-/// shared by replays of the same models.
-inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
-                             std::span<const replay_pod> pods, const replay_policy& policy,
-                             std::span<const layout> geometry, replay_tables& tables) {
+/// shared by replays of the same models. `watch` hears every change of the
+/// fleet and every rejection (replay_watch); it is not called for an empty trace.
+template <class Watch>
+replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
+                      std::span<const replay_pod> pods, const replay_policy& policy,
+                      std::span<const layout> geometry, replay_tables& tables, Watch& watch) {
   replay_metrics out;
   if (pods.empty()) return out;
   detail::replay_engine engine(fleet, items, policy, geometry, tables);
@@ -676,6 +774,7 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
   std::vector<std::uint32_t> first(pods.size() + 1, 0);
   std::vector<std::uint32_t> last(pods.size(), 0);
   std::int64_t now = out.start;
+  watch.begin(out.start, out.end);
   for (const event& e : events) {
     out.gpu_time += engine.gpus_in_use() * (e.time - now);
     out.stranded_slice_time += engine.stranded() * (e.time - now);
@@ -686,6 +785,7 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
       if (last[e.pod] > first[e.pod]) {
         engine.depart(std::span(held).subspan(first[e.pod], last[e.pod] - first[e.pod]));
         out.destructions += policy.mode == replay_mode::dynamic ? item.count : 0;
+        watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
       }
       continue;
     }
@@ -696,11 +796,13 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
       ++out.pods_rejected;
       out.instances_rejected += item.count;
       if (!out.first_rejection) out.first_rejection = e.time;
+      watch.reject(e.time);
       continue;
     }
     ++out.pods_accepted;
     out.instances_accepted += item.count;
     out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
+    watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
     if (policy.mode == replay_mode::dynamic) out.creations += item.count;
     if (pod.end > pod.start) {
       out.instance_time += item.count * (pod.end - pod.start);
@@ -708,11 +810,21 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
       engine.depart(std::span(held).subspan(first[e.pod], last[e.pod] - first[e.pod]));
       last[e.pod] = first[e.pod];
       out.destructions += policy.mode == replay_mode::dynamic ? item.count : 0;
+      watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
     }
   }
   out.gpu_time += engine.gpus_in_use() * (out.end - now);
   out.stranded_slice_time += engine.stranded() * (out.end - now);
+  watch.finish();
   return out;
+}
+
+/// replay() with no watcher.
+inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
+                             std::span<const replay_pod> pods, const replay_policy& policy,
+                             std::span<const layout> geometry, replay_tables& tables) {
+  replay_watch none;
+  return replay(fleet, items, pods, policy, geometry, tables, none);
 }
 
 /// The most instances of each profile of fleet model `model` that run at once

@@ -12,6 +12,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <migplan/catalog.hpp>
@@ -33,6 +36,7 @@
 #include "model/simulate.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
+#include "render/progress.hpp"
 #include "render/simulate.hpp"
 
 namespace migplan::cli {
@@ -53,6 +57,45 @@ struct simulate_options {
   bool size = false;
   std::string reject_target = "0";
   bool json = false;
+  std::string plot;  // --plot FILE ('-': standard output)
+  std::string plot_metric = "slices";
+};
+
+// Buckets of a plotted series: more than the plot has pixels across, so a
+// step is never wider than a pixel, and a line has at most about 4,000
+// points (tens of kilobytes) however many pods the trace has.
+constexpr std::size_t plot_buckets = 1000;
+
+// Hears a replay (replay_watch): keeps the series for --plot, and shows how
+// far the replay has come on the progress line.
+struct simulate_watch {
+  simulate_watch(replay_series* s, render::progress_line& p, std::string what)
+      : series(s), progress(&p), label(std::move(what)) {}
+  replay_series* series;
+  render::progress_line* progress;
+  std::string label;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::uint32_t ticks = 0;
+
+  void begin(std::int64_t s, std::int64_t e) {
+    start = s;
+    end = e;
+    if (series) series->begin(s, e);
+  }
+  void step(std::int64_t time, int slices, int gpus) {
+    if (series) series->step(time, slices, gpus);
+    // The clock is read every 4096 events only: a replay does millions a second.
+    if ((++ticks & 0xFFFu) == 0 && progress->due())
+      progress->show(fmt::format("migplan simulate: {}: {}% of the trace", label,
+                                 (time - start) * 100 / std::max<std::int64_t>(end - start, 1)));
+  }
+  void reject(std::int64_t time) {
+    if (series) series->reject(time);
+  }
+  void finish() {
+    if (series) series->finish();
+  }
 };
 
 constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "pack-best-fit"};
@@ -195,6 +238,11 @@ int run_simulate(const simulate_options& o, context& ctx) {
     if (!n) return bad(n.error().message);
     gpus = static_cast<int>(*n);
   }
+  if (o.plot_metric != "slices" && o.plot_metric != "gpus")
+    return bad(
+        fmt::format("unknown --plot-metric {}; it is slices or gpus", quote_token(o.plot_metric)));
+  if (o.plot == "-" && o.json)
+    return bad("--plot - and --json both write to standard output; give --plot a file");
   if (o.share != "compute" && o.share != "memory")
     return bad(fmt::format("unknown --share {}; it is compute or memory", quote_token(o.share)));
   double target = 0;
@@ -217,7 +265,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
     if (std::any_of(res.policies.begin(), res.policies.end(),
                     [&](const simulate_policy& p) { return p.name == c; }))
       return bad(fmt::format("--policy {} is given twice", c));
-    res.policies.push_back({c, it->policy, {}, std::nullopt});
+    res.policies.push_back({c, it->policy, {}, std::nullopt, std::nullopt});
   }
 
   auto t = read_trace(o.trace, ctx.in);
@@ -276,10 +324,24 @@ int run_simulate(const simulate_options& o, context& ctx) {
     return out;
   };
 
+  // The plot's file opens before the replays, so that a path that cannot be
+  // written fails at once rather than after a long replay.
+  std::ofstream plot_file;
+  if (!o.plot.empty() && o.plot != "-") {
+    plot_file.open(o.plot, std::ios::binary | std::ios::trunc);
+    if (!plot_file)
+      return bad(
+          fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
+  }
+  res.metric = o.plot_metric == "gpus" ? plot_metric::gpus : plot_metric::slices;
+  render::progress_line progress(ctx.err, ctx.err_tty && !o.json);
+
   replay_tables tables;
   for (simulate_policy& p : res.policies) {
     const replay_fleet fleet = fleet_of(gpu, res.gpus, res.per_node);
-    p.metrics = replay(fleet, items, pods, p.policy, geometry_for(res.gpus), tables);
+    if (!o.plot.empty()) p.series.emplace(plot_buckets);
+    simulate_watch watch(p.series ? &*p.series : nullptr, progress, p.name);
+    p.metrics = replay(fleet, items, pods, p.policy, geometry_for(res.gpus), tables, watch);
   }
   res.size = o.size;
   res.reject_target = target;
@@ -290,7 +352,9 @@ int run_simulate(const simulate_options& o, context& ctx) {
       p.sized = fewest_gpus(
           [&](int n) {
             const replay_fleet fleet = fleet_of(gpu, n, res.per_node);
-            const replay_metrics m = replay(fleet, items, pods, p.policy, geometry_for(n), tables);
+            simulate_watch watch(nullptr, progress, fmt::format("sizing {} at {} GPUs", p.name, n));
+            const replay_metrics m =
+                replay(fleet, items, pods, p.policy, geometry_for(n), tables, watch);
             return static_cast<double>(m.pods_rejected) * 100.0 <=
                    target * static_cast<double>(res.pods);
           },
@@ -298,7 +362,20 @@ int run_simulate(const simulate_options& o, context& ctx) {
       all_sized = all_sized && p.sized.has_value();
     }
   }
-  if (o.json)
+  progress.clear();
+  // The plot first: a disk that fills up is then the only answer, not one
+  // after a table or JSON document already written.
+  if (plot_file.is_open()) {
+    errno = 0;
+    render::simulate_svg(plot_file, res);
+    plot_file.close();
+    if (!plot_file)
+      return bad(fmt::format("cannot write --plot {}: {}", quote_token(o.plot),
+                             errno != 0 ? std::strerror(errno) : "write failed"));
+  }
+  if (o.plot == "-")
+    render::simulate_svg(ctx.out, res);
+  else if (o.json)
     render::simulate_json(ctx.out, res);
   else
     render::simulate_text(ctx.out, res);
@@ -334,6 +411,10 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_option("--reject-target", o->reject_target, "--size: at most this % rejected (0)")
       ->type_name("PCT");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
+  cmd->add_option("--plot", o->plot, "Write use over time per policy as an SVG ('-': stdout)")
+      ->type_name("FILE");
+  cmd->add_option("--plot-metric", o->plot_metric, "--plot: slices (default) or gpus in use")
+      ->type_name("WHAT");
   cmd->footer(
       "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
       "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"

@@ -22,6 +22,13 @@ struct simulate_policy {
   replay_policy policy;      ///< the core's policy
   replay_metrics metrics;    ///< the replay on the fleet
   std::optional<int> sized;  ///< --size: the fewest GPUs meeting the target; none within the limit
+  std::optional<replay_series> series;  ///< --plot: the fleet's use over time
+};
+
+/// What --plot draws over time.
+enum class plot_metric : std::uint8_t {
+  slices,  ///< compute slices held by busy instances
+  gpus,    ///< GPUs holding a busy instance
 };
 
 /// The whole answer.
@@ -41,9 +48,10 @@ struct simulate_result {
   /// The static plan's geometries ("3g.40gb@0 2g.20gb@4 ...") and their GPU counts.
   std::vector<std::pair<std::string, long long>> geometries;
   std::vector<simulate_policy> policies;
-  bool size = false;         ///< --size was asked
-  double reject_target = 0;  ///< --reject-target, percent of pods
-  int size_limit = 0;        ///< the most GPUs sizing tries
+  bool size = false;                         ///< --size was asked
+  double reject_target = 0;                  ///< --reject-target, percent of pods
+  int size_limit = 0;                        ///< the most GPUs sizing tries
+  plot_metric metric = plot_metric::slices;  ///< --plot-metric
 };
 
 }  // namespace migplan::cli

@@ -11,9 +11,7 @@
 #include "render/json.hpp"
 
 namespace migplan::cli::render {
-namespace {
 
-// "2d 3h", "4h 05m", "12m 30s", "45s": a span of seconds, to the two largest units.
 std::string span_text(std::int64_t s) {
   if (s < 0) return "-" + span_text(-s);
   if (s >= 86400) return fmt::format("{}d {}h", s / 86400, s % 86400 / 3600);
@@ -21,6 +19,8 @@ std::string span_text(std::int64_t s) {
   if (s >= 60) return fmt::format("{}m {:02}s", s / 60, s % 60);
   return fmt::format("{}s", s);
 }
+
+namespace {
 
 std::string hours(std::int64_t seconds) {
   return fmt::format("{:.1f}", static_cast<double>(seconds) / 3600.0);

@@ -4,10 +4,15 @@
 // and bad input with its exact message and exit code 2.
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "render/progress.hpp"
 #include "run_binary.hpp"
 
 using migplan::test::run_migplan;
@@ -104,4 +109,89 @@ TEST_CASE("simulate reports bad input with exit code 2", "[simulate]") {
   r = run_migplan({"simulate", "--trace", "-", "--gpu", "a30"}, "start,item\n0,1g.10gb\n");
   CHECK(r.code == 2);
   CHECK(r.err == "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'\n");
+}
+
+TEST_CASE("simulate --plot writes an SVG beside the table and nothing on a non-terminal stderr",
+          "[simulate][plot]") {
+  const std::string path = std::string(P_tmpdir) + "/migplan-simulate-plot-test.svg";
+  std::remove(path.c_str());
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--plot", path}, trace_csv);
+  CHECK(r.code == 1);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("pods rejected") != std::string::npos);
+  const std::string svg = migplan::test::read_file(path);
+  CHECK(svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
+  CHECK(svg.ends_with("</svg>\n"));
+  // The default policies, one line each, with their rejections marked.
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = svg.find("<polyline class=\"policy\"", at)) != std::string::npos;
+       ++at)
+    ++lines;
+  CHECK(lines == 3);
+  CHECK(svg.find("<path class=\"reject\"") != std::string::npos);
+  CHECK(svg.find("compute slices in use") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("simulate --plot - writes the SVG on standard output instead of the table",
+          "[simulate][plot]") {
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot", "-", "--plot-metric", "gpus"},
+      trace_csv);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.starts_with("<?xml"));
+  CHECK(r.out.find("pods accepted") == std::string::npos);
+  CHECK(r.out.find(">GPUs in use</text>") != std::string::npos);
+}
+
+TEST_CASE("simulate --plot reports bad input with exit code 2", "[simulate][plot]") {
+  auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot", "/nonexistent-dir/plot.svg"},
+      trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: cannot write --plot '/nonexistent-dir/plot.svg': No such file or directory\n");
+  CHECK(r.out.empty());
+  // A full disk: the plot is written before the table, so the error is all there is.
+  r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot", "/dev/full"},
+                  trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: cannot write --plot '/dev/full': No space left on device\n");
+  CHECK(r.out.empty());
+  r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot", "-", "--json"},
+                  trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: --plot - and --json both write to standard output; give --plot a file\n");
+  r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot", "-", "--plot-metric", "pods"},
+      trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: unknown --plot-metric 'pods'; it is slices or gpus\n");
+}
+
+TEST_CASE("the progress line stays quiet for a second and leaves nothing behind", "[progress]") {
+  std::ostringstream off;
+  {
+    migplan::cli::render::progress_line line(off, false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    CHECK_FALSE(line.due());
+    line.show("never");
+  }
+  CHECK(off.str().empty());
+
+  std::ostringstream on;
+  {
+    migplan::cli::render::progress_line line(on, true);
+    CHECK_FALSE(line.due());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    CHECK(line.due());
+    line.show("abc");
+    CHECK_FALSE(line.due());
+    line.show("a");
+  }
+  // Each rewrite covers the last; the end blanks the line and returns to its start.
+  CHECK(on.str() == "\rabc\ra  \r \r");
 }

@@ -115,6 +115,7 @@ expect 'migplan plan --mi' --mig-config
 expect 'migplan plan --al' --allow-evict
 expect 'migplan plan --con' --configmap-name
 expect 'migplan simulate --policy pack-' pack-best-fit pack-first-fit
+expect 'migplan simulate --plot-metric ' gpus slices
 expect 'migplan simulate --gpus-' --gpus-per-node
 expect 'migplan simulate --gpu h100-8' h100-80gb
 expect 'migplan place --policy spread-' spread-best-fit spread-first-fit

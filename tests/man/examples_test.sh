@@ -125,7 +125,7 @@ for scd in "$src"/doc/man/*.scd; do
       # of its first line when a here-document follows, else of its last.
       if (line ~ /^\$ /) {
         line = substr(line, 3)
-        heredoc = line ~ /<<EOF$/
+        heredoc = line ~ /<<\047?EOF\047?$/
         cont = line ~ /\|$/
         if (!cont) line = line check
       } else if (heredoc) {

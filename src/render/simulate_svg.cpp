@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan simulate --plot`: the fleet's use over time per policy as one
+// self-contained SVG, written by hand (no plotting library): a step line per
+// policy, rejections marked on it, time and use axes, a legend.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quote.hpp"
+#include "render/simulate.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+// The picture, in pixels: the plot area and the room around it for the
+// title, the axes' labels and the legend.
+constexpr int width = 960;
+constexpr int height = 480;
+constexpr int left = 72;
+constexpr int right = 200;
+constexpr int top = 40;
+constexpr int bottom = 56;
+constexpr int plot_w = width - left - right;
+constexpr int plot_h = height - top - bottom;
+constexpr int mark_px = 6;  // width of a rejection's x
+
+// One colour and dash per policy (six policies at most), told apart in grey too.
+constexpr std::string_view colors[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                       "#9467bd", "#ff7f0e", "#17becf"};
+constexpr std::string_view dashes[] = {"", "6 3", "2 2", "8 3 2 3", "4 4", "1 3"};
+
+// Text for XML content and attribute values: markup characters as entities,
+// characters XML 1.0 forbids (C0 controls but tab and newline) and invalid
+// UTF-8 as U+FFFD, so that any file name makes a well-formed document.
+std::string xml_text(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&':
+          out += "&amp;";
+          break;
+        case '<':
+          out += "&lt;";
+          break;
+        case '>':
+          out += "&gt;";
+          break;
+        case '"':
+          out += "&quot;";
+          break;
+        case '\'':
+          out += "&apos;";
+          break;
+        default:
+          out += c < 0x20 && c != '\t' && c != '\n' ? "\xEF\xBF\xBD" : std::string(1, s[i]);
+      }
+      ++i;
+      continue;
+    }
+    std::uint32_t cp = 0;
+    bool valid = false;
+    const std::size_t n = quote_detail::utf8_step(s, i, cp, valid);
+    // U+FFFE and U+FFFF are not XML characters either.
+    if (valid && cp != 0xFFFE && cp != 0xFFFF)
+      out.append(s.substr(i, n));
+    else
+      out += "\xEF\xBF\xBD";
+    i += n;
+  }
+  return out;
+}
+
+// A step of 1, 2 or 5 times a power of ten giving about `ticks` ticks over `range`.
+double nice_step(double range, int ticks) {
+  const double raw = range / ticks;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0})
+    if (m * mag >= raw) return m * mag;
+  return 10 * mag;
+}
+
+// A number without a trailing ".0".
+std::string number(double v) {
+  return v == std::floor(v) ? fmt::format("{}", static_cast<long long>(v)) : fmt::format("{:g}", v);
+}
+
+struct point {
+  double x, y;
+};
+
+// The polyline of a series: from 0 at the trace's start, per bucket a
+// vertical run from the value it starts with over its highest and lowest
+// (where they lie outside the run) to its last value, then level to the next
+// bucket. Points that lie on a straight run between their
+// neighbours are left out; the highest and lowest of each bucket never are.
+std::vector<point> step_line(const replay_series& s, plot_metric metric) {
+  std::vector<point> pts;
+  const auto add = [&](double x, double y) {
+    if (!pts.empty() && pts.back().x == x && pts.back().y == y) return;
+    if (pts.size() >= 2) {
+      const point a = pts[pts.size() - 2];
+      const point b = pts.back();
+      const bool level = a.y == b.y && b.y == y;
+      const bool between =
+          a.x == b.x && b.x == x && std::min(a.y, y) <= b.y && b.y <= std::max(a.y, y);
+      if (level || between) {
+        pts.back() = {x, y};
+        return;
+      }
+    }
+    pts.push_back({x, y});
+  };
+  const auto span = static_cast<double>(s.end() - s.start());
+  double last = 0;
+  add(0, 0);
+  for (std::size_t i = 0; i < s.buckets().size(); ++i) {
+    const replay_series::bucket& b = s.buckets()[i];
+    const replay_series::level& l = metric == plot_metric::slices ? b.slices : b.gpus;
+    const double x = std::min(span, static_cast<double>(i) * static_cast<double>(s.width()));
+    add(x, last);
+    if (l.high > std::max<double>(last, l.last)) add(x, l.high);
+    if (l.low < std::min<double>(last, l.last)) add(x, l.low);
+    add(x, l.last);
+    last = l.last;
+  }
+  add(span, last);
+  return pts;
+}
+
+// The unit the time axis counts in, for a trace of `span` seconds.
+struct time_unit {
+  double seconds;
+  std::string_view suffix;
+  std::string_view name;
+};
+time_unit unit_for(std::int64_t span) {
+  if (span >= 2 * 86400) return {86400, "d", "days"};
+  if (span >= 2 * 3600) return {3600, "h", "hours"};
+  if (span >= 2 * 60) return {60, "m", "minutes"};
+  return {1, "s", "seconds"};
+}
+
+}  // namespace
+
+void simulate_svg(std::ostream& os, const simulate_result& r) {
+  const bool slices = r.metric == plot_metric::slices;
+  const replay_series* any = nullptr;
+  for (const simulate_policy& p : r.policies)
+    if (p.series) any = &*p.series;
+  const std::int64_t span =
+      any != nullptr ? std::max<std::int64_t>(any->end() - any->start(), 1) : 1;
+  const int capacity = slices ? r.gpus * r.gpu->compute_slices : r.gpus;
+  int highest = 0;
+  for (const simulate_policy& p : r.policies)
+    if (p.series)
+      for (const replay_series::bucket& b : p.series->buckets())
+        highest = std::max(highest, slices ? b.slices.high : b.gpus.high);
+  // The y axis reaches the fleet's capacity, a whole step above it.
+  const double ystep = nice_step(std::max(capacity, std::max(highest, 1)), 6);
+  const double ymax = std::ceil(std::max(capacity, std::max(highest, 1)) / ystep) * ystep;
+  const double sx = plot_w / static_cast<double>(span);
+  const double sy = plot_h / ymax;
+  const double x0 = left;
+  const double y0 = top + plot_h;
+  const auto px = [&](double t) { return x0 + t * sx; };
+  const auto py = [&](double v) { return y0 - v * sy; };
+  const std::string what = slices ? "compute slices in use" : "GPUs in use";
+
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  os << fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
+      width, height);
+  const std::string title =
+      fmt::format("migplan simulate: {} on {} {} GPUs", r.trace, r.gpus, r.gpu->slug);
+  os << fmt::format("<title>{}</title>\n", xml_text(title));
+  os << fmt::format("<desc>{} over time per policy; x marks pods rejected</desc>\n", what);
+  os << fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width, height);
+  os << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}</text>\n", left, top - 16,
+                    xml_text(title));
+
+  // Grid and axes.
+  os << "<g class=\"grid\" stroke=\"#e0e0e0\" stroke-width=\"1\">\n";
+  for (double v = ystep; v <= ymax + ystep / 2; v += ystep)
+    os << fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>\n", left, py(v),
+                      left + plot_w, py(v));
+  os << "</g>\n";
+  const time_unit unit = unit_for(span);
+  const double tstep =
+      std::max(1.0, nice_step(static_cast<double>(span) / unit.seconds, 8)) * unit.seconds;
+  os << "<g class=\"axes\" stroke=\"#444444\" stroke-width=\"1\">\n";
+  os << fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, y0,
+                    left + plot_w);
+  os << fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", left, top, y0);
+  for (double t = 0; t <= static_cast<double>(span); t += tstep)
+    os << fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>\n", px(t), y0,
+                      y0 + 4);
+  for (double v = 0; v <= ymax + ystep / 2; v += ystep)
+    os << fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\"/>\n", left - 4,
+                      py(v), left);
+  os << "</g>\n";
+  os << "<g class=\"labels\" fill=\"#222222\">\n";
+  for (double t = 0; t <= static_cast<double>(span); t += tstep)
+    os << fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", px(t),
+                      y0 + 18, number(t / unit.seconds), unit.suffix);
+  for (double v = 0; v <= ymax + ystep / 2; v += ystep)
+    os << fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8,
+                      py(v) + 4, number(v));
+  os << fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} since the trace's start</text>\n",
+      left + plot_w / 2, height - 12, unit.name);
+  os << fmt::format(
+      "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+      top + plot_h / 2, what);
+  os << "</g>\n";
+  // The fleet's capacity, dashed.
+  os << fmt::format(
+      "<line class=\"capacity\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" "
+      "stroke=\"#888888\" stroke-dasharray=\"2 4\"><title>capacity: {3}</title></line>\n",
+      left, py(capacity), left + plot_w, capacity);
+
+  // The series in pixels (a scaling transform would scale the strokes too
+  // wherever vector-effect is not known, as in librsvg), with the scale for
+  // a reader: value = (data-y0 - y) / data-y-scale, seconds since the start
+  // = (x - data-x0) / data-x-scale.
+  os << fmt::format(
+      "<g class=\"series\" data-x0=\"{}\" data-y0=\"{}\" data-x-scale=\"{:.9g}\" "
+      "data-y-scale=\"{:.9g}\">\n",
+      left, y0, sx, sy);
+  for (std::size_t k = 0; k < r.policies.size(); ++k) {
+    const simulate_policy& p = r.policies[k];
+    if (!p.series) continue;
+    os << fmt::format(
+        "<polyline class=\"policy\" data-policy=\"{}\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"1.5\" stroke-linejoin=\"round\"",
+        xml_text(p.name), colors[k % std::size(colors)]);
+    if (!dashes[k % std::size(dashes)].empty())
+      os << fmt::format(" stroke-dasharray=\"{}\"", dashes[k % std::size(dashes)]);
+    os << " points=\"";
+    bool first = true;
+    for (const point& q : step_line(*p.series, r.metric)) {
+      os << (first ? "" : " ") << fmt::format("{:.6g},{:.6g}", px(q.x), py(q.y));
+      first = false;
+    }
+    os << "\"/>\n";
+  }
+  os << "</g>\n";
+
+  // Rejections: an x, as wide as a few buckets are, over the buckets it
+  // stands for, at their highest use, with the count and times in a tooltip.
+  // One mark per bucket would overlap its neighbours and make a long
+  // trace's file large for nothing.
+  for (std::size_t k = 0; k < r.policies.size(); ++k) {
+    const simulate_policy& p = r.policies[k];
+    if (!p.series) continue;
+    os << fmt::format(
+        "<g class=\"rejections\" data-policy=\"{}\" stroke=\"{}\" stroke-width=\"1.5\">\n",
+        xml_text(p.name), colors[k % std::size(colors)]);
+    const replay_series& s = *p.series;
+    const std::size_t n = s.buckets().size();
+    const auto group = std::max<std::size_t>(
+        1, static_cast<std::size_t>(std::ceil(static_cast<double>(n) * mark_px / plot_w)));
+    for (std::size_t from = 0; from < n; from += group) {
+      std::int64_t count = 0;
+      std::size_t first = n, last = 0;
+      int high = 0;
+      for (std::size_t i = from; i < std::min(n, from + group); ++i) {
+        const replay_series::bucket& b = s.buckets()[i];
+        if (b.rejected == 0) continue;
+        count += b.rejected;
+        first = std::min(first, i);
+        last = i;
+        high = std::max(high, slices ? b.slices.high : b.gpus.high);
+      }
+      if (count == 0) continue;
+      const std::int64_t since = static_cast<std::int64_t>(first) * s.width();
+      const std::int64_t until = static_cast<std::int64_t>(last + 1) * s.width() - 1;
+      const std::string when = since == until ? fmt::format("+{}", span_text(since))
+                                              : fmt::format("+{} to +{}", span_text(since),
+                                                            span_text(std::min(until, span)));
+      os << fmt::format(
+          "<path class=\"reject\" data-count=\"{}\" d=\"M{:.1f} {:.1f}l6 6m-6 0l6 -6\">"
+          "<title>{}: {} rejected at {}</title></path>\n",
+          count, px(static_cast<double>(std::min(since, span))) - 3, py(high) - 3, xml_text(p.name),
+          count, when);
+    }
+    os << "</g>\n";
+  }
+
+  // Legend: the policy, its line, its rejections.
+  os << "<g class=\"legend\">\n";
+  for (std::size_t k = 0; k < r.policies.size(); ++k) {
+    const simulate_policy& p = r.policies[k];
+    if (!p.series) continue;
+    const int y = top + 8 + static_cast<int>(k) * 36;
+    const int x = left + plot_w + 16;
+    os << fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"", x, y,
+        x + 24, y, colors[k % std::size(colors)]);
+    if (!dashes[k % std::size(dashes)].empty())
+      os << fmt::format(" stroke-dasharray=\"{}\"", dashes[k % std::size(dashes)]);
+    os << "/>\n";
+    os << fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", x + 30, y + 4, xml_text(p.name));
+    os << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555555\">{} rejected</text>\n", x + 30,
+                      y + 20, p.metrics.pods_rejected);
+  }
+  os << "</g>\n</svg>\n";
+}
+
+}  // namespace migplan::cli::render

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_svg.py BINARY: `migplan simulate --plot` writes SVG that parses as
+XML (xml.etree, the standard library's parser), is self-contained, has one
+series per policy whose highest value is the replay's peak (GPUs: the JSON's
+peak_gpus_in_use; slices: a sweep over the trace done here), rejection marks
+that count the JSON's pods_rejected, escapes a file name full of markup, and
+stays small for a trace of 100,000 pods."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+BINARY = sys.argv[1]
+failures = []
+
+# (name, start, end, count, item); "e" has no end: it runs to the trace's last time.
+ROWS = [("a", 0, 100, 6, "1g.10gb"), ("b", 10, 60, 3, "2g.20gb"), ("c", 20, 200, 2, "3g.40gb"),
+        ("d", 50, 120, 1, "2xgpu"), ("e", 70, None, 4, "1g.10gb"), ("f", 90, 150, 2, "4g.40gb")]
+# Compute slices per pod on an h100-80gb (seven slices a GPU).
+SLICES = {"1g.10gb": 1, "2g.20gb": 2, "3g.40gb": 3, "4g.40gb": 4, "2xgpu": 14}
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def csv(rows):
+    return "name,start,end,count,item\n" + "".join(
+        f"{n},{s},{'' if e is None else e},{c},{i}\n" for n, s, e, c, i in rows)
+
+
+def peak_slices(rows):
+    """The most compute slices in use at once, departures before arrivals at a time."""
+    last = max(max(s, e or s) for _, s, e, _, _ in rows)
+    steps = []
+    for _, s, e, c, i in rows:
+        e = last if e is None else e
+        steps += [(s, 1, c * SLICES[i]), (e, 0, -c * SLICES[i])]
+    now = best = 0
+    for _, _, d in sorted(steps):
+        now += d
+        best = max(best, now)
+    return best
+
+
+def simulate(trace_path, svg_path, *args):
+    r = subprocess.run([BINARY, "simulate", "--trace", trace_path, "--gpu", "h100-80gb", "--json",
+                        "--plot", svg_path, *args], capture_output=True, text=True)
+    check(r.returncode in (0, 1), f"exit {r.returncode}: {r.stderr}")
+    check(r.stderr == "", f"nothing on stderr when it is no terminal, got {r.stderr!r}")
+    return json.loads(r.stdout)
+
+
+def series(svg_path):
+    """The root, and per policy its points (data units) and rejection counts."""
+    root = ET.parse(svg_path).getroot()
+    check(root.tag == SVG + "svg", f"root is <svg>, got {root.tag}")
+    lines = {}
+    group = next(g for g in root.iter(SVG + "g") if g.get("class") == "series")
+    x0, y0 = float(group.get("data-x0")), float(group.get("data-y0"))
+    sx, sy = float(group.get("data-x-scale")), float(group.get("data-y-scale"))
+    for pl in group.iter(SVG + "polyline"):
+        if pl.get("class") != "policy":
+            continue
+        # Back to data units: seconds since the start, slices or GPUs.
+        pts = [tuple(float(v) for v in p.split(",")) for p in pl.get("points").split()]
+        lines[pl.get("data-policy")] = [(round((x - x0) / sx, 1), round((y0 - y) / sy, 1))
+                                        for x, y in pts]
+    marks = {}
+    for g in root.iter(SVG + "g"):
+        if g.get("class") == "rejections":
+            marks[g.get("data-policy")] = [int(p.get("data-count")) for p in g
+                                           if p.get("class") == "reject"]
+    # Self-contained: nothing to run, nothing fetched.
+    for el in root.iter():
+        check(not el.tag.endswith("script") and not el.tag.endswith("image")
+              and not el.tag.endswith("foreignObject"), f"no <{el.tag}>")
+        for k, v in el.attrib.items():
+            check("href" not in k and "url(" not in v, f"no reference outside: {k}={v}")
+    return root, lines, marks
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    trace = os.path.join(tmp, "pods.csv")
+    with open(trace, "w") as f:
+        f.write(csv(ROWS))
+    svg = os.path.join(tmp, "plot.svg")
+
+    # A fleet of one GPU: every policy rejects; GPUs in use.
+    j = simulate(trace, svg, "--gpus", "1", "--plot-metric", "gpus",
+                 "--policy", "static", "--policy", "spread-first-fit", "--policy", "pack-best-fit")
+    _, lines, marks = series(svg)
+    names = [p["name"] for p in j["policies"]]
+    check(list(lines) == names, f"one series per policy in order: {list(lines)} vs {names}")
+    for p in j["policies"]:
+        pts = lines.get(p["name"], [(0, 0)])
+        check(max(y for _, y in pts) == p["peak_gpus_in_use"],
+              f"{p['name']}: highest GPUs {max(y for _, y in pts)} is the peak {p['peak_gpus_in_use']}")
+        check(p["pods_rejected"] > 0, f"{p['name']} rejects on one GPU")
+        check(sum(marks.get(p["name"], [])) == p["pods_rejected"],
+              f"{p['name']}: marks count {sum(marks.get(p['name'], []))} rejections,"
+              f" the replay {p['pods_rejected']}")
+        check(max(x for x, _ in pts) == j["trace"]["end"] - j["trace"]["start"],
+              f"{p['name']}: the series runs to the trace's end")
+
+    # The static plan's fleet: nothing rejected where the sweep says; slices.
+    j = simulate(trace, svg, "--policy", "static", "--policy", "pack-best-fit")
+    _, lines, marks = series(svg)
+    want = peak_slices(ROWS)
+    for p in j["policies"]:
+        if p["pods_rejected"] == 0:
+            got = max(y for _, y in lines[p["name"]])
+            check(got == want, f"{p['name']}: highest slices {got}, the trace's peak {want}")
+            check(marks.get(p["name"]) == [], f"{p['name']}: no rejection marks")
+
+    # A file name full of markup comes back whole from the parsed title.
+    odd = os.path.join(tmp, "a&b <c> \"d\" 'e'.csv")
+    with open(odd, "w") as f:
+        f.write(csv(ROWS))
+    simulate(odd, svg, "--policy", "static")
+    root, _, _ = series(svg)
+    title = root.find(SVG + "title").text
+    check(odd in title, f"the title holds the file name as given: {title!r}")
+
+    # Bytes no XML document may hold (a control character, invalid UTF-8)
+    # become U+FFFD: the document still parses.
+    raw = os.path.join(os.fsencode(tmp), b"bad\x01\xff.csv")
+    with open(raw, "w") as f:
+        f.write(csv(ROWS))
+    simulate(os.fsdecode(raw), svg, "--policy", "static")
+    root, lines, _ = series(svg)
+    title = root.find(SVG + "title").text
+    check("bad\ufffd\ufffd.csv" in title, f"control and invalid bytes replaced: {title!r}")
+    check(list(lines) == ["static"], "one series for one policy")
+
+    # 100,000 pods over 11 days: a bounded file, at most a few thousand points a series.
+    big = os.path.join(tmp, "big.csv")
+    rows = []
+    for k in range(2000):
+        start = k * 480
+        rows.append((f"p{k}", start, start + 3600 + (k * 7919) % 20000, 50,
+                     ["1g.10gb", "2g.20gb", "3g.40gb"][k % 3]))
+    with open(big, "w") as f:
+        f.write(csv(rows))
+    j = simulate(big, svg, "--gpus", "64", "--policy", "static", "--policy", "pack-best-fit")
+    check(j["trace"]["pods"] == 100000, f"100,000 pods, got {j['trace']['pods']}")
+    _, lines, marks = series(svg)
+    size = os.path.getsize(svg)
+    check(size < 200_000, f"the plot of 100,000 pods is small: {size} bytes")
+    for p in j["policies"]:
+        n = len(lines[p["name"]])
+        check(n <= 4000, f"{p['name']}: {n} points, at most 4000")
+        check(sum(marks[p["name"]]) == p["pods_rejected"],
+              f"{p['name']}: marks count every rejection")
+        check(max(y for _, y in lines[p["name"]]) <= 64 * 7, f"{p['name']}: within capacity")
+
+print("ok" if not failures else f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
