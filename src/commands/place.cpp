@@ -97,6 +97,7 @@ result<place_result> read_fleet_now(const place_options& o, context& ctx) {
     res.notes = std::move(s->notes);
     nodes = std::move(s->nodes);
   }
+  std::vector<std::string> mig_off;
   for (const current_node& n : nodes) {
     if (n.gpus.empty()) {
       res.notes.push_back(fmt::format("node {} has no GPU: left out", n.name));
@@ -105,6 +106,11 @@ result<place_result> read_fleet_now(const place_options& o, context& ctx) {
     const int node = static_cast<int>(res.nodes.size());
     res.nodes.push_back({n.name, n.gpu});
     for (const current_gpu& cg : n.gpus) {
+      // Placing there needs MIG mode on first: a reset, not an arrival's decision.
+      if (!cg.mig_enabled) {
+        mig_off.push_back(fmt::format("{} GPU {}", n.name, cg.index));
+        continue;
+      }
       place_gpu pg;
       pg.node = node;
       pg.index = cg.index;
@@ -126,7 +132,13 @@ result<place_result> read_fleet_now(const place_options& o, context& ctx) {
       res.gpus.push_back(pg);
     }
   }
-  if (res.gpus.empty()) return error{fmt::format("{} has no GPU to place on", shown_as(o.current))};
+  if (!mig_off.empty())
+    res.notes.push_back(fmt::format(
+        "MIG is off on {} (mig-enabled: false in the mig-parted config): left out, since an "
+        "instance there needs MIG mode turned on first",
+        fmt::join(mig_off, ", ")));
+  if (res.gpus.empty())
+    return error{fmt::format("{} has no GPU with MIG on to place on", shown_as(o.current))};
   std::vector<std::string> assumed;
   for (const place_gpu& g : res.gpus)
     if (g.starts_assumed)

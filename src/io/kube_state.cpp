@@ -477,7 +477,7 @@ class kube_builder {
                            q(label), config_.shown, i, g.slug));
       auto gis = instances(*e, g, n, i);
       if (!gis) return gis.error();
-      out.gpus.push_back({i, **gis, label});
+      out.gpus.push_back({i, **gis, label, e->mig_enabled});
     }
     return out;
   }

@@ -60,6 +60,9 @@ struct current_gpu {
   int index = 0;                      ///< the GPU's index on its node
   std::vector<current_gi> instances;  ///< its GPU instances (empty: MIG disabled or no GIs)
   std::string label;                  ///< the mig-parted label that made it, if known
+  /// False where the mig-parted config leaves MIG off (`mig-enabled: false`):
+  /// no instance can be made on it until MIG mode is turned on (a GPU reset).
+  bool mig_enabled = true;
 };
 
 /// One node as it is now.

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "render/json.hpp"
@@ -66,14 +68,14 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
   os << "\n";
-  constexpr int label_width = 22;
-  constexpr int column_width = 13;
+  // The rows are gathered first: a column is 13 wide, or wider where a cell
+  // (a rejection count of millions, say) needs it, so cells never touch.
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
   const auto row = [&](std::string_view label,
                        const std::function<std::string(const simulate_policy&)>& f) {
-    std::string line = fmt::format("{:<{}}", label, label_width);
-    for (const simulate_policy& p : r.policies) line += fmt::format("{:>{}}", f(p), column_width);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << "\n";
+    std::vector<std::string> cells;
+    for (const simulate_policy& p : r.policies) cells.push_back(f(p));
+    rows.emplace_back(std::string(label), std::move(cells));
   };
   // The policy's name on two lines ("spread" over "first-fit"), so that four
   // policies fit 80 columns.
@@ -112,6 +114,18 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     return p.metrics.first_rejection ? "+" + span_text(*p.metrics.first_rejection - p.metrics.start)
                                      : std::string("-");
   });
+  constexpr std::size_t label_width = 22;
+  std::vector<std::size_t> widths(r.policies.size(), 13);
+  for (const auto& [label, cells] : rows)
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      widths[c] = std::max(widths[c], cells[c].size() + 2);
+  for (const auto& [label, cells] : rows) {
+    std::string line = fmt::format("{:<{}}", label, label_width);
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      line += fmt::format("{:>{}}", cells[c], widths[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    os << line << "\n";
+  }
   if (r.size) {
     os << fmt::format("\nfewest GPUs with at most {}% of pods rejected (nodes of {}):\n",
                       r.reject_target, r.per_node);

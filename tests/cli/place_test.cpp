@@ -12,6 +12,7 @@
 
 #include "run_binary.hpp"
 
+using migplan::test::plan_fixture;
 using migplan::test::run_migplan;
 using migplan::test::source_path;
 using migplan::test::test_path;
@@ -19,8 +20,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string fixture(const std::string& name) { return test_path("fixtures/place/" + name); }
-std::string plan_fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
+std::string place_fixture(const std::string& name) { return test_path("fixtures/place/" + name); }
 
 json place_json(std::vector<std::string> args, int code, const std::string& input = "") {
   args.insert(args.begin(), "place");
@@ -32,8 +32,8 @@ json place_json(std::vector<std::string> args, int code, const std::string& inpu
 }
 
 // Runs `migplan place ARGS` and expects exit 2 with exactly `message` on stderr.
-void expect_bad(std::vector<std::string> args, const std::string& message,
-                const std::string& input = "") {
+void expect_place_bad(std::vector<std::string> args, const std::string& message,
+                      const std::string& input = "") {
   args.insert(args.begin(), "place");
   const bool json_out = std::find(args.begin(), args.end(), "--json") != args.end();
   const auto r = run_migplan(args, input);
@@ -63,7 +63,7 @@ std::string where(const json& o) {
 // gpu-a (two H100s: 1g.10gb@0 and 3g.40gb@4 on GPU 0, GPU 1 empty) has 10 of
 // its 14 compute slices free, gpu-b (one H100 holding 4g.40gb@0) 3 of 7.
 TEST_CASE("place gives each policy's node GPU and start for one 3g.40gb", "[place]") {
-  const json j = place_json({"3g.40gb", "--current", fixture("state.yaml")}, 0);
+  const json j = place_json({"3g.40gb", "--current", place_fixture("state.yaml")}, 0);
   CHECK(j["schema_version"] == 1);
   CHECK(j["profile"] == "3g.40gb");
   CHECK(j["placed"] == true);
@@ -96,7 +96,7 @@ TEST_CASE("place gives each policy's node GPU and start for one 3g.40gb", "[plac
 }
 
 TEST_CASE("place --alternatives and --policy choose what is listed", "[place]") {
-  const json j = place_json({"1g.10gb", "--current", fixture("state.yaml"), "--policy",
+  const json j = place_json({"1g.10gb", "--current", place_fixture("state.yaml"), "--policy",
                              "pack-first-fit", "--alternatives", "1"},
                             0);
   REQUIRE(j["policies"].size() == 1);
@@ -104,15 +104,15 @@ TEST_CASE("place --alternatives and --policy choose what is listed", "[place]") 
   CHECK(where(j["policies"][0]["choice"]) == "gpu-b 0 4");
   CHECK(j["policies"][0]["alternatives"].size() == 1);
   CHECK(where(j["policies"][0]["alternatives"][0]) == "gpu-b 0 5");
-  const json none = place_json({"1g.10gb", "--current", fixture("state.yaml"), "--policy",
+  const json none = place_json({"1g.10gb", "--current", place_fixture("state.yaml"), "--policy",
                                 "spread-best-fit", "--alternatives", "0"},
                                0);
   CHECK(none["policies"][0]["alternatives"].empty());
 }
 
 TEST_CASE("place's text report names each policy's choice and ranks the alternatives", "[place]") {
-  const auto r = run_migplan(
-      {"place", "3g.40gb", "--current", fixture("state.yaml"), "--policy", "spread-first-fit"});
+  const auto r = run_migplan({"place", "3g.40gb", "--current", place_fixture("state.yaml"),
+                              "--policy", "spread-first-fit"});
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(r.err.empty());
@@ -127,8 +127,8 @@ TEST_CASE("place's text report names each policy's choice and ranks the alternat
 }
 
 TEST_CASE("place --emit nvidia-smi creates the chosen instance at its start", "[place]") {
-  const auto r = run_migplan({"place", "3g.40gb", "--current", fixture("state.yaml"), "--emit",
-                              "nvidia-smi", "--policy", "pack-best-fit"});
+  const auto r = run_migplan({"place", "3g.40gb", "--current", place_fixture("state.yaml"),
+                              "--emit", "nvidia-smi", "--policy", "pack-best-fit"});
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(unwrapped(r.out).find("on GPU 0 of node gpu-b (h100-80gb") != std::string::npos);
@@ -138,8 +138,8 @@ TEST_CASE("place --emit nvidia-smi creates the chosen instance at its start", "[
   // The 4g.40gb there stays: it is not created again.
   CHECK(r.out.find("-cgi 5:0") == std::string::npos);
   // Without --policy: spread-first-fit, today's stack.
-  const auto d =
-      run_migplan({"place", "3g.40gb", "--current", fixture("state.yaml"), "--emit", "nvidia-smi"});
+  const auto d = run_migplan(
+      {"place", "3g.40gb", "--current", place_fixture("state.yaml"), "--emit", "nvidia-smi"});
   CHECK(d.code == 0);
   CHECK(d.out.find("\nnvidia-smi mig -i 1 -cgi 9:0 -C  # 3g.40gb, units 0-3\n") !=
         std::string::npos);
@@ -177,34 +177,54 @@ TEST_CASE("place reads kubectl's nodes and says the starts it assumed", "[place]
   for (const json& n : j["notes"])
     assumed = assumed || n.get<std::string>().find("are not known") != std::string::npos;
   CHECK(assumed);
+  // Label "split" leaves MIG off on GPUs 2 and 3 of node h100-a: no policy
+  // takes them, or lists them, and a note says they were left out.
+  bool mig_off = false;
+  for (const json& n : j["notes"])
+    mig_off = mig_off || n.get<std::string>().starts_with("MIG is off on ");
+  CHECK(mig_off);
+  int seen = 0;
+  for (const json& pol : j["policies"]) {
+    std::vector<json> places{pol["choice"]};
+    for (const json& a : pol["alternatives"]) places.push_back(a);
+    for (const json& p : places) {
+      ++seen;
+      CHECK_FALSE((p["node"] == "h100-a" && p["gpu"].get<int>() >= 2));
+    }
+  }
+  CHECK(seen > 4);
 }
 
 TEST_CASE("place refuses bad requests with the culprit named", "[place]") {
-  const std::string state = fixture("state.yaml");
-  expect_bad({"3g.40gx", "--current", state},
-             "invalid profile name '3g.40gx': expected [Cc.]Gg.MEMgb such as 1g.5gb or "
-             "1c.3g.20gb (did you mean 3g.40gb, 3g.20gb or 7g.40gb?)");
-  expect_bad({"1g.5gb", "--current", state},
-             "no GPU of the fleet (h100-80gb) has profile '1g.5gb' (did you mean 1g.10gb or "
-             "1g.20gb?)");
-  expect_bad({"mem=20GiB", "--current", state},
-             "place takes a profile name ('mem=20GiB'); a memory size is plan's");
-  expect_bad({"2x3g.40gb", "--current", state},
-             "place answers one instance, and '2x3g.40gb' asks for 2; place them one at a time, "
-             "or replay them with simulate");
-  expect_bad({"3g.40gb", "--current", state, "--policy", "static"},
-             "--policy 'static' keeps a static geometry; place's policies are the dynamic ones: "
-             "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
-  expect_bad({"3g.40gb", "--current", state, "--policy", "pack-bestfit"},
-             "unknown --policy 'pack-bestfit' (did you mean pack-best-fit or pack-first-fit?); "
-             "place's policies: "
-             "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
-  expect_bad({"3g.40gb", "--current", state, "--emit", "nvidia-smi", "--json"},
-             "--emit writes its own format; it does not combine with --json");
-  expect_bad({"3g.40gb", "--current", state, "--emit", "nvidia-sm"},
-             "unknown --emit kind 'nvidia-sm' (did you mean nvidia-smi?); place writes nvidia-smi");
-  expect_bad({"3g.40gb", "--current", state, "--alternatives", "-1"},
-             "--alternatives -1 must be at least 0");
+  const std::string state = place_fixture("state.yaml");
+  expect_place_bad({"3g.40gx", "--current", state},
+                   "invalid profile name '3g.40gx': expected [Cc.]Gg.MEMgb such as 1g.5gb or "
+                   "1c.3g.20gb (did you mean 3g.40gb, 3g.20gb or 7g.40gb?)");
+  expect_place_bad({"1g.5gb", "--current", state},
+                   "no GPU of the fleet (h100-80gb) has profile '1g.5gb' (did you mean 1g.10gb or "
+                   "1g.20gb?)");
+  expect_place_bad({"mem=20GiB", "--current", state},
+                   "place takes a profile name ('mem=20GiB'); a memory size is plan's");
+  expect_place_bad(
+      {"2x3g.40gb", "--current", state},
+      "place answers one instance, and '2x3g.40gb' asks for 2; place them one at a time, "
+      "or replay them with simulate");
+  expect_place_bad(
+      {"3g.40gb", "--current", state, "--policy", "static"},
+      "--policy 'static' keeps a static geometry; place's policies are the dynamic ones: "
+      "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
+  expect_place_bad(
+      {"3g.40gb", "--current", state, "--policy", "pack-bestfit"},
+      "unknown --policy 'pack-bestfit' (did you mean pack-best-fit or pack-first-fit?); "
+      "place's policies: "
+      "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
+  expect_place_bad({"3g.40gb", "--current", state, "--emit", "nvidia-smi", "--json"},
+                   "--emit writes its own format; it does not combine with --json");
+  expect_place_bad(
+      {"3g.40gb", "--current", state, "--emit", "nvidia-sm"},
+      "unknown --emit kind 'nvidia-sm' (did you mean nvidia-smi?); place writes nvidia-smi");
+  expect_place_bad({"3g.40gb", "--current", state, "--alternatives", "-1"},
+                   "--alternatives -1 must be at least 0");
 }
 
 TEST_CASE("place names the line of a bad state file", "[place]") {
@@ -224,7 +244,7 @@ TEST_CASE("place names the line of a bad state file", "[place]") {
 }
 
 TEST_CASE("place puts a whole GPU 7g.80gb only on an empty GPU", "[place]") {
-  const json j = place_json({"7g.80gb", "--current", fixture("state.yaml")}, 0);
+  const json j = place_json({"7g.80gb", "--current", place_fixture("state.yaml")}, 0);
   for (const json& p : j["policies"]) {
     CHECK(p["places"] == 1);
     CHECK(where(p["choice"]) == "gpu-a 1 0");

@@ -25,16 +25,15 @@
 #include "io/names.hpp"
 #include "run_binary.hpp"
 
+using migplan::test::plan_fixture;
 using migplan::test::run_migplan;
 using migplan::test::test_path;
 using json = nlohmann::json;
 
 namespace {
 
-std::string plan_fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
-
 // Runs `migplan plan ARGS` and expects exit 2 with exactly `message` on stderr.
-void expect_bad(const std::vector<std::string>& args, const std::string& message) {
+void expect_plan_bad(const std::vector<std::string>& args, const std::string& message) {
   std::vector<std::string> all{"plan"};
   all.insert(all.end(), args.begin(), args.end());
   const auto r = run_migplan(all);
@@ -202,61 +201,65 @@ std::string temp_file(const std::string& text) {
 }  // namespace
 
 TEST_CASE("plan: option errors are one line with exit 2", "[plan][cli]") {
-  expect_bad({"--gpu", "h10-80gb", "1g.10gb"},
-             "unknown gpu 'h10-80gb' (did you mean h100-80gb, a100-80gb or a100-40gb?); "
-             "'migplan gpus' lists them");
-  expect_bad({"--gpu", "h100-80gb", "--available", "h100-80gb", "1g.10gb"},
-             "--available 'h100-80gb' is not MODEL=N (h100-80gb=16)");
-  expect_bad({"--gpu", "h100-80gb", "--available", "h100-80gb=-1", "1g.10gb"},
-             "--available h100-80gb -1 must be at least 0");
-  expect_bad({"--gpu", "h100-80gb", "--available", "h100-80gb=99999999", "1g.10gb"},
-             "--available h100-80gb 99999999 is too large (at most 10000000)");
-  expect_bad({"--gpu", "h100-80gb", "--available", "a100-40gb=3", "1g.10gb"},
-             "--available names a100-40gb, which is not a model of the fleet (h100-80gb)");
-  expect_bad({"--gpu", "h100-80gb", "--cost", "h100-80gb=abc", "1g.10gb"},
-             "--cost h100-80gb 'abc' is not a number");
-  expect_bad({"--gpu", "h100-80gb", "--cost", "h100-80gb=0", "1g.10gb"},
-             "--cost h100-80gb 0 must be more than 0 and at most 1000000000");
-  expect_bad({"--gpu", "h100-80gb", "--cost", "=2", "1g.10gb"},
-             "--cost '=2' is not MODEL=X (h100-80gb=2.5)");
-  expect_bad({"--gpu", "h100-80gb", "0x1g.10gb"}, "count 0 must be at least 1");
-  expect_bad({"--gpu", "h100-80gb", "99999999x1g.10gb"},
-             "count 99999999 is too large (at most 10000000)");
-  expect_bad({"--gpu", "h100-80gb", "1g.10gb", "1g.10gb"},
-             "demand item '1g.10gb' is given twice; add up the counts, or name them apart in a "
-             "file");
-  expect_bad({"--gpu", "h100-80gb", "--time-limit", "0", "1g.10gb"},
-             "--time-limit 0 must be more than 0 and at most 3600");
-  expect_bad({"--gpu", "h100-80gb", "--time-limit", "3601", "1g.10gb"},
-             "--time-limit 3601 must be more than 0 and at most 3600");
-  expect_bad({"--gpu", "h100-80gb", "--time-limit", "soon", "1g.10gb"},
-             "--time-limit 'soon' is not a number");
-  expect_bad({"--gpu", "h100-80gb"},
-             "no demand: give ITEMs (300x1g.10gb, 20xmem=30GiB) or --demand FILE");
-  expect_bad({"1g.10gb"},
-             "no fleet: give --gpu MODEL (repeatable), --fleet FILE or --current FILE; try "
-             "'migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb'");
-  expect_bad({"--gpu", "h100-80gb", "--fleet", plan_fixture("fleet.yaml"), "1g.10gb"},
-             "give the fleet one way: --gpu MODEL..., --fleet FILE or --current FILE");
-  expect_bad({"--gpu", "h100-80gb", "--mig-config", plan_fixture("kube-config.yaml"), "1g.10gb"},
-             "--mig-config needs --current (kubectl's nodes)");
-  expect_bad({"--gpu", "h100-80gb", "--allow-evict", "1g.10gb"}, "--allow-evict needs --current");
-  expect_bad({"--gpu", "h100-80gb", "--emit", "labels", "1g.10gb"},
-             "--emit labels needs nodes: give a fleet file with nodes, or --current; nothing to "
-             "emit");
-  expect_bad({"--gpu", "h100-80gb", "--emit", "mig-partd", "1g.10gb"},
-             "unknown --emit kind 'mig-partd' (did you mean mig-parted?); kinds: mig-parted, "
-             "configmap, labels");
-  expect_bad({"--gpu", "h100-80gb", "--emit", "mig-parted", "--json", "1g.10gb"},
-             "--emit writes its own format; it does not combine with --json");
-  expect_bad({"--gpu", "h100-80gb", "--configmap-name", "x", "1g.10gb"},
-             "--configmap-name needs --emit configmap");
-  expect_bad(
+  expect_plan_bad({"--gpu", "h10-80gb", "1g.10gb"},
+                  "unknown gpu 'h10-80gb' (did you mean h100-80gb, a100-80gb or a100-40gb?); "
+                  "'migplan gpus' lists them");
+  expect_plan_bad({"--gpu", "h100-80gb", "--available", "h100-80gb", "1g.10gb"},
+                  "--available 'h100-80gb' is not MODEL=N (h100-80gb=16)");
+  expect_plan_bad({"--gpu", "h100-80gb", "--available", "h100-80gb=-1", "1g.10gb"},
+                  "--available h100-80gb -1 must be at least 0");
+  expect_plan_bad({"--gpu", "h100-80gb", "--available", "h100-80gb=99999999", "1g.10gb"},
+                  "--available h100-80gb 99999999 is too large (at most 10000000)");
+  expect_plan_bad({"--gpu", "h100-80gb", "--available", "a100-40gb=3", "1g.10gb"},
+                  "--available names a100-40gb, which is not a model of the fleet (h100-80gb)");
+  expect_plan_bad({"--gpu", "h100-80gb", "--cost", "h100-80gb=abc", "1g.10gb"},
+                  "--cost h100-80gb 'abc' is not a number");
+  expect_plan_bad({"--gpu", "h100-80gb", "--cost", "h100-80gb=0", "1g.10gb"},
+                  "--cost h100-80gb 0 must be more than 0 and at most 1000000000");
+  expect_plan_bad({"--gpu", "h100-80gb", "--cost", "=2", "1g.10gb"},
+                  "--cost '=2' is not MODEL=X (h100-80gb=2.5)");
+  expect_plan_bad({"--gpu", "h100-80gb", "0x1g.10gb"}, "count 0 must be at least 1");
+  expect_plan_bad({"--gpu", "h100-80gb", "99999999x1g.10gb"},
+                  "count 99999999 is too large (at most 10000000)");
+  expect_plan_bad(
+      {"--gpu", "h100-80gb", "1g.10gb", "1g.10gb"},
+      "demand item '1g.10gb' is given twice; add up the counts, or name them apart in a "
+      "file");
+  expect_plan_bad({"--gpu", "h100-80gb", "--time-limit", "0", "1g.10gb"},
+                  "--time-limit 0 must be more than 0 and at most 3600");
+  expect_plan_bad({"--gpu", "h100-80gb", "--time-limit", "3601", "1g.10gb"},
+                  "--time-limit 3601 must be more than 0 and at most 3600");
+  expect_plan_bad({"--gpu", "h100-80gb", "--time-limit", "soon", "1g.10gb"},
+                  "--time-limit 'soon' is not a number");
+  expect_plan_bad({"--gpu", "h100-80gb"},
+                  "no demand: give ITEMs (300x1g.10gb, 20xmem=30GiB) or --demand FILE");
+  expect_plan_bad({"1g.10gb"},
+                  "no fleet: give --gpu MODEL (repeatable), --fleet FILE or --current FILE; try "
+                  "'migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb'");
+  expect_plan_bad({"--gpu", "h100-80gb", "--fleet", plan_fixture("fleet.yaml"), "1g.10gb"},
+                  "give the fleet one way: --gpu MODEL..., --fleet FILE or --current FILE");
+  expect_plan_bad(
+      {"--gpu", "h100-80gb", "--mig-config", plan_fixture("kube-config.yaml"), "1g.10gb"},
+      "--mig-config needs --current (kubectl's nodes)");
+  expect_plan_bad({"--gpu", "h100-80gb", "--allow-evict", "1g.10gb"},
+                  "--allow-evict needs --current");
+  expect_plan_bad(
+      {"--gpu", "h100-80gb", "--emit", "labels", "1g.10gb"},
+      "--emit labels needs nodes: give a fleet file with nodes, or --current; nothing to "
+      "emit");
+  expect_plan_bad({"--gpu", "h100-80gb", "--emit", "mig-partd", "1g.10gb"},
+                  "unknown --emit kind 'mig-partd' (did you mean mig-parted?); kinds: mig-parted, "
+                  "configmap, labels");
+  expect_plan_bad({"--gpu", "h100-80gb", "--emit", "mig-parted", "--json", "1g.10gb"},
+                  "--emit writes its own format; it does not combine with --json");
+  expect_plan_bad({"--gpu", "h100-80gb", "--configmap-name", "x", "1g.10gb"},
+                  "--configmap-name needs --emit configmap");
+  expect_plan_bad(
       {"--gpu", "h100-80gb", "--emit", "configmap", "--configmap-name", "Bad_Name", "1g.10gb"},
       "--configmap-name 'Bad_Name' is not a DNS subdomain (lowercase letters, digits, '-' "
       "and '.', at most 253 characters)");
-  expect_bad({"--gpu", "h100-80gb", "--demand", plan_fixture("bad-demand.yaml")},
-             plan_fixture("bad-demand.yaml") + ":7: count 0 must be at least 1");
+  expect_plan_bad({"--gpu", "h100-80gb", "--demand", plan_fixture("bad-demand.yaml")},
+                  plan_fixture("bad-demand.yaml") + ":7: count 0 must be at least 1");
   const auto missing = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "no-such-file.yaml"});
   CHECK(missing.code == 2);
   CHECK(missing.err == "migplan: cannot read 'no-such-file.yaml': No such file or directory\n");
@@ -330,9 +333,9 @@ TEST_CASE("plan: compute-instance items share GPU instances, and the config name
   INFO(r.out << check.err);
   CHECK(check.code == 0);
   // A CI profile no model's GI offers is bad input, with what the GI offers.
-  expect_bad({"--gpu", "a100-40gb", "3c.4g.20gb"},
-             "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, "
-             "2c.4g.20gb, 4g.20gb");
+  expect_plan_bad({"--gpu", "a100-40gb", "3c.4g.20gb"},
+                  "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, "
+                  "2c.4g.20gb, 4g.20gb");
 }
 
 TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the shortfall",
@@ -377,10 +380,11 @@ TEST_CASE("plan: any positive cost plans as cost 1, and totals print as typed", 
       {"plan", "--json", "--gpu", "h100-80gb", "--cost", "h100-80gb=75597.3", "100x1g.10gb"});
   CHECK(js.out.find("\"cost\": 1133959.5,") != std::string::npos);
   // Costs that differ by more than six digits cannot be whole units of one unit.
-  expect_bad({"--gpu", "h100-80gb", "--gpu", "a100-80gb", "--cost", "h100-80gb=1e-9", "7x1g.10gb"},
-             "the costs h100-80gb=1e-09, a100-80gb=1 need more than 6 digits together: as whole "
-             "multiples of one unit the largest would be more than 1000000 units; give them to "
-             "fewer digits");
+  expect_plan_bad(
+      {"--gpu", "h100-80gb", "--gpu", "a100-80gb", "--cost", "h100-80gb=1e-9", "7x1g.10gb"},
+      "the costs h100-80gb=1e-09, a100-80gb=1 need more than 6 digits together: as whole "
+      "multiples of one unit the largest would be more than 1000000 units; give them to "
+      "fewer digits");
 }
 
 TEST_CASE("plan: a re-plan cut short by --time-limit exits 3, not 1, and says how long to try",

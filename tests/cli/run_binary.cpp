@@ -201,6 +201,8 @@ run_result run_migplan_tty(const std::vector<std::string>& args,
 
 std::string test_path(const std::string& rel) { return std::string(MIGPLAN_TEST_DIR) + "/" + rel; }
 
+std::string plan_fixture(const std::string& name) { return test_path("fixtures/plan/" + name); }
+
 std::string source_path(const std::string& rel) {
   return std::string(MIGPLAN_SOURCE_DIR) + "/" + rel;
 }

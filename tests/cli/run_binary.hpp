@@ -37,6 +37,9 @@ std::string read_file(const std::string& path);
 /// Path of a file under tests/ (MIGPLAN_TEST_DIR).
 std::string test_path(const std::string& rel);
 
+/// The path of a fixture of `plan` (tests/fixtures/plan/NAME).
+std::string plan_fixture(const std::string& name);
+
 /// Path of a file under the source root (MIGPLAN_SOURCE_DIR).
 std::string source_path(const std::string& rel);
 

@@ -3,6 +3,8 @@
 // sizing (a count where the target holds and one fewer where it does not),
 // and bad input with its exact message and exit code 2.
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -94,6 +96,22 @@ TEST_CASE("simulate prints a table with one column per policy", "[simulate]") {
   CHECK(r.out.find("pods rejected") != std::string::npos);
   for (std::size_t from = 0, nl; (nl = r.out.find('\n', from)) != std::string::npos; from = nl + 1)
     CHECK(nl - from <= 80);
+}
+
+TEST_CASE("simulate widens a column for a cell longer than its width", "[simulate]") {
+  // 150,000 pods of one 1g.10gb on one GPU: seven run, the rest are
+  // rejected, "149993 (100.0%)" is wider than a column of 13.
+  std::string trace = "name,start,end,count,item\n";
+  for (int i = 0; i < 150000; ++i) trace += "p" + std::to_string(i) + ",0,10,1,1g.10gb\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                              "--policy", "spread-first-fit", "--policy", "pack-first-fit"},
+                             trace);
+  CHECK(r.code == 1);
+  const std::size_t at = r.out.find("\npods rejected ");
+  REQUIRE(at != std::string::npos);
+  const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  CHECK(line ==
+        fmt::format("{:<22}{:>17}{:>17}", "pods rejected", "149993 (100.0%)", "149993 (100.0%)"));
 }
 
 TEST_CASE("simulate reports bad input with exit code 2", "[simulate]") {
