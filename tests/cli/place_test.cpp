@@ -168,31 +168,27 @@ TEST_CASE("place exits 1 with the nearest GPUs when no GPU can take the instance
   CHECK(e.err == "migplan: no GPU can take a 2g.20gb; nothing to emit\n");
 }
 
-TEST_CASE("place reads kubectl's nodes and says the starts it assumed", "[place]") {
-  const json j = place_json({"1g.10gb", "--current", plan_fixture("kube-nodes.json"),
-                             "--mig-config", plan_fixture("kube-config.yaml")},
-                            0);
-  CHECK(j["placed"] == true);
-  bool assumed = false;
-  for (const json& n : j["notes"])
+TEST_CASE("place reads kubectl's nodes and leaves out GPUs with MIG off", "[place]") {
+  // The fixture's GPUs with MIG on are full; label "split" leaves MIG off on
+  // GPUs 2 and 3 of node h100-a, which are empty but need MIG mode turned on
+  // (a reset) before any instance: nothing can take a 1g.10gb now.
+  const json j =
+      place_json({"1g.10gb", "--current", plan_fixture("kube-nodes.json"), "--mig-config",
+                  plan_fixture("kube-config.yaml"), "--alternatives", "20"},
+                 1);
+  CHECK(j["placed"] == false);
+  bool assumed = false, mig_off = false;
+  for (const json& n : j["notes"]) {
     assumed = assumed || n.get<std::string>().find("are not known") != std::string::npos;
-  CHECK(assumed);
-  // Label "split" leaves MIG off on GPUs 2 and 3 of node h100-a: no policy
-  // takes them, or lists them, and a note says they were left out.
-  bool mig_off = false;
-  for (const json& n : j["notes"])
-    mig_off = mig_off || n.get<std::string>().starts_with("MIG is off on ");
-  CHECK(mig_off);
-  int seen = 0;
-  for (const json& pol : j["policies"]) {
-    std::vector<json> places{pol["choice"]};
-    for (const json& a : pol["alternatives"]) places.push_back(a);
-    for (const json& p : places) {
-      ++seen;
-      CHECK_FALSE((p["node"] == "h100-a" && p["gpu"].get<int>() >= 2));
-    }
+    mig_off =
+        mig_off || n.get<std::string>().starts_with("MIG is off on h100-a GPU 2, h100-a GPU 3 ");
   }
-  CHECK(seen > 4);
+  CHECK(assumed);
+  CHECK(mig_off);
+  for (const json& pol : j["policies"]) CHECK(pol["choice"].is_null());
+  REQUIRE(j["nearest"].size() > 2);
+  for (const json& n : j["nearest"])
+    CHECK_FALSE((n["node"] == "h100-a" && n["gpu"].get<int>() >= 2));
 }
 
 TEST_CASE("place refuses bad requests with the culprit named", "[place]") {
