@@ -375,7 +375,6 @@ loaded_model::loaded_model(model_spec spec, std::string file)
 
 namespace {
 
-using doc::field;
 using doc::node;
 
 constexpr std::string_view model_keys[] = {
@@ -409,14 +408,14 @@ std::string_view kind_name(const node& n) {
 // An object's fields, kept for the lines of what check_model_spec finds.
 struct object_lines {
   const node* obj = nullptr;
-  std::vector<field> fields;
+  std::vector<doc::field> fields;
   const node* get(std::string_view key) const {
-    const field* f = doc::find(fields, key);
+    const doc::field* f = doc::find(fields, key);
     return f == nullptr ? nullptr : f->value;
   }
   int line(std::string_view key, int element) const {
     if (obj == nullptr) return 0;
-    const field* f = doc::find(fields, key);
+    const doc::field* f = doc::find(fields, key);
     if (f == nullptr) return obj->at.line;
     const node& v = *f->value;
     if (element >= 0 && v.is_list() && static_cast<std::size_t>(element) < v.kids.size())

@@ -82,7 +82,6 @@ using plan_io::why_not;
 // reader below is its keys plus the conversion into the model's types. Every
 // reader stops at the first diagnostic.
 
-using doc::field;
 using doc::find;
 using doc::node;
 using doc::value_text;
@@ -241,7 +240,7 @@ result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::st
   if (!r.top_mapping(*root, "demand file", "'version: 1' and 'demand'")) return first_error(r);
   const auto top = r.fields(*root, demand_top_keys, "the top level");
   if (!r.ok() || !r.version(top, "demand files")) return first_error(r);
-  const field* list_field = r.need(
+  const doc::field* list_field = r.need(
       top, "demand", 1, "(a list of items, each with a count and a profile or a memory need)");
   const node* items = list_field ? r.list(*list_field, "a list of demand items") : nullptr;
   if (items == nullptr) return first_error(r);
@@ -262,22 +261,22 @@ result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::st
     const auto fs = r.fields(item, demand_item_keys, "a demand item");
     demand_parts parts;
     parts.line = line;
-    if (const field* f = find(fs, "name")) parts.name = r.name(*f, "name", max_plan_name_length);
-    if (const field* f = find(fs, "count")) parts.count = r.whole(*f, "count", 1, max_demand_count);
-    if (const field* f = find(fs, "profile")) {
+    if (const doc::field* f = find(fs, "name")) parts.name = r.name(*f, "name", max_plan_name_length);
+    if (const doc::field* f = find(fs, "count")) parts.count = r.whole(*f, "count", 1, max_demand_count);
+    if (const doc::field* f = find(fs, "profile")) {
       parts.profile = r.text(*f, "profile");
       if (parts.profile)
         if (auto p = demand_profile(*parts.profile); !p) r.fail(f->at(), p.error().message);
     }
-    if (const field* f = find(fs, "memory")) {
+    if (const doc::field* f = find(fs, "memory")) {
       parts.memory = r.text(*f, "memory");
       if (parts.memory)
         if (auto m = parse_size_mib(trim(*parts.memory)); !m)
           r.fail(f->at(), "memory: " + m.error().message);
     }
-    if (const field* f = find(fs, "compute_slices"))
+    if (const doc::field* f = find(fs, "compute_slices"))
       parts.slices = r.whole(*f, "compute_slices", 1, max_demand_slices);
-    if (const field* f = find(fs, "sms")) parts.sms = r.whole(*f, "sms", 1, max_demand_sms);
+    if (const doc::field* f = find(fs, "sms")) parts.sms = r.whole(*f, "sms", 1, max_demand_sms);
     if (!r.ok()) return first_error(r);
     auto d = make_demand(parts);
     if (!d) r.fail(line, d.error().message);
@@ -390,7 +389,7 @@ constexpr std::string_view fleet_node_keys[] = {"name", "gpu", "gpus", "comment"
 
 // The model a `gpu` key names; nullptr (and a diagnostic) when `f` is
 // missing or names none.
-const gpu_model* model_of(doc::walker& r, const field* f) {
+const gpu_model* model_of(doc::walker& r, const doc::field* f) {
   if (f == nullptr) return nullptr;
   const auto text = r.text(*f, "gpu");
   if (!text) return nullptr;
@@ -400,7 +399,7 @@ const gpu_model* model_of(doc::walker& r, const field* f) {
   return nullptr;
 }
 
-double cost_of(doc::walker& r, const field& f) {
+double cost_of(doc::walker& r, const doc::field& f) {
   const node& n = *f.value;
   double v = 0;
   bool ok = n.is_scalar() && !n.quoted && !n.text.empty();
@@ -428,8 +427,8 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
     return first_error(r);
   const auto top = r.fields(*root, fleet_top_keys, "the top level");
   if (!r.ok() || !r.version(top, "fleet files")) return first_error(r);
-  const field* models = find(top, "models");
-  const field* nodes = find(top, "nodes");
+  const doc::field* models = find(top, "models");
+  const doc::field* nodes = find(top, "nodes");
   if (models == nullptr && nodes == nullptr) {
     r.fail(1, "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
     return first_error(r);
@@ -459,9 +458,9 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
       const auto fs = r.fields(m, fleet_model_keys, "a model");
       fleet_model fm;
       fm.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
-      if (const field* f = find(fs, "available"))
+      if (const doc::field* f = find(fs, "available"))
         fm.available = r.whole(*f, "available", 0, max_model_available);
-      if (const field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
+      if (const doc::field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
       if (!r.ok()) return first_error(r);
       auto [it, fresh] = model_at.try_emplace(fm.gpu, model_line{line, false});
       if (!fresh) {
@@ -491,10 +490,10 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
       }
       const auto fs = r.fields(n, fleet_node_keys, "a node");
       fleet_node fn;
-      if (const field* f = r.need(fs, "name", line, "(the node's name)"))
+      if (const doc::field* f = r.need(fs, "name", line, "(the node's name)"))
         fn.name = r.name(*f, "node name", max_plan_name_length).value_or("");
       fn.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
-      if (const field* f = r.need(fs, "gpus", line, "(how many GPUs it has)"))
+      if (const doc::field* f = r.need(fs, "gpus", line, "(how many GPUs it has)"))
         fn.gpu_count = static_cast<int>(r.whole(*f, "gpus", 1, max_node_gpus).value_or(0));
       if (!r.ok()) return first_error(r);
       fn.where = fmt::format("{}:{}", shown, line);
@@ -553,7 +552,7 @@ std::optional<current_gi> state_instance(doc::walker& r, const node& i, int line
     return std::nullopt;
   }
   const auto fs = r.fields(i, state_instance_keys, "an instance");
-  const field* pf = r.need(fs, "profile", line, "(a profile name such as 1g.10gb)");
+  const doc::field* pf = r.need(fs, "profile", line, "(a profile name such as 1g.10gb)");
   const auto name = pf ? r.text(*pf, "profile") : std::nullopt;
   if (!name) return std::nullopt;
   auto p = resolve_profile(g, *name);
@@ -564,7 +563,7 @@ std::optional<current_gi> state_instance(doc::walker& r, const node& i, int line
   current_gi gi;
   gi.profile = *p;
   const profile& pr = g.profiles[static_cast<std::size_t>(gi.profile)];
-  if (const field* f = find(fs, "start")) {
+  if (const doc::field* f = find(fs, "start")) {
     const auto start = r.whole(*f, "start", 0, g.units - 1);
     if (!start) return std::nullopt;
     gi.start = static_cast<int>(*start);
@@ -574,7 +573,7 @@ std::optional<current_gi> state_instance(doc::walker& r, const node& i, int line
       return std::nullopt;
     }
   }
-  if (const field* f = find(fs, "in_use")) gi.in_use = r.flag(*f, "in_use").value_or(false);
+  if (const doc::field* f = find(fs, "in_use")) gi.in_use = r.flag(*f, "in_use").value_or(false);
   if (!r.ok()) return std::nullopt;
   return gi;
 }
@@ -590,11 +589,11 @@ std::optional<current_gpu> state_gpu(doc::walker& r, const node& gn, int fallbac
   }
   const auto fs = r.fields(gn, state_gpu_keys, "a gpu");
   current_gpu out;
-  if (const field* f = r.need(fs, "index", line, "(the GPU's index on its node)"))
+  if (const doc::field* f = r.need(fs, "index", line, "(the GPU's index on its node)"))
     out.index = static_cast<int>(r.whole(*f, "index", 0, max_node_gpus - 1).value_or(0));
-  if (const field* f = find(fs, "label"))
+  if (const doc::field* f = find(fs, "label"))
     out.label = r.name(*f, "label", max_plan_name_length).value_or("");
-  const field* inst = r.need(fs, "instances", line, "(a list, empty for none)");
+  const doc::field* inst = r.need(fs, "instances", line, "(a list, empty for none)");
   const node* list = inst ? r.list(*inst, "a list of instances (profile, start, in_use)") : nullptr;
   if (list == nullptr || !r.ok()) return std::nullopt;
   if (list->size() > static_cast<std::size_t>(max_units)) {
@@ -627,7 +626,7 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
   if (!r.top_mapping(*root, "state file", "'version: 1' and 'nodes'")) return first_error(r);
   const auto top = r.fields(*root, state_top_keys, "the top level");
   if (!r.ok() || !r.version(top, "state files")) return first_error(r);
-  const field* nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
+  const doc::field* nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
   const node* list = nodes ? r.list(*nodes, "a list of nodes (name, gpu, gpus)") : nullptr;
   if (list == nullptr) return first_error(r);
   if (list->size() == 0) {
@@ -645,10 +644,10 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
     }
     const auto fs = r.fields(n, state_node_keys, "a node");
     current_node cn;
-    if (const field* f = r.need(fs, "name", line, "(the node's name)"))
+    if (const doc::field* f = r.need(fs, "name", line, "(the node's name)"))
       cn.name = r.name(*f, "node name", max_plan_name_length).value_or("");
     cn.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
-    if (const field* f = find(fs, "label"))
+    if (const doc::field* f = find(fs, "label"))
       cn.label = r.name(*f, "label", max_plan_name_length).value_or("");
     if (!r.ok()) return first_error(r);
     cn.where = fmt::format("{}:{}", shown, line);
@@ -658,7 +657,7 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
              fmt::format("node {} is listed twice (first at line {})", q(cn.name), it->second));
       return first_error(r);
     }
-    const field* gf = r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
+    const doc::field* gf = r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
     const node* gpus = gf ? r.list(*gf, "a list of GPUs (index, instances)") : nullptr;
     if (gpus == nullptr) return first_error(r);
     if (gpus->size() == 0) {

@@ -38,7 +38,7 @@ constexpr u128 pow10(int n) {
   return v;
 }
 
-constexpr std::array<unit, 16> units{{
+constexpr std::array<unit, 16> size_units{{
     {"Ki", true, u128{1} << 10},
     {"KiB", true, u128{1} << 10},
     {"Mi", true, u128{1} << 20},
@@ -73,7 +73,7 @@ constexpr std::array<near_miss, 4> near_misses{{
 }};
 
 const unit* find_unit(std::string_view name) {
-  for (const unit& u : units)
+  for (const unit& u : size_units)
     if (u.any_case ? detail::iequals(u.name, name) : u.name == name) return &u;
   return nullptr;
 }

@@ -133,7 +133,7 @@ std::string counter_name(const counter& c, const std::vector<std::string>& label
 }
 
 // A YAML double-quoted scalar (its escapes are JSON's, plus \xNN).
-std::string yaml_string(std::string_view s) {
+std::string yaml_escaped(std::string_view s) {
   std::string out = "\"";
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
@@ -264,7 +264,7 @@ void dra_resource_slice(std::ostream& out, const gpu_model& g, const dra_options
         // The API caps a string attribute at 64 characters; a longer one
         // (only a model file could have it) is left out.
         if (value.empty() || value.size() > max_attribute_string) return;
-        out << fmt::format("      {}:\n        string: {}\n", key, yaml_string(value));
+        out << fmt::format("      {}:\n        string: {}\n", key, yaml_escaped(value));
       };
       const auto number = [&](std::string_view key, int value) {
         out << fmt::format("      {}:\n        int: {}\n", key, value);

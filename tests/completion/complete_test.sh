@@ -17,6 +17,8 @@ fi
 export PATH="$bindir:$PATH"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# zsh's compinit scans fpath once and keeps the result here (zsh_capture.zsh).
+export ZSH_CAPTURE_DUMP="$work/zcompdump"
 # A directory to complete file names in.
 mkdir "$work/configs"
 : >"$work/fleet.yaml"

@@ -12,7 +12,13 @@ line=$2
 zpty z zsh -f -i
 # The markers are written split ('<<RE''ADY>>') so that the terminal's echo of
 # the command does not match them; only the output of print does.
-zpty -w z "RPS1=''; fpath=(${(q)compdir} \$fpath); autoload -U compinit; compinit -u -D"
+# With ZSH_CAPTURE_DUMP set, compinit keeps its scan of fpath in that file:
+# the first capture writes it, the others read it instead of scanning again.
+if [[ -n ${ZSH_CAPTURE_DUMP:-} ]]; then
+  zpty -w z "RPS1=''; fpath=(${(q)compdir} \$fpath); autoload -U compinit; compinit -u -d ${(q)ZSH_CAPTURE_DUMP}"
+else
+  zpty -w z "RPS1=''; fpath=(${(q)compdir} \$fpath); autoload -U compinit; compinit -u -D"
+fi
 zpty -w z 'compadd () { local -a hits; builtin compadd -O hits "$@"; (( $#hits )) && print -r -- "<<H""IT>>"${^hits} >/dev/tty; builtin compadd "$@" }'
 zpty -w z "setopt nobeep; zstyle ':completion:*' list-prompt ''"
 zpty -w z "print '<<RE''ADY>>'; PS1='<<PR''OMPT>>'"
