@@ -261,8 +261,10 @@ result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::st
     const auto fs = r.fields(item, demand_item_keys, "a demand item");
     demand_parts parts;
     parts.line = line;
-    if (const doc::field* f = find(fs, "name")) parts.name = r.name(*f, "name", max_plan_name_length);
-    if (const doc::field* f = find(fs, "count")) parts.count = r.whole(*f, "count", 1, max_demand_count);
+    if (const doc::field* f = find(fs, "name"))
+      parts.name = r.name(*f, "name", max_plan_name_length);
+    if (const doc::field* f = find(fs, "count"))
+      parts.count = r.whole(*f, "count", 1, max_demand_count);
     if (const doc::field* f = find(fs, "profile")) {
       parts.profile = r.text(*f, "profile");
       if (parts.profile)
@@ -657,7 +659,8 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
              fmt::format("node {} is listed twice (first at line {})", q(cn.name), it->second));
       return first_error(r);
     }
-    const doc::field* gf = r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
+    const doc::field* gf =
+        r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
     const node* gpus = gf ? r.list(*gf, "a list of GPUs (index, instances)") : nullptr;
     if (gpus == nullptr) return first_error(r);
     if (gpus->size() == 0) {
