@@ -16,18 +16,16 @@
 #include <migplan/catalog.hpp>
 #include <migplan/driver_order.hpp>
 #include <migplan/replay.hpp>
-#include <migplan/search.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app.hpp"
 #include "error.hpp"
-#include "io/current.hpp"
+#include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/size.hpp"
-#include "io/source.hpp"
 #include "model/emit.hpp"
 #include "model/place.hpp"
 #include "model/policies.hpp"
@@ -40,115 +38,36 @@ namespace {
 
 // The most alternatives listed per policy.
 constexpr long long max_alternatives = 1000;
-// The node an nvidia-smi listing's GPUs are put on.
-constexpr std::string_view listing_node = "local";
-
-// How a file is named in messages.
-std::string shown_as(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 struct place_options {
   std::string request;
-  std::string current;
-  std::string mig_config;
-  std::string gpu;
+  fleet_now_source fleet;
   std::vector<std::string> policies;
   std::string alternatives = "3";
   bool json = false;
   std::string emit;
 };
 
-// The fleet as `--current` (and `--mig-config`, or `--gpu` for an
-// nvidia-smi listing) describes it, each GPU's instances as a layout; a
-// GPU with starts not given gets the layout of them that keeps the most room.
-result<place_result> read_fleet_now(const place_options& o, context& ctx) {
+// The fleet as `--current` describes it, less the GPUs with MIG off:
+// placing there needs MIG mode turned on first, a reset, not an arrival's
+// decision.
+result<place_result> place_fleet(const place_options& o, context& ctx) {
+  auto now = read_fleet_now(o.fleet, ctx.in);
+  if (!now) return now.error();
   place_result res;
-  std::vector<current_node> nodes;
-  if (!o.gpu.empty()) {
-    if (!o.mig_config.empty())
-      return error{"--mig-config is for kubectl's nodes; --gpu reads an nvidia-smi listing"};
-    auto g = resolve_gpu(o.gpu);
-    if (!g) return error{"--gpu: " + g.error().message};
-    const std::string shown = shown_as(o.current);
-    bool too_large = false;
-    auto text = read_source_bounded(o.current, ctx.in, max_current_bytes, too_large);
-    if (!text)
-      return error{too_large ? fmt::format("{}: {}, the most place reads of an nvidia-smi listing",
-                                           shown, text.error().message)
-                             : fmt::format("cannot read {}: {}", quote_token(shown, 200),
-                                           text.error().message)};
-    auto listing = read_current(*text, shown, *g, std::nullopt);
-    if (!listing) return listing.error();
-    current_node n;
-    n.name = std::string(listing_node);
-    n.gpu = listing->gpu;
-    n.where = shown;
-    int next = 0;
-    for (const current_listing_gpu& lg : listing->gpus) {
-      current_gpu cg;
-      cg.index = lg.index.value_or(next);
-      next = cg.index + 1;
-      for (const current_instance& c : lg.instances) cg.instances.push_back({c.profile, c.start});
-      n.gpus.push_back(std::move(cg));
-    }
-    nodes.push_back(std::move(n));
-  } else {
-    auto s = read_current_state(o.current, o.mig_config, ctx.in);
-    if (!s) return s.error();
-    res.notes = std::move(s->notes);
-    nodes = std::move(s->nodes);
-  }
-  std::vector<std::string> mig_off;
-  for (const current_node& n : nodes) {
-    if (n.gpus.empty()) {
-      res.notes.push_back(fmt::format("node {} has no GPU: left out", n.name));
-      continue;
-    }
-    const int node = static_cast<int>(res.nodes.size());
-    res.nodes.push_back({n.name, n.gpu});
-    for (const current_gpu& cg : n.gpus) {
-      // Placing there needs MIG mode on first: a reset, not an arrival's decision.
-      if (!cg.mig_enabled) {
-        mig_off.push_back(fmt::format("{} GPU {}", n.name, cg.index));
-        continue;
-      }
-      place_gpu pg;
-      pg.node = node;
-      pg.index = cg.index;
-      std::vector<item> items;
-      for (const current_gi& gi : cg.instances) {
-        items.push_back({gi.profile, gi.start});
-        pg.starts_assumed = pg.starts_assumed || gi.start == item::any_start;
-      }
-      if (!items.empty()) {
-        solve_options one;
-        one.max_layouts = 1;
-        const solution s = solve(*n.gpu, items, one);
-        if (!s.feasible())
-          return error{
-              fmt::format("{}: node {} GPU {}: its GPU instances do not fit together on {}",
-                          n.where, n.name, cg.index, n.gpu->slug)};
-        pg.held = s.layouts.front().where;
-      }
-      res.gpus.push_back(pg);
-    }
-  }
+  const std::vector<std::string> mig_off = mig_off_gpus(*now);
+  for (const fleet_now_gpu& g : now->gpus)
+    if (g.mig_enabled) res.gpus.push_back(g);
+  res.nodes = std::move(now->nodes);
+  res.notes = std::move(now->notes);
   if (!mig_off.empty())
     res.notes.push_back(fmt::format(
         "MIG is off on {} (mig-enabled: false in the mig-parted config): left out, since an "
         "instance there needs MIG mode turned on first",
         fmt::join(mig_off, ", ")));
   if (res.gpus.empty())
-    return error{fmt::format("{} has no GPU with MIG on to place on", shown_as(o.current))};
-  std::vector<std::string> assumed;
-  for (const place_gpu& g : res.gpus)
-    if (g.starts_assumed)
-      assumed.push_back(
-          fmt::format("{} GPU {}", res.nodes[static_cast<std::size_t>(g.node)].name, g.index));
-  if (!assumed.empty())
-    res.notes.push_back(fmt::format(
-        "the starts of the instances on {} are not known; taken as the layout of them that "
-        "keeps the most room",
-        fmt::join(assumed, ", ")));
+    return error{fmt::format("{} has no GPU with MIG on to place on",
+                             o.fleet.current == "-" ? "<stdin>" : o.fleet.current)};
   return res;
 }
 
@@ -165,13 +84,13 @@ result<std::string> request_of(std::string_view word, const place_result& fleet)
         "them with simulate",
         quote_token(word), d->count)};
   std::vector<std::string> names;
-  for (const place_node& n : fleet.nodes) {
+  for (const fleet_now_node& n : fleet.nodes) {
     if (find_profile(*n.gpu, d->profile) >= 0) return d->profile;
     for (const profile& p : n.gpu->profiles)
       if (std::find(names.begin(), names.end(), p.name) == names.end()) names.emplace_back(p.name);
   }
   std::vector<std::string> slugs;
-  for (const place_node& n : fleet.nodes)
+  for (const fleet_now_node& n : fleet.nodes)
     if (std::find(slugs.begin(), slugs.end(), n.gpu->slug) == slugs.end())
       slugs.emplace_back(n.gpu->slug);
   return error{fmt::format("no GPU of the fleet ({}) has profile {}{}", fmt::join(slugs, ", "),
@@ -181,8 +100,8 @@ result<std::string> request_of(std::string_view word, const place_result& fleet)
 // The nvidia-smi script creating `r`'s first policy's choice.
 void emit_choice(std::ostream& os, const place_result& r) {
   const place_option& c = r.policies.front().ranking.options.front();
-  const place_gpu& pg = r.gpus[static_cast<std::size_t>(c.gpu)];
-  const place_node& node = r.nodes[static_cast<std::size_t>(pg.node)];
+  const fleet_now_gpu& pg = r.gpus[static_cast<std::size_t>(c.gpu)];
+  const fleet_now_node& node = r.nodes[static_cast<std::size_t>(pg.node)];
   emit_plan plan;
   plan.gpu = node.gpu;
   plan.index = pg.index;
@@ -240,7 +159,7 @@ int run_place(const place_options& o, context& ctx) {
     policies.push_back({c, it->policy, {}});
   }
 
-  auto fleet = read_fleet_now(o, ctx);
+  auto fleet = place_fleet(o, ctx);
   if (!fleet) return bad(fleet.error().message);
   place_result& res = *fleet;
   auto profile = request_of(o.request, res);
@@ -250,7 +169,7 @@ int run_place(const place_options& o, context& ctx) {
 
   replay_fleet rf;
   replay_item want;
-  for (const place_node& n : res.nodes) {
+  for (const fleet_now_node& n : res.nodes) {
     auto m = std::find(rf.models.begin(), rf.models.end(), n.gpu);
     if (m == rf.models.end()) {
       rf.models.push_back(n.gpu);
@@ -260,7 +179,7 @@ int run_place(const place_options& o, context& ctx) {
     rf.nodes.push_back({static_cast<int>(m - rf.models.begin()), 0});
   }
   std::vector<layout> held;
-  for (const place_gpu& g : res.gpus) {
+  for (const fleet_now_gpu& g : res.gpus) {
     ++rf.nodes[static_cast<std::size_t>(g.node)].gpus;
     held.push_back(g.held);
   }
@@ -291,12 +210,14 @@ void add_place(CLI::App& app, context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "place", "Where one arriving instance goes on the fleet as it is, per placement policy");
   cmd->add_option("PROFILE", o->request, "The instance to place: 3g.40gb")->required();
-  cmd->add_option("--current", o->current, "The fleet now: state file, kubectl, or nvidia-smi")
+  cmd->add_option("--current", o->fleet.current,
+                  "The fleet now: state file, kubectl, or nvidia-smi")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--mig-config", o->mig_config, "With kubectl --current: the mig-parted config")
+  cmd->add_option("--mig-config", o->fleet.mig_config,
+                  "With kubectl --current: the mig-parted config")
       ->type_name("FILE");
-  cmd->add_option("--gpu,-g", o->gpu, "--current is an nvidia-smi mig -lgi listing of MODEL")
+  cmd->add_option("--gpu,-g", o->fleet.gpu, "--current is an nvidia-smi mig -lgi listing of MODEL")
       ->type_name("MODEL");
   cmd->add_option("--policy", o->policies, "spread|pack-first-fit|best-fit; repeatable")
       ->type_name("NAME")

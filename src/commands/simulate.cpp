@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -28,9 +29,11 @@
 
 #include "app.hpp"
 #include "error.hpp"
+#include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/size.hpp"
 #include "io/trace.hpp"
+#include "model/fleet_now.hpp"
 #include "model/plan.hpp"
 #include "model/policies.hpp"
 #include "model/simulate.hpp"
@@ -51,7 +54,7 @@ struct simulate_options {
   std::string trace;
   std::string gpu;
   std::string gpus;
-  std::string per_node = "8";
+  std::string per_node;  // empty: 8
   std::vector<std::string> policies;
   std::string share = "compute";
   bool size = false;
@@ -59,6 +62,7 @@ struct simulate_options {
   bool json = false;
   std::string plot;  // --plot FILE ('-': standard output)
   std::string plot_metric = "slices";
+  fleet_now_source current;  // --current, --mig-config, and --gpu for a listing
 };
 
 // Buckets of a plotted series: more than the plot has pixels across, so a
@@ -221,16 +225,127 @@ std::string geometry_text(const gpu_model& gpu, const std::vector<planned_instan
   return out;
 }
 
+// The order in which a fleet smaller than the static plan takes the plan's
+// GPUs: each next GPU is one of a geometry (a plan group with GPUs left)
+// holding the most instances of the profile now served least in proportion
+// to its peak; ties go to the geometry with the most compute slices in use,
+// then to the first. A fleet of n GPUs takes the first n of this order, so
+// every profile keeps a share of its peak as near to the others' as the
+// planned geometries allow.
+std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group>& groups,
+                              const std::vector<std::int64_t>& peaks) {
+  const std::size_t np = gpu.profiles.size();
+  std::vector<std::vector<int>> held(groups.size(), std::vector<int>(np, 0));
+  std::vector<int> slices(groups.size(), 0);
+  std::vector<long long> left;
+  long long total = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const planned_instance& in : groups[g].instances) {
+      ++held[g][static_cast<std::size_t>(in.where.profile)];
+      slices[g] += gpu.profiles[static_cast<std::size_t>(in.where.profile)].compute_slices;
+    }
+    left.push_back(groups[g].count);
+    total += groups[g].count;
+  }
+  std::vector<std::int64_t> served(np, 0);
+  std::vector<int> order;
+  std::vector<std::size_t> by_share;  // profiles with a peak, least served first
+  for (std::size_t p = 0; p < np; ++p)
+    if (p < peaks.size() && peaks[p] > 0) by_share.push_back(p);
+  for (long long k = 0; k < total; ++k) {
+    std::stable_sort(by_share.begin(), by_share.end(), [&](std::size_t a, std::size_t b) {
+      return served[a] * peaks[b] < served[b] * peaks[a];  // served/peak, exactly
+    });
+    int pick = -1;
+    for (const std::size_t p : by_share) {
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (left[g] == 0 || held[g][p] == 0) continue;
+        const auto gi = static_cast<std::size_t>(pick);
+        if (pick < 0 || held[g][p] > held[gi][p] ||
+            (held[g][p] == held[gi][p] && slices[g] > slices[gi]))
+          pick = static_cast<int>(g);
+      }
+      if (pick >= 0) break;
+    }
+    if (pick < 0)  // GPUs holding no profile with a peak: none in a plan, but take them last
+      for (std::size_t g = 0; g < groups.size() && pick < 0; ++g)
+        if (left[g] > 0) pick = static_cast<int>(g);
+    const auto gp = static_cast<std::size_t>(pick);
+    --left[gp];
+    for (std::size_t p = 0; p < np; ++p) served[p] += held[gp][p];
+    order.push_back(pick);
+  }
+  return order;
+}
+
+// Identical geometries of `gpus` (layouts) and their counts, in order of
+// first appearance, as PROFILE@START text.
+std::vector<std::pair<std::string, long long>> geometries_of(
+    const std::vector<const gpu_model*>& models, const std::vector<layout>& gpus) {
+  std::vector<std::pair<std::string, long long>> out;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    std::string text;
+    for (const instance& in : gpus[i])
+      text += fmt::format("{}{}@{}", text.empty() ? "" : " ",
+                          models[i]->profiles[static_cast<std::size_t>(in.profile)].name, in.start);
+    if (text.empty()) text = "(none)";
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == text; });
+    if (it == out.end())
+      out.emplace_back(std::move(text), 1);
+    else
+      ++it->second;
+  }
+  return out;
+}
+
 int run_simulate(const simulate_options& o, context& ctx) {
   const auto bad = [&](const std::string& message) {
     report_bad_input(ctx, message);
     return exit_bad_input;
   };
-  auto g = resolve_gpu(o.gpu);
-  if (!g) return bad("--gpu: " + g.error().message);
-  const gpu_model& gpu = **g;
+  const bool from_current = !o.current.current.empty();
+  if (from_current) {
+    if (!o.gpus.empty() || !o.per_node.empty())
+      return bad(
+          "--current replays the fleet as it is; --gpus and --gpus-per-node shape a fleet "
+          "of --gpu's model instead");
+    if (o.size)
+      return bad("--size finds the fewest GPUs of one model; --current replays the fleet as it is");
+    if (o.current.current == "-" && o.trace == "-")
+      return bad("--trace and --current cannot both read standard input");
+  } else {
+    if (!o.current.mig_config.empty())
+      return bad("--mig-config goes with --current (kubectl's nodes)");
+    if (o.gpu.empty())
+      return bad(
+          "--gpu is required: the model of the fleet (or --current FILE: the fleet as it is)");
+  }
+  // The fleet as it is, with --current.
+  std::optional<fleet_now> now;
+  const gpu_model* model = nullptr;
+  if (from_current) {
+    fleet_now_source src = o.current;
+    src.gpu = o.gpu;
+    auto f = read_fleet_now(src, ctx.in);
+    if (!f) return bad(f.error().message);
+    for (const fleet_now_node& n : f->nodes)
+      if (n.gpu != f->nodes.front().gpu)
+        return bad(fmt::format(
+            "{}: node {} has {} GPUs and node {} {}; simulate replays a fleet of one model",
+            o.current.current == "-" ? "<stdin>" : o.current.current, f->nodes.front().name,
+            f->nodes.front().gpu->slug, n.name, n.gpu->slug));
+    model = f->nodes.front().gpu;
+    for (const std::string& note : f->notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
+    now = std::move(*f);
+  } else {
+    auto g = resolve_gpu(o.gpu);
+    if (!g) return bad("--gpu: " + g.error().message);
+    model = *g;
+  }
+  const gpu_model& gpu = *model;
   if (full_profile(gpu) < 0) return bad(fmt::format("{} has no full-GPU profile", gpu.slug));
-  auto per_node = parse_whole_number("--gpus-per-node", o.per_node, 1, max_node_gpus);
+  auto per_node = parse_whole_number("--gpus-per-node", o.per_node.empty() ? "8" : o.per_node, 1,
+                                     max_node_gpus);
   if (!per_node) return bad(per_node.error().message);
   std::optional<int> gpus;
   if (!o.gpus.empty()) {
@@ -282,7 +397,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
   res.pods = static_cast<long long>(pods.size());
   for (const replay_pod& p : pods) res.instances += items[static_cast<std::size_t>(p.item)].count;
   res.gpu = &gpu;
-  res.per_node = static_cast<int>(*per_node);
+  res.per_node = static_cast<int>(*per_node);  // --current: its widest node, below
 
   // The static geometry: plan's answer for the per-profile peaks.
   const std::vector<std::int64_t> peaks = concurrent_peaks(items, pods, 0, gpu.profiles.size());
@@ -299,30 +414,90 @@ int run_simulate(const simulate_options& o, context& ctx) {
     d.count = peaks[p];
     req.demand.push_back(d);
   }
-  std::vector<layout> planned;  // one per planned GPU
+  std::vector<plan_group> groups;
   if (!req.demand.empty()) {
     const plan_result plan = plan::solve(req);
     if (!plan.feasible)
       return bad("plan found no static geometry for the trace's peaks within its time limit");
     res.plan_gpus = plan.gpu_count;
     res.plan_optimal = plan.optimal;
-    for (const plan_group& grp : plan.groups) {
-      layout l;
-      for (const planned_instance& in : grp.instances) l.add(in.where);
+    for (const plan_group& grp : plan.groups)
       res.geometries.emplace_back(geometry_text(gpu, grp.instances), grp.count);
-      for (long long k = 0; k < grp.count; ++k) planned.push_back(l);
-    }
+    groups = plan.groups;
   }
-  res.gpus =
-      gpus ? *gpus : static_cast<int>(std::clamp<long long>(res.plan_gpus, 1, max_simulate_gpus));
-  // GPU i of any fleet gets planned GPU i mod the plan's count.
+  std::vector<layout> group_layouts;
+  for (const plan_group& grp : groups) {
+    layout l;
+    for (const planned_instance& in : grp.instances) l.add(in.where);
+    group_layouts.push_back(l);
+  }
+  // A fleet smaller than the plan takes the plan's GPUs in this order.
+  const std::vector<int> order = subset_order(gpu, groups, peaks);
+
+  // The fleet as it is: its nodes, and each GPU's instances as its static
+  // geometry (a GPU with MIG off serves whole-GPU pods alone: its geometry
+  // is the full-GPU instance).
+  replay_fleet current_fleet{{&gpu}, {}};
+  std::vector<layout> current_geometry;
+  if (now) {
+    const int full = full_profile(gpu);
+    const unit_mask full_starts = gpu.profiles[static_cast<std::size_t>(full)].starts;
+    layout whole;
+    whole.add({full, std::countr_zero(full_starts)});
+    int widest = 0;
+    for (std::size_t n = 0; n < now->nodes.size(); ++n) current_fleet.nodes.push_back({0, 0});
+    for (const fleet_now_gpu& g : now->gpus) {
+      replay_node& node = current_fleet.nodes[static_cast<std::size_t>(g.node)];
+      widest = std::max(widest, ++node.gpus);
+      current_geometry.push_back(g.mig_enabled ? g.held : whole);
+    }
+    const std::vector<std::string> mig_off = mig_off_gpus(*now);
+    if (!mig_off.empty())
+      ctx.err << "migplan: note: MIG is off on " << fmt::format("{}", fmt::join(mig_off, ", "))
+              << ": static policies keep it a whole GPU; dynamic ones replay every GPU with MIG "
+                 "on\n";
+    res.gpus = static_cast<int>(now->gpus.size());
+    res.per_node = widest;
+    res.nodes = static_cast<int>(now->nodes.size());
+    res.current = o.current.current == "-" ? "<stdin>" : o.current.current;
+  } else {
+    res.gpus =
+        gpus ? *gpus : static_cast<int>(std::clamp<long long>(res.plan_gpus, 1, max_simulate_gpus));
+    res.nodes = (res.gpus + res.per_node - 1) / res.per_node;
+  }
+  const auto fleet_for = [&](int n) {
+    return now ? current_fleet : fleet_of(gpu, n, res.per_node);
+  };
+  // The static geometry of a fleet of n GPUs: the fleet's own with
+  // --current; otherwise GPU i gets planned GPU i mod the plan's count, or,
+  // on fewer GPUs than the plan, the first n of subset_order, each geometry's
+  // GPUs together in the plan's group order.
   const auto geometry_for = [&](int n) {
+    if (now) return current_geometry;
     std::vector<layout> out;
+    const auto planned = static_cast<long long>(order.size());
+    if (planned == 0) return std::vector<layout>(static_cast<std::size_t>(n));
+    std::vector<long long> take(groups.size(), 0);
+    if (n >= planned) {
+      for (int i = 0; i < n; ++i) {
+        long long at = i % planned;  // the plan's GPU at, in group order
+        std::size_t g = 0;
+        while (at >= groups[g].count) at -= groups[g++].count;
+        out.push_back(group_layouts[g]);
+      }
+      return out;
+    }
     for (int i = 0; i < n; ++i)
-      out.push_back(planned.empty() ? layout{}
-                                    : planned[static_cast<std::size_t>(i) % planned.size()]);
+      ++take[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      out.insert(out.end(), static_cast<std::size_t>(take[g]), group_layouts[g]);
     return out;
   };
+  res.static_from =
+      now ? "current" : (static_cast<long long>(res.gpus) < res.plan_gpus ? "plan-subset" : "plan");
+  res.static_geometries =
+      geometries_of(std::vector<const gpu_model*>(static_cast<std::size_t>(res.gpus), &gpu),
+                    geometry_for(res.gpus));
 
   // The plot's file opens before the replays, so that a path that cannot be
   // written fails at once rather than after a long replay.
@@ -338,7 +513,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
 
   replay_tables tables;
   for (simulate_policy& p : res.policies) {
-    const replay_fleet fleet = fleet_of(gpu, res.gpus, res.per_node);
+    const replay_fleet fleet = fleet_for(res.gpus);
     if (!o.plot.empty()) p.series.emplace(plot_buckets);
     simulate_watch watch(p.series ? &*p.series : nullptr, progress, p.name);
     p.metrics = replay(fleet, items, pods, p.policy, geometry_for(res.gpus), tables, watch);
@@ -351,7 +526,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
     for (simulate_policy& p : res.policies) {
       p.sized = fewest_gpus(
           [&](int n) {
-            const replay_fleet fleet = fleet_of(gpu, n, res.per_node);
+            const replay_fleet fleet = fleet_for(n);
             simulate_watch watch(nullptr, progress, fmt::format("sizing {} at {} GPUs", p.name, n));
             const replay_metrics m =
                 replay(fleet, items, pods, p.policy, geometry_for(n), tables, watch);
@@ -397,10 +572,17 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_option("--trace", o->trace, "Trace: CSV, YAML, JSON or Alibaba pods ('-': stdin)")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--gpu,-g", o->gpu, "GPU model of the fleet")->type_name("MODEL")->required();
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model of the fleet (with --current: of a listing)")
+      ->type_name("MODEL");
   cmd->add_option("--gpus", o->gpus, "GPUs in the fleet (default: the static plan's)")
       ->type_name("N");
   cmd->add_option("--gpus-per-node", o->per_node, "GPUs per node (default 8)")->type_name("K");
+  cmd->add_option("--current", o->current.current,
+                  "The fleet as it is, static geometry included: state, kubectl, nvidia-smi")
+      ->type_name("FILE");
+  cmd->add_option("--mig-config", o->current.mig_config,
+                  "With kubectl --current: the mig-parted config")
+      ->type_name("FILE");
   cmd->add_option("--policy", o->policies,
                   "static, static-pack, spread|pack-first-fit|best-fit; repeatable")
       ->type_name("NAME")

@@ -39,14 +39,24 @@ struct simulate_result {
   long long pods = 0;       ///< pods replayed
   long long instances = 0;  ///< instances they ask for
   const gpu_model* gpu = nullptr;
-  int gpus = 0;      ///< GPUs of the fleet replayed
-  int per_node = 0;  ///< GPUs per node (the last node may have fewer)
+  int gpus = 0;  ///< GPUs of the fleet replayed
+  int per_node =
+      0;          ///< GPUs per node (the last node may have fewer); --current: the most on a node
+  int nodes = 0;  ///< nodes of the fleet replayed
+  std::string current;  ///< --current as shown; empty when the fleet is --gpu's model
   /// Per profile (name) the most instances running at once.
   std::vector<std::pair<std::string, std::int64_t>> peaks;
   long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks
   bool plan_optimal = false;  ///< the plan's GPU count is proven least
   /// The static plan's geometries ("3g.40gb@0 2g.20gb@4 ...") and their GPU counts.
   std::vector<std::pair<std::string, long long>> geometries;
+  /// Where the static policies' geometry on the fleet replayed comes from:
+  /// "plan" (GPU i takes planned GPU i mod the plan's count), "plan-subset"
+  /// (a fleet smaller than the plan: the plan's GPUs that keep each profile
+  /// nearest its share of the peak), or "current" (the fleet's as it is).
+  std::string static_from = "plan";
+  /// The static geometry on the fleet replayed, as `geometries` lists the plan's.
+  std::vector<std::pair<std::string, long long>> static_geometries;
   std::vector<simulate_policy> policies;
   bool size = false;                         ///< --size was asked
   double reject_target = 0;                  ///< --reject-target, percent of pods

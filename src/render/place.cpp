@@ -15,10 +15,10 @@
 namespace migplan::cli::render {
 namespace {
 
-const place_gpu& gpu_of(const place_result& r, int g) {
+const fleet_now_gpu& gpu_of(const place_result& r, int g) {
   return r.gpus[static_cast<std::size_t>(g)];
 }
-const place_node& node_of(const place_result& r, int g) {
+const fleet_now_node& node_of(const place_result& r, int g) {
   return r.nodes[static_cast<std::size_t>(gpu_of(r, g).node)];
 }
 
@@ -66,11 +66,11 @@ std::vector<int> nearest_gpus(const place_result& r) {
 void place_text(std::ostream& os, const place_result& r) {
   std::string out;
   std::vector<std::string> models;
-  for (const place_node& n : r.nodes)
+  for (const fleet_now_node& n : r.nodes)
     if (std::find(models.begin(), models.end(), n.gpu->slug) == models.end())
       models.emplace_back(n.gpu->slug);
   std::size_t held = 0;
-  for (const place_gpu& g : r.gpus) held += static_cast<std::size_t>(g.held.size());
+  for (const fleet_now_gpu& g : r.gpus) held += static_cast<std::size_t>(g.held.size());
   out += fmt::format("one {} on {} node{}, {} GPU{} ({}), {} instance{} held\n", r.profile,
                      r.nodes.size(), r.nodes.size() == 1 ? "" : "s", r.gpus.size(),
                      r.gpus.size() == 1 ? "" : "s", fmt::join(models, ", "), held,

@@ -56,9 +56,10 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     os << fmt::format(" (Alibaba pod list; {} row{} without a GPU skipped)", r.skipped,
                       r.skipped == 1 ? "" : "s");
   os << "\n";
-  const int nodes = (r.gpus + r.per_node - 1) / r.per_node;
-  os << fmt::format("fleet: {} {} GPUs, {} node{} of up to {}\n", r.gpus, r.gpu->slug, nodes,
-                    nodes == 1 ? "" : "s", r.per_node);
+  const int nodes = r.nodes;
+  os << fmt::format("fleet: {} {} GPUs, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug, nodes,
+                    nodes == 1 ? "" : "s", r.per_node,
+                    r.current.empty() ? "" : fmt::format(", as {} has it", r.current));
   if (!r.peaks.empty()) {
     os << "peak instances at once:";
     for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
@@ -66,6 +67,14 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     os << fmt::format("static geometry: plan for the peaks, {} GPUs{}\n", r.plan_gpus,
                       r.plan_optimal ? "" : " (not proven least)");
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
+  }
+  if (r.static_from != "plan") {
+    os << (r.static_from == "current"
+               ? std::string("static geometry on this fleet: its own\n")
+               : fmt::format("static geometry on these {} GPUs: the plan's that keep each profile "
+                             "nearest its share of the peak\n",
+                             r.gpus));
+    for (const auto& [text, n] : r.static_geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
   os << "\n";
   // The rows are gathered first: a column is 13 wide, or wider where a cell
@@ -152,11 +161,19 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     w.end_array().end_object();
     w.key("fleet").begin_object();
     w.key("gpus").value(r.gpus).key("gpus_per_node").value(r.per_node);
+    w.key("nodes").value(r.nodes);
+    if (!r.current.empty()) w.key("current").value(r.current);
     w.end_object();
     w.key("static_plan").begin_object();
     w.key("gpus").value(r.plan_gpus).key("optimal").value(r.plan_optimal);
     w.key("geometries").begin_array();
     for (const auto& [text, n] : r.geometries)
+      w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();
+    w.end_array().end_object();
+    w.key("static_geometry").begin_object();
+    w.key("from").value(r.static_from);
+    w.key("geometries").begin_array();
+    for (const auto& [text, n] : r.static_geometries)
       w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();
     w.end_array().end_object();
     w.key("policies").begin_array();

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 #include "render/progress.hpp"
 #include "run_binary.hpp"
 
+using migplan::test::plan_fixture;
 using migplan::test::run_migplan;
 using json = nlohmann::json;
 
@@ -212,4 +214,137 @@ TEST_CASE("the progress line stays quiet for a second and leaves nothing behind"
   }
   // Each rewrite covers the last; the end blanks the line and returns to its start.
   CHECK(on.str() == "\rabc\ra  \r \r");
+}
+
+namespace {
+
+// Writes `text` to a file of its own under the temporary directory.
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = std::string(P_tmpdir) + "/migplan-simulate-" + name;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("simulate --current replays the fleet as it is with its own static geometry",
+          "[simulate]") {
+  // The fleet holds 1g.10gb and 3g.40gb on gpu-a GPU 0, nothing on GPU 1,
+  // 4g.40gb on gpu-b GPU 0; four pods at once, one of a profile it lacks.
+  const std::string trace = temp_file("current.csv",
+                                      "name,start,end,count,item\n"
+                                      "a,0,10,1,1g.10gb\n"
+                                      "b,0,10,1,3g.40gb\n"
+                                      "c,0,10,1,4g.40gb\n"
+                                      "d,0,10,1,2g.20gb\n");
+  const std::string state = migplan::test::test_path("fixtures/place/state.yaml");
+  const auto r = run_migplan({"simulate", "--trace", trace, "--current", state, "--json",
+                              "--policy", "static", "--policy", "spread-first-fit"});
+  INFO(r.err);
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(j["fleet"]["gpus"] == 3);
+  CHECK(j["fleet"]["nodes"] == 2);
+  CHECK(j["fleet"]["gpus_per_node"] == 2);
+  CHECK(j["fleet"]["current"] == state);
+  CHECK(j["static_geometry"]["from"] == "current");
+  CHECK(j["static_geometry"]["geometries"] ==
+        json::parse(R"j([{"count":1,"instances":"1g.10gb@0 3g.40gb@4"},)j"
+                    R"j({"count":1,"instances":"(none)"},{"count":1,"instances":"4g.40gb@0"}])j"));
+  // Static: the three instances there serve three pods; the 2g.20gb has none.
+  CHECK(j["policies"][0]["pods_accepted"] == 3);
+  CHECK(j["policies"][0]["pods_rejected"] == 1);
+  // Dynamic: the same nodes start empty and create what arrives.
+  CHECK(j["policies"][1]["pods_accepted"] == 4);
+  std::remove(trace.c_str());
+}
+
+TEST_CASE("simulate --current keeps a GPU with MIG off a whole GPU for static policies",
+          "[simulate]") {
+  // Node h100-a of the kubectl fixture alone: label "split" makes GPUs 0 and
+  // 1 two 3g.40gb each and leaves MIG off on GPUs 2 and 3.
+  json nodes = json::parse(migplan::test::read_file(plan_fixture("kube-nodes.json")));
+  json kept = json::array();
+  for (const json& n : nodes["items"])
+    if (n["metadata"]["name"] == "h100-a") kept.push_back(n);
+  REQUIRE(kept.size() == 1);
+  nodes["items"] = kept;
+  const std::string current = temp_file("mig-off.json", nodes.dump());
+  const std::string trace = temp_file("mig-off.csv",
+                                      "name,start,end,count,item\n"
+                                      "a,0,10,4,3g.40gb\n"
+                                      "b,0,10,2,gpu\n"
+                                      "c,0,10,1,1g.10gb\n");
+  const auto r = run_migplan({"simulate", "--trace", trace, "--current", current, "--mig-config",
+                              plan_fixture("kube-config.yaml"), "--json", "--policy", "static"});
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("migplan: note: MIG is off on h100-a GPU 2, h100-a GPU 3: static policies "
+                   "keep it a whole GPU") != std::string::npos);
+  const json j = json::parse(r.out);
+  CHECK(j["static_geometry"]["geometries"] ==
+        json::parse(R"([{"count":2,"instances":"3g.40gb@0 3g.40gb@4"},)"
+                    R"({"count":2,"instances":"7g.80gb@0"}])"));
+  CHECK(j["policies"][0]["pods_accepted"] == 6);
+  CHECK(j["policies"][0]["pods_rejected"] == 1);
+  std::remove(trace.c_str());
+  std::remove(current.c_str());
+}
+
+TEST_CASE("simulate keeps every profile served on a fleet smaller than the static plan",
+          "[simulate]") {
+  // The plan for the peaks is two GPUs of seven 1g.10gb and two whole
+  // GPUs. Two GPUs get one of each, not the plan's first two.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,14,1g.10gb\n"
+      "b,0,100,2,7g.80gb\n";
+  const auto full = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json", "--policy", "static"}, trace);
+  REQUIRE(full.code == 0);
+  CHECK(json::parse(full.out)["static_plan"]["gpus"] == 4);
+  CHECK(json::parse(full.out)["static_geometry"]["from"] == "plan");
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json",
+                              "--policy", "static", "--gpus", "2"},
+                             trace);
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(j["static_geometry"]["from"] == "plan-subset");
+  REQUIRE(j["static_geometry"]["geometries"].size() == 2);
+  CHECK(j["static_geometry"]["geometries"][0]["count"] == 1);
+  CHECK(j["static_geometry"]["geometries"][1]["count"] == 1);
+  CHECK(j["policies"][0]["pods_accepted"] == 8);  // seven 1g.10gb and one whole GPU
+}
+
+TEST_CASE("simulate refuses --current with options that shape another fleet", "[simulate]") {
+  const std::string state = migplan::test::test_path("fixtures/place/state.yaml");
+  auto r = run_migplan({"simulate", "--trace", "-", "--current", state, "--gpus", "4"}, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: --current replays the fleet as it is; --gpus and --gpus-per-node shape a fleet "
+        "of --gpu's model instead\n");
+  r = run_migplan({"simulate", "--trace", "-", "--current", state, "--size"}, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: --size finds the fewest GPUs of one model; --current replays the fleet as it "
+        "is\n");
+  r = run_migplan({"simulate", "--trace", "-", "--current", "-"}, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: --trace and --current cannot both read standard input\n");
+  r = run_migplan({"simulate", "--trace", "-"}, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: --gpu is required: the model of the fleet (or --current FILE: the fleet as it "
+        "is)\n");
+  r = run_migplan({"simulate", "--trace", "-", "-g", "h100-80gb", "--mig-config", state},
+                  trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: --mig-config goes with --current (kubectl's nodes)\n");
+  r = run_migplan({"simulate", "--trace", "-", "--current", plan_fixture("kube-nodes.json"),
+                   "--mig-config", plan_fixture("kube-config.yaml")},
+                  trace_csv);
+  CHECK(r.code == 2);
+  CHECK(
+      r.err.ends_with(": node h100-a has h100-80gb GPUs and node a100-c a100-40gb; simulate "
+                      "replays a fleet of one model\n"));
 }

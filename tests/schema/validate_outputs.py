@@ -209,6 +209,10 @@ class Checker:
                 (alibaba, ["--share", "memory"], (0, 1))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
+        # The fleet as it is: its own static geometry, its own nodes.
+        state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
+        args = ["simulate", "--json", "--trace", "-", "--current", state]
+        self.validate("simulate", self.run(args, stdin=trace, codes=(1,))[0], " ".join(args))
 
     def place(self):
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")

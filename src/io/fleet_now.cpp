@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/fleet_now.hpp"
+
+#include <fmt/format.h>
+
+#include <istream>
+#include <migplan/search.hpp>
+#include <optional>
+#include <vector>
+
+#include "io/current.hpp"
+#include "io/names.hpp"
+#include "io/plan_input.hpp"
+#include "io/source.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli {
+namespace {
+
+// How a file is named in messages.
+std::string fleet_file_shown(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// The nodes an nvidia-smi listing of `src.gpu` describes: one, named
+// listing_node.
+result<std::vector<current_node>> listing_nodes(const fleet_now_source& src, std::istream& in) {
+  if (!src.mig_config.empty())
+    return error{"--mig-config is for kubectl's nodes; --gpu reads an nvidia-smi listing"};
+  auto g = resolve_gpu(src.gpu);
+  if (!g) return error{"--gpu: " + g.error().message};
+  const std::string shown = fleet_file_shown(src.current);
+  bool too_large = false;
+  auto text = read_source_bounded(src.current, in, max_current_bytes, too_large);
+  if (!text)
+    return error{too_large ? fmt::format("{}: {}, the most migplan reads of an nvidia-smi listing",
+                                         shown, text.error().message)
+                           : fmt::format("cannot read {}: {}", quote_token(shown, 200),
+                                         text.error().message)};
+  auto listing = read_current(*text, shown, *g, std::nullopt);
+  if (!listing) return listing.error();
+  current_node n;
+  n.name = std::string(listing_node);
+  n.gpu = listing->gpu;
+  n.where = shown;
+  int next = 0;
+  for (const current_listing_gpu& lg : listing->gpus) {
+    current_gpu cg;
+    cg.index = lg.index.value_or(next);
+    next = cg.index + 1;
+    for (const current_instance& c : lg.instances) cg.instances.push_back({c.profile, c.start});
+    n.gpus.push_back(std::move(cg));
+  }
+  return std::vector<current_node>{std::move(n)};
+}
+
+// "NODE GPU INDEX".
+std::string gpu_shown(const fleet_now& f, const fleet_now_gpu& g) {
+  return fmt::format("{} GPU {}", f.nodes[static_cast<std::size_t>(g.node)].name, g.index);
+}
+
+}  // namespace
+
+std::vector<std::string> mig_off_gpus(const fleet_now& f) {
+  std::vector<std::string> out;
+  for (const fleet_now_gpu& g : f.gpus)
+    if (!g.mig_enabled) out.push_back(gpu_shown(f, g));
+  return out;
+}
+
+result<fleet_now> read_fleet_now(const fleet_now_source& src, std::istream& in) {
+  fleet_now res;
+  std::vector<current_node> nodes;
+  if (!src.gpu.empty()) {
+    auto l = listing_nodes(src, in);
+    if (!l) return l.error();
+    nodes = std::move(*l);
+  } else {
+    auto s = read_current_state(src.current, src.mig_config, in);
+    if (!s) return s.error();
+    res.notes = std::move(s->notes);
+    nodes = std::move(s->nodes);
+  }
+  for (const current_node& n : nodes) {
+    if (n.gpus.empty()) {
+      res.notes.push_back(fmt::format("node {} has no GPU: left out", n.name));
+      continue;
+    }
+    const int node = static_cast<int>(res.nodes.size());
+    res.nodes.push_back({n.name, n.gpu});
+    for (const current_gpu& cg : n.gpus) {
+      fleet_now_gpu g;
+      g.node = node;
+      g.index = cg.index;
+      g.mig_enabled = cg.mig_enabled;
+      std::vector<item> items;
+      for (const current_gi& gi : cg.instances) {
+        items.push_back({gi.profile, gi.start});
+        g.starts_assumed = g.starts_assumed || gi.start == item::any_start;
+      }
+      if (!items.empty()) {
+        solve_options one;
+        one.max_layouts = 1;
+        const solution s = solve(*n.gpu, items, one);
+        if (!s.feasible())
+          return error{
+              fmt::format("{}: node {} GPU {}: its GPU instances do not fit together on {}",
+                          n.where, n.name, cg.index, n.gpu->slug)};
+        g.held = s.layouts.front().where;
+      }
+      res.gpus.push_back(g);
+    }
+  }
+  if (res.gpus.empty()) return error{fmt::format("{} has no GPU", fleet_file_shown(src.current))};
+  std::vector<std::string> assumed;
+  for (const fleet_now_gpu& g : res.gpus)
+    if (g.starts_assumed) assumed.push_back(gpu_shown(res, g));
+  if (!assumed.empty())
+    res.notes.push_back(fmt::format(
+        "the starts of the instances on {} are not known; taken as the layout of them that "
+        "keeps the most room",
+        fmt::join(assumed, ", ")));
+  return res;
+}
+
+}  // namespace migplan::cli
