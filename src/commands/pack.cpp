@@ -25,9 +25,9 @@
 #include "error.hpp"
 #include "io/ci_request.hpp"
 #include "io/current.hpp"
+#include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
-#include "io/source.hpp"
 #include "model/emit.hpp"
 #include "models.hpp"
 #include "quote.hpp"
@@ -342,15 +342,10 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
 int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
                 const std::function<int(const std::string&)>& bad) {
   const std::string shown = o.current == "-" ? "<stdin>" : o.current;
-  bool too_large = false;
-  auto text = read_source_bounded(o.current, ctx.in, max_current_bytes, too_large);
-  if (!text)
-    return bad(too_large ? fmt::format("{}: {}, the most pack reads of a --current file", shown,
-                                       text.error().message)
-                         : fmt::format("cannot read {}: {}", quote_token(shown, 200),
-                                       text.error().message));
-  auto listing = read_current(*text, shown, gpu, o.index);
-  if (!listing) return bad(listing.error().message);
+  auto read = read_listing_file(o.current, ctx.in, gpu, o.index, "pack");
+  if (!read) return bad(read.error().message);
+  for (const std::string& w : read->notes) ctx.err << "migplan: warning: " << one_line(w) << "\n";
+  current_listing* listing = &read->listing;
   const gpu_model& g = *listing->gpu;
   memo_pool pool;
   // What is there must fit together on the model, or the file is not of it.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/current.hpp"
+#include "io/import.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/source.hpp"
@@ -22,21 +23,17 @@ std::string fleet_file_shown(const std::string& path) { return path == "-" ? "<s
 
 // The nodes an nvidia-smi listing of `src.gpu` describes: one, named
 // listing_node.
-result<std::vector<current_node>> listing_nodes(const fleet_now_source& src, std::istream& in) {
+result<std::vector<current_node>> listing_nodes(const fleet_now_source& src, std::istream& in,
+                                                std::vector<std::string>& notes) {
   if (!src.mig_config.empty())
     return error{"--mig-config is for kubectl's nodes; --gpu reads an nvidia-smi listing"};
   auto g = resolve_gpu(src.gpu);
   if (!g) return error{"--gpu: " + g.error().message};
   const std::string shown = fleet_file_shown(src.current);
-  bool too_large = false;
-  auto text = read_source_bounded(src.current, in, max_current_bytes, too_large);
-  if (!text)
-    return error{too_large ? fmt::format("{}: {}, the most migplan reads of an nvidia-smi listing",
-                                         shown, text.error().message)
-                           : fmt::format("cannot read {}: {}", quote_token(shown, 200),
-                                         text.error().message)};
-  auto listing = read_current(*text, shown, *g, std::nullopt);
-  if (!listing) return listing.error();
+  auto read = read_listing_file(src.current, in, *g, std::nullopt, "migplan");
+  if (!read) return read.error();
+  notes = std::move(read->notes);
+  const current_listing* listing = &read->listing;
   current_node n;
   n.name = std::string(listing_node);
   n.gpu = listing->gpu;
@@ -59,6 +56,29 @@ std::string gpu_shown(const fleet_now& f, const fleet_now_gpu& g) {
 
 }  // namespace
 
+result<listing_read> read_listing_file(const std::string& path, std::istream& in,
+                                       const gpu_model* gpu, std::optional<int> index,
+                                       std::string_view command) {
+  const std::string shown = fleet_file_shown(path);
+  bool too_large = false;
+  auto text = read_source_bounded(path, in, max_current_bytes, too_large);
+  if (!text)
+    return error{too_large ? fmt::format("{}: {}, the most {} reads of a --current file", shown,
+                                         text.error().message, command)
+                           : fmt::format("cannot read {}: {}", quote_token(shown, 200),
+                                         text.error().message)};
+  auto listing = read_current(*text, shown, gpu, index);
+  if (!listing) return listing.error();
+  listing_read out{std::move(*listing), {}};
+  if (const std::string driver = capture_driver(*text); !driver.empty()) {
+    std::vector<int> profiles;
+    for (const current_listing_gpu& g : out.listing.gpus)
+      for (const current_instance& c : g.instances) profiles.push_back(c.profile);
+    out.notes = listing_floor_warnings(*out.listing.gpu, driver, profiles, shown);
+  }
+  return out;
+}
+
 std::vector<std::string> mig_off_gpus(const fleet_now& f) {
   std::vector<std::string> out;
   for (const fleet_now_gpu& g : f.gpus)
@@ -70,7 +90,7 @@ result<fleet_now> read_fleet_now(const fleet_now_source& src, std::istream& in) 
   fleet_now res;
   std::vector<current_node> nodes;
   if (!src.gpu.empty()) {
-    auto l = listing_nodes(src, in);
+    auto l = listing_nodes(src, in, res.notes);
     if (!l) return l.error();
     nodes = std::move(*l);
   } else {

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "error.hpp"
+#include "io/current.hpp"
 #include "model/fleet_now.hpp"
 
 namespace migplan::cli {
@@ -19,6 +21,21 @@ struct fleet_now_source {
   std::string mig_config;  ///< --mig-config: with kubectl's nodes
   std::string gpu;         ///< --gpu: `current` is an nvidia-smi listing of this model
 };
+
+/// A --current file of nvidia-smi (or `pack --json`) text as read_current
+/// reads it (io/current.hpp), and the notes that go with it: where its
+/// "# driver:" line names a driver, the driver floors that driver misses
+/// (io/import.hpp listing_floor_warnings).
+struct listing_read {
+  current_listing listing;
+  std::vector<std::string> notes;
+};
+
+/// Reads `path` ("-": `in`), at most max_current_bytes; `command` names the
+/// reader in the message for a larger file.
+result<listing_read> read_listing_file(const std::string& path, std::istream& in,
+                                       const gpu_model* gpu, std::optional<int> index,
+                                       std::string_view command);
 
 /// The fleet `src` names, each GPU's instances as a layout; a GPU whose
 /// starts are not given gets the layout of them that keeps the most room

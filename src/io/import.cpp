@@ -122,44 +122,81 @@ const gpu_model* catalog_model_of(const model_spec& spec, std::span<const gpu_mo
   return found;
 }
 
-std::vector<std::string> driver_floor_warnings(const model_spec& spec, std::string_view driver,
-                                               const gpu_model& known, std::string_view shown) {
-  std::vector<std::string> out;
-  const std::optional<int> branch = driver_branch(driver);
-  if (!branch) return out;
-  // "R525" -> 525; the catalog holds nothing else (gen_catalog.py checks it).
-  const auto floor_of = [](std::string_view r) -> std::optional<int> {
-    int n = 0;
-    if (r.size() < 2 || r.front() != 'R') return std::nullopt;
-    for (char c : r.substr(1)) {
-      if (c < '0' || c > '9') return std::nullopt;
-      n = n * 10 + (c - '0');
-    }
-    return n;
-  };
-  if (const auto first = known.min_driver.empty() ? std::nullopt : floor_of(known.min_driver);
-      first && *branch < *first)
+namespace {
+
+// "R525" -> 525; the catalog holds nothing else (gen_catalog.py checks it).
+std::optional<int> release_number(std::string_view r) {
+  int n = 0;
+  if (r.size() < 2 || r.front() != 'R') return std::nullopt;
+  for (char c : r.substr(1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// The warning when `driver` (of branch `branch`) is older than the model's floor.
+void model_floor_warning(std::vector<std::string>& out, const gpu_model& known,
+                         std::string_view driver, int branch, std::string_view shown) {
+  if (const auto first = known.min_driver.empty() ? std::nullopt : release_number(known.min_driver);
+      first && branch < *first)
     out.push_back(fmt::format(
         "{}: driver {} is older than {}{}, the first NVIDIA's MIG guide gives for MIG on {}", shown,
         driver, known.min_driver,
         known.min_driver_version.empty() ? "" : fmt::format(" (>= {})", known.min_driver_version),
         known.slug));
+}
+
+// The profiles of `known` with a floor of their own, later than the model's,
+// and that floor.
+std::vector<std::pair<const profile*, int>> later_profiles(const gpu_model& known) {
+  std::vector<std::pair<const profile*, int>> out;
   for (const profile& p : known.profiles) {
     if (p.min_driver.empty() || p.min_driver == known.min_driver) continue;
-    const std::optional<int> since = floor_of(p.min_driver);
-    if (!since) continue;
+    if (const std::optional<int> since = release_number(p.min_driver)) out.emplace_back(&p, *since);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> driver_floor_warnings(const model_spec& spec, std::string_view driver,
+                                               const gpu_model& known, std::string_view shown) {
+  std::vector<std::string> out;
+  const std::optional<int> branch = driver_branch(driver);
+  if (!branch) return out;
+  model_floor_warning(out, known, driver, *branch, shown);
+  for (const auto& [p, since] : later_profiles(known)) {
     const bool listed = std::any_of(spec.profiles.begin(), spec.profiles.end(),
-                                    [&](const profile_spec& s) { return s.name == p.name; });
-    if (listed && *branch < *since)
+                                    [&](const profile_spec& s) { return s.name == p->name; });
+    if (listed && *branch < since)
       out.push_back(fmt::format(
           "{}: driver {} lists {}, which {} has from {} on (NVIDIA's MIG guide); check the "
           "driver the capture names",
-          shown, driver, p.name, known.slug, p.min_driver));
-    else if (!listed && *branch >= *since)
+          shown, driver, p->name, known.slug, p->min_driver));
+    else if (!listed && *branch >= since)
       out.push_back(fmt::format(
           "{}: driver {} does not list {}, which {} has from {} on (NVIDIA's MIG guide); the "
           "imported model lacks it",
-          shown, driver, p.name, known.slug, p.min_driver));
+          shown, driver, p->name, known.slug, p->min_driver));
+  }
+  return out;
+}
+
+std::vector<std::string> listing_floor_warnings(const gpu_model& gpu, std::string_view driver,
+                                                const std::vector<int>& profiles,
+                                                std::string_view shown) {
+  std::vector<std::string> out;
+  const std::optional<int> branch = driver_branch(driver);
+  if (!branch) return out;
+  model_floor_warning(out, gpu, driver, *branch, shown);
+  for (const auto& [p, since] : later_profiles(gpu)) {
+    const auto index = static_cast<int>(p - gpu.profiles.data());
+    if (*branch < since && std::find(profiles.begin(), profiles.end(), index) != profiles.end())
+      out.push_back(fmt::format(
+          "{}: driver {} shows a {} instance, which {} has from {} on (NVIDIA's MIG guide); "
+          "check the driver the capture names",
+          shown, driver, p->name, gpu.slug, p->min_driver));
   }
   return out;
 }

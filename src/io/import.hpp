@@ -56,6 +56,14 @@ const gpu_model* catalog_model_of(const model_spec& spec, std::span<const gpu_mo
 std::vector<std::string> driver_floor_warnings(const model_spec& spec, std::string_view driver,
                                                const gpu_model& known, std::string_view shown);
 
+/// The same for instances a listing taken with `driver` shows (`profiles`,
+/// indices into gpu.profiles): a driver before the model's first MIG branch,
+/// an instance of a profile the driver's branch does not have yet. A listing
+/// shows what was created, so a profile it lacks says nothing.
+std::vector<std::string> listing_floor_warnings(const gpu_model& gpu, std::string_view driver,
+                                                const std::vector<int>& profiles,
+                                                std::string_view shown);
+
 /// Builds the model of GPU `settings.index` (or the one GPU listed) from the
 /// two captures. Errors name the file and line ("a30-lgipp.txt:4: ...").
 result<model_spec> import_model(const capture_text& lgip, const capture_text& lgipp,

@@ -4,9 +4,12 @@
 // known floor says so rather than guess.
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "run_binary.hpp"
 
@@ -89,4 +92,72 @@ TEST_CASE("the RTX PRO 4500 is found by slug and nvidia-smi name and planned on"
   CHECK(by_name.code == 0);
   const auto too_many = run_migplan({"pack", "--gpu", "rtx-pro-4500", "3x1g.16gb"});
   CHECK(too_many.code == 1);  // two instances at most, as the guide says
+}
+
+namespace {
+
+// An A100-40GB -lgi listing headed with `driver`: a 3g.20gb and a 1g.10gb
+// (a profile from R525 on).
+std::string a100_listing(const std::string& driver) {
+  return "# driver: " + driver +
+         "\n"
+         "+----------------------------------------------------+\n"
+         "| GPU instances:                                     |\n"
+         "| GPU   Name          Profile  Instance   Placement  |\n"
+         "|                       ID       ID       Start:Size |\n"
+         "|====================================================|\n"
+         "|   0  MIG 3g.20gb       9        1          4:4     |\n"
+         "+----------------------------------------------------+\n"
+         "|   0  MIG 1g.10gb      15        2          0:2     |\n"
+         "+----------------------------------------------------+\n";
+}
+
+}  // namespace
+
+TEST_CASE("pack --current warns when a listing's driver misses a floor", "[pack][driver][cli]") {
+  const std::vector<std::string> args{"pack", "--gpu", "a100-40gb", "--current", "-", "1g.5gb"};
+  // R470: MIG is there, 1g.10gb is not yet.
+  auto r = run_migplan(args, a100_listing("470.57.02"));
+  CHECK(r.code == 0);
+  CHECK(r.err ==
+        "migplan: warning: <stdin>: driver 470.57.02 shows a 1g.10gb instance, which a100-40gb "
+        "has from R525 on (NVIDIA's MIG guide); check the driver the capture names\n");
+  // Before R450: no MIG at all on an A100.
+  r = run_migplan(args, a100_listing("440.33.01"));
+  CHECK(r.code == 0);
+  CHECK(
+      r.err.starts_with("migplan: warning: <stdin>: driver 440.33.01 is older than R450 (>= "
+                        "450.80.02), the first NVIDIA's MIG guide gives for MIG on a100-40gb\n"));
+  // A driver that has both, or no driver line: nothing to say.
+  r = run_migplan(args, a100_listing("535.183.01"));
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  const std::string plain = a100_listing("x").substr(a100_listing("x").find('\n') + 1);
+  r = run_migplan(args, plain);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("place and simulate note a listing's driver that misses a floor",
+          "[place][simulate][driver][cli]") {
+  const auto p = run_migplan({"place", "1g.5gb", "--gpu", "a100-40gb", "--current", "-", "--json"},
+                             a100_listing("470.57.02"));
+  CHECK(p.code == 0);
+  const json j = json::parse(p.out);
+  bool noted = false;
+  for (const json& n : j["notes"])
+    noted = noted || n.get<std::string>().starts_with(
+                         "<stdin>: driver 470.57.02 shows a 1g.10gb instance, which a100-40gb "
+                         "has from R525 on");
+  CHECK(noted);
+  const std::string trace = std::string(P_tmpdir) + "/migplan-driver-floor-trace.csv";
+  std::ofstream(trace) << "start,item\n0,1g.5gb\n";
+  const auto sim = run_migplan(
+      {"simulate", "--trace", trace, "--gpu", "a100-40gb", "--current", "-", "--policy", "static"},
+      a100_listing("470.57.02"));
+  std::remove(trace.c_str());
+  CHECK(sim.code == 1);  // the listing's geometry has no 1g.5gb
+  CHECK(sim.err ==
+        "migplan: note: <stdin>: driver 470.57.02 shows a 1g.10gb instance, which a100-40gb has "
+        "from R525 on (NVIDIA's MIG guide); check the driver the capture names\n");
 }
