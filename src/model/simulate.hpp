@@ -25,6 +25,15 @@ struct simulate_policy {
   std::optional<replay_series> series;  ///< --plot: the fleet's use over time
 };
 
+/// --size on one model: the fewest GPUs of it each policy needs.
+struct simulate_sizing {
+  const gpu_model* gpu = nullptr;
+  int limit = 0;              ///< the most GPUs tried (a fleet file's `available`, or 100000)
+  long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks on this model
+  bool plan_optimal = false;  ///< that count is proven least
+  std::vector<std::optional<int>> sized;  ///< per policy, in `policies` order; none within limit
+};
+
 /// What --plot draws over time.
 enum class plot_metric : std::uint8_t {
   slices,  ///< compute slices held by busy instances
@@ -60,7 +69,8 @@ struct simulate_result {
   std::vector<simulate_policy> policies;
   bool size = false;                         ///< --size was asked
   double reject_target = 0;                  ///< --reject-target, percent of pods
-  int size_limit = 0;                        ///< the most GPUs sizing tries
+  int size_limit = 0;                        ///< the most GPUs sizing tries (the first model)
+  std::vector<simulate_sizing> sizing;       ///< --size: each model sized, --gpu's first
   plot_metric metric = plot_metric::slices;  ///< --plot-metric
 };
 

@@ -46,6 +46,34 @@ std::string policy_label(const simulate_policy& p) {
                      p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
 }
 
+// --size on several models: a column per model, "> N" where none within
+// its limit of N GPUs does.
+void sizing_table(std::ostream& os, const simulate_result& r) {
+  os << fmt::format(
+      "\nfewest GPUs of each model with at most {}% of pods rejected (nodes of {}):\n",
+      r.reject_target, r.per_node);
+  std::vector<std::size_t> widths;
+  for (const simulate_sizing& s : r.sizing)
+    widths.push_back(std::max<std::size_t>(s.gpu->slug.size() + 2, 10));
+  std::string line = fmt::format("  {:<20}", "");
+  for (std::size_t m = 0; m < r.sizing.size(); ++m)
+    line += fmt::format("{:>{}}", r.sizing[m].gpu->slug, widths[m]);
+  os << line << "\n";
+  for (std::size_t p = 0; p < r.policies.size(); ++p) {
+    line = fmt::format("  {:<20}", policy_label(r.policies[p]));
+    for (std::size_t m = 0; m < r.sizing.size(); ++m) {
+      const std::optional<int>& n = r.sizing[m].sized[p];
+      line += fmt::format("{:>{}}", n ? std::to_string(*n) : fmt::format("> {}", r.sizing[m].limit),
+                          widths[m]);
+    }
+    os << line << "\n";
+  }
+  line = fmt::format("  {:<20}", "plan at the peaks");
+  for (std::size_t m = 0; m < r.sizing.size(); ++m)
+    line += fmt::format("{:>{}}", r.sizing[m].plan_gpus, widths[m]);
+  os << line << "\n";
+}
+
 }  // namespace
 
 void simulate_text(std::ostream& os, const simulate_result& r) {
@@ -135,7 +163,9 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     os << line << "\n";
   }
-  if (r.size) {
+  if (r.size && r.sizing.size() > 1) {
+    sizing_table(os, r);
+  } else if (r.size) {
     os << fmt::format("\nfewest GPUs with at most {}% of pods rejected (nodes of {}):\n",
                       r.reject_target, r.per_node);
     for (const simulate_policy& p : r.policies)
@@ -203,6 +233,23 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
       w.key("sizing").begin_object();
       w.key("reject_target_percent").number(r.reject_target);
       w.key("limit").value(r.size_limit);
+      w.key("models").begin_array();
+      for (const simulate_sizing& m : r.sizing) {
+        w.begin_object();
+        w.key("gpu").value(m.gpu->slug).key("limit").value(m.limit);
+        w.key("plan_gpus").value(m.plan_gpus).key("plan_optimal").value(m.plan_optimal);
+        w.key("policies").begin_array();
+        for (std::size_t p = 0; p < r.policies.size(); ++p)
+          w.flat()
+              .begin_object()
+              .key("name")
+              .value(r.policies[p].name)
+              .key("sized_gpus")
+              .value(m.sized[p])
+              .end_object();
+        w.end_array().end_object();
+      }
+      w.end_array();
       w.end_object();
     }
   });

@@ -43,6 +43,23 @@ json simulate(const std::vector<std::string>& args, int code) {
   return json::parse(r.out);
 }
 
+// Pods `policy` rejects replaying `trace` on `n` GPUs of `gpu` in nodes of two.
+int rejected_at(const std::string& trace, const std::string& gpu, const std::string& policy,
+                int n) {
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", gpu, "--json", "--policy",
+                              policy, "--gpus", std::to_string(n), "--gpus-per-node", "2"},
+                             trace);
+  return json::parse(r.out)["policies"][0]["pods_rejected"].get<int>();
+}
+
+// A --size answer of `n`: no pod rejected at n GPUs, some at one fewer.
+void check_sized(const std::string& trace, const std::string& gpu, const std::string& policy,
+                 int n) {
+  INFO(gpu << " " << policy << " sized at " << n);
+  CHECK(rejected_at(trace, gpu, policy, n) == 0);
+  if (n > 1) CHECK(rejected_at(trace, gpu, policy, n - 1) > 0);
+}
+
 }  // namespace
 
 TEST_CASE("simulate replays the default policies side by side on the static plan's fleet",
@@ -72,19 +89,8 @@ TEST_CASE("simulate exits 1 when a policy rejects pods on a small fleet", "[simu
 TEST_CASE("simulate --size finds a count that meets the target and one fewer that does not",
           "[simulate]") {
   const json j = simulate({"--size", "--gpus-per-node", "2"}, 0);
-  for (const json& p : j["policies"]) {
-    const int n = p["sized_gpus"].get<int>();
-    const std::string name = p["name"].get<std::string>();
-    INFO(name << " sized at " << n);
-    const json at =
-        simulate({"--policy", name, "--gpus", std::to_string(n), "--gpus-per-node", "2"}, 0);
-    CHECK(at["policies"][0]["pods_rejected"] == 0);
-    if (n > 1) {
-      const json below =
-          simulate({"--policy", name, "--gpus", std::to_string(n - 1), "--gpus-per-node", "2"}, 1);
-      CHECK(below["policies"][0]["pods_rejected"].get<int>() > 0);
-    }
-  }
+  for (const json& p : j["policies"])
+    check_sized(trace_csv, "h100-80gb", p["name"].get<std::string>(), p["sized_gpus"].get<int>());
 }
 
 TEST_CASE("simulate prints a table with one column per policy", "[simulate]") {
@@ -347,4 +353,55 @@ TEST_CASE("simulate refuses --current with options that shape another fleet", "[
   CHECK(
       r.err.ends_with(": node h100-a has h100-80gb GPUs and node a100-c a100-40gb; simulate "
                       "replays a fleet of one model\n"));
+}
+
+TEST_CASE("simulate --size sizes each model --gpu and --fleet name", "[simulate]") {
+  // Memory sizes and whole GPUs resolve on every model; profile names do not.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,6,mem=10GiB\n"
+      "b,10,60,3,mem=20GiB\n"
+      "c,20,90,1,gpu\n";
+  const std::string fleet = temp_file("fleet.yaml",
+                                      "version: 1\n"
+                                      "models:\n"
+                                      "  - gpu: a30\n"
+                                      "  - gpu: a100-80gb\n"
+                                      "    available: 1\n");
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--fleet", fleet,
+                              "--size", "--json", "--gpus-per-node", "2"},
+                             trace);
+  INFO(r.err);
+  CHECK(r.code == 1);  // one A100 is not enough
+  const json j = json::parse(r.out);
+  const json& models = j["sizing"]["models"];
+  REQUIRE(models.size() == 3);
+  CHECK(models[0]["gpu"] == "h100-80gb");
+  CHECK(models[1]["gpu"] == "a30");
+  CHECK(models[2]["gpu"] == "a100-80gb");
+  CHECK(models[2]["limit"] == 1);
+  for (const json& p : models[2]["policies"]) CHECK(p["sized_gpus"].is_null());
+  // The first model's answers are the policies' own.
+  for (std::size_t p = 0; p < j["policies"].size(); ++p)
+    CHECK(models[0]["policies"][p]["sized_gpus"] == j["policies"][p]["sized_gpus"]);
+  // Each count holds on its model, one fewer does not.
+  for (std::size_t m = 0; m < 2; ++m)
+    for (const json& p : models[m]["policies"])
+      check_sized(trace, models[m]["gpu"].get<std::string>(), p["name"].get<std::string>(),
+                  p["sized_gpus"].get<int>());
+  std::remove(fleet.c_str());
+}
+
+TEST_CASE("simulate refuses several models without --size", "[simulate]") {
+  auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a100-80gb"},
+                       trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: 2 models (h100-80gb, a100-80gb) are for --size, which sizes each; a replay is of "
+        "one model: give one --gpu\n");
+  // A profile name must be one every model sized has.
+  r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"},
+                  trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'\n");
 }

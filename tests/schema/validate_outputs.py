@@ -209,6 +209,10 @@ class Checker:
                 (alibaba, ["--share", "memory"], (0, 1))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
+        # Several models sized: --gpu twice (memory sizes resolve on both).
+        mem = "start,end,item\n0,100,mem=10GiB\n10,60,gpu\n".encode()
+        args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"]
+        self.validate("simulate", self.run(args, stdin=mem, codes=(0,))[0], " ".join(args))
         # The fleet as it is: its own static geometry, its own nodes.
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
         args = ["simulate", "--json", "--trace", "-", "--current", state]

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "replay/trace_replay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
+#include <migplan/sizing.hpp>
+#include <optional>
+#include <tuple>
+
+#include "plan/solver.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli {
+namespace {
+
+// The profile of `gpu` that serves a share of `milli` thousandths of a GPU:
+// the smallest (fewest compute slices, then fewest units, then catalog
+// order) whose share of compute slices (or, by memory, of the full GPU's
+// memory) is at least milli / 1000; -1 when none.
+int share_profile(const gpu_model& gpu, int milli, bool by_memory) {
+  const int full = full_profile(gpu);
+  const std::optional<int> full_memory =
+      full >= 0 ? gpu.profiles[static_cast<std::size_t>(full)].memory_gib_x100 : std::nullopt;
+  int best = -1;
+  std::tuple<int, int, int> best_key{};
+  for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
+    const profile& p = gpu.profiles[i];
+    if (p.max_instances < 1) continue;
+    if (by_memory) {
+      if (!p.memory_gib_x100 || !full_memory ||
+          static_cast<long long>(*p.memory_gib_x100) * 1000 <
+              static_cast<long long>(milli) * *full_memory)
+        continue;
+    } else if (p.compute_slices * 1000 < milli * gpu.compute_slices) {
+      continue;
+    }
+    const std::tuple<int, int, int> key =
+        by_memory ? std::tuple{*p.memory_gib_x100, p.compute_slices, p.size}
+                  : std::tuple{p.compute_slices, p.size, 0};
+    if (best < 0 || key < best_key) {
+      best = static_cast<int>(i);
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+// The GPU-instance profile of `gpu` serving a demand item: the named profile,
+// the GPU instance of a named CI profile, or the smallest meeting a memory
+// need (as plan sizes it); -1 when none.
+int item_profile(const gpu_model& gpu, const demand_item& d) {
+  if (!d.profile.empty()) {
+    if (const int p = find_profile(gpu, d.profile); p >= 0) return p;
+    for (std::size_t i = 0; i < gpu.profiles.size(); ++i)
+      if (find_ci(gpu.profiles[i], d.profile) >= 0) return static_cast<int>(i);
+    return -1;
+  }
+  if (!d.memory_mib) return -1;
+  const need n{*d.memory_mib, d.sms, 1};
+  if (!d.compute_slices) return size_for(gpu, n).profile;
+  int best = -1;
+  std::tuple<int, int, int> best_key{};
+  for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
+    const profile& p = gpu.profiles[i];
+    if (!meets(p, n) || p.compute_slices < *d.compute_slices || p.max_instances < 1) continue;
+    const std::tuple<int, int, int> key{p.size, p.compute_slices, -p.max_instances};
+    if (best < 0 || key < best_key) {
+      best = static_cast<int>(i);
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+std::string describe_row(const trace_row& row) {
+  switch (row.need) {
+    case trace_need::whole:
+      return row.instances == 1 ? "a whole GPU" : fmt::format("{} whole GPUs", row.instances);
+    case trace_need::share:
+      return fmt::format("gpu_milli {}", row.milli);
+    case trace_need::item:
+      break;
+  }
+  return quote_token(row.item.name);
+}
+
+// The replay's items and pods from the trace's rows; the error names the row.
+result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(const trace& t,
+                                                                             const gpu_model& gpu,
+                                                                             bool share_by_memory) {
+  std::vector<replay_item> items;
+  std::map<std::pair<int, int>, int> index;  // (profile, instances) -> item
+  std::vector<replay_pod> pods;
+  std::int64_t last = t.rows.front().start;
+  for (const trace_row& row : t.rows) last = std::max({last, row.start, row.end.value_or(last)});
+  for (const trace_row& row : t.rows) {
+    int p = -1;
+    switch (row.need) {
+      case trace_need::whole:
+        p = full_profile(gpu);
+        break;
+      case trace_need::share:
+        p = share_profile(gpu, row.milli, share_by_memory);
+        break;
+      case trace_need::item:
+        p = item_profile(gpu, row.item);
+        break;
+    }
+    if (p < 0)
+      return error{
+          fmt::format("{}: no profile of {} serves {}", row.where, gpu.slug, describe_row(row))};
+    const int pp = p;
+    const auto [it, fresh] = index.try_emplace({pp, row.instances}, static_cast<int>(items.size()));
+    if (fresh) items.push_back({{pp}, row.instances});
+    for (long long k = 0; k < row.count; ++k)
+      pods.push_back({row.start, row.end.value_or(last), it->second});
+  }
+  return std::pair{std::move(items), std::move(pods)};
+}
+
+// The order in which a fleet smaller than the static plan takes the plan's
+// GPUs: each next GPU is one of a geometry (a plan group with GPUs left)
+// holding the most instances of the profile now served least in proportion
+// to its peak; ties go to the geometry with the most compute slices in use,
+// then to the first. A fleet of n GPUs takes the first n of this order, so
+// every profile keeps a share of its peak as near to the others' as the
+// planned geometries allow.
+std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group>& groups,
+                              const std::vector<std::int64_t>& peaks) {
+  const std::size_t np = gpu.profiles.size();
+  std::vector<std::vector<int>> held(groups.size(), std::vector<int>(np, 0));
+  std::vector<int> slices(groups.size(), 0);
+  std::vector<long long> left;
+  long long total = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const planned_instance& in : groups[g].instances) {
+      ++held[g][static_cast<std::size_t>(in.where.profile)];
+      slices[g] += gpu.profiles[static_cast<std::size_t>(in.where.profile)].compute_slices;
+    }
+    left.push_back(groups[g].count);
+    total += groups[g].count;
+  }
+  std::vector<std::int64_t> served(np, 0);
+  std::vector<int> order;
+  std::vector<std::size_t> by_share;  // profiles with a peak, least served first
+  for (std::size_t p = 0; p < np; ++p)
+    if (p < peaks.size() && peaks[p] > 0) by_share.push_back(p);
+  for (long long k = 0; k < total; ++k) {
+    std::stable_sort(by_share.begin(), by_share.end(), [&](std::size_t a, std::size_t b) {
+      return served[a] * peaks[b] < served[b] * peaks[a];  // served/peak, exactly
+    });
+    int pick = -1;
+    for (const std::size_t p : by_share) {
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (left[g] == 0 || held[g][p] == 0) continue;
+        const auto gi = static_cast<std::size_t>(pick);
+        if (pick < 0 || held[g][p] > held[gi][p] ||
+            (held[g][p] == held[gi][p] && slices[g] > slices[gi]))
+          pick = static_cast<int>(g);
+      }
+      if (pick >= 0) break;
+    }
+    if (pick < 0)  // GPUs holding no profile with a peak: none in a plan, but take them last
+      for (std::size_t g = 0; g < groups.size() && pick < 0; ++g)
+        if (left[g] > 0) pick = static_cast<int>(g);
+    const auto gp = static_cast<std::size_t>(pick);
+    --left[gp];
+    for (std::size_t p = 0; p < np; ++p) served[p] += held[gp][p];
+    order.push_back(pick);
+  }
+  return order;
+}
+
+}  // namespace
+
+replay_fleet fleet_of(const gpu_model& gpu, int gpus, int per_node) {
+  replay_fleet f{{&gpu}, {}};
+  for (int left = gpus; left > 0; left -= per_node)
+    f.nodes.push_back({0, std::min(per_node, left)});
+  return f;
+}
+
+std::string geometry_text(const gpu_model& gpu, const std::vector<planned_instance>& instances) {
+  std::string out;
+  for (const planned_instance& in : instances)
+    out +=
+        fmt::format("{}{}@{}", out.empty() ? "" : " ",
+                    gpu.profiles[static_cast<std::size_t>(in.where.profile)].name, in.where.start);
+  return out;
+}
+
+geometry_counts geometries_of(const gpu_model& gpu, const std::vector<layout>& gpus) {
+  geometry_counts out;
+  for (const layout& l : gpus) {
+    std::string text;
+    for (const instance& in : l)
+      text += fmt::format("{}{}@{}", text.empty() ? "" : " ",
+                          gpu.profiles[static_cast<std::size_t>(in.profile)].name, in.start);
+    if (text.empty()) text = "(none)";
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == text; });
+    if (it == out.end())
+      out.emplace_back(std::move(text), 1);
+    else
+      ++it->second;
+  }
+  return out;
+}
+
+std::vector<layout> trace_replay::geometry(int n) const {
+  std::vector<layout> out;
+  const auto planned = static_cast<long long>(order.size());
+  if (planned == 0) return std::vector<layout>(static_cast<std::size_t>(n));
+  if (n >= planned) {
+    for (int i = 0; i < n; ++i) {
+      long long at = i % planned;  // the plan's GPU at, in group order
+      std::size_t g = 0;
+      while (at >= groups[g].count) at -= groups[g++].count;
+      out.push_back(group_layouts[g]);
+    }
+    return out;
+  }
+  std::vector<long long> take(groups.size(), 0);
+  for (int i = 0; i < n; ++i) ++take[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    out.insert(out.end(), static_cast<std::size_t>(take[g]), group_layouts[g]);
+  return out;
+}
+
+result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
+                                    double plan_time_limit_s) {
+  auto built = pods_of(t, gpu, share_by_memory);
+  if (!built) return built.error();
+  trace_replay r;
+  r.gpu = &gpu;
+  r.items = std::move(built->first);
+  r.pods = std::move(built->second);
+  r.peaks = concurrent_peaks(r.items, r.pods, 0, gpu.profiles.size());
+  plan_request req;
+  req.models.push_back({&gpu, std::nullopt, 1.0});
+  req.time_limit_s = plan_time_limit_s;
+  for (std::size_t p = 0; p < r.peaks.size(); ++p) {
+    if (r.peaks[p] == 0) continue;
+    demand_item d;
+    d.name = std::string(gpu.profiles[p].name);
+    d.profile = d.name;
+    d.count = r.peaks[p];
+    req.demand.push_back(d);
+  }
+  if (!req.demand.empty()) {
+    plan_result plan = plan::solve(req);
+    if (!plan.feasible)
+      return error{fmt::format(
+          "plan found no static geometry on {} for the trace's peaks within its time limit",
+          gpu.slug)};
+    r.plan_gpus = plan.gpu_count;
+    r.plan_optimal = plan.optimal;
+    r.groups = std::move(plan.groups);
+  }
+  for (const plan_group& grp : r.groups) {
+    layout l;
+    for (const planned_instance& in : grp.instances) l.add(in.where);
+    r.group_layouts.push_back(l);
+  }
+  r.order = subset_order(gpu, r.groups, r.peaks);
+  return r;
+}
+
+}  // namespace migplan::cli

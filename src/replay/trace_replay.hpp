@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// A trace made ready to replay on one GPU model (what `migplan simulate`
+// replays): each row's pods resolved to a profile of the model, the
+// per-profile concurrent peaks, the exact static plan for those peaks, and
+// the static geometry that plan gives a fleet of any size.
+#pragma once
+
+#include <cstdint>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <migplan/replay.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+#include "model/plan.hpp"
+#include "model/trace.hpp"
+
+namespace migplan::cli {
+
+/// Geometries ("PROFILE@START ...") and how many GPUs have each.
+using geometry_counts = std::vector<std::pair<std::string, long long>>;
+
+struct trace_replay {
+  const gpu_model* gpu = nullptr;
+  std::vector<replay_item> items;   ///< one per (profile, instances) the rows ask for
+  std::vector<replay_pod> pods;     ///< in the trace's order
+  std::vector<std::int64_t> peaks;  ///< per profile of `gpu`: the most instances at once
+  std::vector<plan_group> groups;   ///< the static plan for the peaks (empty: no pod)
+  long long plan_gpus = 0;          ///< its GPUs
+  bool plan_optimal = false;        ///< its GPU count is proven least
+
+  /// The static geometry of a fleet of `n` GPUs: GPU i takes planned GPU i
+  /// mod the plan's count; a fleet smaller than the plan takes the planned
+  /// GPUs that keep each profile's instances nearest its share of the peak
+  /// (doc/simulate.md), each geometry's GPUs together in the plan's order.
+  std::vector<layout> geometry(int n) const;
+
+  std::vector<layout> group_layouts;  ///< one per group
+  std::vector<int> order;             ///< the groups a smaller fleet takes, GPU by GPU
+};
+
+/// What a trace needs of `gpu`, its static plan solved within
+/// `plan_time_limit_s`; an error names the row no profile serves, or says
+/// that the plan found no geometry in time. `share_by_memory`: Alibaba's
+/// gpu_milli by memory share (else by compute share).
+result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
+                                    double plan_time_limit_s);
+
+/// A fleet of `gpus` GPUs of `gpu` in nodes of `per_node` (the last may have fewer).
+replay_fleet fleet_of(const gpu_model& gpu, int gpus, int per_node);
+
+/// Identical geometries of `gpus` (one layout per GPU of `gpu`) and their
+/// counts, in order of first appearance; "(none)" for an empty GPU.
+geometry_counts geometries_of(const gpu_model& gpu, const std::vector<layout>& gpus);
+
+/// A plan group's instances as "PROFILE@START ...".
+std::string geometry_text(const gpu_model& gpu, const std::vector<planned_instance>& instances);
+
+}  // namespace migplan::cli
