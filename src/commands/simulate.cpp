@@ -27,6 +27,7 @@
 #include "error.hpp"
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
+#include "io/plan_answer.hpp"
 #include "io/plan_input.hpp"
 #include "io/size.hpp"
 #include "io/trace.hpp"
@@ -51,6 +52,7 @@ struct simulate_options {
   std::string trace;
   std::vector<std::string> gpu;  // --gpu, repeatable with --size
   std::string fleet;             // --fleet: models to size
+  std::string static_plan;       // --static-plan: plan --json's answer
   std::string gpus;
   std::string per_node;  // empty: 8
   std::vector<std::string> policies;
@@ -165,6 +167,8 @@ std::optional<std::string> option_conflict(const simulate_options& o) {
     if (!o.fleet.empty())
       return "--fleet names models for --size; --current replays the fleet as it is";
     if (o.gpu.size() > 1) return "--current takes one --gpu: the model of its nvidia-smi listing";
+    if (!o.static_plan.empty())
+      return "--static-plan gives a fleet of --gpu's model a geometry; --current has its own";
     if (o.current.current == "-" && o.trace == "-")
       return "--trace and --current cannot both read standard input";
     return std::nullopt;
@@ -253,6 +257,12 @@ int run_simulate(const simulate_options& o, context& ctx) {
   const bool by_memory = o.share == "memory";
   auto prepared = prepare_replay(*t, gpu, by_memory, static_plan_time_limit_s);
   if (!prepared) return bad(prepared.error().message);
+  if (!o.static_plan.empty()) {
+    auto planned = read_plan_answer(o.static_plan, ctx.in, gpu);
+    if (!planned) return bad(planned.error().message);
+    prepared->set_static(std::move(*planned));
+    res.static_file = o.static_plan == "-" ? "<stdin>" : o.static_plan;
+  }
   const trace_replay& main = *prepared;
   res.trace = o.trace == "-" ? "<stdin>" : o.trace;
   res.alibaba = t->alibaba;
@@ -290,12 +300,14 @@ int run_simulate(const simulate_options& o, context& ctx) {
     res.current = o.current.current == "-" ? "<stdin>" : o.current.current;
     res.static_from = "current";
   } else {
+    const long long planned = main.static_gpus();
     res.gpus =
-        gpus ? *gpus : static_cast<int>(std::clamp<long long>(res.plan_gpus, 1, max_simulate_gpus));
+        gpus ? *gpus : static_cast<int>(std::clamp<long long>(planned, 1, max_simulate_gpus));
     res.nodes = (res.gpus + res.per_node - 1) / res.per_node;
     fleet = fleet_of(gpu, res.gpus, res.per_node);
     geometry = main.geometry(res.gpus);
-    res.static_from = static_cast<long long>(res.gpus) < res.plan_gpus ? "plan-subset" : "plan";
+    res.static_from = o.static_plan.empty() ? "plan" : "static-plan";
+    res.static_subset = static_cast<long long>(res.gpus) < planned;
   }
   res.static_geometries = geometries_of(gpu, geometry);
 
@@ -393,6 +405,8 @@ void add_simulate(CLI::App& app, context& ctx) {
       ->type_name("MODEL")
       ->allow_extra_args(false);
   cmd->add_option("--fleet", o->fleet, "--size: size each model of a fleet file")
+      ->type_name("FILE");
+  cmd->add_option("--static-plan", o->static_plan, "Static geometry: a plan --json answer")
       ->type_name("FILE");
   cmd->add_option("--gpus", o->gpus, "GPUs in the fleet (default: the static plan's)")
       ->type_name("N");

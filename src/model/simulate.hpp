@@ -60,10 +60,14 @@ struct simulate_result {
   /// The static plan's geometries ("3g.40gb@0 2g.20gb@4 ...") and their GPU counts.
   std::vector<std::pair<std::string, long long>> geometries;
   /// Where the static policies' geometry on the fleet replayed comes from:
-  /// "plan" (GPU i takes planned GPU i mod the plan's count), "plan-subset"
-  /// (a fleet smaller than the plan: the plan's GPUs that keep each profile
-  /// nearest its share of the peak), or "current" (the fleet's as it is).
+  /// "plan" (the plan for the peaks), "static-plan" (--static-plan's file),
+  /// or "current" (the fleet's as it is). GPU i takes planned GPU i mod the
+  /// plan's count, or, with `static_subset`, the fleet is smaller than the
+  /// plan and takes the planned GPUs that keep each profile nearest its
+  /// share of the peak.
   std::string static_from = "plan";
+  bool static_subset = false;  ///< the fleet has fewer GPUs than the static plan
+  std::string static_file;     ///< --static-plan as shown
   /// The static geometry on the fleet replayed, as `geometries` lists the plan's.
   std::vector<std::pair<std::string, long long>> static_geometries;
   std::vector<simulate_policy> policies;

@@ -96,12 +96,14 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
                       r.plan_optimal ? "" : " (not proven least)");
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
-  if (r.static_from != "plan") {
-    os << (r.static_from == "current"
-               ? std::string("static geometry on this fleet: its own\n")
-               : fmt::format("static geometry on these {} GPUs: the plan's that keep each profile "
-                             "nearest its share of the peak\n",
-                             r.gpus));
+  if (r.static_from != "plan" || r.static_subset) {
+    std::string from = r.static_from == "current" ? std::string("its own")
+                       : r.static_from == "static-plan"
+                           ? fmt::format("the plan in {}", r.static_file)
+                           : std::string("the plan's");
+    if (r.static_subset)
+      from += ", the planned GPUs that keep each profile nearest its share of the peak";
+    os << fmt::format("static geometry on these {} GPUs: {}\n", r.gpus, from);
     for (const auto& [text, n] : r.static_geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
   os << "\n";
@@ -202,6 +204,8 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     w.end_array().end_object();
     w.key("static_geometry").begin_object();
     w.key("from").value(r.static_from);
+    w.key("subset").value(r.static_subset);
+    if (!r.static_file.empty()) w.key("file").value(r.static_file);
     w.key("geometries").begin_array();
     for (const auto& [text, n] : r.static_geometries)
       w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();

@@ -218,16 +218,33 @@ std::vector<layout> trace_replay::geometry(int n) const {
     for (int i = 0; i < n; ++i) {
       long long at = i % planned;  // the plan's GPU at, in group order
       std::size_t g = 0;
-      while (at >= groups[g].count) at -= groups[g++].count;
+      while (at >= static_groups[g].count) at -= static_groups[g++].count;
       out.push_back(group_layouts[g]);
     }
     return out;
   }
-  std::vector<long long> take(groups.size(), 0);
+  std::vector<long long> take(static_groups.size(), 0);
   for (int i = 0; i < n; ++i) ++take[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
-  for (std::size_t g = 0; g < groups.size(); ++g)
+  for (std::size_t g = 0; g < static_groups.size(); ++g)
     out.insert(out.end(), static_cast<std::size_t>(take[g]), group_layouts[g]);
   return out;
+}
+
+void trace_replay::set_static(std::vector<plan_group> planned) {
+  static_groups = std::move(planned);
+  group_layouts.clear();
+  for (const plan_group& grp : static_groups) {
+    layout l;
+    for (const planned_instance& in : grp.instances) l.add(in.where);
+    group_layouts.push_back(l);
+  }
+  order = subset_order(*gpu, static_groups, peaks);
+}
+
+long long trace_replay::static_gpus() const {
+  long long n = 0;
+  for (const plan_group& grp : static_groups) n += grp.count;
+  return n;
 }
 
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
@@ -260,12 +277,7 @@ result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool s
     r.plan_optimal = plan.optimal;
     r.groups = std::move(plan.groups);
   }
-  for (const plan_group& grp : r.groups) {
-    layout l;
-    for (const planned_instance& in : grp.instances) l.add(in.where);
-    r.group_layouts.push_back(l);
-  }
-  r.order = subset_order(gpu, r.groups, r.peaks);
+  r.set_static(r.groups);
   return r;
 }
 

@@ -37,8 +37,15 @@ struct trace_replay {
   /// (doc/simulate.md), each geometry's GPUs together in the plan's order.
   std::vector<layout> geometry(int n) const;
 
-  std::vector<layout> group_layouts;  ///< one per group
-  std::vector<int> order;             ///< the groups a smaller fleet takes, GPU by GPU
+  /// Replaces the static geometry with `planned` (a plan read from a file);
+  /// plan_gpus and plan_optimal stay the peaks plan's, for comparison.
+  void set_static(std::vector<plan_group> planned);
+  /// GPUs of the static geometry's plan (the peaks plan's, or set_static's).
+  long long static_gpus() const;
+
+  std::vector<plan_group> static_groups;  ///< the plan geometry() takes GPUs from
+  std::vector<layout> group_layouts;      ///< one per static group
+  std::vector<int> order;                 ///< the groups a smaller fleet takes, GPU by GPU
 };
 
 /// What a trace needs of `gpu`, its static plan solved within

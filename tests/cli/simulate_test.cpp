@@ -315,7 +315,8 @@ TEST_CASE("simulate keeps every profile served on a fleet smaller than the stati
                              trace);
   CHECK(r.code == 1);
   const json j = json::parse(r.out);
-  CHECK(j["static_geometry"]["from"] == "plan-subset");
+  CHECK(j["static_geometry"]["from"] == "plan");
+  CHECK(j["static_geometry"]["subset"] == true);
   REQUIRE(j["static_geometry"]["geometries"].size() == 2);
   CHECK(j["static_geometry"]["geometries"][0]["count"] == 1);
   CHECK(j["static_geometry"]["geometries"][1]["count"] == 1);
@@ -404,4 +405,70 @@ TEST_CASE("simulate refuses several models without --size", "[simulate]") {
                   trace_csv);
   CHECK(r.code == 2);
   CHECK(r.err == "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'\n");
+}
+
+TEST_CASE("simulate --static-plan replays the geometry of a plan answer", "[simulate]") {
+  // A plan of one GPU of seven 1g.10gb and one whole GPU, read back.
+  const auto plan = run_migplan({"plan", "--gpu", "h100-80gb", "7x1g.10gb", "7g.80gb", "--json"});
+  REQUIRE(plan.code == 0);
+  const std::string file = temp_file("plan.json", plan.out);
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,14,1g.10gb\n"
+      "b,0,100,2,7g.80gb\n";
+  const std::vector<std::string> args{"simulate",      "--trace", "-",      "--gpu",    "h100-80gb",
+                                      "--static-plan", file,      "--json", "--policy", "static"};
+  auto r = run_migplan(args, trace);
+  CHECK(r.code == 1);
+  json j = json::parse(r.out);
+  CHECK(j["fleet"]["gpus"] == 2);        // the plan's GPUs
+  CHECK(j["static_plan"]["gpus"] == 4);  // the peaks' plan, for comparison
+  CHECK(j["static_geometry"]["from"] == "static-plan");
+  CHECK(j["static_geometry"]["file"] == file);
+  CHECK(j["static_geometry"]["subset"] == false);
+  CHECK(j["static_geometry"]["geometries"].size() == 2);
+  CHECK(j["policies"][0]["pods_accepted"] == 8);  // its seven 1g.10gb and one whole GPU
+  // Four GPUs take the plan's twice over and hold every pod.
+  std::vector<std::string> four = args;
+  four.insert(four.end(), {"--gpus", "4"});
+  r = run_migplan(four, trace);
+  CHECK(r.code == 0);
+  CHECK(json::parse(r.out)["policies"][0]["pods_accepted"] == 16);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("simulate --static-plan refuses what is no plan of the model", "[simulate]") {
+  const auto plan = run_migplan({"plan", "--gpu", "h100-80gb", "3g.40gb", "--json"});
+  REQUIRE(plan.code == 0);
+  const std::string good = temp_file("plan-3g.json", plan.out);
+  std::string moved = plan.out;
+  const std::size_t at = moved.find("\"start\": 4");
+  REQUIRE(at != std::string::npos);
+  moved.replace(at, 10, "\"start\": 3");
+  const std::string bad = temp_file("plan-3g-bad.json", moved);
+  const std::string trace = "start,item\n0,3g.40gb\n";
+  auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "a100-80gb", "--static-plan", good}, trace);
+  CHECK(r.code == 2);
+  CHECK(
+      r.err.ends_with("the plan has a group of 'h100-80gb'; this replay is of a100-80gb "
+                      "(--gpu)\n"));
+  CHECK(r.err.starts_with("migplan: " + good + ":"));
+  r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--static-plan", bad}, trace);
+  CHECK(r.code == 2);
+  CHECK(r.err.ends_with(": 3g.40gb cannot start at 3 on h100-80gb\n"));
+  r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--static-plan",
+                   migplan::test::test_path("fixtures/place/state.yaml")},
+                  trace);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("invalid json") != std::string::npos);
+  r = run_migplan({"simulate", "--trace", "-", "--current",
+                   migplan::test::test_path("fixtures/place/state.yaml"), "--static-plan", good},
+                  trace);
+  CHECK(r.code == 2);
+  CHECK(
+      r.err ==
+      "migplan: --static-plan gives a fleet of --gpu's model a geometry; --current has its own\n");
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
 }

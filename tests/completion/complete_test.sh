@@ -122,6 +122,7 @@ expect 'migplan simulate --gpus-' --gpus-per-node
 expect 'migplan simulate --gpu h100-8' h100-80gb
 expect 'migplan simulate --mig-' --mig-config
 expect 'migplan simulate --fle' --fleet
+expect 'migplan simulate --static-' --static-plan
 expect 'migplan place --policy spread-' spread-best-fit spread-first-fit
 expect 'migplan place --emit ' nvidia-smi
 expect 'migplan place --al' --alternatives

@@ -213,6 +213,14 @@ class Checker:
         mem = "start,end,item\n0,100,mem=10GiB\n10,60,gpu\n".encode()
         args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"]
         self.validate("simulate", self.run(args, stdin=mem, codes=(0,))[0], " ".join(args))
+        # A plan of one's own as the static geometry.
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write(self.run(["plan", "--json", "--gpu", "h100-80gb", "7x1g.10gb"])[0])
+        try:
+            args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", "--static-plan", f.name]
+            self.validate("simulate", self.run(args, stdin=trace, codes=(0, 1))[0], " ".join(args))
+        finally:
+            os.unlink(f.name)
         # The fleet as it is: its own static geometry, its own nodes.
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
         args = ["simulate", "--json", "--trace", "-", "--current", state]
