@@ -128,10 +128,14 @@ result<std::vector<plan_group>> read_plan_answer(const std::string& path, std::i
                                                  const gpu_model& gpu) {
   auto text = read_plan_file(path, in);
   if (!text) return text.error();
-  const std::string shown = plan_io::shown_path(path);
+  return parse_plan_answer(*text, plan_io::shown_path(path), gpu);
+}
+
+result<std::vector<plan_group>> parse_plan_answer(std::string_view text, std::string_view shown,
+                                                  const gpu_model& gpu) {
   doc::budget limits;
   limits.reader = "simulate";
-  const auto root = doc::read_json(*text, shown, limits);
+  const auto root = doc::read_json(text, shown, limits);
   if (!root) return error{to_text(root.error())};
   doc::walker w(shown);
   const auto fail = [&]() { return error{to_text(w.first())}; };

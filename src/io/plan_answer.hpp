@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <migplan/gpu.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "error.hpp"
@@ -20,5 +21,9 @@ namespace migplan::cli {
 /// not allow, instances that overlap, a plan without a GPU.
 result<std::vector<plan_group>> read_plan_answer(const std::string& path, std::istream& in,
                                                  const gpu_model& gpu);
+
+/// The same on the text of a file shown as `shown`.
+result<std::vector<plan_group>> parse_plan_answer(std::string_view text, std::string_view shown,
+                                                  const gpu_model& gpu);
 
 }  // namespace migplan::cli
