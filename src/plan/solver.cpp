@@ -18,6 +18,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -69,11 +70,34 @@ long long room_value(const gpu_model& gpu, const room& rm) {
 
 namespace {
 
+// What a model's geometries depend on: its units and compute slices, and
+// each profile's name, size, slices, starts, cap and engines (the search's
+// rules read nothing else). configs_of keys its cache by this, not by the
+// model's address: a model read from a file and freed can leave its address
+// to another model with another table, which must not get the first's
+// geometries.
+std::string structure_key(const gpu_model& gpu) {
+  std::string key(gpu.slug);
+  const auto add = [&](long long v) { key += ':' + std::to_string(v); };
+  add(gpu.units);
+  add(gpu.compute_slices);
+  for (const profile& p : gpu.profiles) {
+    key += '|';
+    key += p.name;
+    add(p.size);
+    add(p.compute_slices);
+    add(static_cast<long long>(p.starts));
+    add(p.max_instances);
+    for (const auto& e : p.engines) add(e ? int{*e} : -1);
+  }
+  return key;
+}
+
 const model_configs& configs_of(const gpu_model& gpu) {
   static std::mutex mu;
-  static std::map<const gpu_model*, std::unique_ptr<model_configs>> cache;
+  static std::map<std::string, std::unique_ptr<model_configs>> cache;
   const std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[&gpu];
+  auto& slot = cache[structure_key(gpu)];
   if (slot) return *slot;
   auto out = std::make_unique<model_configs>();
   room_memo memo(gpu);

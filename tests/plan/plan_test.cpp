@@ -400,3 +400,27 @@ TEST_CASE("compute-instance items on a100-40gb match a brute force over GI conte
         check_plan(req, res);
       }
 }
+
+TEST_CASE("a model changed at the same address gets geometries of its own", "[plan]") {
+  // A model read from a file and freed can leave its address to another
+  // model: the planner's cache of geometries must follow the table, not the
+  // address. Here one gpu_model object changes its table between two plans.
+  gpu_model m = *gpu("h100-80gb");
+  plan_request req;
+  req.models.push_back({&m, std::nullopt, 1.0});
+  req.demand.push_back(want("1g.10gb", 7));
+  const plan_result before = plan::solve(req);
+  REQUIRE(before.feasible);
+  CHECK(before.gpu_count == 1);
+  // The same slug and address, but 1g.10gb at starts 0 to 2 only: three a GPU.
+  std::vector<profile> changed(m.profiles.begin(), m.profiles.end());
+  const int p = find_profile(m, "1g.10gb");
+  REQUIRE(p >= 0);
+  changed[static_cast<std::size_t>(p)].starts = 0b111;
+  changed[static_cast<std::size_t>(p)].max_instances = 3;
+  m.profiles = changed;
+  const plan_result after = plan::solve(req);
+  REQUIRE(after.feasible);
+  CHECK(after.gpu_count == 3);
+  check_plan(req, after);
+}
