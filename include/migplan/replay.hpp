@@ -362,6 +362,8 @@ class state_space {
 /// transitions): pure functions of the model and, for a static policy, the
 /// geometry. Keep one across replays of the same models (sizing replays one
 /// trace many times) to build them once. Not thread-safe: one per thread.
+/// Tables are found by the model's address: every model replayed must
+/// outlive the tables, and keep its table unchanged while they live.
 class replay_tables {
  public:
   /// The state space of `gpu`: dynamic without a geometry, else that static geometry.
