@@ -122,13 +122,37 @@ result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(con
   return std::pair{std::move(items), std::move(pods)};
 }
 
+// A profile's share of its peak, capped at the whole peak: served / peak.
+struct share {
+  std::int64_t served = 0;
+  std::int64_t peak = 1;
+  friend bool operator<(const share& a, const share& b) {
+    return a.served * b.peak < b.served * a.peak;  // exactly, in integers
+  }
+};
+
+// The shares after adding `adds` (instances per profile) to `served`,
+// least first: the vector the choice below compares.
+std::vector<share> shares_after(const std::vector<std::int64_t>& served,
+                                const std::vector<int>& adds,
+                                const std::vector<std::int64_t>& peaks,
+                                const std::vector<std::size_t>& with_peak) {
+  std::vector<share> out;
+  out.reserve(with_peak.size());
+  for (const std::size_t p : with_peak)
+    out.push_back({std::min(served[p] + adds[p], peaks[p]), peaks[p]});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // The order in which a fleet smaller than the static plan takes the plan's
-// GPUs: each next GPU is one of a geometry (a plan group with GPUs left)
-// holding the most instances of the profile now served least in proportion
-// to its peak; ties go to the geometry with the most compute slices in use,
-// then to the first. A fleet of n GPUs takes the first n of this order, so
-// every profile keeps a share of its peak as near to the others' as the
-// planned geometries allow.
+// GPUs. Each next GPU is of the geometry (a plan group with GPUs left) that
+// leaves the profiles' shares of their peaks (each capped at the whole peak)
+// best, least share first, compared as sorted vectors (leximin): the least
+// served profile is served most, then the next; ties go to the geometry with
+// the most compute slices in use, then to the first. A fleet of n GPUs takes
+// the first n of this order, so every profile keeps a share of its peak as
+// near to the others' as the planned geometries allow.
 std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group>& groups,
                               const std::vector<std::int64_t>& peaks) {
   const std::size_t np = gpu.profiles.size();
@@ -144,29 +168,27 @@ std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group
     left.push_back(groups[g].count);
     total += groups[g].count;
   }
+  std::vector<std::size_t> with_peak;
+  for (std::size_t p = 0; p < np; ++p)
+    if (p < peaks.size() && peaks[p] > 0) with_peak.push_back(p);
   std::vector<std::int64_t> served(np, 0);
   std::vector<int> order;
-  std::vector<std::size_t> by_share;  // profiles with a peak, least served first
-  for (std::size_t p = 0; p < np; ++p)
-    if (p < peaks.size() && peaks[p] > 0) by_share.push_back(p);
+  order.reserve(static_cast<std::size_t>(total));
   for (long long k = 0; k < total; ++k) {
-    std::stable_sort(by_share.begin(), by_share.end(), [&](std::size_t a, std::size_t b) {
-      return served[a] * peaks[b] < served[b] * peaks[a];  // served/peak, exactly
-    });
     int pick = -1;
-    for (const std::size_t p : by_share) {
-      for (std::size_t g = 0; g < groups.size(); ++g) {
-        if (left[g] == 0 || held[g][p] == 0) continue;
-        const auto gi = static_cast<std::size_t>(pick);
-        if (pick < 0 || held[g][p] > held[gi][p] ||
-            (held[g][p] == held[gi][p] && slices[g] > slices[gi]))
-          pick = static_cast<int>(g);
+    std::vector<share> best;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (left[g] == 0) continue;
+      std::vector<share> after = shares_after(served, held[g], peaks, with_peak);
+      const auto gi = static_cast<std::size_t>(pick);
+      const bool better =
+          pick < 0 || best < after ||
+          (!(after < best) && slices[g] > slices[gi]);  // equal shares: the fuller GPU
+      if (better) {
+        pick = static_cast<int>(g);
+        best = std::move(after);
       }
-      if (pick >= 0) break;
     }
-    if (pick < 0)  // GPUs holding no profile with a peak: none in a plan, but take them last
-      for (std::size_t g = 0; g < groups.size() && pick < 0; ++g)
-        if (left[g] > 0) pick = static_cast<int>(g);
     const auto gp = static_cast<std::size_t>(pick);
     --left[gp];
     for (std::size_t p = 0; p < np; ++p) served[p] += held[gp][p];
