@@ -11,7 +11,9 @@
 // with the schema walker (schema.hpp). Internal to src/io.
 
 #include <cstddef>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +74,15 @@ struct budget {
 /// problem: a syntax error ("invalid yaml: ...") or a budget passed.
 result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
                                    const budget& limits = {});
+
+/// Reads the YAML documents of a stream (a Kubernetes manifest's) in turn,
+/// handing each one's root (null for an empty document) and start to `each`,
+/// which may take the root and returns false to stop. Returns the first
+/// problem, which ends the reading (a syntax error, a budget passed: the
+/// alias budget is the stream's), or nothing.
+std::optional<diagnostic> read_yaml_stream(
+    std::string_view text, std::string_view file, const budget& limits,
+    const std::function<bool(node& root, position start)>& each);
 
 /// The JSON document `text`, or the first problem ("invalid json: ...", a
 /// budget passed). Strings are quoted scalars; numbers keep their text.
