@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include "io/json_sax.hpp"
@@ -378,6 +379,24 @@ result<node, diagnostic> read_json(std::string_view text, std::string_view file,
 result<node, diagnostic> read_document(std::string_view text, std::string_view file, bool json,
                                        const budget& limits) {
   return json ? read_json(text, file, limits) : read_yaml(text, file, limits);
+}
+
+const node* member(const node& map, std::string_view key) {
+  if (!map.is_map()) return nullptr;
+  const node* found = nullptr;
+  for (std::size_t i = 0; i + 1 < map.kids.size(); i += 2)
+    if (map.kids[i].is_scalar() && map.kids[i].text == key) found = &map.kids[i + 1];
+  return found;
+}
+
+const node* repeated_key(const node& root) {
+  std::unordered_set<std::string_view> keys;  // of this mapping, so far
+  for (std::size_t i = 0; i < root.kids.size(); ++i) {
+    const node& k = root.kids[i];
+    if (root.is_map() && i % 2 == 0 && k.is_scalar() && !keys.insert(k.text).second) return &k;
+    if (const node* r = k.kids.empty() ? nullptr : repeated_key(k)) return r;
+  }
+  return nullptr;
 }
 
 bool yaml11_int(std::string_view s) {

@@ -93,6 +93,15 @@ result<node, diagnostic> read_json(std::string_view text, std::string_view file,
 result<node, diagnostic> read_document(std::string_view text, std::string_view file, bool json,
                                        const budget& limits = {});
 
+/// The value of `key` in mapping `map`, the last one where the key is given
+/// twice (as yaml-cpp's and nlohmann's own trees keep it), or nullptr (also
+/// when `map` is no mapping).
+const node* member(const node& map, std::string_view key);
+
+/// The first key, in the order of the text, given a second time in its
+/// mapping anywhere in the tree (the second one), or nullptr.
+const node* repeated_key(const node& root);
+
 /// How a scalar reads, as mig-parted's Go YAML library (YAML 1.1) reads it.
 enum class scalar_type : unsigned char { null, boolean, integer, number, string };
 

@@ -29,13 +29,9 @@ using doc::node;
 location at(doc::position p) { return {p.line, p.column}; }
 
 // The value of `key` in mapping `map` (the last one written, as Kubernetes
-// reads a key given twice), or null.
+// reads a key given twice), or null, also for a null `map`.
 const node* k8s_member(const node* map, std::string_view key) {
-  if (map == nullptr || !map->is_map()) return nullptr;
-  const node* found = nullptr;
-  for (std::size_t i = 0; i + 1 < map->kids.size(); i += 2)
-    if (map->kids[i].is_scalar() && map->kids[i].text == key) found = &map->kids[i + 1];
-  return found;
+  return map == nullptr ? nullptr : doc::member(*map, key);
 }
 
 std::string_view k8s_scalar(const node* n) {
