@@ -4,13 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
-#include <nlohmann/json.hpp>
-#include <set>
 
-#include "io/json_sax.hpp"
+#include "io/document.hpp"
 #include "io/names.hpp"
 #include "io/smi.hpp"
 #include "io/text_view.hpp"
@@ -147,105 +146,87 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
   return out;
 }
 
-// 1-based line and column of byte `off` of `text`.
-std::pair<int, int> line_col(std::string_view text, std::size_t off) {
-  int line = 1;
-  std::size_t line_start = 0;
-  off = std::min(off, text.size());
-  for (std::size_t i = 0; i < off; ++i)
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  return {line, static_cast<int>(off - line_start) + 1};
+using doc::node;
+
+bool is_string(const node* n) { return n != nullptr && n->is_scalar() && n->quoted; }
+
+// A JSON number written as an integer (no fraction, no exponent) that fits
+// 64 bits, as nlohmann reads one (is_number_integer()); its value as
+// nlohmann's get<long long>() gives it (one past long long wraps to a
+// negative number, which no range here takes).
+std::optional<long long> json_integer(const node* n) {
+  if (n == nullptr || !n->is_scalar() || n->quoted) return std::nullopt;
+  const std::string& t = n->text;
+  const std::size_t digits = t.starts_with('-') ? 1 : 0;
+  if (t.size() == digits || t.find_first_not_of("0123456789", digits) != std::string::npos)
+    return std::nullopt;
+  long long v = 0;
+  if (std::from_chars(t.data(), t.data() + t.size(), v).ec == std::errc{}) return v;
+  unsigned long long u = 0;
+  if (digits == 0 && std::from_chars(t.data(), t.data() + t.size(), u).ec == std::errc{})
+    return static_cast<long long>(u);
+  return std::nullopt;
 }
 
-// The first key given twice in one object, and the byte nlohmann had read
-// when it came: nlohmann's DOM keeps the last silently, and every other
-// reader of migplan refuses a duplicate key.
-class duplicate_keys final : public json_sax_base {
- public:
-  explicit duplicate_keys(const std::size_t* taken) : taken_(taken) {}
-  std::optional<std::pair<std::string, std::size_t>> found;
+// A whole number from 0 to 4095 (profile IDs, starts and sizes).
+bool small(long long v) { return v >= 0 && v < 4096; }
 
-  bool start_object(std::size_t) override {
-    open_.emplace_back();
-    return true;
-  }
-  bool key(string_t& k) override {
-    if (open_.back().insert(k).second) return true;
-    found = {k, *taken_};
-    return false;
-  }
-  bool end_object() override {
-    open_.pop_back();
-    return true;
-  }
-
- private:
-  const std::size_t* taken_;
-  std::vector<std::set<std::string>> open_;
-};
-
-// A `pack --json` answer: its model and its preferred layout.
+// A `pack --json` answer: its model and its preferred layout. Keys the
+// reader does not use are left alone (an answer has many); a key given
+// twice in one object anywhere is refused, as every reader of migplan does.
 result<current_listing> read_json(std::string_view text, std::string_view shown,
                                   const gpu_model* gpu) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, col] = line_col(text, e.byte == 0 ? 0 : e.byte - 1);
-    return error{
-        fmt::format("{}:{}:{}: not valid JSON: {}", shown, line, col, json_error_text(e.what()))};
+  doc::budget limits;
+  limits.reader = "pack";
+  auto root = doc::read_json(text, shown, limits);
+  if (!root) {
+    const diagnostic& d = root.error();
+    // Told as pack has always told it: "not valid JSON", line and column.
+    const std::string_view syntax = "invalid json: ";
+    const std::string message = d.message.starts_with(syntax)
+                                    ? "not valid JSON: " + d.message.substr(syntax.size())
+                                    : d.message;
+    return error{fmt::format("{}:{}:{}: {}", shown, d.line, d.column, message)};
   }
-  std::size_t taken = 0;
-  duplicate_keys dup(&taken);
-  nlohmann::json::sax_parse(counting_iterator(text.data(), &taken),
-                            counting_iterator(text.data() + text.size(), &taken), &dup);
-  if (dup.found) {
-    const auto [line, col] = line_col(text, dup.found->second == 0 ? 0 : dup.found->second - 1);
-    return error{fmt::format("{}:{}:{}: key {} appears twice in one object", shown, line, col,
-                             quote_token(dup.found->first))};
-  }
+  if (const node* k = doc::repeated_key(*root))
+    return error{fmt::format("{}:{}:{}: key {} appears twice in one object", shown, k->at.line,
+                             k->at.column, quote_token(k->text))};
   const auto bad = [&](const std::string& why) {
     return error{fmt::format("{}: {} (expected the JSON of 'migplan pack --json')", shown, why)};
   };
-  if (!doc.is_object()) return bad("the JSON is not an object");
-  if (doc.contains("error")) return bad("the JSON is an error document, not an answer");
-  const auto gpu_it = doc.find("gpu");
-  if (gpu_it == doc.end() || !gpu_it->is_object() || !gpu_it->contains("id") ||
-      !(*gpu_it)["id"].is_string())
-    return bad("no \"gpu\" object with an \"id\"");
-  const std::string slug = (*gpu_it)["id"].get<std::string>();
-  auto model = resolve_gpu(slug);
+  if (!root->is_map()) return bad("the JSON is not an object");
+  if (doc::member(*root, "error") != nullptr)
+    return bad("the JSON is an error document, not an answer");
+  const node* gpu_at = doc::member(*root, "gpu");
+  const node* id = gpu_at == nullptr ? nullptr : doc::member(*gpu_at, "id");
+  if (!is_string(id)) return bad("no \"gpu\" object with an \"id\"");
+  auto model = resolve_gpu(id->text);
   if (!model) return error{fmt::format("{}: \"gpu\": {}", shown, model.error().message)};
   if (gpu != nullptr && *model != gpu)
     return error{fmt::format("{}: the answer is for {}, not for --gpu {}", shown, (*model)->slug,
                              gpu->slug)};
   const gpu_model& g = **model;
-  const auto layouts = doc.find("layouts");
-  if (layouts == doc.end() || !layouts->is_array()) return bad("no \"layouts\" array");
-  if (layouts->empty())
+  const node* layouts = doc::member(*root, "layouts");
+  if (layouts == nullptr || !layouts->is_list()) return bad("no \"layouts\" array");
+  if (layouts->kids.empty())
     return error{fmt::format("{}: the answer holds no layout (its request does not fit)", shown)};
-  const nlohmann::json& first = (*layouts)[0];
-  if (!first.is_object() || !first.contains("instances") || !first["instances"].is_array())
+  const node* instances = doc::member(layouts->kids[0], "instances");
+  if (instances == nullptr || !instances->is_list())
     return bad("\"layouts\"[0] has no \"instances\" array");
   current_listing out{&g, {{std::nullopt, {}}}, true};
   std::size_t n = 0;
-  for (const nlohmann::json& in : first["instances"]) {
+  for (const node& in : instances->kids) {
     const std::string where = fmt::format("\"layouts\"[0].\"instances\"[{}]", n++);
-    if (!in.is_object() || !in.contains("profile_id") || !in["profile_id"].is_number_integer() ||
-        !in.contains("start") || !in["start"].is_number_integer() || !in.contains("size") ||
-        !in["size"].is_number_integer() || !in.contains("profile") || !in["profile"].is_string())
+    const node* profile = doc::member(in, "profile");
+    const auto profile_id = json_integer(doc::member(in, "profile_id"));
+    const auto start = json_integer(doc::member(in, "start"));
+    const auto size = json_integer(doc::member(in, "size"));
+    if (!profile_id || !start || !size || !is_string(profile))
       return bad(where + " needs \"profile\", \"profile_id\", \"start\" and \"size\"");
-    const auto small = [](const nlohmann::json& v) {
-      return v.get<long long>() >= 0 && v.get<long long>() < 4096;
-    };
-    if (!small(in["profile_id"]) || !small(in["start"]) || !small(in["size"]))
+    if (!small(*profile_id) || !small(*start) || !small(*size))
       return bad(where + " has a number out of range");
-    auto p =
-        listed_profile(g, 1, shown, in["profile_id"].get<int>(), in["profile"].get<std::string>(),
-                       in["start"].get<int>(), in["size"].get<int>(), "");
+    auto p = listed_profile(g, 1, shown, static_cast<int>(*profile_id), profile->text,
+                            static_cast<int>(*start), static_cast<int>(*size), "");
     if (!p) {
       // The JSON has no useful line: name the instance instead.
       std::string m = p.error().message;
@@ -254,20 +235,22 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
         m = fmt::format("{}: {}: {}", shown, where, m.substr(prefix.size()));
       return error{m};
     }
-    current_instance gi{*p, in["start"].get<int>(), std::nullopt, {}};
+    current_instance gi{*p, static_cast<int>(*start), std::nullopt, {}};
     // The compute instances the answer planned in it, kept as they are.
-    if (const auto cis = in.find("compute_instances"); cis != in.end() && cis->is_array()) {
+    if (const node* cis = doc::member(in, "compute_instances"); cis != nullptr && cis->is_list()) {
       int k = 0;
-      for (const nlohmann::json& ci : *cis) {
-        if (!ci.is_object() || !ci.contains("profile") || !ci["profile"].is_string())
+      for (const node& ci : cis->kids) {
+        const node* ci_profile = doc::member(ci, "profile");
+        if (!is_string(ci_profile))
           return bad(where + ".\"compute_instances\" needs a \"profile\" in each entry");
-        current_ci c{ci["profile"].get<std::string>(), 0, k++, std::nullopt, std::nullopt};
-        if (ci.contains("profile_id") && ci["profile_id"].is_number_integer())
-          c.profile_id = ci["profile_id"].get<int>();
-        if (ci.contains("start") && ci["start"].is_number_integer() && small(ci["start"]))
-          c.start = ci["start"].get<int>();
-        if (ci.contains("size") && ci["size"].is_number_integer() && small(ci["size"]))
-          c.size = ci["size"].get<int>();
+        current_ci c{ci_profile->text, 0, k++, std::nullopt, std::nullopt};
+        // A number past int is cut as nlohmann's get<int>() cuts it.
+        if (const auto v = json_integer(doc::member(ci, "profile_id")))
+          c.profile_id = static_cast<int>(*v);
+        if (const auto v = json_integer(doc::member(ci, "start")); v && small(*v))
+          c.start = static_cast<int>(*v);
+        if (const auto v = json_integer(doc::member(ci, "size")); v && small(*v))
+          c.size = static_cast<int>(*v);
         gi.compute.push_back(std::move(c));
       }
     }

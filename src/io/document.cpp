@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include "io/json_sax.hpp"
@@ -92,6 +93,13 @@ class tree_sink {
     open_.pop_back();
     return n;
   }
+  // Starts the next document of a stream: an empty tree, the budget spent so
+  // far kept.
+  void restart() {
+    root = node{};
+    open_.clear();
+    limited_ = nullptr;
+  }
   // Counts one value copied by an alias; false once the budget is spent.
   bool spend_alias(std::size_t& left) {
     if (failed) return false;
@@ -132,8 +140,15 @@ class yaml_tree final : public YAML::EventHandler {
       : sink_(file, limits), aliases_left_(alias_values) {}
 
   tree_sink& sink() { return sink_; }
+  position start() const { return start_; }
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  // Anchors name values of their own document only.
+  void OnDocumentStart(const YAML::Mark& m) override {
+    sink_.restart();
+    anchors_.clear();
+    open_anchors_.clear();
+    start_ = at(m);
+  }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
     keep(anchor, checked(sink_.add(node::type::null, at(m))));
@@ -198,6 +213,7 @@ class yaml_tree final : public YAML::EventHandler {
   std::size_t aliases_left_;
   std::map<YAML::anchor_t, node> anchors_;
   std::vector<YAML::anchor_t> open_anchors_;
+  position start_;
 };
 
 // A JSON document as a tree, from nlohmann's SAX events. nlohmann tells no
@@ -316,25 +332,38 @@ std::optional<diagnostic> too_large(std::string_view text, std::string_view file
 
 }  // namespace
 
-result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
-                                   const budget& limits) {
-  if (auto big = too_large(text, file, limits)) return *big;
+std::optional<diagnostic> read_yaml_stream(
+    std::string_view text, std::string_view file, const budget& limits,
+    const std::function<bool(node& root, position start)>& each) {
+  if (auto big = too_large(text, file, limits)) return big;
   yaml_tree t(file, limits,
               limits.alias_values > 0 ? limits.alias_values : 4 * text.size() + 100'000);
   try {
     view_buf buf(text);
     std::istream stream(&buf);
     YAML::Parser parser(stream);
-    parser.HandleNextDocument(t);  // the first document, as YAML::Load reads
+    while (parser.HandleNextDocument(t))
+      if (!each(t.sink().root, t.start())) break;
   } catch (const stop_parsing&) {
-    return *t.sink().failed;
+    return t.sink().failed;
   } catch (const YAML::Exception& e) {
     const position at = e.mark.is_null() ? position{}
                                          : position{e.mark.line + 1, e.mark.column + 1,
                                                     static_cast<std::size_t>(e.mark.pos)};
     return problem(file, at, "syntax", "invalid yaml: " + yaml_error_text(e));
   }
-  return std::move(t.sink().root);
+  return std::nullopt;
+}
+
+result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
+                                   const budget& limits) {
+  node first;  // the first document, as YAML::Load reads; null when there is none
+  auto failed = read_yaml_stream(text, file, limits, [&first](node& root, position) {
+    first = std::move(root);
+    return false;
+  });
+  if (failed) return *std::move(failed);
+  return first;
 }
 
 result<node, diagnostic> read_json(std::string_view text, std::string_view file,
@@ -350,6 +379,24 @@ result<node, diagnostic> read_json(std::string_view text, std::string_view file,
 result<node, diagnostic> read_document(std::string_view text, std::string_view file, bool json,
                                        const budget& limits) {
   return json ? read_json(text, file, limits) : read_yaml(text, file, limits);
+}
+
+const node* member(const node& map, std::string_view key) {
+  if (!map.is_map()) return nullptr;
+  const node* found = nullptr;
+  for (std::size_t i = 0; i + 1 < map.kids.size(); i += 2)
+    if (map.kids[i].is_scalar() && map.kids[i].text == key) found = &map.kids[i + 1];
+  return found;
+}
+
+const node* repeated_key(const node& root) {
+  std::unordered_set<std::string_view> keys;  // of this mapping, so far
+  for (std::size_t i = 0; i < root.kids.size(); ++i) {
+    const node& k = root.kids[i];
+    if (root.is_map() && i % 2 == 0 && k.is_scalar() && !keys.insert(k.text).second) return &k;
+    if (const node* r = k.kids.empty() ? nullptr : repeated_key(k)) return r;
+  }
+  return nullptr;
 }
 
 bool yaml11_int(std::string_view s) {

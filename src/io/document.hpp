@@ -11,7 +11,9 @@
 // with the schema walker (schema.hpp). Internal to src/io.
 
 #include <cstddef>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +75,15 @@ struct budget {
 result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
                                    const budget& limits = {});
 
+/// Reads the YAML documents of a stream (a Kubernetes manifest's) in turn,
+/// handing each one's root (null for an empty document) and start to `each`,
+/// which may take the root and returns false to stop. Returns the first
+/// problem, which ends the reading (a syntax error, a budget passed: the
+/// alias budget is the stream's), or nothing.
+std::optional<diagnostic> read_yaml_stream(
+    std::string_view text, std::string_view file, const budget& limits,
+    const std::function<bool(node& root, position start)>& each);
+
 /// The JSON document `text`, or the first problem ("invalid json: ...", a
 /// budget passed). Strings are quoted scalars; numbers keep their text.
 result<node, diagnostic> read_json(std::string_view text, std::string_view file,
@@ -81,6 +92,15 @@ result<node, diagnostic> read_json(std::string_view text, std::string_view file,
 /// read_json() or read_yaml().
 result<node, diagnostic> read_document(std::string_view text, std::string_view file, bool json,
                                        const budget& limits = {});
+
+/// The value of `key` in mapping `map`, the last one where the key is given
+/// twice (as yaml-cpp's and nlohmann's own trees keep it), or nullptr (also
+/// when `map` is no mapping).
+const node* member(const node& map, std::string_view key);
+
+/// The first key, in the order of the text, given a second time in its
+/// mapping anywhere in the tree (the second one), or nullptr.
+const node* repeated_key(const node& root);
 
 /// How a scalar reads, as mig-parted's Go YAML library (YAML 1.1) reads it.
 enum class scalar_type : unsigned char { null, boolean, integer, number, string };

@@ -3,18 +3,16 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <deque>
 #include <istream>
 #include <iterator>
 #include <optional>
-#include <streambuf>
-#include <unordered_map>
 
 #include "io/check_input.hpp"
+#include "io/document.hpp"
 #include "io/text_view.hpp"
 
 namespace migplan::cli::check {
@@ -22,134 +20,38 @@ namespace {
 
 std::string q(std::string_view s) { return fmt::format("'{}'", clip(s)); }
 
-// ---------------------------------------------------------------------------
-// A document as a small tree, built from yaml-cpp's events rather than with
-// YAML::LoadAll, which yaml-cpp 0.7 sends into an endless run of empty
-// documents on a stray top-level ','. Only the top few levels are kept
-// (a ConfigMap's data entries are at depth 2, a List item's at depth 4);
-// deeper nodes are counted but not stored, except under an anchor, which an
-// alias anywhere may name. An alias is a pointer to its anchor's node, never
-// a copy, so no file expands.
+// The documents of a manifest are read by the document layer, one at a time
+// (doc::read_yaml_stream): a tree with positions per document, aliases
+// copied within its alias budget.
 
-struct ynode {
-  enum class type : unsigned char { null, scalar, sequence, mapping };
-  type kind = type::null;
-  YAML::Mark mark;
-  std::string value;               // scalars
-  std::vector<const ynode*> kids;  // a mapping's keys and values in turn, a sequence's items
-};
+using doc::node;
 
-class tree_builder final : public YAML::EventHandler {
- public:
-  const ynode* root() const { return root_; }
-  YAML::Mark start() const { return start_; }
+location at(doc::position p) { return {p.line, p.column}; }
 
-  void OnDocumentStart(const YAML::Mark& m) override {
-    arena_.clear();
-    open_.clear();
-    anchors_.clear();
-    root_ = nullptr;
-    start_ = m;
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
-    add(ynode::type::null, m, anchor);
-  }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
-    const auto it = anchors_.find(anchor);
-    if (it == anchors_.end()) {  // yaml-cpp throws first
-      add(ynode::type::null, m, YAML::NullAnchor);
-      return;
-    }
-    if (open_.empty())
-      root_ = it->second;
-    else if (open_.back().keep)
-      open_.back().node->kids.push_back(it->second);
-  }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
-                const std::string& value) override {
-    if (ynode* n = add(ynode::type::scalar, m, anchor); n != nullptr && kept(anchor))
-      n->value = value;
-  }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
-                       YAML::EmitterStyle::value) override {
-    start_collection(ynode::type::sequence, m, anchor);
-  }
-  void OnSequenceEnd() override { open_.pop_back(); }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
-                  YAML::EmitterStyle::value) override {
-    start_collection(ynode::type::mapping, m, anchor);
-  }
-  void OnMapEnd() override { open_.pop_back(); }
-
- private:
-  static constexpr std::size_t keep_depth = 4;
-
-  struct frame {
-    ynode* node;     // null when not stored
-    bool keep;       // its children are stored
-    bool in_anchor;  // it or a collection around it has an anchor
-  };
-
-  bool in_anchor(YAML::anchor_t anchor) const {
-    return anchor != YAML::NullAnchor || (!open_.empty() && open_.back().in_anchor);
-  }
-  // Whether a node starting now keeps its value or children.
-  bool kept(YAML::anchor_t anchor) const { return open_.size() <= keep_depth || in_anchor(anchor); }
-
-  // A node starting now, stored when its parent keeps its children (a
-  // parent's mapping keys and values stay paired) or an alias may name it.
-  ynode* add(ynode::type kind, const YAML::Mark& m, YAML::anchor_t anchor) {
-    const bool parent_keeps = open_.empty() || open_.back().keep;
-    if (!parent_keeps && anchor == YAML::NullAnchor) return nullptr;
-    ynode& n = arena_.emplace_back();
-    n.kind = kind;
-    n.mark = m;
-    if (anchor != YAML::NullAnchor) anchors_[anchor] = &n;
-    if (open_.empty())
-      root_ = &n;
-    else if (parent_keeps)
-      open_.back().node->kids.push_back(&n);
-    return &n;
-  }
-
-  void start_collection(ynode::type kind, const YAML::Mark& m, YAML::anchor_t anchor) {
-    const bool keep = kept(anchor), anchored = in_anchor(anchor);
-    ynode* n = add(kind, m, anchor);
-    open_.push_back({keep ? n : nullptr, keep && n != nullptr, anchored});
-  }
-
-  std::deque<ynode> arena_;  // stable addresses
-  std::vector<frame> open_;
-  std::unordered_map<YAML::anchor_t, const ynode*> anchors_;
-  const ynode* root_ = nullptr;
-  YAML::Mark start_;
-};
-
-location at(const YAML::Mark& m) {
-  if (m.is_null()) return {};
-  return {m.line + 1, m.column + 1};
+// The value of `key` in mapping `map` (the last one written, as Kubernetes
+// reads a key given twice), or null, also for a null `map`.
+const node* k8s_member(const node* map, std::string_view key) {
+  return map == nullptr ? nullptr : doc::member(*map, key);
 }
 
-bool is(const ynode* n, ynode::type t) { return n != nullptr && n->kind == t; }
-
-// The value of `key` in mapping `map` (the last one written), or null.
-const ynode* get(const ynode* map, std::string_view key) {
-  if (!is(map, ynode::type::mapping)) return nullptr;
-  const ynode* found = nullptr;
-  for (std::size_t i = 0; i + 1 < map->kids.size(); i += 2)
-    if (is(map->kids[i], ynode::type::scalar) && map->kids[i]->value == key)
-      found = map->kids[i + 1];
-  return found;
-}
-
-std::string_view scalar(const ynode* n) {
-  return is(n, ynode::type::scalar) ? std::string_view(n->value) : std::string_view();
+std::string_view k8s_scalar(const node* n) {
+  return n != nullptr && n->is_scalar() ? std::string_view(n->text) : std::string_view();
 }
 
 // A Kubernetes object: a mapping whose apiVersion and kind are non-empty scalars.
-bool is_object(const ynode* n) {
-  return !scalar(get(n, "apiVersion")).empty() && !scalar(get(n, "kind")).empty();
+bool is_object(const node* n) {
+  return !k8s_scalar(k8s_member(n, "apiVersion")).empty() &&
+         !k8s_scalar(k8s_member(n, "kind")).empty();
+}
+
+// What reading a manifest may cost: nesting as deep as yaml-cpp itself reads
+// (it refuses more than 2,000 levels), aliases within the document layer's
+// alias budget.
+doc::budget manifest_budget() {
+  doc::budget limits;
+  limits.depth = 2'001;
+  limits.reader = "check";
+  return limits;
 }
 
 // ---------------------------------------------------------------------------
@@ -186,12 +88,12 @@ class line_table {
   std::vector<std::size_t> starts_;
 };
 
-// The byte of `text` at a yaml-cpp mark, or nothing.
-std::optional<std::size_t> offset(const line_table& lines, const YAML::Mark& m) {
-  if (m.is_null() || m.line < 0 || m.column < 0) return std::nullopt;
-  const auto line = static_cast<std::size_t>(m.line);
+// The byte of `text` at a position, or nothing.
+std::optional<std::size_t> offset(const line_table& lines, doc::position p) {
+  if (p.line <= 0 || p.column <= 0) return std::nullopt;
+  const auto line = static_cast<std::size_t>(p.line - 1);
   if (line >= lines.count()) return std::nullopt;
-  const auto col = static_cast<std::size_t>(m.column);
+  const auto col = static_cast<std::size_t>(p.column - 1);
   if (col >= lines.length(line)) return std::nullopt;
   return lines.start(line) + col;
 }
@@ -236,10 +138,10 @@ std::vector<embedded_config::span> trace(std::string_view text, const line_table
   return spans;
 }
 
-// Where tracing a scalar starts, from the byte its mark points at.
+// Where tracing a scalar starts, from the byte its position points at.
 std::optional<std::size_t> trace_start(std::string_view text, const line_table& lines,
-                                       const YAML::Mark& m) {
-  std::optional<std::size_t> at = offset(lines, m);
+                                       doc::position p) {
+  std::optional<std::size_t> at = offset(lines, p);
   if (!at) return std::nullopt;
   // An anchor or a tag before the value ("&cfg |", "!!str |"): the mark is at it.
   for (int props = 0; props < 2 && (text[*at] == '&' || text[*at] == '!'); ++props) {
@@ -250,7 +152,7 @@ std::optional<std::size_t> trace_start(std::string_view text, const line_table& 
   switch (text[*at]) {
     case '|':
     case '>': {  // a block scalar: its content starts on the next line
-      const std::size_t line = static_cast<std::size_t>(m.line) + 1;
+      const auto line = static_cast<std::size_t>(p.line);  // the next one, 0-based
       return line < lines.count() ? lines.start(line) : text.size();
     }
     case '"':
@@ -264,16 +166,8 @@ std::optional<std::size_t> trace_start(std::string_view text, const line_table& 
 // True when `text` reads as a mig-parted config: a mapping with 'mig-configs'.
 bool mig_parted_like(const std::string& text) {
   if (text.find("mig-configs") == std::string::npos) return false;
-  try {
-    const YAML::Node root = YAML::Load(text);
-    return root.IsMap() && root["mig-configs"].IsDefined();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-std::string_view kind_name(const ynode* n) {
-  return is(n, ynode::type::sequence) ? "a list" : "a mapping";
+  const auto root = doc::read_yaml(text, {}, manifest_budget());
+  return root && k8s_member(&*root, "mig-configs") != nullptr;
 }
 
 class reader {
@@ -281,35 +175,31 @@ class reader {
   reader(std::string_view text, manifest& out) : text_(text), lines_(text), out_(out) {}
 
   void read() {
-    view_buf buf(text_);
-    std::istream stream(&buf);
-    tree_builder tree;
-    std::optional<YAML::Mark> previous_start;
-    try {
-      YAML::Parser parser(stream);
-      for (int doc = 0;; ++doc) {
-        if (!parser.HandleNextDocument(tree)) break;
-        if (doc == max_manifest_documents) {
-          diag(severity::error, at(tree.start()),
-               fmt::format("more than {} yaml documents; check reads the first {}",
-                           max_manifest_documents, max_manifest_documents));
-          break;
-        }
-        const ynode* root = tree.root();
-        const bool empty = root == nullptr || root->kind == ynode::type::null;
-        // yaml-cpp 0.7 reads a stray ',' as an empty document, endlessly.
-        if (empty && previous_start && previous_start->pos == tree.start().pos) {
-          const std::optional<std::size_t> byte = offset(lines_, tree.start());
-          diag(severity::error, at(tree.start()),
-               byte ? fmt::format("invalid yaml: unexpected {}", q(text_.substr(*byte, 1)))
-                    : std::string("invalid yaml: no document can be read here"));
-          break;
-        }
-        previous_start = tree.start();
-        if (!empty) document(root, doc);
+    std::optional<doc::position> previous_start;
+    int n = 0;
+    const auto each = [&](node& root, doc::position start) {
+      const int index = n++;
+      if (index == max_manifest_documents) {
+        diag(severity::error, at(start),
+             fmt::format("more than {} yaml documents; check reads the first {}",
+                         max_manifest_documents, max_manifest_documents));
+        return false;
       }
-    } catch (const YAML::Exception& e) {
-      diag(severity::error, at(e.mark), "invalid yaml: " + yaml_error_text(e));
+      // yaml-cpp 0.7 reads a stray ',' as an empty document, endlessly.
+      if (root.is_null() && previous_start && previous_start->offset == start.offset) {
+        const std::optional<std::size_t> byte = offset(lines_, start);
+        diag(severity::error, at(start),
+             byte ? fmt::format("invalid yaml: unexpected {}", q(text_.substr(*byte, 1)))
+                  : std::string("invalid yaml: no document can be read here"));
+        return false;
+      }
+      previous_start = start;
+      if (!root.is_null()) document(root, index);
+      return true;
+    };
+    try {
+      if (const auto failed = doc::read_yaml_stream(text_, {}, manifest_budget(), each))
+        diag(severity::error, {failed->line, failed->column}, failed->message);
     } catch (const std::exception& e) {
       diag(severity::error, {}, std::string("cannot read the file: ") + e.what());
     }
@@ -331,69 +221,69 @@ class reader {
     out_.diagnostics.push_back(file_diagnostic(s, fault::malformed, where, std::move(message)));
   }
 
-  void document(const ynode* root, int doc) {
+  void document(const node& root, int doc) {
     if (!seen_content_) {
       seen_content_ = true;
-      out_.is_manifest = is_object(root);
+      out_.is_manifest = is_object(&root);
     }
-    if (!is_object(root)) {
+    if (!is_object(&root)) {
       if (foreign_++ == 0) {
-        foreign_at_ = at(root->mark);
+        foreign_at_ = at(root.at);
         foreign_index_ = out_.diagnostics.size();
       }
       return;
     }
-    const std::string_view kind = scalar(get(root, "kind"));
-    const ynode* items = get(root, "items");
-    if (kind != "ConfigMap" && kind.ends_with("List") && is(items, ynode::type::sequence)) {
-      for (const ynode* item : items->kids)
-        if (is_object(item)) object(item, doc);
+    const std::string_view kind = k8s_scalar(k8s_member(&root, "kind"));
+    const node* items = k8s_member(&root, "items");
+    if (kind != "ConfigMap" && kind.ends_with("List") && items != nullptr && items->is_list()) {
+      for (const node& item : items->kids)
+        if (is_object(&item)) object(&item, doc);
       return;
     }
-    object(root, doc);
+    object(&root, doc);
   }
 
-  void object(const ynode* obj, int doc) {
-    if (scalar(get(obj, "kind")) != "ConfigMap" || !configmap(obj, doc)) ++out_.skipped;
+  void object(const node* obj, int doc) {
+    if (k8s_scalar(k8s_member(obj, "kind")) != "ConfigMap" || !configmap(obj, doc)) ++out_.skipped;
   }
 
   // Reads one ConfigMap; false when it has no config.yaml.
-  bool configmap(const ynode* obj, int doc) {
-    const ynode* data = get(obj, "data");
-    if (!is(data, ynode::type::mapping)) return false;
-    const std::string name(scalar(get(get(obj, "metadata"), "name")));
-    const ynode* key = nullptr;
-    const ynode* value = nullptr;
+  bool configmap(const node* obj, int doc) {
+    const node* data = k8s_member(obj, "data");
+    if (data == nullptr || !data->is_map()) return false;
+    const std::string name(k8s_scalar(k8s_member(k8s_member(obj, "metadata"), "name")));
+    const node* key = nullptr;
+    const node* value = nullptr;
     for (std::size_t i = 0; i + 1 < data->kids.size(); i += 2) {
-      const ynode* k = data->kids[i];
-      if (scalar(k) != "config.yaml") continue;
+      const node* k = &data->kids[i];
+      if (k8s_scalar(k) != "config.yaml") continue;
       if (key != nullptr)
         out_.diagnostics.push_back(file_diagnostic(
-            severity::warning, fault::invalid, at(k->mark),
+            severity::warning, fault::invalid, at(k->at),
             fmt::format("duplicate key 'config.yaml' in configmap {} (first at line {}); "
                         "check reads the last one",
-                        q(name), at(key->mark).line)));
+                        q(name), key->at.line)));
       key = k;
-      value = data->kids[i + 1];
+      value = &data->kids[i + 1];
     }
     if (key == nullptr) {
       other_configs(data, name);
       return false;
     }
-    if (is(value, ynode::type::sequence) || is(value, ynode::type::mapping)) {
-      diag(severity::error, at(value->mark),
+    if (value->is_list() || value->is_map()) {
+      diag(severity::error, at(value->at),
            fmt::format("'config.yaml' in configmap {} is {}, not a string; write 'config.yaml: |' "
                        "and indent the mig-parted config below it",
-                       q(name), kind_name(value)));
+                       q(name), doc::value_text(*value)));
       return true;
     }
     embedded_config c;
     c.configmap = name;
     c.document = doc;
-    c.key_at = at(key->mark);
-    if (is(value, ynode::type::scalar)) {
-      c.text = value->value;
-      if (const std::optional<std::size_t> from = trace_start(text_, lines_, value->mark))
+    c.key_at = at(key->at);
+    if (value->is_scalar()) {
+      c.text = value->text;
+      if (const std::optional<std::size_t> from = trace_start(text_, lines_, value->at))
         c.spans = trace(text_, lines_, *from, c.text);
     }
     out_.configs.push_back(std::move(c));
@@ -402,17 +292,16 @@ class reader {
 
   // A ConfigMap without config.yaml: a note for each other key holding a
   // mig-parted config, which the operator would not read.
-  void other_configs(const ynode* data, const std::string& name) {
+  void other_configs(const node* data, const std::string& name) {
     for (std::size_t i = 0; i + 1 < data->kids.size(); i += 2) {
-      const ynode* k = data->kids[i];
-      const ynode* v = data->kids[i + 1];
-      if (!is(k, ynode::type::scalar) || !is(v, ynode::type::scalar) || !mig_parted_like(v->value))
-        continue;
+      const node& k = data->kids[i];
+      const node& v = data->kids[i + 1];
+      if (!k.is_scalar() || !v.is_scalar() || !mig_parted_like(v.text)) continue;
       out_.diagnostics.push_back(file_diagnostic(
-          severity::note, fault::invalid, at(k->mark),
+          severity::note, fault::invalid, at(k.at),
           fmt::format("configmap {} holds a mig-parted config under {}, not 'config.yaml'; the "
                       "gpu operator reads only 'config.yaml', so check does not check it",
-                      q(name), q(k->value))));
+                      q(name), q(k.text))));
     }
   }
 

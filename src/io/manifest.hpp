@@ -75,8 +75,10 @@ struct manifest {
   int skipped = 0;
 };
 
-/// Reads `text` as a stream of YAML documents (JSON is YAML too). Never
-/// throws; the work is linear in the size of `text` (aliases are never expanded).
+/// Reads `text` as a stream of YAML documents (JSON is YAML too) through the
+/// document layer. Never throws; the work is linear in the size of `text`:
+/// aliases are copied, at most 4 values per byte of text plus 100,000 in all
+/// (as every file check reads), and one error stops the reading past that.
 manifest read_manifest(std::string_view text);
 
 /// True when the first document of `text` that is not empty is a Kubernetes

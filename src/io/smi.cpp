@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "io/text_view.hpp"
 #include "quote.hpp"
@@ -752,10 +753,13 @@ std::optional<error> read_second_line(const std::vector<text_line>& row, const r
   return read_columns(row[1], lay.second, *v, 0, out);
 }
 
-std::optional<error> second_line_not_expected(const std::vector<text_line>& row) {
-  if (row.size() > 1)
-    return fail(row[1].number, "row of more than one line: a +---+ frame is missing");
-  return std::nullopt;
+// "WHAT is listed twice (first at line N)" when `key` was listed before line `line`.
+template <class Key>
+std::optional<error> listed_twice(std::map<Key, int>& first_at, const Key& key, int line,
+                                  std::string_view what) {
+  const auto [it, fresh] = first_at.try_emplace(key, line);
+  if (fresh) return std::nullopt;
+  return fail(line, fmt::format("{} is listed twice (first at line {})", what, it->second));
 }
 
 std::string suffix_of(std::string_view name) {
@@ -763,7 +767,66 @@ std::string suffix_of(std::string_view name) {
   return at == std::string_view::npos ? std::string{} : std::string(name.substr(at));
 }
 
-// Runs `read_row(row, layout, is_last_row_of_cut_table)` on every row of every table.
+// The row reader of the boxed tables: the values of one row, read in turn as
+// typed cells. The first error is kept; cells read after it come back empty,
+// and the row is refused with that error.
+class row_cells {
+ public:
+  row_cells(const std::vector<text_line>& row, const row_layout& lay, bool cut_last,
+            listing_base& base, tokens values)
+      : row_(row), lay_(lay), cut_last_(cut_last), base_(base), values_(std::move(values)) {}
+
+  int line() const { return row_[0].number; }
+  std::size_t size() const { return values_.size(); }
+  std::string_view text(std::size_t i) const { return values_[i]; }
+
+  /// Keeps `e` unless an error came first.
+  void check(std::optional<error> e) {
+    if (!failed && e) failed = std::move(e);
+  }
+  int whole(std::string_view tok, std::string_view what) { return take(number(line(), what, tok)); }
+  int whole(std::size_t i, std::string_view what) { return whole(values_[i], what); }
+  std::string name(std::size_t i) { return take(read_name(line(), values_[i])); }
+  placement place(std::size_t i) { return take(read_placement(line(), values_[i])); }
+  std::pair<int, int> free_total(std::size_t i) {
+    return take(read_free_total(line(), values_[i]));
+  }
+  int gib_x100(std::size_t i) { return take(read_gib_x100(line(), values_[i])); }
+  /// The P2P, SM and engine columns: the first line's after the five fixed
+  /// ones, and the second line's.
+  void columns(row_columns& out) {
+    if (failed) return;
+    check(read_columns(row_[0], lay_.first, values_, 5, out));
+    if (!failed) check(read_second_line(row_, lay_, cut_last_, base_, out));
+  }
+  /// "WHAT is listed twice (first at line N)" when `key` was listed before.
+  template <class Key>
+  void once(std::map<Key, int>& first_at, const Key& key, std::string_view what) {
+    if (!failed) check(listed_twice(first_at, key, line(), what));
+  }
+
+  std::optional<error> failed;
+
+ private:
+  template <class T>
+  T take(result<T> r) {
+    if (failed) return T{};
+    if (!r) {
+      failed = r.error();
+      return T{};
+    }
+    return std::move(*r);
+  }
+
+  const std::vector<text_line>& row_;
+  const row_layout& lay_;
+  bool cut_last_;
+  listing_base& base_;
+  tokens values_;
+};
+
+// Runs `read_row(cells, out)` on every row of every table: a row read into
+// its listing, or the first error of its cells.
 template <class Listing, class ReadRow>
 result<Listing> read_boxed(std::string_view text, listing_kind kind, ReadRow read_row) {
   auto in = prepare(text);
@@ -777,6 +840,9 @@ result<Listing> read_boxed(std::string_view text, listing_kind kind, ReadRow rea
     return fail(last, fmt::format("end of input before any nvidia-smi mig {} output",
                                   listing_option(kind)));
   }
+  // -lgi and -lci rows have one line, -lgip and -lcip rows two.
+  const bool one_line = kind == listing_kind::lgi || kind == listing_kind::lci;
+  std::set<int> gpus;
   for (std::size_t ti = 0; ti < sc->tables.size(); ++ti) {
     const table& t = sc->tables[ti];
     // A partial capture that stops inside a table's heading has no rows there
@@ -792,9 +858,19 @@ result<Listing> read_boxed(std::string_view text, listing_kind kind, ReadRow rea
     auto lay = read_heading(t, kind, placement_column);
     if (!lay) return lay.error();
     for (std::size_t ri = 0; ri < t.rows.size(); ++ri) {
+      const std::vector<text_line>& row = t.rows[ri];
+      if (one_line && row.size() > 1)
+        return fail(row[1].number, "row of more than one line: a +---+ frame is missing");
+      auto v = row_values(row[0], lay->first, lay->name_at);
+      if (!v) return v.error();
       const bool cut_last =
           sc->cut_at_end && ti + 1 == sc->tables.size() && ri + 1 == t.rows.size();
-      if (auto e = read_row(t.rows[ri], *lay, cut_last, out)) return *e;
+      row_cells cells(row, *lay, cut_last, out, std::move(*v));
+      auto r = read_row(cells, std::as_const(out));
+      if (cells.failed) return *cells.failed;
+      r.line = cells.line();
+      add_gpu(out, gpus, r.gpu);
+      out.rows.push_back(std::move(r));
     }
   }
   return out;
@@ -870,187 +946,92 @@ listing_kind detect_listing(std::string_view text) {
 }
 
 result<lgip_listing> read_lgip(std::string_view text) {
-  std::set<int> gpus;
   std::map<std::pair<int, int>, int> first_at;  // (GPU, profile ID) -> line
-  return read_boxed<lgip_listing>(
-      text, listing_kind::lgip,
-      [&](const std::vector<text_line>& row, const row_layout& lay, bool cut_last,
-          lgip_listing& out) -> std::optional<error> {
-        const int line = row[0].number;
-        auto v = row_values(row[0], lay.first, lay.name_at);
-        if (!v) return v.error();
-        lgip_row r;
-        r.line = line;
-        auto gpu = number(line, "GPU index", (*v)[0]);
-        if (!gpu) return gpu.error();
-        auto name = read_name(line, (*v)[1]);
-        if (!name) return name.error();
-        auto id = number(line, "profile ID", (*v)[2]);
-        if (!id) return id.error();
-        auto counts = read_free_total(line, (*v)[3]);
-        if (!counts) return counts.error();
-        auto mem = read_gib_x100(line, (*v)[4]);
-        if (!mem) return mem.error();
-        r.gpu = *gpu;
-        r.name = std::move(*name);
-        r.suffix = suffix_of(r.name);
-        r.id = *id;
-        std::tie(r.free, r.total) = *counts;
-        r.memory_gib = std::string((*v)[4]);
-        r.memory_gib_x100 = *mem;
-        if (auto e = read_columns(row[0], lay.first, *v, 5, r.columns)) return e;
-        if (auto e = read_second_line(row, lay, cut_last, out, r.columns)) return e;
-        const auto [it, fresh] = first_at.try_emplace({r.gpu, r.id}, line);
-        if (!fresh)
-          return fail(line, fmt::format("GPU {} profile ID {} is listed twice (first at line {})",
-                                        r.gpu, r.id, it->second));
-        add_gpu(out, gpus, r.gpu);
-        out.rows.push_back(std::move(r));
-        return std::nullopt;
-      });
+  return read_boxed<lgip_listing>(text, listing_kind::lgip, [&](row_cells& c, const lgip_listing&) {
+    lgip_row r;
+    r.gpu = c.whole(0, "GPU index");
+    r.name = c.name(1);
+    r.suffix = suffix_of(r.name);
+    r.id = c.whole(2, "profile ID");
+    std::tie(r.free, r.total) = c.free_total(3);
+    r.memory_gib_x100 = c.gib_x100(4);
+    r.memory_gib = std::string(c.text(4));
+    c.columns(r.columns);
+    c.once(first_at, {r.gpu, r.id}, fmt::format("GPU {} profile ID {}", r.gpu, r.id));
+    return r;
+  });
 }
 
 result<lgi_listing> read_lgi(std::string_view text) {
-  std::set<int> gpus;
   // Per GPU: which row holds each unit, and where each instance ID was first listed.
   std::map<int, std::array<int, smi_units>> owner;
   std::map<std::pair<int, int>, int> id_at;
   return read_boxed<lgi_listing>(
-      text, listing_kind::lgi,
-      [&](const std::vector<text_line>& row, const row_layout& lay, bool,
-          lgi_listing& out) -> std::optional<error> {
-        if (auto e = second_line_not_expected(row)) return e;
-        const int line = row[0].number;
-        auto v = row_values(row[0], lay.first, lay.name_at);
-        if (!v) return v.error();
+      text, listing_kind::lgi, [&](row_cells& c, const lgi_listing& out) {
         lgi_row r;
-        r.line = line;
-        auto gpu = number(line, "GPU index", (*v)[0]);
-        if (!gpu) return gpu.error();
-        auto name = read_name(line, (*v)[1]);
-        if (!name) return name.error();
-        auto profile = number(line, "profile ID", (*v)[2]);
-        if (!profile) return profile.error();
-        auto id = number(line, "instance ID", (*v)[3]);
-        if (!id) return id.error();
-        auto at = read_placement(line, (*v)[4]);
-        if (!at) return at.error();
-        r.gpu = *gpu;
-        r.name = std::move(*name);
-        r.profile_id = *profile;
-        r.instance_id = *id;
-        r.at = *at;
-        const auto [it, fresh] = id_at.try_emplace({r.gpu, r.instance_id}, line);
-        if (!fresh)
-          return fail(line, fmt::format("GPU {} instance ID {} is listed twice (first at line {})",
-                                        r.gpu, r.instance_id, it->second));
+        r.gpu = c.whole(0, "GPU index");
+        r.name = c.name(1);
+        r.profile_id = c.whole(2, "profile ID");
+        r.instance_id = c.whole(3, "instance ID");
+        r.at = c.place(4);
+        c.once(id_at, {r.gpu, r.instance_id},
+               fmt::format("GPU {} instance ID {}", r.gpu, r.instance_id));
+        if (c.failed) return r;
         auto [o, created] = owner.try_emplace(r.gpu);
         if (created) o->second.fill(-1);
         for (int u = r.at.start; u < r.at.start + r.at.size; ++u) {
           const int other = o->second[static_cast<std::size_t>(u)];
           if (other < 0) continue;
           const lgi_row& x = out.rows[static_cast<std::size_t>(other)];
-          return fail(line, fmt::format("GPU {} instance {} at {}:{} overlaps instance {} at {}:{} "
-                                        "(line {})",
-                                        r.gpu, r.instance_id, r.at.start, r.at.size, x.instance_id,
-                                        x.at.start, x.at.size, x.line));
+          c.check(fail(
+              c.line(),
+              fmt::format("GPU {} instance {} at {}:{} overlaps instance {} at {}:{} (line {})",
+                          r.gpu, r.instance_id, r.at.start, r.at.size, x.instance_id, x.at.start,
+                          x.at.size, x.line)));
+          return r;
         }
         for (int u = r.at.start; u < r.at.start + r.at.size; ++u)
           o->second[static_cast<std::size_t>(u)] = static_cast<int>(out.rows.size());
-        add_gpu(out, gpus, r.gpu);
-        out.rows.push_back(std::move(r));
-        return std::nullopt;
+        return r;
       });
 }
 
 result<lci_listing> read_lci(std::string_view text) {
-  std::set<int> gpus;
   std::map<std::tuple<int, int, int>, int> id_at;  // (GPU, GI, CI) -> line
-  return read_boxed<lci_listing>(
-      text, listing_kind::lci,
-      [&](const std::vector<text_line>& row, const row_layout& lay, bool,
-          lci_listing& out) -> std::optional<error> {
-        if (auto e = second_line_not_expected(row)) return e;
-        const int line = row[0].number;
-        auto v = row_values(row[0], lay.first, lay.name_at);
-        if (!v) return v.error();
-        lci_row r;
-        r.line = line;
-        auto gpu = number(line, "GPU index", (*v)[0]);
-        if (!gpu) return gpu.error();
-        auto gi = number(line, "GPU instance ID", (*v)[1]);
-        if (!gi) return gi.error();
-        auto name = read_name(line, (*v)[2]);
-        if (!name) return name.error();
-        auto profile = number(line, "compute instance profile ID", (*v)[3]);
-        if (!profile) return profile.error();
-        auto id = number(line, "compute instance ID", (*v)[4]);
-        if (!id) return id.error();
-        if (lay.first.size() > 5) {
-          auto at = read_placement(line, (*v)[5]);
-          if (!at) return at.error();
-          r.at = *at;
-        }
-        r.gpu = *gpu;
-        r.gi_id = *gi;
-        r.name = std::move(*name);
-        r.profile_id = *profile;
-        r.ci_id = *id;
-        const auto [it, fresh] = id_at.try_emplace({r.gpu, r.gi_id, r.ci_id}, line);
-        if (!fresh)
-          return fail(line, fmt::format("GPU {} GPU instance {} compute instance ID {} is listed "
-                                        "twice (first at line {})",
-                                        r.gpu, r.gi_id, r.ci_id, it->second));
-        add_gpu(out, gpus, r.gpu);
-        out.rows.push_back(std::move(r));
-        return std::nullopt;
-      });
+  return read_boxed<lci_listing>(text, listing_kind::lci, [&](row_cells& c, const lci_listing&) {
+    lci_row r;
+    r.gpu = c.whole(0, "GPU index");
+    r.gi_id = c.whole(1, "GPU instance ID");
+    r.name = c.name(2);
+    r.profile_id = c.whole(3, "compute instance profile ID");
+    r.ci_id = c.whole(4, "compute instance ID");
+    if (c.size() > 5) r.at = c.place(5);
+    c.once(id_at, {r.gpu, r.gi_id, r.ci_id},
+           fmt::format("GPU {} GPU instance {} compute instance ID {}", r.gpu, r.gi_id, r.ci_id));
+    return r;
+  });
 }
 
 result<lcip_listing> read_lcip(std::string_view text) {
-  std::set<int> gpus;
   std::map<std::tuple<int, int, int>, int> id_at;  // (GPU, GI, profile) -> line
-  return read_boxed<lcip_listing>(
-      text, listing_kind::lcip,
-      [&](const std::vector<text_line>& row, const row_layout& lay, bool cut_last,
-          lcip_listing& out) -> std::optional<error> {
-        const int line = row[0].number;
-        auto v = row_values(row[0], lay.first, lay.name_at);
-        if (!v) return v.error();
-        lcip_row r;
-        r.line = line;
-        auto gpu = number(line, "GPU index", (*v)[0]);
-        if (!gpu) return gpu.error();
-        auto gi = number(line, "GPU instance ID", (*v)[1]);
-        if (!gi) return gi.error();
-        auto name = read_name(line, (*v)[2]);
-        if (!name) return name.error();
-        std::string_view id_text = (*v)[3];
-        // '*' marks the GPU instance's default compute-instance profile.
-        if (id_text.size() > 1 && id_text.back() == '*') {
-          r.is_default = true;
-          id_text.remove_suffix(1);
-        }
-        auto profile = number(line, "compute instance profile ID", id_text);
-        if (!profile) return profile.error();
-        auto counts = read_free_total(line, (*v)[4]);
-        if (!counts) return counts.error();
-        r.gpu = *gpu;
-        r.gi_id = *gi;
-        r.name = std::move(*name);
-        r.profile_id = *profile;
-        std::tie(r.free, r.total) = *counts;
-        if (auto e = read_columns(row[0], lay.first, *v, 5, r.columns)) return e;
-        if (auto e = read_second_line(row, lay, cut_last, out, r.columns)) return e;
-        const auto [it, fresh] = id_at.try_emplace({r.gpu, r.gi_id, r.profile_id}, line);
-        if (!fresh)
-          return fail(line, fmt::format("GPU {} GPU instance {} profile ID {} is listed twice "
-                                        "(first at line {})",
-                                        r.gpu, r.gi_id, r.profile_id, it->second));
-        add_gpu(out, gpus, r.gpu);
-        out.rows.push_back(std::move(r));
-        return std::nullopt;
-      });
+  return read_boxed<lcip_listing>(text, listing_kind::lcip, [&](row_cells& c, const lcip_listing&) {
+    lcip_row r;
+    r.gpu = c.whole(0, "GPU index");
+    r.gi_id = c.whole(1, "GPU instance ID");
+    r.name = c.name(2);
+    std::string_view id_text = c.text(3);
+    // '*' marks the GPU instance's default compute-instance profile.
+    if (id_text.size() > 1 && id_text.back() == '*') {
+      r.is_default = true;
+      id_text.remove_suffix(1);
+    }
+    r.profile_id = c.whole(id_text, "compute instance profile ID");
+    std::tie(r.free, r.total) = c.free_total(4);
+    c.columns(r.columns);
+    c.once(id_at, {r.gpu, r.gi_id, r.profile_id},
+           fmt::format("GPU {} GPU instance {} profile ID {}", r.gpu, r.gi_id, r.profile_id));
+    return r;
+  });
 }
 
 result<lgipp_listing> read_lgipp(std::string_view text) {
@@ -1130,10 +1111,9 @@ result<lgipp_listing> read_lgipp(std::string_view text) {
     }
     r.gpu = *gpu;
     r.id = *id;
-    const auto [it, fresh] = first_at.try_emplace({r.gpu, r.id}, l.number);
-    if (!fresh)
-      return fail(l.number, fmt::format("GPU {} profile ID {} is listed twice (first at line {})",
-                                        r.gpu, r.id, it->second));
+    if (auto e = listed_twice(first_at, {r.gpu, r.id}, l.number,
+                              fmt::format("GPU {} profile ID {}", r.gpu, r.id)))
+      return *e;
     add_gpu(out, gpus, r.gpu);
     out.rows.push_back(std::move(r));
   }

@@ -155,6 +155,37 @@ TEST_CASE("a limited top-level list is refused at its first item too many", "[do
   CHECK(read("other: [1, 2, 3]\n", false, limits).is_map());
 }
 
+TEST_CASE("a yaml stream hands over each document with where it starts", "[doc]") {
+  std::vector<std::string> kinds;
+  std::vector<int> lines;
+  const auto each = [&](node& root, doc::position start) {
+    kinds.push_back(root.is_null() ? "" : doc::member(root, "kind")->text);
+    lines.push_back(start.line);
+    return kinds.size() < 3;
+  };
+  CHECK_FALSE(doc::read_yaml_stream("kind: a\n---\n---\nkind: c\n---\nkind: d\n", "f", {}, each));
+  CHECK(kinds == std::vector<std::string>{"a", "", "c"});  // stopped after the third
+  CHECK(lines == std::vector<int>{1, 2, 3});               // a document starts at its "---"
+  // Anchors are the document's own; a syntax error ends the stream.
+  kinds.clear();
+  const auto failed = doc::read_yaml_stream("kind: &k a\n---\nkind: *k\n", "f", {}, each);
+  REQUIRE(failed);
+  CHECK(failed->code == "syntax");
+  CHECK(kinds == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("member takes a key's last value and repeated_key finds the first repeat", "[doc]") {
+  const node root = read(R"({"a": 1, "b": {"x": 1, "y": 2, "x": 3}, "a": 2})", true);
+  CHECK(doc::member(root, "a")->text == "2");
+  CHECK(doc::member(root, "c") == nullptr);
+  CHECK(doc::member(*doc::member(root, "a"), "a") == nullptr);  // not a mapping
+  const node* twice = doc::repeated_key(root);
+  REQUIRE(twice != nullptr);
+  CHECK(twice->text == "x");
+  CHECK(twice->at.column == 32);
+  CHECK(doc::repeated_key(read(R"([{"a": 1}, {"a": 2}])", true)) == nullptr);
+}
+
 TEST_CASE("plain scalars read as mig-parted's YAML 1.1 library reads them", "[doc]") {
   const node root = read(
       "a: yes\nb: 'yes'\nc: 0x20B010DE\nd: 1_000\ne: 1.5e+3\nf: ~\ng: Off\nh: 1g.10gb\n"
