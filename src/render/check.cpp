@@ -33,7 +33,7 @@ std::string_view severity_name(severity s) {
   return "";
 }
 
-std::string counted(int n, std::string_view one, std::string_view many) {
+std::string count_noun(int n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
@@ -93,9 +93,9 @@ hidden count_hidden(const file_check& f, std::size_t max) {
 // kinds, "and 5 more diagnostics in FILE: 3 errors and 2 warnings (...)".
 std::string hidden_line(const std::string& path, const hidden& h) {
   std::vector<std::string> kinds;
-  if (h.errors > 0) kinds.push_back(counted(h.errors, "error", "errors"));
-  if (h.warnings > 0) kinds.push_back(counted(h.warnings, "warning", "warnings"));
-  if (h.notes > 0) kinds.push_back(counted(h.notes, "note", "notes"));
+  if (h.errors > 0) kinds.push_back(count_noun(h.errors, "error", "errors"));
+  if (h.warnings > 0) kinds.push_back(count_noun(h.warnings, "warning", "warnings"));
+  if (h.notes > 0) kinds.push_back(count_noun(h.notes, "note", "notes"));
   std::string out;
   if (kinds.size() == 1) {
     out = fmt::format("and {} more {} in {}", h.total(),
@@ -310,16 +310,16 @@ std::string_view status_name(model_check::outcome s) {
 
 std::string check_summary_line(const summary& s) {
   std::string out =
-      fmt::format("checked {}: {} valid, {} invalid", counted(s.files, "file", "files"),
-                  counted(s.valid, "geometry", "geometries"), s.invalid);
+      fmt::format("checked {}: {} valid, {} invalid", count_noun(s.files, "file", "files"),
+                  count_noun(s.valid, "geometry", "geometries"), s.invalid);
   if (s.unchecked > 0) out += fmt::format(", {} not checked", s.unchecked);
   if (s.malformed_files > 0)
-    out += fmt::format("; {} malformed", counted(s.malformed_files, "file", "files"));
+    out += fmt::format("; {} malformed", count_noun(s.malformed_files, "file", "files"));
   if (s.unreadable_files > 0)
-    out += fmt::format("; {} unreadable", counted(s.unreadable_files, "file", "files"));
+    out += fmt::format("; {} unreadable", count_noun(s.unreadable_files, "file", "files"));
   if (s.skipped_files > 0)
-    out += fmt::format("; {} skipped", counted(s.skipped_files, "file", "files"));
-  if (s.warnings > 0) out += fmt::format("; {}", counted(s.warnings, "warning", "warnings"));
+    out += fmt::format("; {} skipped", count_noun(s.skipped_files, "file", "files"));
+  if (s.warnings > 0) out += fmt::format("; {}", count_noun(s.warnings, "warning", "warnings"));
   return out;
 }
 

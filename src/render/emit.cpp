@@ -302,7 +302,7 @@ void emit_dra(std::ostream& os, const emit_plan& plan) {
   dra_resource_slice(os, *plan.gpu, opt);
 }
 
-constexpr std::array<emit_kind, 5> kinds{{
+constexpr std::array<emit_kind, 5> emit_kind_table{{
     {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi,
      nullptr},
     {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml, nullptr},
@@ -316,10 +316,10 @@ constexpr std::array<emit_kind, 5> kinds{{
 
 }  // namespace
 
-std::span<const emit_kind> emit_kinds() { return kinds; }
+std::span<const emit_kind> emit_kinds() { return emit_kind_table; }
 
 const emit_kind* find_emit_kind(std::string_view name) {
-  for (const emit_kind& k : kinds)
+  for (const emit_kind& k : emit_kind_table)
     if (k.name == name) return &k;
   return nullptr;
 }

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: Apache-2.0
+# ctest starts the costliest tests first (-j2 in the test presets). Without
+# this, a fresh build tree (every CI run) has no timings of its own and runs
+# the tests in the order they are declared, which started the three longest
+# (94, 65 and 51 s of the dev step's 383 s) late and left one worker idle at
+# the end. COST is seconds measured in the dev step, or in the asan step for
+# the tests that are only long there; ctest replaces them with its own
+# timings (Testing/Temporary/CTestCostData.txt) after the first run. A name
+# that matches no test (say, a renamed one) is ignored. Included after the
+# files catch_discover_tests writes, so the Catch2 tests exist here.
+set_tests_properties(
+  [==[plan: 7,000 named items over 5 profiles read as one block per geometry]==]
+  PROPERTIES COST 94)
+set_tests_properties(
+  [==[re-plans on tiny fleets change the fewest GPUs, by brute force]==]
+  PROPERTIES COST 51)
+set_tests_properties(
+  [==[simulate --size finds a count that meets the target and one fewer that does not]==]
+  PROPERTIES COST 22)
+set_tests_properties(
+  [==[plan: any positive cost plans as cost 1, and totals print as typed]==]
+  PROPERTIES COST 13)
+set_tests_properties(
+  [==[plans on a100-40gb match the brute force on every demand up to 3 GPUs]==]
+  PROPERTIES COST 11)
+set_tests_properties(
+  [==[every catalog name and pci id resolves in check's model: and device-filter]==]
+  PROPERTIES COST 11)
+set_tests_properties(
+  [==[any positive cost of a one-model fleet gives the plan of cost 1]==]
+  PROPERTIES COST 11)
