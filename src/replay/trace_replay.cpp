@@ -123,21 +123,21 @@ result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(con
 }
 
 // A profile's share of its peak, capped at the whole peak: served / peak.
-struct share {
+struct peak_share {
   std::int64_t served = 0;
   std::int64_t peak = 1;
-  friend bool operator<(const share& a, const share& b) {
+  friend bool operator<(const peak_share& a, const peak_share& b) {
     return a.served * b.peak < b.served * a.peak;  // exactly, in integers
   }
 };
 
 // The shares after adding `adds` (instances per profile) to `served`,
 // least first: the vector the choice below compares.
-std::vector<share> shares_after(const std::vector<std::int64_t>& served,
-                                const std::vector<int>& adds,
-                                const std::vector<std::int64_t>& peaks,
-                                const std::vector<std::size_t>& with_peak) {
-  std::vector<share> out;
+std::vector<peak_share> shares_after(const std::vector<std::int64_t>& served,
+                                     const std::vector<int>& adds,
+                                     const std::vector<std::int64_t>& peaks,
+                                     const std::vector<std::size_t>& with_peak) {
+  std::vector<peak_share> out;
   out.reserve(with_peak.size());
   for (const std::size_t p : with_peak)
     out.push_back({std::min(served[p] + adds[p], peaks[p]), peaks[p]});
@@ -176,10 +176,10 @@ std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group
   order.reserve(static_cast<std::size_t>(total));
   for (long long k = 0; k < total; ++k) {
     int pick = -1;
-    std::vector<share> best;
+    std::vector<peak_share> best;
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (left[g] == 0) continue;
-      std::vector<share> after = shares_after(served, held[g], peaks, with_peak);
+      std::vector<peak_share> after = shares_after(served, held[g], peaks, with_peak);
       const auto gi = static_cast<std::size_t>(pick);
       const bool better =
           pick < 0 || best < after ||
