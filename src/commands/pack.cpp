@@ -28,6 +28,7 @@
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
+#include "io/source.hpp"
 #include "model/emit.hpp"
 #include "models.hpp"
 #include "quote.hpp"
