@@ -166,7 +166,11 @@ std::vector<std::string> driver_floor_warnings(const model_spec& spec, std::stri
   const std::optional<int> branch = driver_branch(driver);
   if (!branch) return out;
   model_floor_warning(out, known, driver, *branch, shown);
-  for (const auto& [p, since] : later_profiles(known)) {
+  // A plain pair, not a structured binding: clang 14 does not let a lambda
+  // capture a binding.
+  for (const std::pair<const profile*, int>& later : later_profiles(known)) {
+    const profile* p = later.first;
+    const int since = later.second;
     const bool listed = std::any_of(spec.profiles.begin(), spec.profiles.end(),
                                     [&](const profile_spec& s) { return s.name == p->name; });
     if (listed && *branch < since)
