@@ -574,10 +574,28 @@ TEST_CASE("plan: 7,000 named items over 5 profiles read as one block per geometr
   std::remove(demand.c_str());
   REQUIRE(text.code == 0);
   INFO(text.out);
-  // A screenful: under 80 lines, one block per distinct geometry, as many as
-  // the JSON's groups, whose shapes checked_plan found distinct.
+  // A screenful: under 80 lines, one block per distinct geometry, whose GPUs
+  // sum to the plan's count. The runs are compared only in that count, the
+  // first objective, proven in each: the later ones (fewest geometries, most
+  // room) get shares of the time limit, so a loaded machine can stop them
+  // at different points in different runs (one run's text had 5 geometries
+  // where the JSON run had 7).
   CHECK(lines_of(text.out).size() < 80);
-  CHECK(lines_of(text.out, "geometry ").size() == doc["groups"].size());
+  const std::vector<std::string> blocks = lines_of(text.out, "geometry ");
+  CHECK(blocks.size() < 20);
+  std::set<std::string> shapes;
+  long long gpus = 0;
+  for (const std::string& b : blocks) {
+    // "geometry 2: h100-80gb on 2 gpus: 1g.10gb, 2g.20gb, 3g.40gb"
+    const std::size_t on = b.find(" on ");
+    REQUIRE(on != std::string::npos);
+    const std::size_t colon = b.find(": ", on);
+    REQUIRE(colon != std::string::npos);
+    gpus += std::stoll(b.substr(on + 4));  // "2 gpus: ...": the number, up to the space
+    shapes.insert(b.substr(colon + 2));
+  }
+  CHECK(shapes.size() == blocks.size());
+  CHECK(gpus == doc["gpu_count"].get<long long>());
   CHECK(doc["groups"].size() < 20);
   // The items past the first ten are behind --full, which names every item.
   CHECK(text.out.find("more (--full lists them)") != std::string::npos);
