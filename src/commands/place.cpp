@@ -25,6 +25,7 @@
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
+#include "io/plan_input_util.hpp"
 #include "io/size.hpp"
 #include "model/emit.hpp"
 #include "model/place.hpp"
@@ -66,8 +67,8 @@ result<place_result> place_fleet(const place_options& o, context& ctx) {
         "instance there needs MIG mode turned on first",
         fmt::join(mig_off, ", ")));
   if (res.gpus.empty())
-    return error{fmt::format("{} has no GPU with MIG on to place on",
-                             o.fleet.current == "-" ? "<stdin>" : o.fleet.current)};
+    return error{
+        fmt::format("{} has no GPU with MIG on to place on", plan_io::shown_path(o.fleet.current))};
   return res;
 }
 

@@ -29,6 +29,7 @@
 #include "io/names.hpp"
 #include "io/plan_answer.hpp"
 #include "io/plan_input.hpp"
+#include "io/plan_input_util.hpp"
 #include "io/size.hpp"
 #include "io/trace.hpp"
 #include "model/fleet_now.hpp"
@@ -146,8 +147,8 @@ result<fleet_now> current_fleet_of(const simulate_options& o, std::istream& in, 
     if (n.gpu != f->nodes.front().gpu)
       return error{fmt::format(
           "{}: node {} has {} GPUs and node {} {}; simulate replays a fleet of one model",
-          o.current.current == "-" ? "<stdin>" : o.current.current, f->nodes.front().name,
-          f->nodes.front().gpu->slug, n.name, n.gpu->slug)};
+          plan_io::shown_path(o.current.current), f->nodes.front().name, f->nodes.front().gpu->slug,
+          n.name, n.gpu->slug)};
   for (const std::string& note : f->notes) err << "migplan: note: " << one_line(note) << "\n";
   const std::vector<std::string> mig_off = mig_off_gpus(*f);
   if (!mig_off.empty())
@@ -261,10 +262,10 @@ int run_simulate(const simulate_options& o, context& ctx) {
     auto planned = read_plan_answer(o.static_plan, ctx.in, gpu);
     if (!planned) return bad(planned.error().message);
     prepared->set_static(std::move(*planned));
-    res.static_file = o.static_plan == "-" ? "<stdin>" : o.static_plan;
+    res.static_file = plan_io::shown_path(o.static_plan);
   }
   const trace_replay& main = *prepared;
-  res.trace = o.trace == "-" ? "<stdin>" : o.trace;
+  res.trace = plan_io::shown_path(o.trace);
   res.alibaba = t->alibaba;
   res.skipped = t->skipped;
   res.pods = static_cast<long long>(main.pods.size());
@@ -297,7 +298,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
     res.gpus = static_cast<int>(now->gpus.size());
     res.per_node = widest;
     res.nodes = static_cast<int>(now->nodes.size());
-    res.current = o.current.current == "-" ? "<stdin>" : o.current.current;
+    res.current = plan_io::shown_path(o.current.current);
     res.static_from = "current";
   } else {
     const long long planned = main.static_gpus();

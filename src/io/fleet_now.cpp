@@ -12,14 +12,12 @@
 #include "io/import.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
+#include "io/plan_input_util.hpp"
 #include "io/source.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
 namespace {
-
-// How a file is named in messages.
-std::string fleet_file_shown(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 // The nodes an nvidia-smi listing of `src.gpu` describes: one, named
 // listing_node.
@@ -29,7 +27,7 @@ result<std::vector<current_node>> listing_nodes(const fleet_now_source& src, std
     return error{"--mig-config is for kubectl's nodes; --gpu reads an nvidia-smi listing"};
   auto g = resolve_gpu(src.gpu);
   if (!g) return error{"--gpu: " + g.error().message};
-  const std::string shown = fleet_file_shown(src.current);
+  const std::string shown = plan_io::shown_path(src.current);
   auto read = read_listing_file(src.current, in, *g, std::nullopt, "migplan");
   if (!read) return read.error();
   notes = std::move(read->notes);
@@ -59,7 +57,7 @@ std::string gpu_shown(const fleet_now& f, const fleet_now_gpu& g) {
 result<listing_read> read_listing_file(const std::string& path, std::istream& in,
                                        const gpu_model* gpu, std::optional<int> index,
                                        std::string_view command) {
-  const std::string shown = fleet_file_shown(path);
+  const std::string shown = plan_io::shown_path(path);
   bool too_large = false;
   auto text = read_source_bounded(path, in, max_current_bytes, too_large);
   if (!text)
@@ -129,7 +127,8 @@ result<fleet_now> read_fleet_now(const fleet_now_source& src, std::istream& in) 
       res.gpus.push_back(g);
     }
   }
-  if (res.gpus.empty()) return error{fmt::format("{} has no GPU", fleet_file_shown(src.current))};
+  if (res.gpus.empty())
+    return error{fmt::format("{} has no GPU", plan_io::shown_path(src.current))};
   std::vector<std::string> assumed;
   for (const fleet_now_gpu& g : res.gpus)
     if (g.starts_assumed) assumed.push_back(gpu_shown(res, g));
