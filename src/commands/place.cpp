@@ -14,8 +14,6 @@
 #include <algorithm>
 #include <memory>
 #include <migplan/catalog.hpp>
-#include <migplan/driver_order.hpp>
-#include <migplan/replay.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +24,7 @@
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
+#include "io/policies.hpp"
 #include "io/size.hpp"
 #include "model/emit.hpp"
 #include "model/place.hpp"
@@ -33,6 +32,7 @@
 #include "quote.hpp"
 #include "render/emit.hpp"
 #include "render/place.hpp"
+#include "replay/place.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -98,29 +98,6 @@ result<std::string> request_of(std::string_view word, const place_result& fleet)
                            quote_token(d->profile), did_you_mean(d->profile, names))};
 }
 
-// The nvidia-smi script creating `r`'s first policy's choice.
-void emit_choice(std::ostream& os, const place_result& r) {
-  const place_option& c = r.policies.front().ranking.options.front();
-  const fleet_now_gpu& pg = r.gpus[static_cast<std::size_t>(c.gpu)];
-  const fleet_now_node& node = r.nodes[static_cast<std::size_t>(pg.node)];
-  emit_plan plan;
-  plan.gpu = node.gpu;
-  plan.index = pg.index;
-  plan.whole = pg.held;
-  plan.whole.add(c.where);
-  unit_mask occupied = 0;
-  for (const instance& in : pg.held) {
-    plan.existing.push_back({in.profile, in.start, std::nullopt, {}});
-    occupied |= node.gpu->profiles[static_cast<std::size_t>(in.profile)].mask_at(in.start);
-  }
-  plan.create = {c.where};
-  plan.cis.assign(1, {});
-  plan.fallback = find_creation_order(*node.gpu, occupied, plan.create);
-  plan.command = "place";
-  if (node.name != listing_node) plan.host = node.name;
-  render::emit_nvidia_smi(os, plan);
-}
-
 int run_place(const place_options& o, context& ctx) {
   const auto bad = [&](const std::string& message) {
     report_bad_input(ctx, message);
@@ -138,27 +115,14 @@ int run_place(const place_options& o, context& ctx) {
   }
   auto alternatives = parse_whole_number("--alternatives", o.alternatives, 0, max_alternatives);
   if (!alternatives) return bad(alternatives.error().message);
-  std::vector<std::string> names;
-  for (const policy_name& p : policy_names)
-    if (p.policy.mode == replay_mode::dynamic) names.emplace_back(p.name);
   std::vector<std::string> chosen = o.policies;
-  if (chosen.empty()) chosen = names;
+  if (chosen.empty())
+    for (const policy_name& p : policy_names)
+      if (p.policy.mode == replay_mode::dynamic) chosen.emplace_back(p.name);
+  auto named = parse_policies(chosen, true, "place");
+  if (!named) return bad(named.error().message);
   std::vector<place_policy> policies;
-  for (const std::string& c : chosen) {
-    const auto it = std::find_if(std::begin(policy_names), std::end(policy_names),
-                                 [&](const policy_name& p) { return p.name == c; });
-    if (it == std::end(policy_names) || it->policy.mode != replay_mode::dynamic)
-      return bad(it == std::end(policy_names)
-                     ? fmt::format("unknown --policy {}{}; place's policies: {}", quote_token(c),
-                                   did_you_mean(c, names), fmt::join(names, ", "))
-                     : fmt::format("--policy {} keeps a static geometry; place's policies are "
-                                   "the dynamic ones: {}",
-                                   quote_token(c), fmt::join(names, ", ")));
-    if (std::any_of(policies.begin(), policies.end(),
-                    [&](const place_policy& p) { return p.name == c; }))
-      return bad(fmt::format("--policy {} is given twice", c));
-    policies.push_back({c, it->policy, {}});
-  }
+  for (const policy_name& p : *named) policies.push_back({std::string(p.name), p.policy, {}});
 
   auto fleet = place_fleet(o, ctx);
   if (!fleet) return bad(fleet.error().message);
@@ -168,32 +132,15 @@ int run_place(const place_options& o, context& ctx) {
   res.profile = *profile;
   res.alternatives = static_cast<int>(*alternatives);
 
-  replay_fleet rf;
-  replay_item want;
-  for (const fleet_now_node& n : res.nodes) {
-    auto m = std::find(rf.models.begin(), rf.models.end(), n.gpu);
-    if (m == rf.models.end()) {
-      rf.models.push_back(n.gpu);
-      want.profile.push_back(find_profile(*n.gpu, res.profile));
-      m = rf.models.end() - 1;
-    }
-    rf.nodes.push_back({static_cast<int>(m - rf.models.begin()), 0});
-  }
-  std::vector<layout> held;
-  for (const fleet_now_gpu& g : res.gpus) {
-    ++rf.nodes[static_cast<std::size_t>(g.node)].gpus;
-    held.push_back(g.held);
-  }
-  replay_tables tables;
-  for (place_policy& p : policies) p.ranking = rank_placements(rf, want, held, p.policy, tables);
   res.policies = std::move(policies);
+  rank_places(res);
 
   if (!o.emit.empty()) {
     if (!res.placed()) {
       ctx.err << fmt::format("migplan: no GPU can take a {}; nothing to emit\n", res.profile);
       return exit_no_fit;
     }
-    emit_choice(ctx.out, res);
+    render::emit_nvidia_smi(ctx.out, choice_plan(res));
     return exit_ok;
   }
   if (o.json)

@@ -9,6 +9,7 @@
 #include <migplan/layout.hpp>
 #include <migplan/search.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,35 @@ struct pack_answer {
 struct pack_ambiguity {
   std::vector<pack_answer> candidates;  ///< at least two, with different answers
 };
+
+/// For each instance of `l` (by start), the index of the item of `items` it places:
+/// a pinned item its own instance, the others the remaining instances of their
+/// profile in start order, in request order (instances of a profile are interchangeable
+/// to the GI search, and the CIs inside one never change where it may go).
+/// (A derivation of the data both the pack service and render/ need.)
+inline std::vector<int> items_of(std::span<const item> items, const layout& l) {
+  std::vector<int> owner(static_cast<std::size_t>(l.size()), -1);
+  std::vector<bool> taken(items.size(), false);
+  // Pinned items first: each owns the instance of its profile at its start.
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (items[k].start == item::any_start) continue;
+    for (int i = 0; i < l.size(); ++i)
+      if (owner[static_cast<std::size_t>(i)] < 0 && l[i].profile == items[k].profile &&
+          l[i].start == items[k].start) {
+        owner[static_cast<std::size_t>(i)] = static_cast<int>(k);
+        taken[k] = true;
+        break;
+      }
+  }
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (taken[k]) continue;
+    for (int i = 0; i < l.size(); ++i)
+      if (owner[static_cast<std::size_t>(i)] < 0 && l[i].profile == items[k].profile) {
+        owner[static_cast<std::size_t>(i)] = static_cast<int>(k);
+        break;
+      }
+  }
+  return owner;
+}
 
 }  // namespace migplan::cli

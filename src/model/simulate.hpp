@@ -14,7 +14,21 @@
 #include <utility>
 #include <vector>
 
+#include "model/fleet_now.hpp"
+#include "model/plan.hpp"
+#include "model/policies.hpp"
+#include "model/trace.hpp"
+
 namespace migplan::cli {
+
+/// The most GPUs of a replayed fleet, and the most --size tries.
+inline constexpr long long max_simulate_gpus = 100'000;
+
+/// A model --gpu or --fleet names, with the most GPUs --size tries of it.
+struct simulate_model {
+  const gpu_model* gpu = nullptr;
+  std::optional<long long> available;  ///< a fleet file's `available`
+};
 
 /// One policy's answer.
 struct simulate_policy {
@@ -76,6 +90,26 @@ struct simulate_result {
   int size_limit = 0;                        ///< the most GPUs sizing tries (the first model)
   std::vector<simulate_sizing> sizing;       ///< --size: each model sized, --gpu's first
   plot_metric metric = plot_metric::slices;  ///< --plot-metric
+};
+
+/// What one run of `migplan simulate` asks, its files read and checked
+/// (io/simulate_input.hpp); replay/simulate.hpp answers it.
+struct simulate_request {
+  trace pods;                                          ///< the trace
+  std::string trace_shown;                             ///< as shown ("<stdin>" for "-")
+  std::vector<simulate_model> models;                  ///< replayed: the first; --size: each
+  std::optional<fleet_now> now;                        ///< --current: the fleet as it is
+  std::string current_shown;                           ///< --current as shown
+  std::optional<std::vector<plan_group>> static_plan;  ///< --static-plan's groups
+  std::string static_shown;                            ///< --static-plan as shown
+  std::optional<int> gpus;                             ///< --gpus
+  int per_node = 8;                                    ///< --gpus-per-node
+  bool by_memory = false;                              ///< --share memory
+  bool size = false;                                   ///< --size
+  double reject_target = 0;                            ///< --reject-target, percent of pods
+  bool plot = false;                                   ///< --plot: keep each policy's series
+  plot_metric metric = plot_metric::slices;            ///< --plot-metric
+  std::vector<policy_name> policies;                   ///< --policy, in order
 };
 
 }  // namespace migplan::cli

@@ -33,19 +33,6 @@ std::string_view answer_reason_name(const pack_answer& a) {
                             : reason_name(a.sol.why.code);
 }
 
-std::string compute_signature(const pack_answer& a) {
-  // A request that names no CI answers alike whatever its default CIs are: the models
-  // differ only in which CI profile IDs their tables know.
-  if (!a.compute.any) return {};
-  std::string out;
-  if (a.compute.rejected) out += a.compute.rejected->message;
-  for (const gi_compute& c : a.compute.gis) {
-    out += "|" + c.shown + ":";
-    for (const ci_instance& ci : c.where) out += fmt::format("{}@{},", ci.ci, ci.start);
-  }
-  return out;
-}
-
 namespace render {
 namespace {
 
@@ -61,31 +48,6 @@ const gi_compute* compute_of(const pack_answer& a, int item_index) {
 }
 
 }  // namespace
-
-std::vector<int> items_of(std::span<const item> items, const layout& l) {
-  std::vector<int> owner(static_cast<std::size_t>(l.size()), -1);
-  std::vector<bool> taken(items.size(), false);
-  // Pinned items first: each owns the instance of its profile at its start.
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (items[k].start == item::any_start) continue;
-    for (int i = 0; i < l.size(); ++i)
-      if (owner[static_cast<std::size_t>(i)] < 0 && l[i].profile == items[k].profile &&
-          l[i].start == items[k].start) {
-        owner[static_cast<std::size_t>(i)] = static_cast<int>(k);
-        taken[k] = true;
-        break;
-      }
-  }
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    if (taken[k]) continue;
-    for (int i = 0; i < l.size(); ++i)
-      if (owner[static_cast<std::size_t>(i)] < 0 && l[i].profile == items[k].profile) {
-        owner[static_cast<std::size_t>(i)] = static_cast<int>(k);
-        break;
-      }
-  }
-  return owner;
-}
 
 std::string request_text(const pack_answer& a) {
   if (!a.compute.any || a.compute.gis.size() != a.items.size()) return items_text(*a.gpu, a.items);

@@ -23,16 +23,7 @@ std::string_view ci_reason_name(ci_reason_code code);
 /// The code of an answer's reason: its CI rejection's, else the GI search's.
 std::string_view answer_reason_name(const pack_answer& a);
 
-/// What of the CIs two models' answers are compared on (`pack` without --gpu).
-std::string compute_signature(const pack_answer& a);
-
 namespace render {
-
-/// For each instance of `l` (by start), the index of the item of `items` it places:
-/// a pinned item its own instance, the others the remaining instances of their
-/// profile in start order, in request order (instances of a profile are interchangeable
-/// to the GI search, and the CIs inside one never change where it may go).
-std::vector<int> items_of(std::span<const item> items, const layout& l);
 
 /// The request as written back: "3g.20gb[2c,1c] 2x3g.20gb[1c,1c,1c]"; items_text() when
 /// no ITEM named a CI.

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/simulate_input.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <migplan/catalog.hpp>
+#include <string_view>
+
+#include "io/names.hpp"
+#include "io/plan_answer.hpp"
+#include "io/plan_input.hpp"
+#include "io/plan_input_util.hpp"
+#include "io/policies.hpp"
+#include "io/size.hpp"
+#include "io/trace.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli {
+namespace {
+
+constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "pack-best-fit"};
+
+// The models --gpu and --fleet name, in order, each once: --gpu's, then the
+// fleet file's models and its nodes' models.
+result<std::vector<simulate_model>> models_named(const simulate_options& o, std::istream& in) {
+  std::vector<simulate_model> out;
+  const auto add = [&](const gpu_model* g, std::optional<long long> available) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const simulate_model& m) { return m.gpu == g; });
+    if (it == out.end())
+      out.push_back({g, available});
+    else if (available)
+      it->available = available;
+  };
+  for (const std::string& name : o.gpu) {
+    auto g = resolve_gpu(name);
+    if (!g) return error{"--gpu: " + g.error().message};
+    add(*g, std::nullopt);
+  }
+  if (!o.fleet.empty()) {
+    auto f = read_fleet(o.fleet, in);
+    if (!f) return f.error();
+    for (const fleet_model& m : f->models) add(m.gpu, m.available);
+    for (const fleet_node& n : f->nodes) add(n.gpu, std::nullopt);
+  }
+  if (out.empty()) return error{fmt::format("{} names no GPU model", o.fleet)};
+  if (out.size() > 1 && !o.size) {
+    std::vector<std::string_view> slugs;
+    for (const simulate_model& each : out) slugs.push_back(each.gpu->slug);
+    return error{fmt::format(
+        "{} models ({}) are for --size, which sizes each; a replay is of one model: give one "
+        "--gpu",
+        out.size(), fmt::join(slugs, ", "))};
+  }
+  return out;
+}
+
+// The fleet as --current describes it, of one model.
+result<fleet_now> current_fleet_of(const simulate_options& o, std::istream& in,
+                                   std::vector<std::string>& notes) {
+  fleet_now_source src = o.current;
+  if (!o.gpu.empty()) src.gpu = o.gpu.front();
+  auto f = read_fleet_now(src, in);
+  if (!f) return f.error();
+  for (const fleet_now_node& n : f->nodes)
+    if (n.gpu != f->nodes.front().gpu)
+      return error{fmt::format(
+          "{}: node {} has {} GPUs and node {} {}; simulate replays a fleet of one model",
+          plan_io::shown_path(o.current.current), f->nodes.front().name, f->nodes.front().gpu->slug,
+          n.name, n.gpu->slug)};
+  notes.insert(notes.end(), f->notes.begin(), f->notes.end());
+  const std::vector<std::string> mig_off = mig_off_gpus(*f);
+  if (!mig_off.empty())
+    notes.push_back(fmt::format(
+        "MIG is off on {}: static policies keep it a whole GPU; dynamic ones replay every GPU "
+        "with MIG on",
+        fmt::join(mig_off, ", ")));
+  return f;
+}
+
+}  // namespace
+
+std::optional<std::string> option_conflict(const simulate_options& o) {
+  if (!o.current.current.empty()) {
+    if (!o.gpus.empty() || !o.per_node.empty())
+      return "--current replays the fleet as it is; --gpus and --gpus-per-node shape a fleet of "
+             "--gpu's model instead";
+    if (o.size)
+      return "--size finds the fewest GPUs of one model; --current replays the fleet as it is";
+    if (!o.fleet.empty())
+      return "--fleet names models for --size; --current replays the fleet as it is";
+    if (o.gpu.size() > 1) return "--current takes one --gpu: the model of its nvidia-smi listing";
+    if (!o.static_plan.empty())
+      return "--static-plan gives a fleet of --gpu's model a geometry; --current has its own";
+    if (o.current.current == "-" && o.trace == "-")
+      return "--trace and --current cannot both read standard input";
+    return std::nullopt;
+  }
+  if (!o.current.mig_config.empty()) return "--mig-config goes with --current (kubectl's nodes)";
+  if (o.gpu.empty() && o.fleet.empty())
+    return "--gpu is required: the model of the fleet (or --current FILE: the fleet as it is)";
+  if (o.fleet == "-" && o.trace == "-")
+    return "--trace and --fleet cannot both read standard input";
+  return std::nullopt;
+}
+
+result<simulate_request> read_simulate_request(const simulate_options& o, std::istream& in,
+                                               std::vector<std::string>& notes) {
+  simulate_request r;
+  // The fleet as it is (--current), or the models to replay and size.
+  if (!o.current.current.empty()) {
+    auto f = current_fleet_of(o, in, notes);
+    if (!f) return f.error();
+    r.models.push_back({f->nodes.front().gpu, std::nullopt});
+    r.now = std::move(*f);
+    r.current_shown = plan_io::shown_path(o.current.current);
+  } else {
+    auto m = models_named(o, in);
+    if (!m) return m.error();
+    r.models = std::move(*m);
+  }
+  for (const simulate_model& m : r.models)
+    if (full_profile(*m.gpu) < 0)
+      return error{fmt::format("{} has no full-GPU profile", m.gpu->slug)};
+  auto per_node = parse_whole_number("--gpus-per-node", o.per_node.empty() ? "8" : o.per_node, 1,
+                                     max_node_gpus);
+  if (!per_node) return per_node.error();
+  r.per_node = static_cast<int>(*per_node);
+  if (!o.gpus.empty()) {
+    auto n = parse_whole_number("--gpus", o.gpus, 1, max_simulate_gpus);
+    if (!n) return n.error();
+    r.gpus = static_cast<int>(*n);
+  }
+  if (o.plot_metric != "slices" && o.plot_metric != "gpus")
+    return error{
+        fmt::format("unknown --plot-metric {}; it is slices or gpus", quote_token(o.plot_metric))};
+  r.metric = o.plot_metric == "gpus" ? plot_metric::gpus : plot_metric::slices;
+  r.plot = !o.plot.empty();
+  if (o.plot == "-" && o.json)
+    return error{"--plot - and --json both write to standard output; give --plot a file"};
+  if (o.share != "compute" && o.share != "memory")
+    return error{fmt::format("unknown --share {}; it is compute or memory", quote_token(o.share))};
+  r.by_memory = o.share == "memory";
+  auto t = parse_whole_number("--reject-target", o.reject_target, 0, 100);
+  if (!t) return error{t.error().message + " (a whole percent of pods)"};
+  r.reject_target = static_cast<double>(*t);
+  r.size = o.size;
+  std::vector<std::string> chosen(o.policies.begin(), o.policies.end());
+  if (chosen.empty()) chosen.assign(std::begin(default_policies), std::end(default_policies));
+  auto policies = parse_policies(chosen, false, "simulate");
+  if (!policies) return policies.error();
+  r.policies = std::move(*policies);
+
+  auto pods = read_trace(o.trace, in);
+  if (!pods) return pods.error();
+  r.pods = std::move(*pods);
+  r.trace_shown = plan_io::shown_path(o.trace);
+  if (!o.static_plan.empty()) {
+    auto planned = read_plan_answer(o.static_plan, in, *r.models.front().gpu);
+    if (!planned) return planned.error();
+    r.static_plan = std::move(*planned);
+    r.static_shown = plan_io::shown_path(o.static_plan);
+  }
+  return r;
+}
+
+}  // namespace migplan::cli

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan simulate`'s input: its options, checked, and the files they name
+// (the trace, --fleet, --current, --static-plan) read into one
+// simulate_request (model/simulate.hpp).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "io/fleet_now.hpp"
+#include "model/simulate.hpp"
+
+namespace migplan::cli {
+
+/// simulate's options as given.
+struct simulate_options {
+  std::string trace;
+  std::vector<std::string> gpu;  ///< --gpu, repeatable with --size
+  std::string fleet;             ///< --fleet: models to size
+  std::string static_plan;       ///< --static-plan: plan --json's answer
+  std::string gpus;
+  std::string per_node;  ///< empty: 8
+  std::vector<std::string> policies;
+  std::string share = "compute";
+  bool size = false;
+  std::string reject_target = "0";
+  bool json = false;
+  std::string plot;  ///< --plot FILE ('-': standard output)
+  std::string plot_metric = "slices";
+  fleet_now_source current;  ///< --current, --mig-config, and --gpu for a listing
+};
+
+/// The options that cannot go together, checked before any file is read.
+std::optional<std::string> option_conflict(const simulate_options& o);
+
+/// The request `o` makes, its files read (standard input is `in`); notes on
+/// the fleet as it is (MIG off, starts inferred) go to `notes`. An error is
+/// the whole message: a bad value, a file that cannot be read or is wrong.
+result<simulate_request> read_simulate_request(const simulate_options& o, std::istream& in,
+                                               std::vector<std::string>& notes);
+
+}  // namespace migplan::cli

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pack/batch.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "io/request.hpp"
+#include "io/source.hpp"
+#include "pack/session.hpp"
+
+namespace migplan::cli::pack {
+
+batch_result run_batch(std::istream& in, const gpu_model* gpu, bool brief, batch_sink& sink) {
+  line_reader lines(in, max_batch_line);
+  session s;
+  batch_result r;
+  std::string line;
+  const auto fail = [&](const std::string& message, const pack_ambiguity* amb, bool final) {
+    sink.failure(lines.number(), message, amb, final);
+    r.bad_input = true;
+  };
+  for (;;) {
+    // Answer what has been read before waiting for more: a program that
+    // writes one request and waits gets its answer.
+    if (!sink.flush(!lines.ready())) {
+      r.output_lost = true;
+      return r;
+    }
+    const line_reader::status st = lines.next(line);
+    if (st == line_reader::status::end) break;
+    if (st == line_reader::status::too_long || lines.bytes() > max_batch_bytes) {
+      fail(st == line_reader::status::too_long
+               ? fmt::format("line {} is longer than {} bytes; nothing after it is read",
+                             lines.number(), max_batch_line)
+               : fmt::format("the input is larger than {} bytes; nothing after line {} is read",
+                             max_batch_bytes, lines.number()),
+           nullptr, true);
+      break;
+    }
+    r.any_input = true;
+    const std::size_t hash = line.find('#');
+    const std::vector<std::string> words = split_items(std::string_view(line).substr(0, hash));
+    if (words.empty()) continue;
+    auto tokens = parse_items(words);
+    if (!tokens) {
+      fail(tokens.error().message, nullptr, false);
+      continue;
+    }
+    const outcome o = s.answer(gpu, *tokens, !brief);
+    if (const auto* e = std::get_if<error>(&o)) {
+      fail(e->message, nullptr, false);
+    } else if (const auto* amb = std::get_if<pack_ambiguity>(&o)) {
+      fail({}, amb, false);
+    } else {
+      const pack_answer& a = std::get<pack_answer>(o);
+      sink.answer(lines.number(), a);
+      r.no_fit = r.no_fit || !a.sol.feasible();
+    }
+  }
+  r.output_lost = !sink.flush(true);
+  return r;
+}
+
+}  // namespace migplan::cli::pack

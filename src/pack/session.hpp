@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// `pack`'s service: answering a request on one model, or on every model the
+// request's profiles name (inference), and on a GPU as it is (--current). A
+// session keeps what a run's requests share: a room memo per model and the
+// candidate models of each set of profile names (--batch answers thousands
+// of requests). It computes and never prints; render/pack.* writes answers.
+
+#include <cstddef>
+#include <map>
+#include <migplan/search.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "error.hpp"
+#include "io/current.hpp"
+#include "io/request.hpp"
+#include "model/emit.hpp"
+#include "model/pack.hpp"
+
+namespace migplan::cli::pack {
+
+/// What a request comes to: an answer, a GPU that must be named, or bad input.
+using outcome = std::variant<pack_answer, pack_ambiguity, error>;
+
+/// A GPU of a listing whose instances do not fit together: they, and why.
+struct listing_misfit {
+  std::vector<item> items;  ///< its instances, as pinned items
+  reason why;               ///< why they do not fit
+};
+
+/// The state one run of `pack` shares across its requests.
+class session {
+ public:
+  /// Answers `tokens` on `gpu`, or, with no gpu, on every model that has
+  /// their profiles: one answer when they all answer alike, else an
+  /// ambiguity. With `explain` false (--brief) a request that does not fit
+  /// gets its reason code only, no explanation or closest fits.
+  outcome answer(const gpu_model* gpu, std::span<const token> tokens, bool explain = true);
+
+  /// The answer on one GPU of a listing: its instances pinned where they are
+  /// (first in the items, keeping their compute instances), then `added`.
+  /// Says which instances block `added` when they alone stand in its way.
+  pack_answer answer_on(const gpu_model& g, current_listing_gpu& now,
+                        const std::vector<item>& added, const compute_request& added_compute);
+
+  /// The first GPU of `listing` whose instances cannot be on its model
+  /// together (the file is not of that model), or nothing when all can.
+  std::optional<listing_misfit> misfit(const current_listing& listing);
+
+  /// The layout (or search) of `items` on `g`, through this session's memo.
+  solution solve_on(const gpu_model& g, const std::vector<item>& items);
+
+ private:
+  room_memo* memo(const gpu_model& g);
+  const std::vector<const gpu_model*>& candidates(std::span<const token> tokens);
+  void explain(pack_answer& a);
+  std::vector<std::size_t> blocking(const gpu_model& g,
+                                    const std::vector<current_instance>& current,
+                                    const std::vector<item>& added);
+
+  std::map<const gpu_model*, room_memo> memos_;
+  // Candidate models per sorted set of profile names; cleared when full, so
+  // memory stays flat over a long batch.
+  static constexpr std::size_t max_inferences = 4096;
+  std::map<std::string, std::vector<const gpu_model*>> inferred_;
+};
+
+/// What `--emit` realizes of a fitting answer's preferred layout: the new
+/// instances in an order the driver accepts, their compute instances, and
+/// the existing ones; `index` is the GPU nvidia-smi -i targets, `node` the
+/// node of --emit dra.
+emit_plan emit_plan_of(const pack_answer& a, int index, const std::string& node);
+
+}  // namespace migplan::cli::pack

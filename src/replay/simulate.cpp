@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "replay/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <migplan/catalog.hpp>
+#include <migplan/replay.hpp>
+#include <optional>
+#include <vector>
+
+#include "replay/trace_replay.hpp"
+
+namespace migplan::cli {
+namespace {
+
+// plan's time limit for the static geometry (as plan's default).
+constexpr double static_plan_time_limit_s = 60;
+
+// Buckets of a plotted series: more than the plot has pixels across, so a
+// step is never wider than a pixel, and a line has at most about 4,000
+// points (tens of kilobytes) however many pods the trace has.
+constexpr std::size_t plot_buckets = 1000;
+
+// Hears a replay (replay_watch): keeps the series for --plot, and shows how
+// far the replay has come.
+struct simulate_watch {
+  simulate_watch(replay_series* s, replay_progress& p, std::string what)
+      : series(s), progress(&p), label(std::move(what)) {}
+  replay_series* series;
+  replay_progress* progress;
+  std::string label;
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  std::uint32_t ticks = 0;
+
+  void begin(std::int64_t s, std::int64_t e) {
+    start = s;
+    end = e;
+    if (series) series->begin(s, e);
+  }
+  void step(std::int64_t time, int slices, int gpus) {
+    if (series) series->step(time, slices, gpus);
+    // The clock is read every 4096 events only: a replay does millions a second.
+    if ((++ticks & 0xFFFu) == 0 && progress->due())
+      progress->show(fmt::format("migplan simulate: {}: {}% of the trace", label,
+                                 (time - start) * 100 / std::max<std::int64_t>(end - start, 1)));
+  }
+  void reject(std::int64_t time) {
+    if (series) series->reject(time);
+  }
+  void finish() {
+    if (series) series->finish();
+  }
+};
+
+// The fleet as it is: its nodes, and each GPU's instances as its static
+// geometry (a GPU with MIG off serves whole-GPU pods alone: its geometry
+// is the full-GPU instance).
+replay_fleet fleet_now_replayed(const gpu_model& gpu, const fleet_now& now,
+                                std::vector<layout>& geometry, simulate_result& res) {
+  replay_fleet fleet = fleet_of(gpu, 0, 1);
+  const int full = full_profile(gpu);
+  layout whole;
+  whole.add({full, std::countr_zero(gpu.profiles[static_cast<std::size_t>(full)].starts)});
+  int widest = 0;
+  fleet.nodes.assign(now.nodes.size(), {0, 0});
+  for (const fleet_now_gpu& g : now.gpus) {
+    widest = std::max(widest, ++fleet.nodes[static_cast<std::size_t>(g.node)].gpus);
+    geometry.push_back(g.mig_enabled ? g.held : whole);
+  }
+  res.gpus = static_cast<int>(now.gpus.size());
+  res.per_node = widest;
+  res.nodes = static_cast<int>(now.nodes.size());
+  res.static_from = "current";
+  return fleet;
+}
+
+// The fewest GPUs of each model each policy needs to meet the target.
+std::optional<error> size_models(const simulate_request& r, const trace_replay& main,
+                                 simulate_result& res, replay_tables& tables,
+                                 replay_progress& progress) {
+  for (const simulate_model& m : r.models) {
+    std::optional<trace_replay> other;
+    if (m.gpu != r.models.front().gpu) {
+      auto p = prepare_replay(r.pods, *m.gpu, r.by_memory, static_plan_time_limit_s);
+      if (!p) return p.error();
+      other = std::move(*p);
+    }
+    const trace_replay& tr = other ? *other : main;
+    simulate_sizing s;
+    s.gpu = m.gpu;
+    s.limit =
+        static_cast<int>(std::min(m.available.value_or(max_simulate_gpus), max_simulate_gpus));
+    s.plan_gpus = tr.plan_gpus;
+    s.plan_optimal = tr.plan_optimal;
+    for (simulate_policy& p : res.policies) {
+      const std::optional<int> sized = fewest_gpus(
+          [&](int n) {
+            simulate_watch watch(nullptr, progress,
+                                 fmt::format("sizing {} at {} {} GPUs", p.name, n, m.gpu->slug));
+            const replay_metrics got = replay(fleet_of(*m.gpu, n, res.per_node), tr.items, tr.pods,
+                                              p.policy, tr.geometry(n), tables, watch);
+            return static_cast<double>(got.pods_rejected) * 100.0 <=
+                   r.reject_target * static_cast<double>(res.pods);
+          },
+          s.limit);
+      if (m.gpu == r.models.front().gpu) p.sized = sized;
+      s.sized.push_back(sized);
+    }
+    res.sizing.push_back(std::move(s));
+  }
+  res.size_limit = res.sizing.front().limit;
+  return std::nullopt;
+}
+
+}  // namespace
+
+result<simulate_result> simulate(const simulate_request& r, replay_progress& progress) {
+  const gpu_model& gpu = *r.models.front().gpu;
+  auto prepared = prepare_replay(r.pods, gpu, r.by_memory, static_plan_time_limit_s);
+  if (!prepared) return prepared.error();
+  if (r.static_plan) prepared->set_static(*r.static_plan);
+  const trace_replay& main = *prepared;
+  simulate_result res;
+  for (const policy_name& p : r.policies)
+    res.policies.push_back({std::string(p.name), p.policy, {}, std::nullopt, std::nullopt});
+  res.static_file = r.static_shown;
+  res.trace = r.trace_shown;
+  res.alibaba = r.pods.alibaba;
+  res.skipped = r.pods.skipped;
+  res.pods = static_cast<long long>(main.pods.size());
+  for (const replay_pod& p : main.pods)
+    res.instances += main.items[static_cast<std::size_t>(p.item)].count;
+  res.gpu = &gpu;
+  res.per_node = r.per_node;  // --current: its widest node, below
+  for (std::size_t p = 0; p < main.peaks.size(); ++p)
+    if (main.peaks[p] > 0) res.peaks.emplace_back(std::string(gpu.profiles[p].name), main.peaks[p]);
+  res.plan_gpus = main.plan_gpus;
+  res.plan_optimal = main.plan_optimal;
+  for (const plan_group& grp : main.groups)
+    res.geometries.emplace_back(geometry_text(gpu, grp.instances), grp.count);
+
+  replay_fleet fleet;
+  std::vector<layout> geometry;
+  if (r.now) {
+    fleet = fleet_now_replayed(gpu, *r.now, geometry, res);
+    res.current = r.current_shown;
+  } else {
+    const long long planned = main.static_gpus();
+    res.gpus =
+        r.gpus ? *r.gpus : static_cast<int>(std::clamp<long long>(planned, 1, max_simulate_gpus));
+    res.nodes = (res.gpus + res.per_node - 1) / res.per_node;
+    fleet = fleet_of(gpu, res.gpus, res.per_node);
+    geometry = main.geometry(res.gpus);
+    res.static_from = r.static_plan ? "static-plan" : "plan";
+    res.static_subset = static_cast<long long>(res.gpus) < planned;
+  }
+  res.static_geometries = geometries_of(gpu, geometry);
+  res.metric = r.metric;
+
+  replay_tables tables;
+  for (simulate_policy& p : res.policies) {
+    if (r.plot) p.series.emplace(plot_buckets);
+    simulate_watch watch(p.series ? &*p.series : nullptr, progress, p.name);
+    p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch);
+  }
+  res.size = r.size;
+  res.reject_target = r.reject_target;
+  if (r.size) {
+    if (auto failed = size_models(r, main, res, tables, progress)) return *failed;
+  }
+  return res;
+}
+
+}  // namespace migplan::cli
