@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <initializer_list>
 #include <utility>
 
 #include "io/smi_text.hpp"
@@ -17,14 +16,6 @@ namespace {
 
 // Most columns a heading line may name (-lgip has 9).
 constexpr std::size_t max_columns = 16;
-
-bool equals(const tokens& t, std::initializer_list<std::string_view> words) {
-  return t.size() == words.size() && std::equal(t.begin(), t.end(), words.begin());
-}
-
-bool starts_with(const tokens& t, std::initializer_list<std::string_view> words) {
-  return t.size() >= words.size() && std::equal(words.begin(), words.end(), t.begin());
-}
 
 // ---------------------------------------------------------------------------------------------
 // Boxed tables (-lgip, -lgi, -lci, -lcip):
@@ -226,6 +217,32 @@ error heading_cut(const table& t, std::string_view expected) {
               fmt::format("column heading cut short: expected '{}' before this line", expected));
 }
 
+// One line of a column heading: its words (the first ones when `prefix`:
+// more columns may follow), and the line as a message shows it.
+struct heading_line {
+  std::vector<std::string_view> words;
+  bool prefix = false;
+  std::string_view shown;
+};
+
+// Checks a heading line by line: each line there and as described, and no
+// line after the last described.
+std::optional<error> check_heading(const table& t, const std::vector<tokens>& words,
+                                   const std::vector<heading_line>& lines) {
+  const auto& h = t.heading;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const heading_line& want = lines[i];
+    if (i >= h.size()) return heading_cut(t, want.shown);
+    const tokens& got = words[i];
+    const bool ok =
+        (want.prefix ? got.size() >= want.words.size() : got.size() == want.words.size()) &&
+        std::equal(want.words.begin(), want.words.end(), got.begin());
+    if (!ok) return bad_heading(h[i], want.shown);
+  }
+  if (h.size() > lines.size()) return bad_heading(h[lines.size()], "=====");
+  return std::nullopt;
+}
+
 // The P2P, SM and engine columns of a two-line row: those heading line `at`
 // names from skip[0] on (the row's first line) and those the next heading line
 // names from skip[1] on (its second), or in a fragment `first` and `second`,
@@ -259,74 +276,68 @@ result<row_layout> read_heading(const table& t, listing_kind kind, bool& placeme
   std::vector<tokens> words;
   for (const auto& l : h) words.push_back(split(cell_text(l.text)));
   switch (kind) {
-    case listing_kind::lgip: {
+    case listing_kind::lgip:
       lay.first = {"GPU", "Name", "ID", "Free/Total", "Memory"};
       if (!fragment) {
-        constexpr std::string_view e1 = "GPU Name ID Instances Memory ...";
-        constexpr std::string_view e2 = "Free/Total GiB ...";
-        if (!starts_with(words[0], {"GPU", "Name", "ID", "Instances", "Memory"}))
-          return bad_heading(h[0], e1);
-        if (h.size() < 2) return heading_cut(t, e2);
-        if (!starts_with(words[1], {"Free/Total", "GiB"})) return bad_heading(h[1], e2);
-        if (h.size() > 2) return bad_heading(h[2], "=====");
+        if (auto e = check_heading(t, words,
+                                   {{{"GPU", "Name", "ID", "Instances", "Memory"},
+                                     true,
+                                     "GPU Name ID Instances Memory ..."},
+                                    {{"Free/Total", "GiB"}, true, "Free/Total GiB ..."}}))
+          return *e;
       }
       if (auto e = engine_columns(t, words, 0, {5, 2}, {"P2P", "SM", "DEC", "ENC"},
                                   {"CE", "JPEG", "OFA"}, lay))
         return *e;
       break;
-    }
     case listing_kind::lgi:
       lay.first = {"GPU", "Name", "Profile-ID", "Instance-ID", "Start:Size"};
       if (!fragment) {
-        constexpr std::string_view e1 = "GPU Name Profile Instance Placement";
-        constexpr std::string_view e2 = "ID ID Start:Size";
-        if (!equals(words[0], {"GPU", "Name", "Profile", "Instance", "Placement"}))
-          return bad_heading(h[0], e1);
-        if (h.size() < 2) return heading_cut(t, e2);
-        if (!equals(words[1], {"ID", "ID", "Start:Size"})) return bad_heading(h[1], e2);
-        if (h.size() > 2) return bad_heading(h[2], "=====");
+        if (auto e = check_heading(t, words,
+                                   {{{"GPU", "Name", "Profile", "Instance", "Placement"},
+                                     false,
+                                     "GPU Name Profile Instance Placement"},
+                                    {{"ID", "ID", "Start:Size"}, false, "ID ID Start:Size"}}))
+          return *e;
       }
       break;
     case listing_kind::lci:
       lay.name_at = 2;
       lay.first = {"GPU", "GI-ID", "Name", "Profile-ID", "Instance-ID"};
       if (!fragment) {
+        // The old layout has no Placement column.
         placement_column = words[0].size() == 6;
-        const std::string_view e2 =
-            placement_column ? "Instance ID ID Start:Size" : "Instance ID ID";
-        if (!(placement_column
-                  ? equals(words[0], {"GPU", "GPU", "Name", "Profile", "Instance", "Placement"})
-                  : equals(words[0], {"GPU", "GPU", "Name", "Profile", "Instance"})))
-          return bad_heading(h[0], "GPU GPU Name Profile Instance [Placement]");
-        if (h.size() < 2) return heading_cut(t, e2);
-        if (!(placement_column ? equals(words[1], {"Instance", "ID", "ID", "Start:Size"})
-                               : equals(words[1], {"Instance", "ID", "ID"})))
-          return bad_heading(h[1], e2);
-        if (h.size() < 3) return heading_cut(t, "ID");
-        if (!equals(words[2], {"ID"})) return bad_heading(h[2], "ID");
+        std::vector<heading_line> lines{{{"GPU", "GPU", "Name", "Profile", "Instance"},
+                                         false,
+                                         "GPU GPU Name Profile Instance [Placement]"},
+                                        {{"Instance", "ID", "ID"}, false, "Instance ID ID"},
+                                        {{"ID"}, false, "ID"}};
+        if (placement_column) {
+          lines[0].words.emplace_back("Placement");
+          lines[1].words.emplace_back("Start:Size");
+          lines[1].shown = "Instance ID ID Start:Size";
+        }
+        if (auto e = check_heading(t, words, lines)) return *e;
       }
       if (placement_column) lay.first.emplace_back("Start:Size");
       break;
-    case listing_kind::lcip: {
+    case listing_kind::lcip:
       lay.name_at = 2;
       lay.first = {"GPU", "GI-ID", "Name", "Profile-ID", "Free/Total"};
       if (!fragment) {
-        constexpr std::string_view e1 = "GPU GPU Name Profile Instances Exclusive Shared";
-        constexpr std::string_view e2 = "Instance ID Free/Total ...";
-        constexpr std::string_view e3 = "ID ...";
-        if (!equals(words[0],
-                    {"GPU", "GPU", "Name", "Profile", "Instances", "Exclusive", "Shared"}))
-          return bad_heading(h[0], e1);
-        if (h.size() < 2) return heading_cut(t, e2);
-        if (!starts_with(words[1], {"Instance", "ID", "Free/Total"})) return bad_heading(h[1], e2);
-        if (h.size() < 3) return heading_cut(t, e3);
-        if (!starts_with(words[2], {"ID"})) return bad_heading(h[2], e3);
+        if (auto e = check_heading(
+                t, words,
+                {{{"GPU", "GPU", "Name", "Profile", "Instances", "Exclusive", "Shared"},
+                  false,
+                  "GPU GPU Name Profile Instances Exclusive Shared"},
+                 {{"Instance", "ID", "Free/Total"}, true, "Instance ID Free/Total ..."},
+                 {{"ID"}, true, "ID ..."}}))
+          return *e;
       }
       if (auto e =
               engine_columns(t, words, 1, {3, 1}, {"SM", "DEC", "ENC", "OFA"}, {"CE", "JPEG"}, lay))
         return *e;
       break;
-    }
     default:
       break;
   }
