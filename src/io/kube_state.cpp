@@ -10,7 +10,6 @@
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/search.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,7 +17,7 @@
 #include <vector>
 
 #include "io/check_input.hpp"
-#include "io/json_sax.hpp"
+#include "io/kube_nodes.hpp"
 #include "io/manifest.hpp"
 #include "io/mig_parted.hpp"
 #include "io/names.hpp"
@@ -26,7 +25,6 @@
 #include "io/plan_input_util.hpp"
 #include "io/size.hpp"
 #include "io/source.hpp"
-#include "io/text_view.hpp"
 #include "models.hpp"
 #include "quote.hpp"
 
@@ -34,108 +32,12 @@ namespace migplan::cli {
 namespace {
 
 using plan_io::at;
-using plan_io::line_at;
 using plan_io::lower;
 using plan_io::q;
 using plan_io::shown_path;
 using plan_io::some_names;
 using plan_io::suggest;
 using plan_io::why_not;
-
-// kubectl's nodes: only the names and labels of the nodes are kept, read
-// through nlohmann's SAX interface so that a cluster's worth of node status
-// (images, conditions) is never built in memory.
-
-struct kube_node {
-  std::string name;
-  std::string kind;
-  std::vector<std::pair<std::string, std::string>> labels;
-  std::string bad_label;  // the first label whose value is not a string
-};
-
-class kube_reader final : public json_sax_base {
- public:
-  std::string kind;
-  kube_node root;                // the document as one Node
-  std::vector<kube_node> items;  // a List's or NodeList's items
-  bool root_is_object = false;
-  bool too_many = false;
-
-  bool null() override { return other(); }
-  bool boolean(bool) override { return other(); }
-  bool number_integer(number_integer_t) override { return other(); }
-  bool number_unsigned(number_unsigned_t) override { return other(); }
-  bool number_float(number_float_t, const string_t&) override { return other(); }
-  bool string(string_t& v) override {
-    if (kube_node* n = label_owner()) {
-      n->labels.emplace_back(st_.back().key, v);
-      return true;
-    }
-    if (st_.size() == 1 && st_[0].key == "kind") kind = v;
-    if (in_item(3) && st_[2].key == "kind") items.back().kind = v;
-    if (in_item(4) && st_[2].key == "metadata" && st_[3].object && st_[3].key == "name")
-      items.back().name = v;
-    if (st_.size() == 2 && st_[0].key == "metadata" && st_[1].object && st_[1].key == "name")
-      root.name = v;
-    return true;
-  }
-  bool start_object(std::size_t) override {
-    if (st_.empty()) root_is_object = true;
-    if (st_.size() == 2 && st_[0].key == "items" && !st_[1].object) {
-      if (items.size() == max_plan_nodes) {
-        too_many = true;
-        return false;
-      }
-      items.emplace_back();
-    }
-    other();
-    st_.push_back({true, {}});
-    return true;
-  }
-  bool key(string_t& k) override {
-    st_.back().key = k;
-    return true;
-  }
-  bool end_object() override {
-    st_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    other();
-    st_.push_back({false, {}});
-    return true;
-  }
-  bool end_array() override {
-    st_.pop_back();
-    return true;
-  }
-
- private:
-  struct frame {
-    bool object;
-    std::string key;
-  };
-  std::vector<frame> st_;
-
-  // True when the value now read lies in a List item, `depth` frames deep.
-  bool in_item(std::size_t depth) const {
-    return st_.size() == depth && st_[0].key == "items" && !st_[1].object && st_[2].object;
-  }
-  // The node whose metadata.labels holds the value now read, if any.
-  kube_node* label_owner() {
-    if (in_item(5) && st_[2].key == "metadata" && st_[3].key == "labels" && st_[4].object)
-      return &items.back();
-    if (st_.size() == 3 && st_[0].key == "metadata" && st_[1].key == "labels" && st_[2].object)
-      return &root;
-    return nullptr;
-  }
-  // A value other than a string: a label's value must be one.
-  bool other() {
-    if (kube_node* n = label_owner(); n != nullptr && n->bad_label.empty())
-      n->bad_label = st_.back().key;
-    return true;
-  }
-};
 
 constexpr std::string_view product_label = "nvidia.com/gpu.product";
 constexpr std::string_view count_label = "nvidia.com/gpu.count";
@@ -530,62 +432,6 @@ class kube_builder {
       cache_;
 };
 
-result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::string_view shown) {
-  kube_reader r;
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &r);
-  } catch (const std::exception& e) {
-    if (r.what.empty()) r.what = e.what();
-  }
-  if (r.too_many)
-    return error{at(shown, 0,
-                    fmt::format("more than {} nodes; the most plan reads is {}", max_plan_nodes,
-                                max_plan_nodes))};
-  if (!r.what.empty())
-    return error{
-        at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_error_text(r.what))};
-  if (!r.root_is_object)
-    return error{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
-  if (r.kind == "Node") {
-    if (r.root.name.empty()) return error{at(shown, 0, "the Node has no metadata.name")};
-    return std::vector<kube_node>{std::move(r.root)};
-  }
-  if (r.kind != "List" && r.kind != "NodeList")
-    return error{at(shown, 0,
-                    r.kind.empty()
-                        ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
-                                      "`kubectl get nodes -o json`)")
-                        : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
-                                      "List, NodeList or Node)",
-                                      q(r.kind)))};
-  for (std::size_t i = 0; i < r.items.size(); ++i) {
-    const kube_node& n = r.items[i];
-    if (!n.kind.empty() && n.kind != "Node")
-      return error{at(shown, 0,
-                      fmt::format("item {} is a {}, not a Node (expected `kubectl get "
-                                  "nodes -o json`)",
-                                  i, q(n.kind)))};
-    if (n.name.empty()) return error{at(shown, 0, fmt::format("item {} has no metadata.name", i))};
-  }
-  return std::move(r.items);
-}
-
-// Stops at the first key of the top-level object: kubectl's output starts
-// with apiVersion (its keys are sorted), migplan's state file with version.
-class first_key final : public json_sax_base {
- public:
-  std::string found;
-  int depth = 0;
-  bool start_object(std::size_t) override { return ++depth == 1; }
-  bool key(string_t& k) override {
-    if (depth != 1) return true;
-    found = k;
-    return false;
-  }
-  bool end_object() override { return --depth > 0; }
-  bool start_array(std::size_t) override { return depth > 0; }
-};
-
 }  // namespace
 
 result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_view nodes_shown,
@@ -597,17 +443,6 @@ result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_vie
   config.shown = std::string(config_shown);
   if (auto e = read_config(config, config_text, config_json)) return *e;
   return kube_builder(nodes_shown, config).build(*nodes);
-}
-
-bool looks_like_kube_nodes(std::string_view text) {
-  first_key k;
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &k);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return k.found == "apiVersion" || k.found == "kind" || k.found == "items" ||
-         k.found == "metadata";
 }
 
 result<kube_state> read_current_state(const std::string& path, const std::string& config_path,

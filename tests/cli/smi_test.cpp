@@ -596,6 +596,31 @@ TEST_CASE("an unknown or missing heading is refused", "[smi][errors]") {
   CHECK(read_lgi("# complete: no\n" + lgi_line(0, "1g.5gb", 19, 7, "0:1") + "\n+---+\n"));
 }
 
+TEST_CASE("each line of a column heading is checked as its listing heads it", "[smi][errors]") {
+  // -lci with a Placement column wants Start:Size on the second line too.
+  CHECK(error_of(listing_kind::lci,
+                 "+---+\n| Compute instances: |\n| GPU GPU Name Profile Instance Placement |\n"
+                 "| Instance ID ID |\n| ID |\n|===|\n+---+\n") ==
+        "line 4: unexpected column heading 'Instance ID ID': expected 'Instance ID ID "
+        "Start:Size'");
+  CHECK(error_of(listing_kind::lci,
+                 "+---+\n| Compute instances: |\n| GPU GPU Name Profile Instance |\n"
+                 "| Instance ID ID |\n| ID ID |\n|===|\n+---+\n") ==
+        "line 5: unexpected column heading 'ID ID': expected 'ID'");
+  // -lcip's heading has three lines.
+  CHECK(error_of(listing_kind::lcip,
+                 "+---+\n| Compute instance profiles: |\n"
+                 "| GPU GPU Name Profile Instances Exclusive Shared |\n"
+                 "| Instance ID Free/Total SM DEC ENC OFA |\n|===|\n+---+\n") ==
+        "line 5: column heading cut short: expected 'ID ...' before this line");
+  // -lgip's has two.
+  CHECK(error_of(listing_kind::lgip,
+                 "+---+\n| GPU instance profiles: |\n"
+                 "| GPU Name ID Instances Memory P2P SM DEC ENC |\n"
+                 "| Free/Total GiB CE JPEG OFA |\n| extra |\n|===|\n+---+\n") ==
+        "line 5: unexpected column heading 'extra': expected '====='");
+}
+
 TEST_CASE("the readers bound their work", "[smi][errors]") {
   CHECK(error_of(listing_kind::lgi, std::string(max_smi_bytes + 1, ' ')) ==
         "input of 1048577 bytes is larger than 1 MiB, the most read");
