@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `migplan check`: validates migplan geometry files and NVIDIA mig-parted
 // configs for CI. Reads each file (io/), checks every geometry on the models
-// it applies to (check_files), and renders the findings (render/check).
+// it applies to (check/, the service), and renders the findings (render/check).
 
 #include "render/check.hpp"
 
@@ -16,7 +16,7 @@
 #include <ostream>
 
 #include "app.hpp"
-#include "commands/check_files.hpp"
+#include "check/checker.hpp"
 #include "error.hpp"
 #include "io/check_input.hpp"
 #include "io/names.hpp"

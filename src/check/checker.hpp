@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The checking pass of `migplan check`, between reading (io/check_input) and
-// printing (render/check): resolves what a file names and asks the core
-// whether each geometry fits.
+// The checking service of `migplan check`, between reading (io/check_input)
+// and printing (render/check): resolves what a file names and asks the core
+// whether each geometry fits. It computes findings and never prints.
 
 #include <iosfwd>
 #include <migplan/gpu.hpp>
@@ -30,6 +30,11 @@ struct check_settings {
 /// Reads, parses and checks one source: every geometry on every model it
 /// applies to, diagnostics sorted by position.
 file_check check_source(const source& s, std::istream& in, const check_settings& settings);
+
+/// Resolves and checks every geometry `f.input` holds, on every model it
+/// applies to, adding a geometry_check each and the diagnostics found
+/// (geometries.cpp).
+void check_geometries(file_check& f, const check_settings& settings);
 
 /// Adds what `f` holds to `s`, and its exit code (the worst file wins).
 void tally(summary& s, const file_check& f);
