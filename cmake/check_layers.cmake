@@ -11,11 +11,13 @@
 #   pack/      pack's service (on io/ for request words)
 #   check/     check's service (on io/ for the files it reads)
 #   commands/  wiring: options -> io -> a service -> render; may use any
-# Top-level headers: error.hpp, quote.hpp and text.hpp are for every layer;
+# Top-level headers: error.hpp, quote.hpp, text.hpp and messages.hpp (the
+# sentences that explain a reason code, for readers, services and renderers
+# alike) are for every layer;
 # models.hpp (the set of models of a run) for the readers and services.
 cmake_minimum_required(VERSION 3.25)
 
-set(common error.hpp quote.hpp text.hpp)
+set(common error.hpp quote.hpp text.hpp messages.hpp)
 set(allowed_model model)
 set(allowed_io io model ${common} models.hpp)
 set(allowed_render render model ${common})

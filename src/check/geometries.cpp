@@ -17,8 +17,8 @@
 #include "io/mig_parted.hpp"
 #include "io/names.hpp"
 #include "io/request.hpp"
+#include "messages.hpp"
 #include "models.hpp"
-#include "render/messages.hpp"
 
 namespace migplan::cli::check {
 namespace {

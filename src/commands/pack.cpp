@@ -20,13 +20,13 @@
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "io/source.hpp"
+#include "messages.hpp"
 #include "model/emit.hpp"
 #include "pack/batch.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
 #include "render/dra.hpp"
 #include "render/emit.hpp"
-#include "render/messages.hpp"
 #include "render/pack.hpp"
 
 namespace migplan::cli {

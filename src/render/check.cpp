@@ -7,11 +7,11 @@
 #include <ostream>
 #include <vector>
 
+#include "messages.hpp"
 #include "quote.hpp"
 #include "render/compute.hpp"
 #include "render/json.hpp"
 #include "render/json_writer.hpp"
-#include "render/messages.hpp"
 
 namespace migplan::cli::render {
 

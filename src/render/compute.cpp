@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "messages.hpp"
 #include "render/diagram.hpp"
-#include "render/messages.hpp"
 #include "render/style.hpp"
 #include "text.hpp"
 

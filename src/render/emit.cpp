@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "messages.hpp"
 #include "render/dra.hpp"
 #include "render/json.hpp"
-#include "render/messages.hpp"
 #include "render/mig_parted.hpp"
 #include "text.hpp"
 

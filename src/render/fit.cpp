@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "messages.hpp"
 #include "render/json.hpp"
-#include "render/messages.hpp"
 #include "render/style.hpp"
 #include "text.hpp"
 

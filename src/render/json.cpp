@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "render/messages.hpp"
+#include "messages.hpp"
 
 namespace migplan::cli {
 

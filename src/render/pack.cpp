@@ -9,11 +9,11 @@
 #include <migplan/capacity.hpp>
 #include <ostream>
 
+#include "messages.hpp"
 #include "quote.hpp"
 #include "render/compute.hpp"
 #include "render/diagram.hpp"
 #include "render/json.hpp"
-#include "render/messages.hpp"
 #include "render/style.hpp"
 #include "text.hpp"
 

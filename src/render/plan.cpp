@@ -14,9 +14,9 @@
 #include <tuple>
 #include <vector>
 
+#include "messages.hpp"
 #include "render/diagram.hpp"
 #include "render/json.hpp"
-#include "render/messages.hpp"
 #include "render/ranges.hpp"
 #include "render/style.hpp"
 #include "text.hpp"

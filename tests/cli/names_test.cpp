@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "io/request.hpp"
+#include "messages.hpp"
 #include "quote.hpp"
 #include "render/gpus.hpp"
-#include "render/messages.hpp"
 #include "run_binary.hpp"
 
 using namespace migplan;

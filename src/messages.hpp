@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Sentences for people: reasons a request does not fit, named layouts.
+// Sentences for people: reasons a request does not fit, named layouts. For
+// every layer: readers and services explain with them, renderers print them.
 
 #include <migplan/explain.hpp>
 #include <migplan/gpu.hpp>

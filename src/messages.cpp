@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "render/messages.hpp"
+#include "messages.hpp"
 
 #include <fmt/format.h>
 
