@@ -4,8 +4,9 @@
 // Reading the files `migplan check` validates: migplan's own geometry files
 // (YAML or JSON, `version: 1`, `gpus:`) and NVIDIA mig-parted configs
 // (`version: v1`, `mig-configs:`). This layer only reads and checks the
-// schema, with a line and column for everything; resolving names against the
-// catalog and checking feasibility is the command's job.
+// schema, with a line and column for everything, through the document layer
+// (document.hpp; check_reader.hpp); resolving names against the catalog and
+// checking feasibility is the checker's job (src/check/).
 
 #include <cstddef>
 #include <cstdint>
@@ -19,9 +20,10 @@
 
 namespace migplan::cli::check {
 
-/// The most `check` reads of one file (documented in migplan-check(1)). yaml-cpp's
-/// nodes take about 60 bytes of memory per byte of YAML, so 16 MiB of YAML
-/// needs about 1 GiB; NVIDIA's default config (tests/fixtures/mig-parted) is 12 KB.
+/// The most `check` reads of one file (documented in migplan-check(1)). The
+/// document tree takes tens of bytes of memory per byte of YAML (a 1.8 MB
+/// config: 75 MB at the peak, where yaml-cpp's own nodes took 130 MB); NVIDIA's
+/// default config (tests/fixtures/mig-parted) is 12 KB.
 inline constexpr std::size_t max_check_bytes = std::size_t{16} << 20;
 
 /// Reads one file for `check`, or all of `in` for "-", refusing more than

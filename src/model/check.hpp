@@ -3,7 +3,7 @@
 
 // What `migplan check` works on, shared by the layers that fill it and the one
 // that prints it: io/check_input reads a file into a parsed_input, the
-// command resolves and checks it into a file_check, and render/check prints
+// checker (src/check/) resolves and checks it into a file_check, and render/check prints
 // it. Plain data only; neither io/ nor render/ is included here.
 
 #include <cstdint>

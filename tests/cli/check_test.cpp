@@ -1137,6 +1137,26 @@ checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
 )");
 }
 
+TEST_CASE("check reads a '<<' tagged other than !!merge as an ordinary key", "[check]") {
+  // go-yaml merges a plain '<<' and one tagged !!merge; with another tag it
+  // is a key like any other, which mig-parted refuses as an unknown field.
+  const auto r = run_migplan({"check", "-"}, R"(version: v1
+mig-configs:
+  a:
+    - !!merge <<: {devices: all}
+      !foo <<: {mig-enabled: false}
+      mig-enabled: false
+)");
+  CHECK(r.code == 2);
+  CHECK(
+      r.err ==
+      R"(<stdin>:5:7: error: unknown field '<<' (expected device-filter, devices, mig-enabled, mig-devices); mig-parted rejects unknown fields
+      !foo <<: {mig-enabled: false}
+      ^
+checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
+)");
+}
+
 TEST_CASE("check stops a file whose aliases and merge keys expand past its budget", "[check]") {
   // Each mapping merges the one before it eight times: 8^11 entries unfolded.
   std::string text =

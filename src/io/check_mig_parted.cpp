@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading NVIDIA mig-parted configs for `check`, as api/spec/v1 reads them
+// (`version: v1`, `mig-configs:`).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "io/check_reader.hpp"
+#include "io/names.hpp"
+#include "io/schema.hpp"
+
+namespace migplan::cli::check {
+namespace {
+
+bool all_of(std::string_view s, std::string_view allowed) {
+  return !s.empty() && s.find_first_not_of(allowed) == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string mig_profile_format_error(std::string_view name) {
+  if (name.empty()) return "the name is empty";
+  const std::size_t plus = name.find('+'), minus = name.find('-');
+  if (plus != std::string_view::npos && minus != std::string_view::npos)
+    return "it has both '+' and '-' attributes";
+  const std::size_t split = plus != std::string_view::npos ? plus : minus;
+  const std::string_view fields = name.substr(0, split);
+  const std::string_view expected = "expected [Cc.]Gg.MEMgb such as 1g.5gb or 1c.3g.20gb";
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  while (parts.size() < 2) {
+    const std::size_t dot = fields.find('.', from);
+    if (dot == std::string_view::npos) break;
+    parts.push_back(fields.substr(from, dot - from));
+    from = dot + 1;
+  }
+  parts.push_back(fields.substr(from));
+  if (parts.size() < 2) return std::string(expected);
+  const std::string_view suffixes3[] = {"c", "g", "gb"};
+  const std::string_view suffixes2[] = {"g", "gb"};
+  const std::span<const std::string_view> want = parts.size() == 3
+                                                     ? std::span<const std::string_view>(suffixes3)
+                                                     : std::span<const std::string_view>(suffixes2);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string_view p = parts[i];
+    if (p.size() <= want[i].size() || p.substr(p.size() - want[i].size()) != want[i] ||
+        !all_of(p.substr(0, p.size() - want[i].size()), "0123456789"))
+      return std::string(expected);
+  }
+  if (split == std::string_view::npos) return "";
+  std::string_view attrs = name.substr(split + 1);
+  std::vector<std::string_view> seen;
+  while (true) {
+    const std::size_t comma = attrs.find(',');
+    const std::string_view a = attrs.substr(0, comma);
+    if (a.empty()) return "an attribute after '+' or '-' is empty";
+    if (std::isdigit(static_cast<unsigned char>(a[0])))
+      return fmt::format("attribute '{}' begins with a digit", a);
+    if (a.front() == '.' || a.back() == '.')
+      return fmt::format("attribute '{}' begins or ends with a dot", a);
+    if (!all_of(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789."))
+      return fmt::format("attribute '{}' has a character other than letters, digits and '.'", a);
+    if (std::find(seen.begin(), seen.end(), a) != seen.end())
+      return fmt::format("attribute '{}' appears twice", a);
+    seen.push_back(a);
+    if (comma == std::string_view::npos) break;
+    attrs.remove_prefix(comma + 1);
+  }
+  return "";
+}
+
+namespace {
+
+// strconv.ParseUint(s, 0, 32), as mig-parted reads each part of a
+// device-filter (pkg/types/device.go, NewDeviceIDFromString): a 0x, 0o or 0b
+// prefix or a leading 0 (octal) picks the base, otherwise decimal; digits in
+// either case; '_' only between digits or after a prefix; at most 32 bits.
+bool go_parse_uint32(std::string_view text, std::uint32_t& out) {
+  int base = 10;
+  bool prefixed = false;
+  if (text.size() >= 2 && text[0] == '0') {
+    const char p = static_cast<char>(text[1] | 0x20);
+    if (p == 'x' || p == 'o' || p == 'b') {
+      base = p == 'x' ? 16 : p == 'o' ? 8 : 2;
+      text.remove_prefix(2);
+      prefixed = true;
+    } else {
+      base = 8;
+      text.remove_prefix(1);
+      prefixed = true;
+    }
+  }
+  std::string digits;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '_') {
+      digits += text[i];
+      continue;
+    }
+    // Go: an underscore must follow a digit or the base prefix, and precede a digit.
+    const bool after_ok = i > 0 ? text[i - 1] != '_' : prefixed;
+    if (!after_ok || i + 1 == text.size() || text[i + 1] == '_') return false;
+  }
+  if (digits.empty()) return false;  // "0x", "0b"
+  std::uint32_t v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+  if (ec != std::errc() || p != digits.data() + digits.size()) return false;
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+bool parse_filter_id(std::string_view text, std::uint32_t& out) {
+  // "DEVICEVENDOR" or "DEVICEVENDOR:SUBSYSTEM", each part read by
+  // go_parse_uint32; more parts are an error in mig-parted.
+  const std::size_t colon = text.find(':');
+  if (colon != std::string_view::npos) {
+    std::uint32_t sub = 0;
+    if (text.find(':', colon + 1) != std::string_view::npos ||
+        !go_parse_uint32(text.substr(colon + 1), sub))
+      return false;
+    text = text.substr(0, colon);
+  }
+  return go_parse_uint32(text, out);
+}
+
+namespace reading {
+namespace {
+
+class mig_parted_reader : public reader {
+ public:
+  using reader::reader;
+
+  void read(const doc::node& root) {
+    const auto top = entries(root, false, "top-level");
+    const auto misspelt =
+        unknown_keys(top, mig_parted_top_keys, "field", "; mig-parted rejects unknown fields");
+    const entry* version = find(top, "version");
+    if (version == nullptr) {
+      if (!contains(misspelt, "version"))
+        error({1, 1}, "missing 'version: v1'; mig-parted refuses a config without it");
+    } else if (kind_of(*version->value) != kind::string || version->value->text != "v1") {
+      const kind k = kind_of(*version->value);
+      error(value_at(*version),
+            fmt::format("unsupported version {}: mig-parted configs must say version: v1",
+                        k == kind::list || k == kind::mapping || k == kind::null
+                            ? std::string(kind_name(k))
+                            : q(version->value->text)));
+      return;  // another version's schema: nothing below can be trusted
+    }
+    const entry* configs = find(top, "mig-configs");
+    if (configs == nullptr) {
+      if (!contains(misspelt, "mig-configs")) note({1, 1}, "no 'mig-configs': nothing to check");
+      return;
+    }
+    if (configs->value->is_null() || (configs->value->is_map() && configs->value->size() == 0)) {
+      error(value_at(*configs), "'mig-configs' is empty; mig-parted requires at least one config");
+      return;
+    }
+    if (!configs->value->is_map()) {
+      error(value_at(*configs),
+            fmt::format("'mig-configs' must be a mapping from config label to a list of entries, "
+                        "not {}",
+                        kind_name(kind_of(*configs->value))));
+      return;
+    }
+    for (const entry& c : entries(*configs->value, false, "config label")) read_config(c);
+  }
+
+ private:
+  void read_config(const entry& c) {
+    out_.labels.push_back(c.key);
+    reading(c.key);
+    if (c.value->is_null() || (c.value->is_list() && c.value->size() == 0)) {
+      error(at(*c.key_node),
+            fmt::format("config {} has no entries; mig-parted requires at least one", q(c.key)));
+      return;
+    }
+    if (!c.value->is_list()) {
+      error(value_at(c), fmt::format("config {} must be a list of entries, not {}", q(c.key),
+                                     kind_name(kind_of(*c.value))));
+      return;
+    }
+    int i = 0;
+    claims_.clear();  // a gpu index is claimed within one config
+    for (const doc::node& n : c.value->kids) {
+      reading(c.key, i);
+      read_entry(c.key, n, i++);
+    }
+    reading("");
+  }
+
+  void read_entry(const std::string& label, const doc::node& node, int index) {
+    geometry_spec g;
+    g.label = label;
+    g.entry = index;
+    g.at = at(node);
+    g.items_at = g.at;
+    if (!node.is_map()) {
+      error(at(node), fmt::format("entry {} of config {} must be a mapping with 'devices' and "
+                                  "'mig-enabled', not {}",
+                                  index, q(label), kind_name(kind_of(node))));
+      return;
+    }
+    const std::size_t errors_before = malformed_;
+    device_at_.clear();
+    const auto es = entries(node, false, "entry");
+    const auto misspelt =
+        unknown_keys(es, mig_parted_entry_keys, "field", "; mig-parted rejects unknown fields");
+    for (std::string_view required : {"devices", "mig-enabled"})
+      if (find(es, required) == nullptr && !contains(misspelt, required))
+        error(g.at, fmt::format("missing required field '{}' in config {}", required, q(label)));
+    if (const entry* f = find(es, "device-filter"); f != nullptr) read_filter(*f, g);
+    if (const entry* d = find(es, "devices"); d != nullptr) read_devices(*d, g);
+    if (const entry* e = find(es, "mig-enabled"); e != nullptr) {
+      bool v = false;
+      if (e->value->is_null()) {
+        warning(at(*e->key_node), "'mig-enabled' is empty; mig-parted reads it as false");
+        g.mig_enabled = false;
+      } else if (kind_of(*e->value) == kind::boolean && doc::yaml11_bool(e->value->text, v)) {
+        g.mig_enabled = v;
+      } else {
+        error(at(*e->value),
+              fmt::format("'mig-enabled' must be true or false, not {}", shown(*e->value)));
+      }
+    }
+    const entry* md = find(es, "mig-devices");
+    if (md != nullptr) {
+      g.items_at = at(*md->key_node);
+      read_mig_devices(*md, g);
+    }
+    // mig-parted: "missing required field 'mig-devices' when 'mig-enabled'
+    // is true", for an absent key and for a null value alike
+    // (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON; doc/mig-parted-parity.md).
+    if (g.mig_enabled && md == nullptr && find(es, "mig-enabled") != nullptr &&
+        !contains(misspelt, "mig-devices"))
+      error(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
+                              "'mig-enabled' is true (write mig-devices: {{}} for none)",
+                              q(label)));
+    if (g.mig_enabled && md != nullptr && md->value->is_null())
+      error(at(*md->key_node),
+            fmt::format("'mig-devices' is empty (null) in config {}: mig-parted reads that as a "
+                        "missing field, which it requires when 'mig-enabled' is true (write "
+                        "mig-devices: {{}} for none)",
+                        q(label)));
+    if (!g.mig_enabled && md != nullptr && md->value->is_map() && md->value->size() != 0)
+      error(at(*md->key_node), fmt::format("'mig-devices' must be empty when 'mig-enabled' is "
+                                           "false; mig-parted rejects config {}",
+                                           q(label)));
+    g.broken = malformed_ > errors_before;
+    if (!g.broken) claim_devices(label, g);
+    out_.geometries.push_back(std::move(g));
+  }
+
+  // Two entries of one config that give the same gpu index, and that both
+  // match a gpu of some model (no device-filter, or a PCI ID in common), set
+  // it twice: mig-parted walks the entries in order and applies each to every
+  // gpu it matches (WalkSelectedMigConfigForEachGPU in
+  // cmd/nvidia-mig-parted/assert/assert.go, called by apply/mode.go and
+  // apply/config.go), so the later entry replaces the earlier one there.
+  // `devices: all` is left alone: an entry for every gpu beside one for a
+  // few is how configs give a node's gpus different roles.
+  void claim_devices(const std::string& label, geometry_spec& g) {
+    std::vector<std::uint32_t> ids;
+    for (const filter_id& f : g.filter)
+      if (f.readable) ids.push_back(f.value);
+    if (g.has_filter && ids.empty()) return;  // matches no gpu (already warned)
+    std::set<long long> mine;
+    for (std::size_t i = 0; i < g.devices.size(); ++i) {
+      const long long d = g.devices[i];
+      const location l = i < device_at_.size() ? device_at_[i] : g.at;
+      if (d < 0) continue;  // reported by read_devices
+      if (!mine.insert(d).second) {
+        warning(l, fmt::format("gpu index {} is listed twice", d));
+        continue;
+      }
+      index_claims& c = claims_[d];
+      std::optional<device_claim> prior = g.has_filter ? c.unfiltered : c.first;
+      for (std::uint32_t id : ids)
+        if (auto it = c.by_filter.find(id);
+            it != c.by_filter.end() && (!prior || it->second.entry < prior->entry))
+          prior = it->second;
+      if (prior) {
+        g.conflict = true;
+        error(l,
+              fmt::format("gpu index {} is already given to entry {} of config {} (line {}); "
+                          "mig-parted applies the entries in order, so this one replaces it on "
+                          "gpu {}",
+                          d, prior->entry, q(label), prior->line, d),
+              fault::invalid);
+      }
+      const device_claim me{g.entry, file_line(g.at)};
+      if (!c.first) c.first = me;
+      if (!g.has_filter && !c.unfiltered) c.unfiltered = me;
+      for (std::uint32_t id : ids) c.by_filter.try_emplace(id, me);
+    }
+  }
+
+  void read_filter(const entry& e, geometry_spec& g) {
+    g.filter_at = at(*e.key_node);
+    std::vector<const doc::node*> ids;
+    if (e.value->is_null()) return;  // mig-parted reads null as "": no filter
+    const auto bad_type = [&](const doc::node& n) {
+      const kind k = kind_of(n);
+      if (k == kind::integer || k == kind::number)
+        error(at(n), fmt::format("device-filter {} is read as a number; quote it (\"{}\"): "
+                                 "mig-parted wants a string",
+                                 clip(n.text), clip(n.text)));
+      else
+        error(at(n), fmt::format("device-filter must be a pci id string or a list of them, not {}",
+                                 kind_name(k)));
+    };
+    const bool list = e.value->is_list();
+    if (list) {
+      for (const doc::node& n : e.value->kids) {
+        if (kind_of(n) != kind::string) {
+          bad_type(n);
+          continue;
+        }
+        ids.push_back(&n);
+      }
+    } else if (kind_of(*e.value) == kind::string) {
+      ids.push_back(e.value);
+    } else {
+      bad_type(*e.value);
+      return;
+    }
+    for (const doc::node* n : ids) {
+      const std::string& text = n->text;
+      if (text.empty() && !list) continue;  // a lone "" matches every device, like no filter
+      filter_id f{text, 0, false, at(*n)};
+      if (!parse_filter_id(text, f.value)) {
+        warning(f.at, fmt::format("device-filter {} is not a pci id mig-parted can read "
+                                  "(such as 0x20B010DE); it matches no gpu",
+                                  q(text)));
+      } else if (f.value <= 0xFFFFu) {
+        warning(f.at, fmt::format("device-filter {} has no vendor part: mig-parted reads it as "
+                                  "device 0x0000 of vendor 0x{:04X}, which matches no gpu; "
+                                  "write 0x{:04X}10DE",
+                                  q(text), f.value, f.value));
+      } else {
+        f.readable = true;
+      }
+      g.filter.push_back(std::move(f));
+    }
+    g.has_filter = !g.filter.empty();
+  }
+
+  void read_devices(const entry& e, geometry_spec& g) {
+    const doc::node& v = *e.value;
+    const kind k = kind_of(v);
+    if (k == kind::string && v.text == "all") return;
+    if (k == kind::integer) {
+      error(at(v), fmt::format("'devices' must be \"all\" or a list of gpu indices; mig-parted "
+                               "rejects a bare integer (write [{}])",
+                               clip(v.text)));
+      return;
+    }
+    if (k == kind::list) {
+      g.all_devices = false;
+      for (const doc::node& n : v.kids) {
+        long long d = 0;
+        if (!decimal_int(n, d)) {
+          error(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
+          continue;
+        }
+        if (d < 0) {
+          // mig-parted reads it ([]int) and compares it with the index of
+          // each gpu (0, 1, ...): it never matches (MatchesDevices in
+          // api/spec/v1/helpers.go).
+          g.conflict = true;
+          error(at(n),
+                fmt::format("gpu index {} is negative: mig-parted accepts it but it matches no gpu",
+                            d),
+                fault::invalid);
+        }
+        g.devices.push_back(d);
+        device_at_.push_back(at(n));
+      }
+      return;
+    }
+    error(value_at(e),
+          fmt::format("'devices' must be \"all\" or a list of gpu indices, not {}", shown(v)));
+  }
+
+  void read_mig_devices(const entry& e, geometry_spec& g) {
+    if (e.value->is_null()) return;  // mig-parted reads null as an empty map
+    if (!e.value->is_map()) {
+      error(value_at(e), fmt::format("'mig-devices' must be a mapping from profile name to count, "
+                                     "not {}",
+                                     kind_name(kind_of(*e.value))));
+      return;
+    }
+    for (const entry& d : entries(*e.value, false, "mig-devices")) {
+      const location l = at(*d.key_node);
+      if (const std::string why = mig_profile_format_error(d.key); !why.empty()) {
+        error(l, fmt::format("invalid profile name {}: {}; mig-parted rejects it{}", q(d.key), why,
+                             doc::suggest(d.key, all_profile_names())));
+        continue;
+      }
+      long long n = 0;
+      if (!decimal_int(*d.value, n)) {
+        // Digits past the largest count: a whole number, too large (mig-parted
+        // reads counts as Go's int, 64 bits).
+        const std::string& digits = d.value->text;
+        if (kind_of(*d.value) == kind::integer && !digits.empty() &&
+            std::all_of(digits.begin() + (digits[0] == '+' ? 1 : 0), digits.end(),
+                        [](char c) { return c >= '0' && c <= '9'; }))
+          error(value_at(d), fmt::format("count of {} {} is too large (at most {})", clip(d.key),
+                                         clip(digits), std::numeric_limits<long long>::max()));
+        else
+          error(value_at(d), fmt::format("count of {} must be a whole number, not {}", clip(d.key),
+                                         shown(*d.value)));
+        continue;
+      }
+      if (n < 0) {
+        error(at(*d.value),
+              fmt::format("invalid count {} for {}: counts must be 0 or more", n, clip(d.key)));
+        continue;
+      }
+      g.items.push_back({d.key, d.key, n, std::nullopt, l});
+    }
+    // mig-parted: "all counts for all MigProfiles are 0" (pkg/types/mig_config.go,
+    // MigConfig.AssertValid): a mapping that lists profiles only to ask for none of them.
+    if (!g.items.empty() && std::all_of(g.items.begin(), g.items.end(),
+                                        [](const profile_request& r) { return r.count == 0; }))
+      error(at(*e.key_node),
+            fmt::format("every count in 'mig-devices' of config {} is 0; "
+                        "mig-parted rejects that (write mig-devices: {{}} for none)",
+                        q(g.label)));
+  }
+
+  struct device_claim {
+    int entry;
+    int line;
+  };
+  // Who first gave a gpu index: any entry, an entry without a device-filter,
+  // and an entry naming each PCI ID.
+  struct index_claims {
+    std::optional<device_claim> first, unfiltered;
+    std::map<std::uint32_t, device_claim> by_filter;
+  };
+  std::map<long long, index_claims> claims_;  // of the config being read
+  std::vector<location> device_at_;           // of the entry being read, as its devices
+};
+
+}  // namespace
+
+void read_mig_parted_config(parsed_input& out, const doc::node& root, std::string_view text,
+                            const position_map& to_file) {
+  mig_parted_reader r(out, text, to_file);
+  r.read(root);
+}
+
+}  // namespace reading
+}  // namespace migplan::cli::check
