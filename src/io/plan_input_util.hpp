@@ -65,4 +65,11 @@ std::string why_not(const gpu_model& g, std::span<const item> items);
 /// in double quotes may hold commas, and "" for a quote.
 result<std::vector<std::string>> csv_fields(std::string_view line);
 
+/// The walker's first diagnostic, as the one-line error plan reports.
+error first_error(const doc::walker& r);
+
+/// The budget of a plan file: the document layer's, with `key`'s list of the
+/// top level refused at its first item past `most`.
+doc::budget plan_budget(std::string_view key, std::size_t most, std::string_view what);
+
 }  // namespace migplan::cli::plan_io

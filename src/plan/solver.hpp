@@ -10,16 +10,29 @@
 #include <migplan/capacity.hpp>
 
 #include "model/plan.hpp"
+#include "plan/geometries.hpp"
 
 namespace migplan::cli::plan {
 
-/// Solves `req` (read and checked by src/io/plan_input). Lexicographic
-/// objectives, each solved to optimality (or to the time limit) before the
-/// next, with the earlier ones held: (0) the least unmet demand, (1) for a
-/// fresh plan the least cost (GPU count when no costs), for a re-plan the
-/// fewest GPUs changed, (2) the most room kept for future instances, summed
-/// over GPUs, (3) the fewest distinct geometries. Never throws for a request
-/// the readers accept.
+/// The planner. It keeps the geometries of every model it has planned for,
+/// so that a caller solving many requests builds them once; not safe to
+/// share between threads (one solver per thread).
+class solver {
+ public:
+  /// Solves `req` (read and checked by src/io/plan_input). Lexicographic
+  /// objectives, each solved to optimality (or to the time limit) before the
+  /// next, with the earlier ones held: (0) the least unmet demand, (1) for a
+  /// fresh plan the least cost (GPU count when no costs), for a re-plan the
+  /// fewest GPUs changed, (2) the most room kept for future instances, summed
+  /// over GPUs, (3) the fewest distinct geometries. Never throws for a request
+  /// the readers accept.
+  plan_result solve(const plan_request& req);
+
+ private:
+  detail::geometry_cache geometries_;
+};
+
+/// Solves `req` with a solver of its own (solver::solve).
 plan_result solve(const plan_request& req);
 
 /// The room value of a layout that the planner sums and maximises: reachable

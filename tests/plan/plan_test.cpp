@@ -110,6 +110,7 @@ struct brute {
 
 void exact_on(const char* slug, const std::vector<std::vector<std::string>>& sets) {
   const gpu_model* g = gpu(slug);
+  plan::solver planner;  // the model's geometries built once
   for (const auto& names : sets) {
     std::vector<int> ps;
     for (const auto& n : names) {
@@ -128,7 +129,7 @@ void exact_on(const char* slug, const std::vector<std::vector<std::string>>& set
         what += std::to_string(d[q]) + "x" + names[q] + " ";
       }
       INFO(slug << ": " << what);
-      const plan_result res = plan::solve(req);
+      const plan_result res = planner.solve(req);
       REQUIRE(res.feasible);
       CHECK(res.optimal);
       CHECK(res.gpu_count == b.gpus);
@@ -382,6 +383,7 @@ TEST_CASE("compute-instance items on a100-40gb match a brute force over GI conte
           "[plan][ci][exact]") {
   const gpu_model* a = gpu("a100-40gb");
   // An A100-40GB holds at most two 3g.20gb; whole 3g.20gb items take GIs of their own.
+  plan::solver planner;  // the model's geometries built once
   for (int ones = 0; ones <= 7; ++ones)
     for (int twos = 0; twos <= 3; ++twos)
       for (int whole = 0; whole <= 2; ++whole) {
@@ -393,7 +395,7 @@ TEST_CASE("compute-instance items on a100-40gb match a brute force over GI conte
         if (whole > 0) req.demand.push_back(want("3g.20gb", whole));
         const int gis = fewest_3g_gis(ones, twos) + whole;
         INFO(ones << " x 1c, " << twos << " x 2c, " << whole << " x 3g.20gb");
-        const plan_result res = plan::solve(req);
+        const plan_result res = planner.solve(req);
         REQUIRE(res.feasible);
         CHECK(res.optimal);
         CHECK(res.gpu_count == (gis + 1) / 2);
@@ -401,15 +403,17 @@ TEST_CASE("compute-instance items on a100-40gb match a brute force over GI conte
       }
 }
 
-TEST_CASE("a model changed at the same address gets geometries of its own", "[plan]") {
-  // A model read from a file and freed can leave its address to another
-  // model: the planner's cache of geometries must follow the table, not the
-  // address. Here one gpu_model object changes its table between two plans.
+// Plans 7x1g.10gb on one gpu_model object with `solve`, then again once
+// the object's table holds three 1g.10gb a GPU. A model read from a file and
+// freed can leave its address to another model: the planner's geometries
+// must follow the table, not the address.
+template <class Solve>
+void plan_changed_table(Solve&& solve) {
   gpu_model m = *gpu("h100-80gb");
   plan_request req;
   req.models.push_back({&m, std::nullopt, 1.0});
   req.demand.push_back(want("1g.10gb", 7));
-  const plan_result before = plan::solve(req);
+  const plan_result before = solve(req);
   REQUIRE(before.feasible);
   CHECK(before.gpu_count == 1);
   // The same slug and address, but 1g.10gb at starts 0 to 2 only: three a GPU.
@@ -419,8 +423,17 @@ TEST_CASE("a model changed at the same address gets geometries of its own", "[pl
   changed[static_cast<std::size_t>(p)].starts = 0b111;
   changed[static_cast<std::size_t>(p)].max_instances = 3;
   m.profiles = changed;
-  const plan_result after = plan::solve(req);
+  const plan_result after = solve(req);
   REQUIRE(after.feasible);
   CHECK(after.gpu_count == 3);
   check_plan(req, after);
+}
+
+TEST_CASE("a model changed at the same address gets geometries of its own", "[plan]") {
+  plan_changed_table([](const plan_request& r) { return plan::solve(r); });
+}
+
+TEST_CASE("one solver's geometries follow a model's table, not its address", "[plan]") {
+  plan::solver planner;
+  plan_changed_table([&](const plan_request& r) { return planner.solve(r); });
 }

@@ -73,10 +73,10 @@ void check_replan(const plan_request& req, const plan_result& res) {
   }
 }
 
-// Solves `req` and checks it against a brute force's fewest changes `best`
-// (-1: no plan meets the demand).
-void check_fewest(const plan_request& req, int best) {
-  const plan_result res = plan::solve(req);
+// Solves `req` with `planner` and checks it against a brute force's fewest
+// changes `best` (-1: no plan meets the demand).
+void check_fewest(plan::solver& planner, const plan_request& req, int best) {
+  const plan_result res = planner.solve(req);
   if (best < 0) {
     CHECK_FALSE(res.feasible);
     return;
@@ -225,6 +225,7 @@ TEST_CASE("in-use instances survive unless eviction is allowed", "[replan]") {
 }
 
 TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[replan][exact]") {
+  plan::solver planner;  // each model's geometries built once
   for (const char* slug : {"a30", "h100-80gb"}) {
     const gpu_model* g = gpu(slug);
     const std::vector<std::vector<int>> geos = all_geometries(g);
@@ -278,7 +279,7 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
             if (ds > 0) req.demand.push_back(want(small, ds));
             if (dm > 0) req.demand.push_back(want(mid, dm));
             INFO(slug << " fleet " << code << " n=" << n << " demand " << ds << "+" << dm);
-            check_fewest(req, best);
+            check_fewest(planner, req, best);
           }
       }
     }
@@ -286,6 +287,7 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
 }
 
 TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force", "[replan][exact]") {
+  plan::solver planner;  // each model's geometries built once
   // GPUs whose layouts all differ (random profiles at random allowed starts,
   // some instances in use), as a fleet is after churn: classes of one GPU,
   // which the solver pools by in-use instances and splits back after.
@@ -332,7 +334,7 @@ TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force", "
       }
       const int best = fewest_changes(g, geos, fleet, demand, req.allow_evict);
       INFO(slug << " round " << round);
-      check_fewest(req, best);
+      check_fewest(planner, req, best);
     }
   }
 }

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fleet files and state files for `migplan plan` (plan_input.hpp): the
+// fleet's models and nodes, and the fleet as it is now. Each is a schema
+// walked over the document layer's tree; the demand and the files
+// themselves are plan_input.cpp's.
+#include <fmt/format.h>
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <istream>
+#include <iterator>
+#include <map>
+#include <migplan/catalog.hpp>
+#include <migplan/compute.hpp>
+#include <migplan/search.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <streambuf>
+#include <unordered_map>
+#include <utility>
+
+#include "io/check_input.hpp"
+#include "io/document.hpp"
+#include "io/manifest.hpp"
+#include "io/names.hpp"
+#include "io/plan_input.hpp"
+#include "io/plan_input_util.hpp"
+#include "io/schema.hpp"
+#include "io/size.hpp"
+#include "io/source.hpp"
+#include "io/text_view.hpp"
+#include "models.hpp"
+#include "quote.hpp"
+#include "text.hpp"
+
+namespace migplan::cli {
+namespace {
+
+using doc::find;
+using doc::node;
+using doc::value_text;
+using plan_io::first_error;
+using plan_io::plan_budget;
+using plan_io::q;
+using plan_io::shown_path;
+using plan_io::suggest;
+using plan_io::why_not;
+
+// ---------------------------------------------------------------------------
+// Fleet files.
+
+constexpr std::string_view fleet_top_keys[] = {"version", "models", "nodes", "comment"};
+constexpr std::string_view fleet_model_keys[] = {"gpu", "available", "cost", "comment"};
+constexpr std::string_view fleet_node_keys[] = {"name", "gpu", "gpus", "comment"};
+
+// The model a `gpu` key names; nullptr (and a diagnostic) when `f` is
+// missing or names none.
+const gpu_model* model_of(doc::walker& r, const doc::field* f) {
+  if (f == nullptr) return nullptr;
+  const auto text = r.text(*f, "gpu");
+  if (!text) return nullptr;
+  auto g = resolve_gpu(*text);
+  if (g) return *g;
+  r.fail(f->at(), g.error().message);
+  return nullptr;
+}
+
+double cost_of(doc::walker& r, const doc::field& f) {
+  const node& n = *f.value;
+  double v = 0;
+  bool ok = n.is_scalar() && !n.quoted && !n.text.empty();
+  if (ok) {
+    const std::string& s = n.text;
+    const char* b = s.data() + (s[0] == '+' ? 1 : 0);
+    const auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
+    ok = ec == std::errc() && p == s.data() + s.size() && std::isfinite(v);
+  }
+  if (!ok) r.fail(f.at(), fmt::format("cost must be a number, not {}", value_text(n)));
+  if (!(v > 0) || v > max_model_cost)
+    r.fail(f.at(),
+           fmt::format("cost {} must be more than 0 and at most {}", n.text, max_model_cost));
+  return v;
+}
+
+constexpr std::string_view gpu_why = "(a slug, nvidia-smi name or PCI device ID)";
+
+result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown, bool json) {
+  doc::walker r(shown);
+  const auto root =
+      doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
+  if (!root) return error{to_text(root.error())};
+  if (!r.top_mapping(*root, "fleet file", "'version: 1' and 'nodes' or 'models'"))
+    return first_error(r);
+  const auto top = r.fields(*root, fleet_top_keys, "the top level");
+  if (!r.ok() || !r.version(top, "fleet files")) return first_error(r);
+  const doc::field* models = find(top, "models");
+  const doc::field* nodes = find(top, "nodes");
+  if (models == nullptr && nodes == nullptr) {
+    r.fail(1, "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
+    return first_error(r);
+  }
+  plan_fleet out;
+  struct model_line {
+    int line;
+    bool has_nodes;
+  };
+  std::map<const gpu_model*, model_line> model_at;
+  if (models != nullptr) {
+    const node* list =
+        r.list(*models, "a list of models (gpu, available, cost)", all_models().size(), "models");
+    if (list == nullptr) return first_error(r);
+    if (list->size() == 0) {
+      r.fail(models->at(), "'models' is empty: list at least one model");
+      return first_error(r);
+    }
+    for (const node& m : list->kids) {
+      const int line = m.line_or(models->line());
+      if (!m.is_map()) {
+        r.fail(line, fmt::format("each model must be a mapping with 'gpu' (and 'available', "
+                                 "'cost'), not {}",
+                                 value_text(m)));
+        return first_error(r);
+      }
+      const auto fs = r.fields(m, fleet_model_keys, "a model");
+      fleet_model fm;
+      fm.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
+      if (const doc::field* f = find(fs, "available"))
+        fm.available = r.whole(*f, "available", 0, max_model_available);
+      if (const doc::field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
+      if (!r.ok()) return first_error(r);
+      auto [it, fresh] = model_at.try_emplace(fm.gpu, model_line{line, false});
+      if (!fresh) {
+        r.fail(line, fmt::format("model {} is listed twice (first at line {})", fm.gpu->slug,
+                                 it->second.line));
+        return first_error(r);
+      }
+      out.models.push_back(fm);
+    }
+  }
+  if (nodes != nullptr) {
+    const node* list = r.list(*nodes, "a list of nodes (name, gpu, gpus)");
+    if (list == nullptr) return first_error(r);
+    if (list->size() == 0) {
+      r.fail(nodes->at(), "'nodes' is empty: list at least one node");
+      return first_error(r);
+    }
+    std::unordered_map<std::string, int> names;
+    std::vector<fleet_model> from_nodes;
+    for (const node& n : list->kids) {
+      const int line = n.line_or(nodes->line());
+      if (!n.is_map()) {
+        r.fail(line,
+               fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
+                           value_text(n)));
+        return first_error(r);
+      }
+      const auto fs = r.fields(n, fleet_node_keys, "a node");
+      fleet_node fn;
+      if (const doc::field* f = r.need(fs, "name", line, "(the node's name)"))
+        fn.name = r.name(*f, "node name", max_plan_name_length).value_or("");
+      fn.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
+      if (const doc::field* f = r.need(fs, "gpus", line, "(how many GPUs it has)"))
+        fn.gpu_count = static_cast<int>(r.whole(*f, "gpus", 1, max_node_gpus).value_or(0));
+      if (!r.ok()) return first_error(r);
+      fn.where = fmt::format("{}:{}", shown, line);
+      auto [it, fresh] = names.try_emplace(fn.name, line);
+      if (!fresh) {
+        r.fail(line,
+               fmt::format("node {} is listed twice (first at line {})", q(fn.name), it->second));
+        return first_error(r);
+      }
+      auto m = model_at.find(fn.gpu);
+      if (m == model_at.end()) {
+        model_at.emplace(fn.gpu, model_line{line, true});
+        from_nodes.push_back({fn.gpu, std::nullopt, 1.0});
+      } else if (!m->second.has_nodes) {
+        m->second.has_nodes = true;
+        from_nodes.push_back(*std::find_if(out.models.begin(), out.models.end(),
+                                           [&](const fleet_model& x) { return x.gpu == fn.gpu; }));
+      }
+      out.nodes.push_back(std::move(fn));
+    }
+    // With nodes the fleet is theirs: a model no node has cannot be used.
+    for (const fleet_model& fm : out.models)
+      if (!model_at[fm.gpu].has_nodes) {
+        r.fail(model_at[fm.gpu].line,
+               fmt::format("model {} is listed under 'models' but no node has it", fm.gpu->slug));
+        return first_error(r);
+      }
+    out.models = std::move(from_nodes);
+  }
+  return out;
+}
+
+std::string starts_text(const profile& p, int units) {
+  std::string out;
+  for (int s = 0; s < units; ++s)
+    if (p.allows_start(s)) out += fmt::format("{}{}", out.empty() ? "" : ", ", s);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// migplan's state file.
+
+constexpr std::string_view state_top_keys[] = {"version", "nodes", "comment"};
+constexpr std::string_view state_node_keys[] = {"name", "gpu", "label", "gpus", "comment"};
+constexpr std::string_view state_gpu_keys[] = {"index", "label", "instances", "comment"};
+constexpr std::string_view state_instance_keys[] = {"profile", "start", "in_use", "comment"};
+
+// One instance of a GPU of model `g`; nothing (and a diagnostic) when it is
+// not one.
+std::optional<current_gi> state_instance(doc::walker& r, const node& i, int line,
+                                         const gpu_model& g) {
+  if (!i.is_map()) {
+    r.fail(line, fmt::format("each instance must be a mapping with 'profile' (and 'start', "
+                             "'in_use'), not {}",
+                             value_text(i)));
+    return std::nullopt;
+  }
+  const auto fs = r.fields(i, state_instance_keys, "an instance");
+  const doc::field* pf = r.need(fs, "profile", line, "(a profile name such as 1g.10gb)");
+  const auto name = pf ? r.text(*pf, "profile") : std::nullopt;
+  if (!name) return std::nullopt;
+  auto p = resolve_profile(g, *name);
+  if (!p) {
+    r.fail(pf->at(), p.error().message);
+    return std::nullopt;
+  }
+  current_gi gi;
+  gi.profile = *p;
+  const profile& pr = g.profiles[static_cast<std::size_t>(gi.profile)];
+  if (const doc::field* f = find(fs, "start")) {
+    const auto start = r.whole(*f, "start", 0, g.units - 1);
+    if (!start) return std::nullopt;
+    gi.start = static_cast<int>(*start);
+    if (!pr.allows_start(gi.start)) {
+      r.fail(f->at(), fmt::format("{} cannot start at {} on {} (its starts are {})", pr.name,
+                                  gi.start, g.slug, starts_text(pr, g.units)));
+      return std::nullopt;
+    }
+  }
+  if (const doc::field* f = find(fs, "in_use")) gi.in_use = r.flag(*f, "in_use").value_or(false);
+  if (!r.ok()) return std::nullopt;
+  return gi;
+}
+
+std::optional<current_gpu> state_gpu(doc::walker& r, const node& gn, int fallback,
+                                     const current_node& owner) {
+  const gpu_model& g = *owner.gpu;
+  const int line = gn.line_or(fallback);
+  if (!gn.is_map()) {
+    r.fail(line, fmt::format("each gpu must be a mapping with 'index' and 'instances', not {}",
+                             value_text(gn)));
+    return std::nullopt;
+  }
+  const auto fs = r.fields(gn, state_gpu_keys, "a gpu");
+  current_gpu out;
+  if (const doc::field* f = r.need(fs, "index", line, "(the GPU's index on its node)"))
+    out.index = static_cast<int>(r.whole(*f, "index", 0, max_node_gpus - 1).value_or(0));
+  if (const doc::field* f = find(fs, "label"))
+    out.label = r.name(*f, "label", max_plan_name_length).value_or("");
+  const doc::field* inst = r.need(fs, "instances", line, "(a list, empty for none)");
+  const node* list = inst ? r.list(*inst, "a list of instances (profile, start, in_use)") : nullptr;
+  if (list == nullptr || !r.ok()) return std::nullopt;
+  if (list->size() > static_cast<std::size_t>(max_units)) {
+    r.fail(inst->at(),
+           fmt::format("gpu {} of node {} lists {} instances; no GPU holds more than {}", out.index,
+                       q(owner.name), list->size(), max_units));
+    return std::nullopt;
+  }
+  std::vector<item> items;
+  for (const node& i : list->kids) {
+    auto gi = state_instance(r, i, i.line_or(inst->line()), g);
+    if (!gi) return std::nullopt;
+    items.push_back({gi->profile, gi->start});
+    out.instances.push_back(*gi);
+  }
+  if (!items.empty() && !fits(rules(g), items)) {
+    r.fail(inst->at(), fmt::format("the instances of gpu {} of node {} do not fit on {}: {}",
+                                   out.index, q(owner.name), g.slug, why_not(g, items)));
+    return std::nullopt;
+  }
+  return out;
+}
+
+result<std::vector<current_node>> state_from_tree(std::string_view text, std::string_view shown,
+                                                  bool json) {
+  doc::walker r(shown);
+  const auto root =
+      doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
+  if (!root) return error{to_text(root.error())};
+  if (!r.top_mapping(*root, "state file", "'version: 1' and 'nodes'")) return first_error(r);
+  const auto top = r.fields(*root, state_top_keys, "the top level");
+  if (!r.ok() || !r.version(top, "state files")) return first_error(r);
+  const doc::field* nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
+  const node* list = nodes ? r.list(*nodes, "a list of nodes (name, gpu, gpus)") : nullptr;
+  if (list == nullptr) return first_error(r);
+  if (list->size() == 0) {
+    r.fail(nodes->at(), "'nodes' is empty: list at least one node");
+    return first_error(r);
+  }
+  std::vector<current_node> out;
+  std::unordered_map<std::string, int> names;
+  for (const node& n : list->kids) {
+    const int line = n.line_or(nodes->line());
+    if (!n.is_map()) {
+      r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
+                               value_text(n)));
+      return first_error(r);
+    }
+    const auto fs = r.fields(n, state_node_keys, "a node");
+    current_node cn;
+    if (const doc::field* f = r.need(fs, "name", line, "(the node's name)"))
+      cn.name = r.name(*f, "node name", max_plan_name_length).value_or("");
+    cn.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
+    if (const doc::field* f = find(fs, "label"))
+      cn.label = r.name(*f, "label", max_plan_name_length).value_or("");
+    if (!r.ok()) return first_error(r);
+    cn.where = fmt::format("{}:{}", shown, line);
+    auto [it, fresh] = names.try_emplace(cn.name, line);
+    if (!fresh) {
+      r.fail(line,
+             fmt::format("node {} is listed twice (first at line {})", q(cn.name), it->second));
+      return first_error(r);
+    }
+    const doc::field* gf =
+        r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
+    const node* gpus = gf ? r.list(*gf, "a list of GPUs (index, instances)") : nullptr;
+    if (gpus == nullptr) return first_error(r);
+    if (gpus->size() == 0) {
+      r.fail(gf->at(), fmt::format("node {} lists no gpus", q(cn.name)));
+      return first_error(r);
+    }
+    if (gpus->size() > static_cast<std::size_t>(max_node_gpus)) {
+      r.fail(gf->at(), fmt::format("node {} lists {} gpus; the most a node may have is {}",
+                                   q(cn.name), gpus->size(), max_node_gpus));
+      return first_error(r);
+    }
+    std::map<int, int> index_line;
+    for (const node& gn : gpus->kids) {
+      auto g = state_gpu(r, gn, gf->line(), cn);
+      if (!g) return first_error(r);
+      const int gline = gn.line_or(gf->line());
+      auto [at_index, new_index] = index_line.try_emplace(g->index, gline);
+      if (!new_index) {
+        r.fail(gline, fmt::format("gpu {} of node {} is listed twice (first at line {})", g->index,
+                                  q(cn.name), at_index->second));
+        return first_error(r);
+      }
+      if (g->label.empty()) g->label = cn.label;
+      cn.gpus.push_back(std::move(*g));
+    }
+    out.push_back(std::move(cn));
+  }
+  return out;
+}
+
+}  // namespace
+
+result<plan_fleet> parse_fleet(std::string_view text, std::string_view shown, bool json) {
+  return fleet_from_tree(text, shown, json);
+}
+
+result<plan_fleet> read_fleet(const std::string& path, std::istream& in) {
+  auto text = read_plan_file(path, in);
+  if (!text) return text.error();
+  return parse_fleet(*text, shown_path(path),
+                     plan_format_of(path, *text) == plan_file_format::json);
+}
+
+result<std::vector<current_node>> parse_state(std::string_view text, std::string_view shown,
+                                              bool json) {
+  return state_from_tree(text, shown, json);
+}
+
+}  // namespace migplan::cli

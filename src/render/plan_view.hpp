@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What `migplan plan`'s text report (render/plan_report.cpp) and its JSON
+// document (render/plan.cpp) both show: the plan's distinct geometries with
+// their GPUs in node order, what each group leaves and strands, and which
+// items its instances serve. Internal to those two files.
+
+#include <map>
+#include <migplan/capacity.hpp>
+#include <migplan/compute.hpp>
+#include <string>
+#include <vector>
+
+#include "model/plan.hpp"
+
+namespace migplan::cli::render::plan_detail {
+
+/// A stranded amount scaled by a GPU count.
+struct stranded_sum {
+  long long units = 0;
+  long long compute_slices = 0;
+  long long memory_gib_x100 = 0;
+  bool memory_known = true;
+  void add(const stranded& s, long long times) {
+    units += s.units * times;
+    compute_slices += s.compute_slices * times;
+    if (s.memory_gib_x100)
+      memory_gib_x100 += static_cast<long long>(*s.memory_gib_x100) * times;
+    else if (s.units > 0)
+      memory_known = false;
+  }
+};
+
+/// What each group leaves and strands, per GPU: the core's exact room.
+struct group_room {
+  room left;
+  stranded strands;
+};
+
+/// A run of a geometry's GPUs that serve alike: the solver's group they are
+/// in, and which of its instances (bit k) serve nothing but are kept because
+/// they are in use (a re-plan's GPUs).
+struct geometry_run {
+  int group = 0;
+  unsigned in_use = 0;
+  long long gpus = 0;
+};
+
+/// One distinct geometry of the report: the solver's groups of one model and
+/// one shape (instances at their starts, and their CI splits), which differ
+/// only in the items they serve. Its GPUs are its runs in order: in node order
+/// (node, then index) where nodes are known, then any left in group order.
+struct geometry {
+  int first = 0;  // its first group: the shape, the room
+  long long count = 0;
+  std::vector<geometry_run> runs;
+};
+
+struct plan_view {
+  std::vector<geometry> geometries;
+  std::vector<int> of_group;  // per group of the result: its geometry
+  // The geometry's number in the report ("geometry 2"), or -1, of a group index.
+  int number(int group) const {
+    return group >= 0 && static_cast<std::size_t>(group) < of_group.size()
+               ? of_group[static_cast<std::size_t>(group)] + 1
+               : -1;
+  }
+};
+
+/// A group's instances as a layout.
+layout layout_of(const plan_group& g);
+
+/// Per group of the result: what it leaves and strands per GPU.
+std::vector<group_room> rooms_of(const plan_result& res);
+
+/// What the whole plan strands: each group's strands times its GPUs.
+stranded_sum total_stranded(const plan_result& res, const std::vector<group_room>& rooms);
+
+/// The plan's distinct geometries, by model and then most GPUs first.
+plan_view view_of(const plan_request& req, const plan_result& res);
+
+/// Per demand item, how many instances (GPU or compute instances) the
+/// geometry's GPUs serve, in item order.
+std::map<int, long long> serves_of(const plan_result& res, const geometry& geo);
+
+/// The CI profile of a planned GI's compute instance.
+const ci_profile& ci_of(const gpu_model& gpu, const planned_instance& pi, const ci_instance& ci);
+
+/// The item the k-th compute instance of `pi` serves, or -1.
+int ci_serves_of(const planned_instance& pi, std::size_t k);
+
+/// The name of demand item `i`, or "?".
+std::string item_name(const plan_request& req, int i);
+
+}  // namespace migplan::cli::render::plan_detail
