@@ -45,42 +45,6 @@ struct pack_options {
   std::vector<std::string> items;
 };
 
-// --batch's answers as JSON lines (or TSV lines with --brief), written out
-// in blocks of 64 KiB, and before the input would block.
-class batch_writer final : public pack::batch_sink {
- public:
-  batch_writer(const pack_options& o, context& ctx) : o_(o), ctx_(ctx) {}
-  void answer(long long line, const pack_answer& a) override {
-    if (o_.brief)
-      render::pack_brief_line(out_, a, static_cast<int>(line));
-    else
-      render::pack_json_line(out_, a, o_.all, static_cast<int>(line));
-  }
-  void failure(long long line, const std::string& message, const pack_ambiguity* amb,
-               bool final) override {
-    const std::string why = amb ? render::pack_ambiguity_sentence(*amb) : one_line(message);
-    if (o_.brief)
-      render::pack_brief_error_line(out_, static_cast<int>(line), why);
-    else
-      render::pack_error_json_line(out_, static_cast<int>(line),
-                                   {amb ? "ambiguous_gpu" : "bad_input", why, amb});
-    if (final) report_bad_input(ctx_, message);
-  }
-  bool flush(bool before_wait) override {
-    if (out_.empty() || (out_.size() <= (1u << 16) && !before_wait)) return true;
-    ctx_.out << out_;
-    ctx_.out.flush();
-    out_.clear();
-    // A full disk or a closed pipe ends the run rather than answering into the void.
-    return ctx_.out.good();
-  }
-
- private:
-  const pack_options& o_;
-  context& ctx_;
-  std::string out_;
-};
-
 int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   // Until the first line, a failure is one error document (JSON lines
   // only); from then on each line answers for itself.
@@ -95,8 +59,9 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
     file = std::move(*opened);
   }
   ctx.json_errors = false;
-  batch_writer sink(o, ctx);
+  render::pack_batch_writer sink(ctx.out, o.brief, o.all);
   const pack::batch_result r = pack::run_batch(file ? *file : ctx.in, gpu, o.brief, sink);
+  if (!r.stopped.empty()) report_bad_input(ctx, r.stopped);
   if (r.output_lost) return exit_bad_input;
   if (!r.any_input && !r.bad_input) {
     report_bad_input(ctx, fmt::format("--batch {}: no input (the file or stream was empty)",
@@ -141,46 +106,28 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   auto read = read_listing_file(o.current, ctx.in, gpu, o.index, "pack");
   if (!read) return bad(read.error().message);
   for (const std::string& w : read->notes) ctx.err << "migplan: warning: " << one_line(w) << "\n";
-  current_listing* listing = &read->listing;
-  const gpu_model& g = *listing->gpu;
   pack::session session;
-  // What is there must fit together on the model, or the file is not of it.
-  if (const auto misfit = session.misfit(*listing))
-    return bad(
-        fmt::format("{}: {} {}: {}", shown,
-                    listing->from_json ? "the layout does not fit" : "the listing does not match",
-                    g.slug, describe(g, misfit->why, misfit->items)));
-  std::vector<item> added;
-  compute_request added_compute;
-  if (!o.items.empty()) {
-    auto tokens = parse_items(o.items);
-    if (!tokens) return bad(tokens.error().message);
-    auto req = resolve_request(g, *tokens);
-    if (!req) return bad(req.error().message);
-    added = std::move(req->items);
-    added_compute = std::move(req->compute);
-  }
-  int worst = exit_ok;
-  const bool several = listing->gpus.size() > 1;
+  auto answers = session.answer_listing(read->listing, o.items, shown);
+  if (!answers) return bad(answers.error().message);
+  const bool several = answers->size() > 1;
   if (o.emit && several)
     return bad(
         fmt::format("{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
                     "pick one with --index",
-                    shown, listing->gpus.size()));
-  for (std::size_t i = 0; i < listing->gpus.size(); ++i) {
-    current_listing_gpu& now = listing->gpus[i];
-    const pack_answer a = session.answer_on(g, now, added, added_compute);
-    if (o.emit) return emit_answer(o, a, o.index.value_or(now.index.value_or(0)), ctx);
-    if (o.json) {
-      if (several) {
-        std::string line;
-        render::pack_json_line(line, a, o.all, 0);
-        ctx.out << line;
-      } else {
-        render::pack_json(ctx.out, a, o.all);
-      }
+                    shown, answers->size()));
+  int worst = exit_ok;
+  for (std::size_t i = 0; i < answers->size(); ++i) {
+    const pack_answer& a = (*answers)[i];
+    if (o.emit) return emit_answer(o, a, o.index.value_or(a.gpu_index.value_or(0)), ctx);
+    if (o.json && several) {
+      std::string line;
+      render::pack_json_line(line, a, o.all, 0);
+      ctx.out << line;
+    } else if (o.json) {
+      render::pack_json(ctx.out, a, o.all);
     } else {
-      if (several) ctx.out << fmt::format("{}GPU {}\n", i == 0 ? "" : "\n", now.index.value_or(0));
+      if (several)
+        ctx.out << fmt::format("{}GPU {}\n", i == 0 ? "" : "\n", a.gpu_index.value_or(0));
       render::pack_text(ctx.out, a, o.all, ctx.color);
     }
     if (!a.sol.feasible()) worst = exit_no_fit;

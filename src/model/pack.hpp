@@ -64,6 +64,22 @@ struct pack_ambiguity {
   std::vector<pack_answer> candidates;  ///< at least two, with different answers
 };
 
+/// Where `pack --batch`'s answers go, line by line (render/pack writes them).
+class pack_batch_sink {
+ public:
+  virtual ~pack_batch_sink() = default;
+  /// The answer to the request on line `line`.
+  virtual void answer(long long line, const pack_answer& a) = 0;
+  /// The request on line `line` is bad input, and why; or, with `ambiguity`
+  /// set (and `message` empty), it names profiles that several models answer
+  /// differently, without --gpu.
+  virtual void failure(long long line, const std::string& message,
+                       const pack_ambiguity* ambiguity) = 0;
+  /// Writes what was answered so far; false when the output is gone (a full
+  /// disk, a closed pipe), which ends the batch.
+  virtual bool flush(bool before_wait) = 0;
+};
+
 /// For each instance of `l` (by start), the index of the item of `items` it places:
 /// a pinned item its own instance, the others the remaining instances of their
 /// profile in start order, in request order (instances of a profile are interchangeable

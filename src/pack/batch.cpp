@@ -13,13 +13,13 @@
 
 namespace migplan::cli::pack {
 
-batch_result run_batch(std::istream& in, const gpu_model* gpu, bool brief, batch_sink& sink) {
+batch_result run_batch(std::istream& in, const gpu_model* gpu, bool brief, pack_batch_sink& sink) {
   line_reader lines(in, max_batch_line);
   session s;
   batch_result r;
   std::string line;
-  const auto fail = [&](const std::string& message, const pack_ambiguity* amb, bool final) {
-    sink.failure(lines.number(), message, amb, final);
+  const auto fail = [&](const std::string& message, const pack_ambiguity* amb) {
+    sink.failure(lines.number(), message, amb);
     r.bad_input = true;
   };
   for (;;) {
@@ -32,12 +32,13 @@ batch_result run_batch(std::istream& in, const gpu_model* gpu, bool brief, batch
     const line_reader::status st = lines.next(line);
     if (st == line_reader::status::end) break;
     if (st == line_reader::status::too_long || lines.bytes() > max_batch_bytes) {
-      fail(st == line_reader::status::too_long
-               ? fmt::format("line {} is longer than {} bytes; nothing after it is read",
-                             lines.number(), max_batch_line)
-               : fmt::format("the input is larger than {} bytes; nothing after line {} is read",
-                             max_batch_bytes, lines.number()),
-           nullptr, true);
+      r.stopped =
+          st == line_reader::status::too_long
+              ? fmt::format("line {} is longer than {} bytes; nothing after it is read",
+                            lines.number(), max_batch_line)
+              : fmt::format("the input is larger than {} bytes; nothing after line {} is read",
+                            max_batch_bytes, lines.number());
+      fail(r.stopped, nullptr);
       break;
     }
     r.any_input = true;
@@ -46,14 +47,14 @@ batch_result run_batch(std::istream& in, const gpu_model* gpu, bool brief, batch
     if (words.empty()) continue;
     auto tokens = parse_items(words);
     if (!tokens) {
-      fail(tokens.error().message, nullptr, false);
+      fail(tokens.error().message, nullptr);
       continue;
     }
     const outcome o = s.answer(gpu, *tokens, !brief);
     if (const auto* e = std::get_if<error>(&o)) {
-      fail(e->message, nullptr, false);
+      fail(e->message, nullptr);
     } else if (const auto* amb = std::get_if<pack_ambiguity>(&o)) {
-      fail({}, amb, false);
+      fail({}, amb);
     } else {
       const pack_answer& a = std::get<pack_answer>(o);
       sink.answer(lines.number(), a);

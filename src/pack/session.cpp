@@ -10,6 +10,7 @@
 
 #include "io/ci_request.hpp"
 #include "io/names.hpp"
+#include "messages.hpp"
 #include "models.hpp"
 
 namespace migplan::cli::pack {
@@ -181,6 +182,31 @@ pack_answer session::answer_on(const gpu_model& g, current_listing_gpu& now,
   }
   explain(a);
   return a;
+}
+
+result<std::vector<pack_answer>> session::answer_listing(current_listing& listing,
+                                                         std::span<const std::string> words,
+                                                         std::string_view shown) {
+  const gpu_model& g = *listing.gpu;
+  if (const auto bad = misfit(listing))
+    return error{
+        fmt::format("{}: {} {}: {}", shown,
+                    listing.from_json ? "the layout does not fit" : "the listing does not match",
+                    g.slug, describe(g, bad->why, bad->items))};
+  std::vector<item> added;
+  compute_request added_compute;
+  if (!words.empty()) {
+    auto tokens = parse_items(words);
+    if (!tokens) return tokens.error();
+    auto req = resolve_request(g, *tokens);
+    if (!req) return req.error();
+    added = std::move(req->items);
+    added_compute = std::move(req->compute);
+  }
+  std::vector<pack_answer> out;
+  for (current_listing_gpu& now : listing.gpus)
+    out.push_back(answer_on(g, now, added, added_compute));
+  return out;
 }
 
 emit_plan emit_plan_of(const pack_answer& a, int index, const std::string& node) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -47,6 +48,14 @@ class session {
   /// Says which instances block `added` when they alone stand in its way.
   pack_answer answer_on(const gpu_model& g, current_listing_gpu& now,
                         const std::vector<item>& added, const compute_request& added_compute);
+
+  /// The request `words` adds, answered on each GPU of `listing` in listed
+  /// order, its instances pinned first. An error when they do not fit
+  /// together on the listing's model (the file, shown as `shown`, is not of
+  /// it), or when `words` are not a request on that model.
+  result<std::vector<pack_answer>> answer_listing(current_listing& listing,
+                                                  std::span<const std::string> words,
+                                                  std::string_view shown);
 
   /// The first GPU of `listing` whose instances cannot be on its model
   /// together (the file is not of that model), or nothing when all can.

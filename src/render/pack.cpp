@@ -397,4 +397,30 @@ void pack_brief_error_line(std::string& out, int line, std::string_view message)
                  clip_token(message, std::numeric_limits<std::size_t>::max()));
 }
 
+void pack_batch_writer::answer(long long line, const pack_answer& a) {
+  if (brief_)
+    pack_brief_line(kept_, a, static_cast<int>(line));
+  else
+    pack_json_line(kept_, a, all_, static_cast<int>(line));
+}
+
+void pack_batch_writer::failure(long long line, const std::string& message,
+                                const pack_ambiguity* amb) {
+  const std::string why = amb ? pack_ambiguity_sentence(*amb) : one_line(message);
+  if (brief_)
+    pack_brief_error_line(kept_, static_cast<int>(line), why);
+  else
+    pack_error_json_line(kept_, static_cast<int>(line),
+                         {amb ? "ambiguous_gpu" : "bad_input", why, amb});
+}
+
+bool pack_batch_writer::flush(bool before_wait) {
+  if (kept_.empty() || (kept_.size() <= (1u << 16) && !before_wait)) return true;
+  out_ << kept_;
+  out_.flush();
+  kept_.clear();
+  // A full disk or a closed pipe ends the run rather than answering into the void.
+  return out_.good();
+}
+
 }  // namespace migplan::cli::render

@@ -52,4 +52,21 @@ void pack_brief_line(std::string& out, const pack_answer& a, int line);
 /// invalid UTF-8 as U+FFFD), so that it stays one line of five fields.
 void pack_brief_error_line(std::string& out, int line, std::string_view message);
 
+/// `pack --batch`'s answers as JSON lines, or TSV lines with `brief`, kept
+/// and written to `out` in blocks of 64 KiB, and before the input would block.
+class pack_batch_writer final : public pack_batch_sink {
+ public:
+  pack_batch_writer(std::ostream& out, bool brief, bool all)
+      : out_(out), brief_(brief), all_(all) {}
+  void answer(long long line, const pack_answer& a) override;
+  void failure(long long line, const std::string& message, const pack_ambiguity* amb) override;
+  bool flush(bool before_wait) override;
+
+ private:
+  std::ostream& out_;
+  bool brief_;
+  bool all_;
+  std::string kept_;
+};
+
 }  // namespace migplan::cli::render
