@@ -6,7 +6,9 @@
 // profile up by index.
 
 #include <migplan/gpu.hpp>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace migplan::cli {
 
@@ -29,6 +31,16 @@ constexpr bool all_digits(std::string_view s) noexcept {
 
 /// "s" unless `n` is 1: "1 gpu", "2 gpus".
 constexpr std::string_view plural(long long n) noexcept { return n == 1 ? "" : "s"; }
+
+/// "a", "a and b", "a, b and c".
+inline std::string join_and(const std::vector<std::string>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += i + 1 == v.size() ? " and " : ", ";
+    out += v[i];
+  }
+  return out;
+}
 
 /// Profile `p` (an index into `g.profiles`) of model `g`.
 constexpr const profile& prof(const gpu_model& g, int p) noexcept {

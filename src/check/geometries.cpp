@@ -19,6 +19,7 @@
 #include "io/request.hpp"
 #include "messages.hpp"
 #include "models.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::check {
 namespace {
@@ -27,15 +28,6 @@ bool current_anywhere(std::string_view name) {
   for (const gpu_model* g : all_models())
     if (find_profile(*g, name) >= 0) return true;
   return false;
-}
-
-std::string join_and(const std::vector<std::string>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += i + 1 == v.size() ? " and " : ", ";
-    out += v[i];
-  }
-  return out;
 }
 
 class checker {

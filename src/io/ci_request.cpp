@@ -35,15 +35,6 @@ std::optional<std::pair<std::string_view, std::string_view>> ci_name_parts(std::
   return std::pair{name.substr(0, i), name.substr(i + 2)};
 }
 
-std::string join_and(const std::vector<std::string>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += i + 1 == v.size() ? " and " : ", ";
-    out += v[i];
-  }
-  return out;
-}
-
 // "1c" for a CI of its GI; the full CI as "3c" too, which brackets accept.
 std::string short_ci(const profile& gi, int ci) {
   return fmt::format("{}c", gi.ci_profiles[static_cast<std::size_t>(ci)].compute_slices);
