@@ -51,26 +51,6 @@ std::string starts_text(unit_mask m) {
 
 }  // namespace
 
-std::string_view reason_name(reason_code code) {
-  switch (code) {
-    case reason_code::none:
-      return "";
-    case reason_code::instance_cap:
-      return "instance_cap";
-    case reason_code::bad_start:
-      return "bad_start";
-    case reason_code::memory_units:
-      return "memory_units";
-    case reason_code::compute_slices:
-      return "compute_slices";
-    case reason_code::engines:
-      return "engines";
-    case reason_code::placement:
-      return "placement";
-  }
-  return "";
-}
-
 std::string item_text(const gpu_model& gpu, const item& it) {
   if (it.start == item::any_start) return std::string(prof(gpu, it.profile).name);
   return fmt::format("{}@{}", prof(gpu, it.profile).name, it.start);
@@ -187,6 +167,15 @@ std::string describe(const gpu_model& gpu, const reason& why, std::span<const it
       break;
   }
   return describe(gpu, why);
+}
+
+std::string why_not_fits(const gpu_model& gpu, std::span<const item> items) {
+  reason why = check_totals(rules(gpu), items);
+  if (why.code == reason_code::none) {
+    why.code = reason_code::placement;
+    why = explain(gpu, items, why);
+  }
+  return describe(gpu, why, items);
 }
 
 }  // namespace migplan::cli

@@ -13,9 +13,6 @@
 
 namespace migplan::cli {
 
-/// The stable code of a reason ("instance_cap", "placement", ...; "" for none).
-std::string_view reason_name(reason_code code);
-
 /// One sentence saying why a request does not fit on `gpu`, naming the profiles involved.
 std::string describe(const gpu_model& gpu, const reason& why);
 
@@ -24,6 +21,11 @@ std::string describe(const gpu_model& gpu, const reason& why);
 /// units but h100-80gb has 8" (placement units, compute slices, engines);
 /// other reasons read as describe(gpu, why).
 std::string describe(const gpu_model& gpu, const reason& why, std::span<const item> items);
+
+/// Why `items`, which do not fit on `gpu` together, do not: a cap or a total
+/// they exceed (as describe(gpu, why, items) words it), else the smallest set
+/// of them no arrangement of the allowed starts holds.
+std::string why_not_fits(const gpu_model& gpu, std::span<const item> items);
 
 /// "1g.5gb@6" for an item (no "@" when unpinned).
 std::string item_text(const gpu_model& gpu, const item& it);

@@ -83,6 +83,24 @@ enum class ci_reason_code : std::uint8_t {
   ci_placement,        ///< caps and slices allow it, but no arrangement of the starts does
 };
 
+/// The stable name of a CI reason code, as JSON outputs and messages print
+/// it ("ci_cap", "ci_placement", ...; "" for none).
+constexpr std::string_view ci_reason_name(ci_reason_code code) noexcept {
+  switch (code) {
+    case ci_reason_code::none:
+      return "";
+    case ci_reason_code::unknown_ci_profile:
+      return "unknown_ci_profile";
+    case ci_reason_code::ci_cap:
+      return "ci_cap";
+    case ci_reason_code::ci_slices:
+      return "ci_slices";
+    case ci_reason_code::ci_placement:
+      return "ci_placement";
+  }
+  return "";
+}
+
 /// The reason, with the evidence.
 struct ci_reason {
   ci_reason_code code = ci_reason_code::none;  ///< what failed

@@ -20,6 +20,7 @@
 #include <migplan/layout.hpp>
 #include <migplan/rules.hpp>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace migplan {
@@ -35,6 +36,28 @@ enum class reason_code : std::uint8_t {
   engines,         ///< a copy/media engine kind is over the full-GPU budget
   placement,       ///< the totals fit but no arrangement of the allowed starts does
 };
+
+/// The stable name of a reason code, as JSON outputs and messages print it
+/// ("instance_cap", "placement", ...; "" for none).
+constexpr std::string_view reason_name(reason_code code) noexcept {
+  switch (code) {
+    case reason_code::none:
+      return "";
+    case reason_code::instance_cap:
+      return "instance_cap";
+    case reason_code::bad_start:
+      return "bad_start";
+    case reason_code::memory_units:
+      return "memory_units";
+    case reason_code::compute_slices:
+      return "compute_slices";
+    case reason_code::engines:
+      return "engines";
+    case reason_code::placement:
+      return "placement";
+  }
+  return "";
+}
 
 /// The reason a request does not fit, with the evidence.
 struct reason {

@@ -18,9 +18,9 @@
 #include "io/ci_request.hpp"
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
+#include "io/pack_options.hpp"
 #include "io/request.hpp"
 #include "io/source.hpp"
-#include "messages.hpp"
 #include "model/emit.hpp"
 #include "pack/batch.hpp"
 #include "pack/session.hpp"
@@ -31,19 +31,6 @@
 
 namespace migplan::cli {
 namespace {
-
-struct pack_options {
-  std::optional<std::string> gpu;  // empty when --gpu is not given
-  bool all = false;
-  bool json = false;
-  bool brief = false;
-  std::string batch;
-  std::string current;       // --current FILE: an -lgi (+ -lci) listing or a pack --json answer
-  std::optional<int> index;  // --index N: the GPU of that listing, and --emit's -i
-  std::optional<std::string> emit;  // --emit KIND
-  std::string node;                 // --node NAME: the node of --emit dra
-  std::vector<std::string> items;
-};
 
 int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   // Until the first line, a failure is one error document (JSON lines
@@ -76,13 +63,8 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
 // `index` is the GPU nvidia-smi -i targets.
 int emit_answer(const pack_options& o, const pack_answer& a, int index, context& ctx) {
   const render::emit_kind* kind = render::find_emit_kind(*o.emit);
-  const gpu_model& g = *a.gpu;
   if (!a.sol.feasible()) {
-    ctx.err << fmt::format(
-        "migplan: does not fit ({}): {}{}; nothing to emit\n",
-        a.blocked_by_current ? "blocked_by_current" : reason_name(a.sol.why.code),
-        describe(g, a.sol.why, a.items),
-        a.blocked_by_current ? " (blocked by existing instances)" : "");
+    ctx.err << "migplan: " << render::pack_no_emit(a) << "\n";
     return exit_no_fit;
   }
   const emit_plan plan = pack::emit_plan_of(a, index, o.node);
@@ -115,48 +97,21 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
         fmt::format("{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
                     "pick one with --index",
                     shown, answers->size()));
-  int worst = exit_ok;
-  for (std::size_t i = 0; i < answers->size(); ++i) {
-    const pack_answer& a = (*answers)[i];
-    if (o.emit) return emit_answer(o, a, o.index.value_or(a.gpu_index.value_or(0)), ctx);
-    if (o.json && several) {
-      std::string line;
-      render::pack_json_line(line, a, o.all, 0);
-      ctx.out << line;
-    } else if (o.json) {
-      render::pack_json(ctx.out, a, o.all);
-    } else {
-      if (several)
-        ctx.out << fmt::format("{}GPU {}\n", i == 0 ? "" : "\n", a.gpu_index.value_or(0));
-      render::pack_text(ctx.out, a, o.all, ctx.color);
-    }
-    if (!a.sol.feasible()) worst = exit_no_fit;
+  if (o.emit && !answers->empty()) {
+    const pack_answer& a = answers->front();
+    return emit_answer(o, a, o.index.value_or(a.gpu_index.value_or(0)), ctx);
   }
-  return worst;
+  render::pack_answers(ctx.out, *answers, o.json, o.all, ctx.color);
+  for (const pack_answer& a : *answers)
+    if (!a.sol.feasible()) return exit_no_fit;
+  return exit_ok;
 }
 
-// "nvidia-smi, nvml, mig-parted, k8s".
-std::string emit_kind_list() {
+// The names --emit takes: "nvidia-smi", "nvml", "mig-parted", ...
+std::vector<std::string> emit_kind_names() {
   std::vector<std::string> names;
   for (const render::emit_kind& k : render::emit_kinds()) names.emplace_back(k.name);
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
-// Why --emit cannot run with these options, or "" when it can.
-std::string emit_conflict(const pack_options& o) {
-  std::vector<std::string> names;
-  for (const render::emit_kind& k : render::emit_kinds()) names.emplace_back(k.name);
-  if (render::find_emit_kind(*o.emit) == nullptr)
-    return fmt::format("unknown --emit kind {}{}; kinds: {}", quote_token(*o.emit),
-                       did_you_mean(*o.emit, names), emit_kind_list());
-  // --emit writes one format of one layout: the other outputs do not combine with it.
-  for (const auto& [given, what] :
-       {std::pair{!o.batch.empty(), "--batch"}, std::pair{o.json, "--json"},
-        std::pair{o.all, "--all"}, std::pair{o.brief, "--brief"}})
-    if (given)
-      return fmt::format("--emit writes one layout in its own format; it does not combine with {}",
-                         what);
-  return {};
+  return names;
 }
 
 int run_pack(const pack_options& o, context& ctx) {
@@ -171,16 +126,8 @@ int run_pack(const pack_options& o, context& ctx) {
     report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
     return exit_bad_input;
   };
-  if (o.brief && o.batch.empty()) return bad("--brief needs --batch");
-  if (!o.batch.empty() && !o.items.empty()) return bad("give either ITEMs or --batch, not both");
-  if (!o.batch.empty() && !o.current.empty())
-    return bad("give either --current or --batch, not both");
-  if (o.emit) {
-    if (const std::string why = emit_conflict(o); !why.empty()) return bad(why);
-  }
-  if (o.index && o.current.empty() && !o.emit) return bad("--index needs --current or --emit");
+  if (auto why = option_conflict(o, emit_kind_names())) return bad(*why);
   if (!o.node.empty()) {
-    if (!o.emit || *o.emit != "dra") return bad("--node needs --emit dra");
     render::dra_options opt;
     opt.node_name = o.node;
     opt.gpu_index = o.index.value_or(0);
@@ -234,7 +181,8 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_option("--current", o->current, "FILE: the GPU now (nvidia-smi mig -lgi, or JSON)");
   cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
       ->check(CLI::Range(0, 4095));
-  cmd->add_option("--emit", o->emit, "Emit KIND: " + emit_kind_list());
+  cmd->add_option("--emit", o->emit,
+                  fmt::format("Emit KIND: {}", fmt::join(emit_kind_names(), ", ")));
   cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
   cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");

@@ -25,6 +25,7 @@
 #include "io/plan_input_util.hpp"
 #include "io/size.hpp"
 #include "io/source.hpp"
+#include "messages.hpp"
 #include "models.hpp"
 #include "quote.hpp"
 
@@ -37,7 +38,6 @@ using plan_io::q;
 using plan_io::shown_path;
 using plan_io::some_names;
 using plan_io::suggest;
-using plan_io::why_not;
 
 constexpr std::string_view product_label = "nvidia.com/gpu.product";
 constexpr std::string_view count_label = "nvidia.com/gpu.count";
@@ -297,7 +297,7 @@ class kube_builder {
                            q(e.label), index, q(n.name), g.slug,
                            made.too_many > 0
                                ? fmt::format("{} instances, more than any GPU holds", made.too_many)
-                               : why_not(g, items)));
+                               : why_not_fits(g, items)));
       for (const item& it : items) out.push_back({it.profile, item::any_start, false});
     }
     return &cache_.emplace(key, std::move(out)).first->second;

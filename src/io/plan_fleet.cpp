@@ -37,6 +37,7 @@
 #include "io/size.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
+#include "messages.hpp"
 #include "models.hpp"
 #include "quote.hpp"
 #include "text.hpp"
@@ -52,7 +53,6 @@ using plan_io::plan_budget;
 using plan_io::q;
 using plan_io::shown_path;
 using plan_io::suggest;
-using plan_io::why_not;
 
 // ---------------------------------------------------------------------------
 // Fleet files.
@@ -285,7 +285,7 @@ std::optional<current_gpu> state_gpu(doc::walker& r, const node& gn, int fallbac
   }
   if (!items.empty() && !fits(rules(g), items)) {
     r.fail(inst->at(), fmt::format("the instances of gpu {} of node {} do not fit on {}: {}",
-                                   out.index, q(owner.name), g.slug, why_not(g, items)));
+                                   out.index, q(owner.name), g.slug, why_not_fits(g, items)));
     return std::nullopt;
   }
   return out;

@@ -40,33 +40,6 @@
 
 namespace migplan::cli {
 
-std::string plan_io::why_not(const gpu_model& g, std::span<const item> items) {
-  const rules r(g);
-  const reason why = check_totals(r, items);
-  const auto name = [&](int p) { return g.profiles[static_cast<std::size_t>(p)].name; };
-  switch (why.code) {
-    case reason_code::instance_cap:
-      return fmt::format("{} {} instances, but {} allows at most {}", why.needed,
-                         name(why.profiles.front()), g.slug, why.available);
-    case reason_code::memory_units:
-      return fmt::format("they take {} placement units; {} has {}", why.needed, g.slug,
-                         why.available);
-    case reason_code::compute_slices:
-      return fmt::format("they take {} compute slices; {} has {}", why.needed, g.slug,
-                         why.available);
-    case reason_code::engines:
-      return fmt::format("they need {} {} engines; {} has {}", why.needed,
-                         engine_names[static_cast<std::size_t>(why.engine)], g.slug, why.available);
-    case reason_code::bad_start:
-      return "an instance is pinned at a start its profile does not allow";
-    case reason_code::none:
-    case reason_code::placement:
-      break;
-  }
-  return "no arrangement of their allowed starts holds them all (instances overlap, or a pinned "
-         "one blocks the others)";
-}
-
 namespace plan_io {
 
 error first_error(const doc::walker& r) { return error{to_text(r.first())}; }
@@ -92,7 +65,6 @@ using plan_io::plan_budget;
 using plan_io::q;
 using plan_io::shown_path;
 using plan_io::suggest;
-using plan_io::why_not;
 
 // ---------------------------------------------------------------------------
 // Documents: YAML and JSON files are read into the document layer's tree

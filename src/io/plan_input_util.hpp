@@ -58,9 +58,6 @@ inline int line_at(std::string_view text, std::size_t byte) {
 /// "<stdin>" for "-", else the path.
 inline std::string shown_path(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
-/// The core's answer, in words, for a set of instances that does not fit on `g`.
-std::string why_not(const gpu_model& g, std::span<const item> items);
-
 /// One CSV line's fields: separated by commas, each trimmed of spaces; a field
 /// in double quotes may hold commas, and "" for a quote.
 result<std::vector<std::string>> csv_fields(std::string_view line);

@@ -12,22 +12,6 @@
 
 namespace migplan::cli {
 
-std::string_view ci_reason_name(ci_reason_code code) {
-  switch (code) {
-    case ci_reason_code::none:
-      return "";
-    case ci_reason_code::unknown_ci_profile:
-      return "unknown_ci_profile";
-    case ci_reason_code::ci_cap:
-      return "ci_cap";
-    case ci_reason_code::ci_slices:
-      return "ci_slices";
-    case ci_reason_code::ci_placement:
-      return "ci_placement";
-  }
-  return "";
-}
-
 std::string_view answer_reason_name(const pack_answer& a) {
   return a.compute.rejected ? ci_reason_name(a.compute.rejected->code)
                             : reason_name(a.sol.why.code);

@@ -17,9 +17,6 @@
 
 namespace migplan::cli {
 
-/// The stable code of a CI reason ("ci_cap", ...; "" for none).
-std::string_view ci_reason_name(ci_reason_code code);
-
 /// The code of an answer's reason: its CI rejection's, else the GI search's.
 std::string_view answer_reason_name(const pack_answer& a);
 

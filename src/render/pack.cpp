@@ -340,6 +340,31 @@ void pack_json(std::ostream& os, const pack_answer& a, bool all) {
   os << out;
 }
 
+std::string pack_no_emit(const pack_answer& a) {
+  return fmt::format("does not fit ({}): {}{}; nothing to emit",
+                     a.blocked_by_current ? "blocked_by_current" : reason_name(a.sol.why.code),
+                     describe(*a.gpu, a.sol.why, a.items),
+                     a.blocked_by_current ? " (blocked by existing instances)" : "");
+}
+
+void pack_answers(std::ostream& os, std::span<const pack_answer> answers, bool json, bool all,
+                  bool color) {
+  const bool several = answers.size() > 1;
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    const pack_answer& a = answers[i];
+    if (json && several) {
+      std::string line;
+      pack_json_line(line, a, all, 0);
+      os << line;
+    } else if (json) {
+      pack_json(os, a, all);
+    } else {
+      if (several) os << fmt::format("{}GPU {}\n", i == 0 ? "" : "\n", a.gpu_index.value_or(0));
+      pack_text(os, a, all, color);
+    }
+  }
+}
+
 void pack_json_line(std::string& out, const pack_answer& a, bool all, int line) {
   json_writer w(out);
   write_answer(w, a, all, line);

@@ -6,6 +6,7 @@
 // tab-separated line with `--brief`).
 
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,16 @@ void pack_json(std::ostream& os, const pack_answer& a, bool all);
 
 /// The answer as one compact JSON line with its input `line` number, appended to `out`.
 void pack_json_line(std::string& out, const pack_answer& a, bool all, int line);
+
+/// Answers on the GPUs of one listing (pack --current): with one answer as
+/// pack_text or pack_json; with several, a text section each under a "GPU N"
+/// line, or one JSON document per line.
+void pack_answers(std::ostream& os, std::span<const pack_answer> answers, bool json, bool all,
+                  bool color);
+
+/// Why --emit writes nothing for an answer that does not fit: "does not fit
+/// (CODE): SENTENCE; nothing to emit".
+std::string pack_no_emit(const pack_answer& a);
 
 /// Why a request got no answer: bad input, or a gpu that must be named.
 struct pack_failure {

@@ -399,13 +399,13 @@ TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-
         "s.yaml:7: 3g.40gb cannot start at 1 on h100-80gb (its starts are 0, 4)");
   CHECK(state("[{profile: 3g.40gb, start: 8}]") == "s.yaml:7: start 8 is too large (at most 7)");
   CHECK(state("[{profile: 3g.40gb, start: 0}, {profile: 2g.20gb, start: 2}]") ==
-        "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: no arrangement of "
-        "their allowed starts holds them all (instances overlap, or a pinned one blocks the "
-        "others)");
+        "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: the totals fit but "
+        "no arrangement of the allowed starts on h100-80gb does: 3g.40gb@0 2g.20gb@2 cannot be "
+        "placed together");
   CHECK(state("[{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, "
               "{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}]") ==
-        "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: 8 1g.10gb "
-        "instances, but h100-80gb allows at most 7");
+        "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: 1g.10gb allows at "
+        "most 7 instances on h100-80gb (the request has 8)");
   CHECK(state("[{profile: 4g.40gb}, {profile: 4g.40gb, in_use: yes}]") ==
         "s.yaml:7: in_use must be true or false, not 'yes'");
   CHECK(state("[{profile: 7g.80gb, used: true}]") ==
@@ -582,7 +582,7 @@ TEST_CASE("kubectl's nodes that do not match the config each get one message", "
                       "version: v1\nmig-configs:\n  x:\n    - devices: all\n"
                       "      mig-enabled: true\n      mig-devices:\n        \"3g.40gb\": 3\n")) ==
         "mig.yaml:4: label 'x' gives gpu 0 of node 'h' a geometry that does not fit on h100-80gb: "
-        "3 3g.40gb instances, but h100-80gb allows at most 2");
+        "3g.40gb allows at most 2 instances on h100-80gb (the request has 3)");
   CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 8, "x")}}),
                       "version: v1\nmig-configs:\n  x:\n    - device-filter: \"0x20B010DE\"\n"
                       "      devices: all\n      mig-enabled: false\n")) ==
@@ -832,7 +832,7 @@ TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs
                       "      mig-enabled: true\n      mig-devices:\n"
                       "        \"1c.3g.20gb\": 7\n")) ==
         "mig.yaml:4: label 'x' gives gpu 0 of node 'h' a geometry that does not fit on "
-        "a100-40gb: 3 3g.20gb instances, but a100-40gb allows at most 2");
+        "a100-40gb: 3g.20gb allows at most 2 instances on a100-40gb (the request has 3)");
 }
 
 TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", "[plan-io][emit]") {

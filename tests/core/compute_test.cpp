@@ -91,22 +91,6 @@ brute_verdict brute(const profile& gi, const std::vector<int>& cis) {
   return v;
 }
 
-std::string code_name(ci_reason_code c) {
-  switch (c) {
-    case ci_reason_code::none:
-      return "";
-    case ci_reason_code::unknown_ci_profile:
-      return "unknown_ci_profile";
-    case ci_reason_code::ci_cap:
-      return "ci_cap";
-    case ci_reason_code::ci_slices:
-      return "ci_slices";
-    case ci_reason_code::ci_placement:
-      return "ci_placement";
-  }
-  return "?";
-}
-
 // Every multiset of `gi`'s CI profiles with 0 <= count <= max_instances + 1.
 template <class F>
 void each_ci_request(const profile& gi, F&& f) {
@@ -168,7 +152,7 @@ TEST_CASE("every CI combination of every GI with CI data matches the brute force
         INFO(m.slug << " " << gi.name << ": " << names_of(gi, cis));
         const brute_verdict want = brute(gi, cis);
         const ci_solution got = solve_cis(gi, cis);
-        CHECK(code_name(got.why.code) == want.reason);
+        CHECK(ci_reason_name(got.why.code) == want.reason);
         CHECK(got.layout_count == want.layouts.size());
         if (want.reason.empty()) {
           ++fitting;
@@ -218,7 +202,7 @@ TEST_CASE("the CI start rule meets hand-made GIs where a placement fails", "[com
     INFO(names_of(gi, req));
     const brute_verdict want = brute(gi, req);
     const ci_solution got = solve_cis(gi, req);
-    CHECK(code_name(got.why.code) == want.reason);
+    CHECK(ci_reason_name(got.why.code) == want.reason);
     CHECK(got.layout_count == want.layouts.size());
   });
   // An index that is not a CI profile of the GI, and a GI without CI data.

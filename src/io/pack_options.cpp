@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/pack_options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "io/names.hpp"
+#include "quote.hpp"
+
+namespace migplan::cli {
+
+std::optional<std::string> option_conflict(const pack_options& o,
+                                           std::span<const std::string> emit_kinds) {
+  if (o.brief && o.batch.empty()) return "--brief needs --batch";
+  if (!o.batch.empty() && !o.items.empty()) return "give either ITEMs or --batch, not both";
+  if (!o.batch.empty() && !o.current.empty()) return "give either --current or --batch, not both";
+  if (o.emit) {
+    if (std::find(emit_kinds.begin(), emit_kinds.end(), *o.emit) == emit_kinds.end())
+      return fmt::format("unknown --emit kind {}{}; kinds: {}", quote_token(*o.emit),
+                         did_you_mean(*o.emit, emit_kinds), fmt::join(emit_kinds, ", "));
+    // --emit writes one format of one layout: the other outputs do not combine with it.
+    for (const auto& [given, what] :
+         {std::pair{!o.batch.empty(), "--batch"}, std::pair{o.json, "--json"},
+          std::pair{o.all, "--all"}, std::pair{o.brief, "--brief"}})
+      if (given)
+        return fmt::format(
+            "--emit writes one layout in its own format; it does not combine with {}", what);
+  }
+  if (o.index && o.current.empty() && !o.emit) return "--index needs --current or --emit";
+  if (!o.node.empty() && (!o.emit || *o.emit != "dra")) return "--node needs --emit dra";
+  return std::nullopt;
+}
+
+}  // namespace migplan::cli

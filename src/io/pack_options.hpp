@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan pack`'s options as given, and the combinations it refuses before
+// anything is read.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace migplan::cli {
+
+/// pack's options as given.
+struct pack_options {
+  std::optional<std::string> gpu;  ///< --gpu; none: inferred from the profiles
+  bool all = false;
+  bool json = false;
+  bool brief = false;
+  std::string batch;
+  std::string current;       ///< --current FILE: an -lgi (+ -lci) listing or a pack --json answer
+  std::optional<int> index;  ///< --index N: the GPU of that listing, and --emit's -i
+  std::optional<std::string> emit;  ///< --emit KIND
+  std::string node;                 ///< --node NAME: the node of --emit dra
+  std::vector<std::string> items;
+};
+
+/// Why these options cannot run together (one sentence naming them), or
+/// nothing. `emit_kinds` are the names --emit takes, for an unknown kind's
+/// message.
+std::optional<std::string> option_conflict(const pack_options& o,
+                                           std::span<const std::string> emit_kinds);
+
+}  // namespace migplan::cli
