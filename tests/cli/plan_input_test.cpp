@@ -400,7 +400,7 @@ TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-
   CHECK(state("[{profile: 3g.40gb, start: 8}]") == "s.yaml:7: start 8 is too large (at most 7)");
   CHECK(state("[{profile: 3g.40gb, start: 0}, {profile: 2g.20gb, start: 2}]") ==
         "s.yaml:7: the instances of gpu 0 of node 'n' do not fit on h100-80gb: the totals fit but "
-        "no arrangement of the allowed starts on h100-80gb does: 3g.40gb@0 2g.20gb@2 cannot be "
+        "no arrangement of the allowed starts on h100-80gb does: 2g.20gb@2 3g.40gb@0 cannot be "
         "placed together");
   CHECK(state("[{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, "
               "{profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}, {profile: 1g.10gb}]") ==
