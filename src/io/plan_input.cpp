@@ -274,16 +274,10 @@ result<std::vector<demand_item>> demand_from_csv(std::string_view text, std::str
   std::vector<demand_item> out;
   std::map<std::string, int> lines;
   const std::vector<std::string> column_names(std::begin(demand_columns), std::end(demand_columns));
-  int line_no = 0;
-  for (std::size_t from = 0; from <= text.size();) {
-    const std::size_t nl = text.find('\n', from);
-    const std::string_view raw =
-        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
-    from = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    ++line_no;
-    const std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    auto cells = csv_fields(line);
+  plan_io::data_lines rows(text);
+  while (const auto line = rows.next()) {
+    const int line_no = rows.number();
+    auto cells = csv_fields(*line);
     if (!cells) return fail(line_no, cells.error().message);
     if (header.empty()) {
       header_line = line_no;

@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <migplan/detail/strings.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +21,7 @@
 #include "io/names.hpp"
 #include "io/schema.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::plan_io {
 
@@ -57,6 +60,33 @@ inline int line_at(std::string_view text, std::size_t byte) {
 
 /// "<stdin>" for "-", else the path.
 inline std::string shown_path(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+/// The lines of a text that carry data, for the CSV readers: neither blank
+/// (once trimmed) nor a '#' comment, trimmed, each with its line number.
+class data_lines {
+ public:
+  explicit data_lines(std::string_view text) noexcept : text_(text) {}
+  /// The next such line, or nothing past the last.
+  std::optional<std::string_view> next() noexcept {
+    constexpr std::size_t npos = std::string_view::npos;
+    while (from_ <= text_.size()) {
+      const std::size_t nl = text_.find('\n', from_);
+      const std::string_view raw = text_.substr(from_, nl == npos ? npos : nl - from_);
+      from_ = nl == npos ? text_.size() + 1 : nl + 1;
+      ++number_;
+      const std::string_view line = trim(raw);
+      if (!line.empty() && line.front() != '#') return line;
+    }
+    return std::nullopt;
+  }
+  /// The 1-based number of the line next() returned last.
+  int number() const noexcept { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t from_ = 0;
+  int number_ = 0;
+};
 
 /// One CSV line's fields: separated by commas, each trimmed of spaces; a field
 /// in double quotes may hold commas, and "" for a quote.

@@ -217,16 +217,12 @@ result<trace> trace_from_csv(std::string_view text, std::string_view shown) {
   std::vector<std::string> header;
   columns col{};
   int header_line = 0;
-  int line_no = 0;
-  for (std::size_t from = 0; from <= text.size() && r.w.ok();) {
-    const std::size_t nl = text.find('\n', from);
-    const std::string_view raw =
-        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
-    from = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    ++line_no;
-    const std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') continue;
-    auto cells = plan_io::csv_fields(line);
+  plan_io::data_lines rows(text);
+  while (r.w.ok()) {
+    const auto line = rows.next();
+    if (!line) break;
+    const int line_no = rows.number();
+    auto cells = plan_io::csv_fields(*line);
     if (!cells) {
       r.fail(line_no, cells.error().message);
     } else if (header.empty()) {
