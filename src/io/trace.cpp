@@ -53,7 +53,7 @@ struct parsed_item {
   int instances = 1;
 };
 
-result<parsed_item> parse_item(std::string_view word) {
+result<parsed_item> parse_trace_item(std::string_view word) {
   if (word.empty())
     return error{
         "the item is empty: give a profile (such as 1g.10gb), "
@@ -111,7 +111,7 @@ struct reader {
   bool item(doc::position at, std::string_view text, trace_row& row) {
     auto it = items.find(std::string(text));
     if (it == items.end()) {
-      auto p = parse_item(text);
+      auto p = parse_trace_item(text);
       if (!p) return fail(at, p.error().message);
       it = items.emplace(std::string(text), std::move(*p)).first;
     }
@@ -276,7 +276,7 @@ bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
     return false;
   if (count != nullptr && (!(s = w.text(*count, "count")) || !r.count(count->at(), *s, row)))
     return false;
-  // An empty item reaches parse_item, whose message says what an item is.
+  // An empty item reaches parse_trace_item, whose message says what an item is.
   s = item->value->is_null() ? std::optional<std::string>("") : w.text(*item, "item");
   return s && r.item(item->at(), *s, row) && r.add(out, std::move(row), line);
 }

@@ -16,12 +16,6 @@
 namespace migplan::cli::render {
 namespace {
 
-std::string mark(std::string v, bool inferred) { return inferred ? v + "*" : v; }
-
-std::string source_text(std::string_view s) {
-  return s.starts_with("captures/") ? "data/" + std::string(s) : std::string(s);
-}
-
 // "{0,1,2}:1": where the inferred rule lets a CI of `c` slices start in a g-slice GI.
 std::string starts_text(int g, int c) {
   const unit_mask m = ci_starts(g, c);
@@ -31,7 +25,7 @@ std::string starts_text(int g, int c) {
   return fmt::format("{{{}}}:{}", out, c);
 }
 
-void print_model(std::ostream& out, const gpu_model& g) {
+void print_ci_model(std::ostream& out, const gpu_model& g) {
   out << fmt::format("{}  {}  compute-instance profiles of each GPU-instance profile\n", g.slug,
                      g.name().empty() ? g.description : g.name());
   out << fmt::format("  {:<16} {:<18} {:>4} {:>5} {:>3} {:>5} {:>8}  {}\n", "GPU instance",
@@ -48,10 +42,11 @@ void print_model(std::ostream& out, const gpu_model& g) {
       any_inferred = any_inferred || f != field::none;
       out << fmt::format(
           "  {:<16} {:<18} {:>4} {:>5} {:>3} {:>5} {:>8}  {}\n", first ? p.name : "", c.name,
-          mark(fmt::format("{}", c.id), has(f, field::id)),
-          mark(fmt::format("{}", c.max_instances), has(f, field::max_instances)), c.compute_slices,
-          mark(c.sm_count ? fmt::format("{}", *c.sm_count) : "?", has(f, field::sm_count)),
-          c.is_default ? mark("yes", has(f, field::default_ci)) : "",
+          marked(fmt::format("{}", c.id), has(f, field::id)),
+          marked(fmt::format("{}", c.max_instances), has(f, field::max_instances)),
+          c.compute_slices,
+          marked(c.sm_count ? fmt::format("{}", *c.sm_count) : "?", has(f, field::sm_count)),
+          c.is_default ? marked("yes", has(f, field::default_ci)) : "",
           starts_text(p.compute_slices, c.compute_slices));
       first = false;
     }
@@ -75,7 +70,7 @@ void print_model(std::ostream& out, const gpu_model& g) {
 void ci_profiles_text(std::ostream& os, std::span<const gpu_model* const> models) {
   for (std::size_t i = 0; i < models.size(); ++i) {
     if (i > 0) os << "\n";
-    print_model(os, *models[i]);
+    print_ci_model(os, *models[i]);
   }
 }
 

@@ -17,14 +17,6 @@ namespace {
 
 std::string opt_text(std::optional<int> v) { return v ? fmt::format("{}", *v) : "?"; }
 
-// A value with a trailing '*' when its field is inferred.
-std::string mark(std::string v, bool inferred) { return inferred ? v + "*" : v; }
-
-// Capture paths in the tables are relative to data/.
-std::string source_text(std::string_view s) {
-  return s.starts_with("captures/") ? "data/" + std::string(s) : std::string(s);
-}
-
 void print_model(std::ostream& out, const gpu_model& g) {
   out << fmt::format("{}  {}  ({} placement units, {} compute slices)\n", g.slug,
                      g.name().empty() ? g.description : g.name(), g.units, g.compute_slices);
@@ -40,18 +32,19 @@ void print_model(std::ostream& out, const gpu_model& g) {
       if (p.allows_start(s)) starts += fmt::format("{}{}", starts.empty() ? "" : ",", s);
     std::array<std::string, engine_kinds> eng;
     for (std::size_t e = 0; e < engine_kinds; ++e)
-      eng[e] = mark(p.engines[e] ? fmt::format("{}", *p.engines[e]) : "?",
-                    e == 0 ? has(f, field::ce) || has(f, field::engines) : has(f, field::engines));
+      eng[e] =
+          marked(p.engines[e] ? fmt::format("{}", *p.engines[e]) : "?",
+                 e == 0 ? has(f, field::ce) || has(f, field::engines) : has(f, field::engines));
     out << fmt::format(
         "  {:<16} {:>4} {:>5} {:>4} {:>10} {:>5} {:>3} {:>3} {:>3} {:>3} {:>3}  {}\n", p.name,
-        mark(fmt::format("{}", p.id), has(f, field::id)),
-        mark(fmt::format("{}", p.max_instances), has(f, field::max_instances)), p.compute_slices,
-        mark(p.memory_gib_x100
-                 ? fmt::format("{}.{:02}", *p.memory_gib_x100 / 100, *p.memory_gib_x100 % 100)
-                 : "?",
-             has(f, field::memory)),
-        mark(opt_text(p.sm_count), has(f, field::sm_count)), eng[0], eng[1], eng[2], eng[3], eng[4],
-        mark(fmt::format("{{{}}}:{}", starts, p.size), has(f, field::placements)));
+        marked(fmt::format("{}", p.id), has(f, field::id)),
+        marked(fmt::format("{}", p.max_instances), has(f, field::max_instances)), p.compute_slices,
+        marked(p.memory_gib_x100
+                   ? fmt::format("{}.{:02}", *p.memory_gib_x100 / 100, *p.memory_gib_x100 % 100)
+                   : "?",
+               has(f, field::memory)),
+        marked(opt_text(p.sm_count), has(f, field::sm_count)), eng[0], eng[1], eng[2], eng[3],
+        eng[4], marked(fmt::format("{{{}}}:{}", starts, p.size), has(f, field::placements)));
   }
   out << "  memory in GiB as -lgip prints it; ? unknown";
   if (any_inferred) out << "; * inferred by analogy, not captured";

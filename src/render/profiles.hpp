@@ -7,10 +7,20 @@
 #include <iosfwd>
 #include <migplan/gpu.hpp>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "render/json_writer.hpp"
 
 namespace migplan::cli::render {
+
+/// `v` with a trailing '*' when its field is inferred (the profile tables).
+inline std::string marked(std::string v, bool inferred) { return inferred ? v + "*" : v; }
+
+/// A source as the profile tables print it: capture paths are relative to data/.
+inline std::string source_text(std::string_view s) {
+  return s.starts_with("captures/") ? "data/" + std::string(s) : std::string(s);
+}
 
 /// An -lgip/-lgipp-like table per model, '*' on inferred values, then sources.
 void profiles_text(std::ostream& os, std::span<const gpu_model* const> models);

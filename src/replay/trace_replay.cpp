@@ -23,17 +23,19 @@ namespace {
 // memory) is at least milli / 1000; -1 when none.
 int share_profile(const gpu_model& gpu, int milli, bool by_memory) {
   const int full = full_profile(gpu);
-  const std::optional<int> full_memory =
-      full >= 0 ? gpu.profiles[static_cast<std::size_t>(full)].memory_gib_x100 : std::nullopt;
+  // 0 when the full profile's memory is unknown (an optional here raised
+  // GCC 12's false -Wmaybe-uninitialized at -O2).
+  const int full_memory =
+      full >= 0 ? gpu.profiles[static_cast<std::size_t>(full)].memory_gib_x100.value_or(0) : 0;
   int best = -1;
   std::tuple<int, int, int> best_key{};
   for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
     const profile& p = gpu.profiles[i];
     if (p.max_instances < 1) continue;
     if (by_memory) {
-      if (!p.memory_gib_x100 || !full_memory ||
+      if (!p.memory_gib_x100 || full_memory <= 0 ||
           static_cast<long long>(*p.memory_gib_x100) * 1000 <
-              static_cast<long long>(milli) * *full_memory)
+              static_cast<long long>(milli) * full_memory)
         continue;
     } else if (p.compute_slices * 1000 < milli * gpu.compute_slices) {
       continue;
