@@ -74,7 +74,7 @@ bool problem::stage_unmet() {
   std::vector<std::pair<int, double>> row;
   for (int u : uvar)
     if (u >= 0) row.push_back({u, 1.0});
-  prog.add_row(row, -inf, std::floor(a.objective + 0.5) + 0.5);
+  prog.add_row(row, -inf, std::round(a.objective));
   best = std::move(a);
   return true;
 }
@@ -113,7 +113,7 @@ void problem::stage_first() {
     for (const column& c : cols)
       if (c.stage1 != 0) row.push_back({c.var, c.stage1});
     // The costs are whole units, so the optimum is a whole number.
-    if (!row.empty()) prog.add_row(row, -inf, std::round(a.objective) + 0.5);
+    if (!row.empty()) prog.add_row(row, -inf, std::round(a.objective));
     best = std::move(a);
   }
 }
@@ -129,7 +129,7 @@ void problem::stage_room() {
     std::vector<std::pair<int, double>> row;
     for (const column& c : cols)
       if (c.room != 0) row.push_back({c.var, static_cast<double>(c.room)});
-    if (!row.empty()) prog.add_row(row, std::floor(a.objective + 0.5) - 0.5, inf);
+    if (!row.empty()) prog.add_row(row, std::round(a.objective), inf);
     best = std::move(a);
   } else {
     later = false;
