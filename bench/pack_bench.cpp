@@ -174,7 +174,7 @@ void bm_pack_core(benchmark::State& st, const request_set& s) {
       if (!sol.feasible()) {
         sol.why = migplan::explain(*s.gpu, q, sol.why);
         auto c = migplan::closest_fits(*s.gpu, q, 3, &rooms);
-        auto e = migplan::fits_elsewhere(*s.gpu, q);
+        auto e = migplan::fits_elsewhere(*s.gpu, q, migplan::catalog());
         benchmark::DoNotOptimize(c.data());
         benchmark::DoNotOptimize(e.data());
       }

@@ -22,7 +22,7 @@ set(allowed_model model)
 set(allowed_io io model ${common} models.hpp)
 set(allowed_render render model ${common})
 set(allowed_plan plan model ${common})
-set(allowed_replay replay model plan ${common})
+set(allowed_replay replay model plan ${common} models.hpp)
 set(allowed_pack pack io model ${common} models.hpp)
 set(allowed_check check io model ${common} models.hpp)
 

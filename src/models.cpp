@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "models.hpp"
 
+#include <migplan/catalog.hpp>
+
 #include "io/model_file.hpp"
 
 namespace migplan::cli {

@@ -9,8 +9,8 @@
 // does. run() (app.cpp) holds one model_set per run and installs it.
 
 #include <memory>
-#include <migplan/catalog.hpp>
 #include <migplan/gpu.hpp>
+#include <migplan/lookup.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

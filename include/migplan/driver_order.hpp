@@ -22,9 +22,9 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <migplan/catalog.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <migplan/lookup.hpp>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -283,15 +283,17 @@ struct observed_choice {
   bool agrees;
 };
 
-// Replays the observations made on models of `gpu`'s placement structure and
-// records every step where the driver had more than one free start. A step
-// whose start the source does not show ends the replay (the state after it
-// is unknown).
-inline std::vector<observed_choice> observed_choices(const gpu_model& gpu) {
+// Replays the observations made on models of `gpu`'s placement structure
+// (each observation's model looked up by slug in `observed_on`) and records
+// every step where the driver had more than one free start. A step whose
+// start the source does not show ends the replay (the state after it is
+// unknown).
+template <class Models>
+std::vector<observed_choice> observed_choices(const gpu_model& gpu, const Models& observed_on) {
   std::vector<observed_choice> out;
   for (std::size_t k = 0; k < driver_observations.size(); ++k) {
     const driver_observation& o = driver_observations[k];
-    const gpu_model* m = find_model(o.gpu);
+    const gpu_model* m = first_model(observed_on, slug_is(o.gpu));
     if (m == nullptr || !same_structure(*m, gpu)) continue;
     unit_mask used = 0;
     for (int i = 0; i < o.steps; ++i) {
@@ -326,28 +328,20 @@ inline std::size_t multinomial_orders(std::vector<int> profiles) {
   return n;
 }
 
-}  // namespace detail
-
-/// The creation order without placements that makes the driver, as modelled,
-/// put `targets` exactly where they are, with `occupied` units already taken
-/// (instances that exist and stay). Every distinct order of the targets'
-/// profiles is simulated under both rules; an order lands when both rules
-/// predict the same start at every step and the starts are the targets'. Of
-/// the orders that land, the one chosen has the fewest contradicted choices,
-/// then the fewest unobserved ones, then the fewest choices at all, then puts
-/// larger instances first.
-inline creation_order find_creation_order(const gpu_model& gpu, unit_mask occupied,
-                                          std::span<const instance> targets) {
+template <class Models>
+creation_order find_creation_order_in(const gpu_model& gpu, unit_mask occupied,
+                                      std::span<const instance> targets,
+                                      const Models& observed_on) {
   creation_order best;
   std::vector<int> order;
   for (const instance& in : targets) order.push_back(in.profile);
-  if (detail::multinomial_orders(order) > max_creation_orders) {
+  if (multinomial_orders(order) > max_creation_orders) {
     best.searched = false;
     return best;
   }
   std::vector<instance> wanted(targets.begin(), targets.end());
   std::sort(wanted.begin(), wanted.end());
-  const std::vector<detail::observed_choice> seen = detail::observed_choices(gpu);
+  const std::vector<detail::observed_choice> seen = observed_choices(gpu, observed_on);
   // Larger first: most units, then most compute slices, then profile index.
   const auto before = [&](int a, int b) {
     const profile& pa = gpu.profiles[static_cast<std::size_t>(a)];
@@ -416,6 +410,31 @@ inline creation_order find_creation_order(const gpu_model& gpu, unit_mask occupi
     best = std::move(c);
   } while (std::next_permutation(order.begin(), order.end(), before));
   return best;
+}
+}  // namespace detail
+
+/// The creation order without placements that makes the driver, as modelled,
+/// put `targets` exactly where they are, with `occupied` units already taken
+/// (instances that exist and stay). Every distinct order of the targets'
+/// profiles is simulated under both rules; an order lands when both rules
+/// predict the same start at every step and the starts are the targets'. Of
+/// the orders that land, the one chosen has the fewest contradicted choices,
+/// then the fewest unobserved ones, then the fewest choices at all, then puts
+/// larger instances first. The observations (driver_observations) are
+/// looked up by slug in `observed_on`: the catalog (`catalog()`, catalog.hpp)
+/// or a list that holds its models; one missing there backs nothing.
+inline creation_order find_creation_order(const gpu_model& gpu, unit_mask occupied,
+                                          std::span<const instance> targets,
+                                          model_list observed_on) {
+  return detail::find_creation_order_in(gpu, occupied, targets, observed_on);
+}
+
+/// find_creation_order() with the observations looked up in a table of models
+/// (`catalog()`).
+inline creation_order find_creation_order(const gpu_model& gpu, unit_mask occupied,
+                                          std::span<const instance> targets,
+                                          std::span<const gpu_model> observed_on) {
+  return detail::find_creation_order_in(gpu, occupied, targets, observed_on);
 }
 
 }  // namespace v1

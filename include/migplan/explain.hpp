@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <migplan/catalog.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/rules.hpp>
 #include <migplan/search.hpp>
 #include <optional>
@@ -224,17 +224,20 @@ std::vector<const gpu_model*> fits_elsewhere_in(const Models& models, const gpu_
 }
 }  // namespace detail
 
-/// The other catalog models whose profiles have the same names and on which
-/// the request fits, in catalog order.
-inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
-                                                    std::span<const item> items) {
-  return detail::fits_elsewhere_in(catalog(), origin, items);
-}
-
-/// fits_elsewhere() over `models` instead of the catalog, in their order.
+/// The models of `models` other than `origin` whose profiles have the same
+/// names and on which the request fits, in their order.
 inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
                                                     std::span<const item> items,
                                                     model_list models) {
+  return detail::fits_elsewhere_in(models, origin, items);
+}
+
+/// fits_elsewhere() over a table of models: `fits_elsewhere(origin, items,
+/// catalog())` looks in the built-in models (catalog.hpp, which this header
+/// does not include, so that it need not recompile when the catalog changes).
+inline std::vector<const gpu_model*> fits_elsewhere(const gpu_model& origin,
+                                                    std::span<const item> items,
+                                                    std::span<const gpu_model> models) {
   return detail::fits_elsewhere_in(models, origin, items);
 }
 

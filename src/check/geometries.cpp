@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <map>
-#include <migplan/catalog.hpp>
 #include <migplan/explain.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 
 #include "check/checker.hpp"

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <migplan/catalog.hpp>
 #include <optional>
 #include <ostream>
 

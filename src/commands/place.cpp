@@ -13,7 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #include "render/profiles.hpp"
 
 #include <CLI/CLI.hpp>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 
 #include "app.hpp"
 #include "error.hpp"

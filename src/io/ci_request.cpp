@@ -7,8 +7,8 @@
 #include <cctype>
 #include <charconv>
 #include <map>
-#include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
+#include <migplan/lookup.hpp>
 
 #include "io/names.hpp"
 #include "quote.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
+#include <migplan/lookup.hpp>
 
 #include "io/document.hpp"
 #include "io/names.hpp"

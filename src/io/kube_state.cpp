@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <map>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 #include <optional>
 #include <span>

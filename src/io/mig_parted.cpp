@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <utility>
 
 #include "io/check_input.hpp"

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
 #include <span>
 #include <utility>

@@ -11,8 +11,8 @@
 
 #include <cstddef>
 #include <memory>
-#include <migplan/catalog.hpp>
 #include <migplan/gpu.hpp>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

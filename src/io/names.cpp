@@ -7,7 +7,7 @@
 #include <cassert>
 #include <cctype>
 #include <charconv>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <numeric>
 
 #include "models.hpp"

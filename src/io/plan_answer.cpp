@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 
 #include "io/document.hpp"
 #include "io/plan_input.hpp"

@@ -15,8 +15,8 @@
 #include <istream>
 #include <iterator>
 #include <map>
-#include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 
 #include "io/ci_request.hpp"
 #include "io/names.hpp"

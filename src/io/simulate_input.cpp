@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <string_view>
 
 #include "io/names.hpp"

@@ -246,7 +246,7 @@ emit_plan emit_plan_of(const pack_answer& a, int index, const std::string& node)
         break;
       }
   }
-  plan.fallback = find_creation_order(g, occupied, fresh);
+  plan.fallback = find_creation_order(g, occupied, fresh, all_models());
   return plan;
 }
 

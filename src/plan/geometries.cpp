@@ -4,9 +4,9 @@
 #include "plan/geometries.hpp"
 
 #include <migplan/capacity.hpp>
-#include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/enumerate.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 #include <migplan/sizing.hpp>
 #include <span>

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <ostream>
 #include <string>
 #include <tuple>

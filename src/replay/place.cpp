@@ -2,10 +2,12 @@
 #include "replay/place.hpp"
 
 #include <algorithm>
-#include <migplan/catalog.hpp>
 #include <migplan/driver_order.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/replay.hpp>
 #include <optional>
+
+#include "models.hpp"
 
 namespace migplan::cli {
 
@@ -48,7 +50,7 @@ emit_plan choice_plan(const place_result& r) {
   }
   plan.create = {c.where};
   plan.cis.assign(1, {});
-  plan.fallback = find_creation_order(*node.gpu, occupied, plan.create);
+  plan.fallback = find_creation_order(*node.gpu, occupied, plan.create, all_models());
   plan.command = "place";
   if (node.name != listing_node) plan.host = node.name;
   return plan;

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <migplan/catalog.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/replay.hpp>
 #include <optional>
 #include <vector>

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <map>
-#include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
+#include <migplan/lookup.hpp>
 #include <migplan/sizing.hpp>
 #include <optional>
 #include <tuple>

@@ -176,7 +176,8 @@ TEST_CASE("the two rules differ only where no observation looks", "[driver]") {
   CHECK(migplan::driver_start(a, at0, one, driver_rule::fewest_free_overlapped) == 1);
   CHECK(migplan::driver_start(a, at0, one, driver_rule::fewest_overlapped) == 6);
   const std::vector<instance> two = layout_of(a, "1g.5gb@0 1g.5gb@1");
-  const creation_order c = migplan::find_creation_order(a, at0, std::vector<instance>{two[1]});
+  const creation_order c =
+      migplan::find_creation_order(a, at0, std::vector<instance>{two[1]}, migplan::catalog());
   CHECK(c.support == order_support::none);
 }
 
@@ -192,7 +193,7 @@ TEST_CASE("the creation order for each observed result is claimed, by the observ
       want.push_back({migplan::find_profile_by_id(m, o.profile_ids[static_cast<std::size_t>(i)]),
                       o.starts[static_cast<std::size_t>(i)]});
     INFO(o.gpu << ": " << show(m, want));
-    const creation_order c = migplan::find_creation_order(m, 0, want);
+    const creation_order c = migplan::find_creation_order(m, 0, want, migplan::catalog());
     CHECK((c.support == order_support::observed || c.support == order_support::contradicted));
     check_lands(m, 0, c, want);
     if (c.choices > 0) CHECK(!c.backing.empty());
@@ -203,7 +204,7 @@ TEST_CASE("find_creation_order on the layouts the emit tests use", "[driver]") {
   SECTION("every step forced: no model needed") {
     const gpu_model& a = model("a100-40gb");
     const auto want = layout_of(a, "4g.20gb@0 2g.10gb@4 1g.5gb@6");
-    const creation_order c = migplan::find_creation_order(a, 0, want);
+    const creation_order c = migplan::find_creation_order(a, 0, want, migplan::catalog());
     CHECK(c.support == order_support::observed);
     CHECK(c.choices == 0);
     CHECK(show(a, c.steps) == "4g.20gb@0 2g.10gb@4 1g.5gb@6");
@@ -213,16 +214,30 @@ TEST_CASE("find_creation_order on the layouts the emit tests use", "[driver]") {
     const auto want = layout_of(h,
                                 "1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3 1g.10gb@4 1g.10gb@5 "
                                 "1g.10gb@6");
-    const creation_order c = migplan::find_creation_order(h, 0, want);
+    const creation_order c = migplan::find_creation_order(h, 0, want, migplan::catalog());
     CHECK(c.support == order_support::observed);
     CHECK(c.choices == 6);
     CHECK(show(h, c.steps) ==
           "1g.10gb@6 1g.10gb@4 1g.10gb@5 1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3");
+    // The observations are looked up in the models given: in a list without
+    // the models they were made on they back nothing, and the same order is
+    // only modelled.
+    const std::vector<const gpu_model*> only_a30{&model("a30")};
+    const creation_order alone = migplan::find_creation_order(h, 0, want, only_a30);
+    CHECK(alone.support == order_support::unobserved);
+    CHECK(alone.backing.empty());
+    CHECK(show(h, alone.steps) == show(h, c.steps));
+    // A list that holds them (as the CLI's catalog and loaded models do) backs it alike.
+    std::vector<const gpu_model*> all;
+    for (const gpu_model& m : migplan::catalog()) all.push_back(&m);
+    const creation_order listed = migplan::find_creation_order(h, 0, want, all);
+    CHECK(listed.support == order_support::observed);
+    CHECK(listed.backing == c.backing);
   }
   SECTION("a 3g at 4 first: observed on A100-80GB and H100 PCIe, contradicted by the guide") {
     const gpu_model& p = model("h100-pcie");
     const auto want = layout_of(p, "3g.40gb@4 1g.10gb@0 1g.10gb@1 1g.10gb@2");
-    const creation_order c = migplan::find_creation_order(p, 0, want);
+    const creation_order c = migplan::find_creation_order(p, 0, want, migplan::catalog());
     CHECK(c.support == order_support::contradicted);
     CHECK(show(p, c.steps) == "3g.40gb@4 1g.10gb@0 1g.10gb@1 1g.10gb@2");
     REQUIRE(c.contradicting.size() == 1);
@@ -232,13 +247,14 @@ TEST_CASE("find_creation_order on the layouts the emit tests use", "[driver]") {
   SECTION("a 1g.10gb with a choice: never observed") {
     const gpu_model& a = model("a100-40gb");
     const auto want = layout_of(a, "1g.10gb@6");
-    const creation_order c = migplan::find_creation_order(a, 0, want);
+    const creation_order c = migplan::find_creation_order(a, 0, want, migplan::catalog());
     CHECK(c.support == order_support::unobserved);
     CHECK(c.unobserved == std::vector<int>{index_of(a, "1g.10gb")});
   }
   SECTION("a lone 1g at 0: the driver would take 6") {
     const gpu_model& a = model("a100-40gb");
-    const creation_order c = migplan::find_creation_order(a, 0, layout_of(a, "1g.5gb@0"));
+    const creation_order c =
+        migplan::find_creation_order(a, 0, layout_of(a, "1g.5gb@0"), migplan::catalog());
     CHECK(c.support == order_support::none);
     CHECK(c.searched);
     CHECK(c.steps.empty());
@@ -247,13 +263,14 @@ TEST_CASE("find_creation_order on the layouts the emit tests use", "[driver]") {
     const gpu_model& a = model("a100-40gb");
     const unit_mask at4 = a.profiles[static_cast<std::size_t>(index_of(a, "3g.20gb"))].mask_at(4);
     const auto want = layout_of(a, "1g.5gb@0");
-    const creation_order c = migplan::find_creation_order(a, at4, want);
+    const creation_order c = migplan::find_creation_order(a, at4, want, migplan::catalog());
     CHECK(c.support == order_support::observed);
     check_lands(a, at4, c, want);
   }
   SECTION("an RTX PRO 5000 has no observation of its placement structure") {
     const gpu_model& r = model("rtx-pro-5000");
-    const creation_order c = migplan::find_creation_order(r, 0, layout_of(r, "1g.24gb@0"));
+    const creation_order c =
+        migplan::find_creation_order(r, 0, layout_of(r, "1g.24gb@0"), migplan::catalog());
     CHECK(c.support == order_support::unobserved);
   }
 }
@@ -271,7 +288,7 @@ TEST_CASE("every order find_creation_order claims lands under both rules", "[dri
           if (chosen.empty() || (chosen.size() > 4 && u.units != g.all_units())) return;
           std::vector<instance> want;
           for (std::size_t i : chosen) want.push_back(places[i]);
-          const creation_order c = migplan::find_creation_order(g, 0, want);
+          const creation_order c = migplan::find_creation_order(g, 0, want, migplan::catalog());
           if (c.support == order_support::none) return;
           ++claimed;
           check_lands(g, 0, c, want);

@@ -359,7 +359,8 @@ TEST_CASE("fits_elsewhere names the models where the same profile names fit", "[
   const gpu_model& a100 = model("a100-40gb");
   const auto items = request(a100, "5x1g.10gb");
   std::vector<std::string_view> slugs;
-  for (const gpu_model* m : migplan::fits_elsewhere(a100, items)) slugs.push_back(m->slug);
+  for (const gpu_model* m : migplan::fits_elsewhere(a100, items, migplan::catalog()))
+    slugs.push_back(m->slug);
   CHECK(slugs == std::vector<std::string_view>{"a100-80gb", "h100-80gb", "h100-pcie"});
   // Every model named really fits the translated request, and no other model with the names does.
   for (const gpu_model& m : migplan::catalog()) {
@@ -388,7 +389,7 @@ TEST_CASE("fits_elsewhere and the lookups search a model list given instead of t
   for (const gpu_model* m : migplan::fits_elsewhere(a100, items, models)) slugs.push_back(m->slug);
   CHECK(slugs == std::vector<std::string_view>{"h100-copy"});
   // The catalog's own answer is unchanged, and knows nothing of the copy.
-  CHECK(migplan::fits_elsewhere(a100, items).size() == 3);
+  CHECK(migplan::fits_elsewhere(a100, items, migplan::catalog()).size() == 3);
 
   CHECK(migplan::find_model(models, "H100-COPY") == &copy);
   CHECK(migplan::find_model(models, "h100-80gb") == nullptr);
