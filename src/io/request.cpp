@@ -119,17 +119,20 @@ result<std::vector<token>> parse_items(std::span<const std::string> words) {
       out.push_back(std::move(*t));
     }
   }
-  // A lone "MIG" word belongs to the next item ("MIG 3g.20gb").
-  std::vector<token> joined;
+  // A lone "MIG" word belongs to the next item ("MIG 3g.20gb"): dropped in
+  // place (a second vector moved every token once more, on pack's hot path).
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].count == 1 && !out[i].start &&
         (out[i].profile == "MIG" || out[i].profile == "mig") && out[i].text == out[i].profile &&
         i + 1 < out.size())
       continue;
-    joined.push_back(std::move(out[i]));
+    if (kept != i) out[kept] = std::move(out[i]);
+    ++kept;
   }
-  if (joined.empty()) return error{"no profiles given"};
-  return joined;
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(kept), out.end());
+  if (out.empty()) return error{"no profiles given"};
+  return out;
 }
 
 result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const token> tokens) {

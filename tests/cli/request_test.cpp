@@ -57,6 +57,14 @@ TEST_CASE("items split on spaces and commas and a lone MIG joins the next word",
   REQUIRE(toks->size() == 3);
   CHECK((*toks)[0].profile == "3g.20gb");
   CHECK((*toks)[2].start.value_or(-1) == 6);
+  // In the middle too, in order; a MIG with no word after it stays (and is
+  // then an unknown profile).
+  const std::vector<std::string> mid{"1g.5gb", "mig", "3g.20gb", "2x1g.5gb", "MIG"};
+  auto in_order = parse_items(mid);
+  REQUIRE(in_order);
+  std::vector<std::string> profiles;
+  for (const token& t : *in_order) profiles.push_back(t.text);
+  CHECK(profiles == std::vector<std::string>{"1g.5gb", "3g.20gb", "2x1g.5gb", "MIG"});
   CHECK(parse_items(std::vector<std::string>{}).error().message == "no profiles given");
   CHECK(parse_items(std::vector<std::string>{" , "}).error().message == "no profiles given");
 }
