@@ -2,7 +2,7 @@
 # ctest starts the costliest tests first (-j2 in the test presets). Without
 # this, a fresh build tree (every CI run) has no timings of its own and runs
 # the tests in the order they are declared, which started the longest ones
-# (64 and 51 s of the dev step's 300 s of test time) late and left one
+# (64 and 51 s of the dev step's 285 s of test time) late and left one
 # worker idle at the end. COST is seconds measured in the dev step, or in
 # the asan step for the tests that are only long there; ctest replaces them
 # with its own timings (Testing/Temporary/CTestCostData.txt) after the first
