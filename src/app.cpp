@@ -6,7 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
@@ -29,6 +32,23 @@ bool color_allowed(bool is_tty) {
   if (const char* term = std::getenv("TERM"); term != nullptr && std::string_view(term) == "dumb")
     return false;
   return true;
+}
+
+int write_output(context& ctx, const std::string& path, std::string_view text) {
+  if (path.empty() || path == "-") {
+    ctx.out << text;
+    return exit_ok;
+  }
+  errno = 0;
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file << text;
+  if (file) file.flush();
+  if (!file) {
+    report_bad_input(ctx, fmt::format("cannot write {}: {}", quote_token(path, 200),
+                                      errno != 0 ? std::strerror(errno) : "write failed"));
+    return exit_bad_input;
+  }
+  return exit_ok;
 }
 
 void report_bad_input(context& ctx, const std::string& message) {

@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace CLI {
@@ -46,6 +47,11 @@ void add_emit_config(CLI::App& app, context& ctx);
 /// with ctx.json_errors, also writes {"schema_version":1,"error":{"code":
 /// "bad_input","message":MESSAGE}} on ctx.out (once).
 void report_bad_input(context& ctx, const std::string& message);
+
+/// Writes `text` to the file at `path`, or to ctx.out when `path` is "" or
+/// "-". A file that cannot be opened or written is bad input ("cannot write
+/// FILE: REASON"). Returns the exit code.
+int write_output(context& ctx, const std::string& path, std::string_view text);
 
 /// Runs migplan on an argument vector (args[0] is the program name).
 int run(const std::vector<std::string>& args, context& ctx);

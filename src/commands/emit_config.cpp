@@ -7,9 +7,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <migplan/catalog.hpp>
 #include <migplan/configs.hpp>
@@ -108,19 +105,7 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
   }
   std::ostringstream text;
   render::mig_parted(text, build(models));
-  if (o.output.empty() || o.output == "-") {
-    ctx.out << text.str();
-    return exit_ok;
-  }
-  std::ofstream file(o.output, std::ios::binary | std::ios::trunc);
-  if (file) file << text.str();
-  if (file) file.flush();
-  if (!file) {
-    report_bad_input(
-        ctx, fmt::format("cannot write {}: {}", quote_token(o.output), std::strerror(errno)));
-    return exit_bad_input;
-  }
-  return exit_ok;
+  return write_output(ctx, o.output, text.str());
 }
 
 }  // namespace

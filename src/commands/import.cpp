@@ -10,10 +10,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <migplan/catalog.hpp>
 #include <optional>
@@ -110,17 +107,7 @@ int run_import(const import_options& o, context& ctx) {
   if (auto back = parse_model_file(json, "the imported model", all_models()); !back)
     return bad("internal error: " + back.error().message);
 
-  if (o.output.empty() || o.output == "-") {
-    ctx.out << json;
-    return exit_ok;
-  }
-  std::ofstream file(o.output, std::ios::binary | std::ios::trunc);
-  if (file) file << json;
-  if (file) file.flush();
-  if (!file)
-    return bad(fmt::format("cannot write {}: {}", quote_token(o.output, 200),
-                           errno != 0 ? std::strerror(errno) : "write failed"));
-  return exit_ok;
+  return write_output(ctx, o.output, json);
 }
 
 }  // namespace

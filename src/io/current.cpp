@@ -115,7 +115,8 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
                               row.at.size, fmt::format(" (GI {})", row.instance_id));
       if (!p) return p.error();
       by_id[row.instance_id] = gpu.instances.size();
-      gpu.instances.push_back({*p, row.at.start, row.instance_id, {}});
+      gpu.instances.push_back(current_instance::at(*p, row.at.start));
+      gpu.instances.back().instance_id = row.instance_id;
     }
     if (!cis) continue;
     for (const smi::lci_row& row : cis->rows) {
@@ -235,7 +236,7 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
         m = fmt::format("{}: {}: {}", shown, where, m.substr(prefix.size()));
       return error{m};
     }
-    current_instance gi{*p, static_cast<int>(*start), std::nullopt, {}};
+    current_instance gi = current_instance::at(*p, static_cast<int>(*start));
     // The compute instances the answer planned in it, kept as they are.
     if (const node* cis = doc::member(in, "compute_instances"); cis != nullptr && cis->is_list()) {
       int k = 0;

@@ -41,7 +41,8 @@ result<std::vector<current_node>> listing_nodes(const fleet_now_source& src, std
     current_gpu cg;
     cg.index = lg.index.value_or(next);
     next = cg.index + 1;
-    for (const current_instance& c : lg.instances) cg.instances.push_back({c.profile, c.start});
+    for (const current_instance& c : lg.instances)
+      cg.instances.push_back(current_instance::at(c.profile, c.start));
     n.gpus.push_back(std::move(cg));
   }
   return std::vector<current_node>{std::move(n)};
@@ -110,7 +111,7 @@ result<fleet_now> read_fleet_now(const fleet_now_source& src, std::istream& in) 
       g.index = cg.index;
       g.mig_enabled = cg.mig_enabled;
       std::vector<item> items;
-      for (const current_gi& gi : cg.instances) {
+      for (const current_instance& gi : cg.instances) {
         items.push_back({gi.profile, gi.start});
         g.starts_assumed = g.starts_assumed || gi.start == item::any_start;
       }

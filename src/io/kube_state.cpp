@@ -274,12 +274,12 @@ class kube_builder {
 
   // The instances entry `e` gives a GPU of model `g` (cached: a label is
   // shared by many nodes), or why they are no geometry of `g`.
-  result<const std::vector<current_gi>*> instances(const check::geometry_spec& e,
-                                                   const gpu_model& g, const kube_node& n,
-                                                   int index) {
+  result<const std::vector<current_instance>*> instances(const check::geometry_spec& e,
+                                                         const gpu_model& g, const kube_node& n,
+                                                         int index) {
     const auto key = std::make_pair(&e, &g);
     if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
-    std::vector<current_gi> out;
+    std::vector<current_instance> out;
     if (e.mig_enabled) {
       // The GIs mig-parted makes of the entry: compute-instance profiles
       // ("1c.3g.20gb") share GIs as `check` reckons them (io/mig_parted).
@@ -298,7 +298,7 @@ class kube_builder {
                            made.too_many > 0
                                ? fmt::format("{} instances, more than any GPU holds", made.too_many)
                                : why_not_fits(g, items)));
-      for (const item& it : items) out.push_back({it.profile, item::any_start, false});
+      for (const item& it : items) out.push_back(current_instance::at(it.profile, item::any_start));
     }
     return &cache_.emplace(key, std::move(out)).first->second;
   }
@@ -405,10 +405,10 @@ class kube_builder {
       if (e == nullptr) break;
       auto made = instances(*e, g, n, i);
       if (!made) return made.error();
-      const std::vector<current_gi>& gis = **made;
+      const std::vector<current_instance>& gis = **made;
       if (gis.empty()) break;
       if (gfd_profile && !pending)
-        for (const current_gi& gi : gis)
+        for (const current_instance& gi : gis)
           if (gi.profile != *gfd_profile)
             return fail(
                 n,
@@ -428,7 +428,7 @@ class kube_builder {
 
   std::string nodes_shown_;
   config_source& config_;
-  std::map<std::pair<const check::geometry_spec*, const gpu_model*>, std::vector<current_gi>>
+  std::map<std::pair<const check::geometry_spec*, const gpu_model*>, std::vector<current_instance>>
       cache_;
 };
 

@@ -4,10 +4,6 @@
 // walked over the document layer's tree; the demand and the files
 // themselves are plan_input.cpp's.
 #include <fmt/format.h>
-#include <yaml-cpp/anchor.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -20,7 +16,6 @@
 #include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <streambuf>
@@ -92,6 +87,39 @@ double cost_of(doc::walker& r, const doc::field& f) {
 
 constexpr std::string_view gpu_why = "(a slug, nvidia-smi name or PCI device ID)";
 
+// A node of a fleet or state file: its fields (checked against `keys`) and
+// the 'name' and 'gpu' every node has; nothing when it is no mapping (then
+// a diagnostic is in `r`; a missing or wrong name or gpu leaves one too).
+struct node_head {
+  std::vector<doc::field> fields;
+  std::string name;
+  const gpu_model* gpu = nullptr;
+};
+std::optional<node_head> read_node_head(doc::walker& r, const node& n, int line,
+                                        std::span<const std::string_view> keys) {
+  if (!n.is_map()) {
+    r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
+                             value_text(n)));
+    return std::nullopt;
+  }
+  node_head h;
+  h.fields = r.fields(n, keys, "a node");
+  if (const doc::field* f = r.need(h.fields, "name", line, "(the node's name)"))
+    h.name = r.name(*f, "node name", max_plan_name_length).value_or("");
+  h.gpu = model_of(r, r.need(h.fields, "gpu", line, gpu_why));
+  return h;
+}
+
+// Whether node `name` (at `line`) is listed for the first time in `names`
+// (each name's first line); a diagnostic in `r` when it is not.
+bool first_listing(doc::walker& r, std::unordered_map<std::string, int>& names,
+                   const std::string& name, int line) {
+  auto [it, fresh] = names.try_emplace(name, line);
+  if (!fresh)
+    r.fail(line, fmt::format("node {} is listed twice (first at line {})", q(name), it->second));
+  return fresh;
+}
+
 result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown, bool json) {
   doc::walker r(shown);
   const auto root =
@@ -156,27 +184,16 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
     std::vector<fleet_model> from_nodes;
     for (const node& n : list->kids) {
       const int line = n.line_or(nodes->line());
-      if (!n.is_map()) {
-        r.fail(line,
-               fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
-                           value_text(n)));
-        return first_error(r);
-      }
-      const auto fs = r.fields(n, fleet_node_keys, "a node");
+      auto head = read_node_head(r, n, line, fleet_node_keys);
+      if (!head) return first_error(r);
       fleet_node fn;
-      if (const doc::field* f = r.need(fs, "name", line, "(the node's name)"))
-        fn.name = r.name(*f, "node name", max_plan_name_length).value_or("");
-      fn.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
-      if (const doc::field* f = r.need(fs, "gpus", line, "(how many GPUs it has)"))
+      fn.name = std::move(head->name);
+      fn.gpu = head->gpu;
+      if (const doc::field* f = r.need(head->fields, "gpus", line, "(how many GPUs it has)"))
         fn.gpu_count = static_cast<int>(r.whole(*f, "gpus", 1, max_node_gpus).value_or(0));
       if (!r.ok()) return first_error(r);
       fn.where = fmt::format("{}:{}", shown, line);
-      auto [it, fresh] = names.try_emplace(fn.name, line);
-      if (!fresh) {
-        r.fail(line,
-               fmt::format("node {} is listed twice (first at line {})", q(fn.name), it->second));
-        return first_error(r);
-      }
+      if (!first_listing(r, names, fn.name, line)) return first_error(r);
       auto m = model_at.find(fn.gpu);
       if (m == model_at.end()) {
         model_at.emplace(fn.gpu, model_line{line, true});
@@ -217,8 +234,8 @@ constexpr std::string_view state_instance_keys[] = {"profile", "start", "in_use"
 
 // One instance of a GPU of model `g`; nothing (and a diagnostic) when it is
 // not one.
-std::optional<current_gi> state_instance(doc::walker& r, const node& i, int line,
-                                         const gpu_model& g) {
+std::optional<current_instance> state_instance(doc::walker& r, const node& i, int line,
+                                               const gpu_model& g) {
   if (!i.is_map()) {
     r.fail(line, fmt::format("each instance must be a mapping with 'profile' (and 'start', "
                              "'in_use'), not {}",
@@ -234,7 +251,7 @@ std::optional<current_gi> state_instance(doc::walker& r, const node& i, int line
     r.fail(pf->at(), p.error().message);
     return std::nullopt;
   }
-  current_gi gi;
+  current_instance gi;
   gi.profile = *p;
   const profile& pr = g.profiles[static_cast<std::size_t>(gi.profile)];
   if (const doc::field* f = find(fs, "start")) {
@@ -311,26 +328,17 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
   std::unordered_map<std::string, int> names;
   for (const node& n : list->kids) {
     const int line = n.line_or(nodes->line());
-    if (!n.is_map()) {
-      r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
-                               value_text(n)));
-      return first_error(r);
-    }
-    const auto fs = r.fields(n, state_node_keys, "a node");
+    auto head = read_node_head(r, n, line, state_node_keys);
+    if (!head) return first_error(r);
+    const auto& fs = head->fields;
     current_node cn;
-    if (const doc::field* f = r.need(fs, "name", line, "(the node's name)"))
-      cn.name = r.name(*f, "node name", max_plan_name_length).value_or("");
-    cn.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
+    cn.name = std::move(head->name);
+    cn.gpu = head->gpu;
     if (const doc::field* f = find(fs, "label"))
       cn.label = r.name(*f, "label", max_plan_name_length).value_or("");
     if (!r.ok()) return first_error(r);
     cn.where = fmt::format("{}:{}", shown, line);
-    auto [it, fresh] = names.try_emplace(cn.name, line);
-    if (!fresh) {
-      r.fail(line,
-             fmt::format("node {} is listed twice (first at line {})", q(cn.name), it->second));
-      return first_error(r);
-    }
+    if (!first_listing(r, names, cn.name, line)) return first_error(r);
     const doc::field* gf =
         r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
     const node* gpus = gf ? r.list(*gf, "a list of GPUs (index, instances)") : nullptr;

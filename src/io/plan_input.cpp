@@ -2,10 +2,6 @@
 #include "io/plan_input.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/anchor.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -18,7 +14,6 @@
 #include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <streambuf>

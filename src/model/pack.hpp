@@ -14,27 +14,9 @@
 #include <vector>
 
 #include "model/compute.hpp"
+#include "model/current.hpp"
 
 namespace migplan::cli {
-
-/// A compute instance of an existing GPU instance, as `nvidia-smi mig -lci`
-/// lists it: carried through unchanged.
-struct current_ci {
-  std::string
-      profile;  ///< as listed, without "MIG " ("1c.3g.20gb"; some drivers print the GI's name)
-  int profile_id = 0;        ///< compute-instance profile ID
-  int instance_id = 0;       ///< compute instance ID
-  std::optional<int> start;  ///< first compute slice in its GI; older drivers do not list it
-  std::optional<int> size;   ///< compute slices
-};
-
-/// A GPU instance that already exists (`pack --current`): it stays where it is.
-struct current_instance {
-  int profile = 0;                  ///< index into gpu_model::profiles
-  int start = 0;                    ///< its placement start, as listed
-  std::optional<int> instance_id;   ///< the GPU instance ID nvidia-smi gave it (none from JSON)
-  std::vector<current_ci> compute;  ///< its compute instances, when an -lci listing came too
-};
 
 /// One answered request.
 struct pack_answer {

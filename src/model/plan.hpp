@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/current.hpp"
 #include "model/plan_cost.hpp"
 
 namespace migplan::cli {
@@ -48,18 +49,11 @@ struct fleet_node {
   std::string where;  ///< "FILE:LINE"
 };
 
-/// One existing GPU instance of the current state.
-struct current_gi {
-  int profile = 0;              ///< index into gpu_model::profiles
-  int start = item::any_start;  ///< its start, or any_start when only counts are known
-  bool in_use = false;          ///< a workload runs on it: not destroyed without --allow-evict
-};
-
 /// One GPU of a node as it is now.
 struct current_gpu {
-  int index = 0;                      ///< the GPU's index on its node
-  std::vector<current_gi> instances;  ///< its GPU instances (empty: MIG disabled or no GIs)
-  std::string label;                  ///< the mig-parted label that made it, if known
+  int index = 0;                            ///< the GPU's index on its node
+  std::vector<current_instance> instances;  ///< its GPU instances (empty: MIG disabled or no GIs)
+  std::string label;                        ///< the mig-parted label that made it, if known
   /// False where the mig-parted config leaves MIG off (`mig-enabled: false`):
   /// no instance can be made on it until MIG mode is turned on (a GPU reset).
   bool mig_enabled = true;
@@ -107,8 +101,8 @@ struct plan_change {
   int index = 0;
   int from_group = -1;  ///< -1 when its current geometry is no planned group
   int to_group = -1;
-  std::vector<current_gi> destroyed;  ///< instances it loses
-  std::vector<current_gi> evicted;    ///< of those, the ones in use (only with allow_evict)
+  std::vector<current_instance> destroyed;  ///< instances it loses
+  std::vector<current_instance> evicted;    ///< of those, the ones in use (only with allow_evict)
 };
 
 /// Demand that no plan on the fleet meets.

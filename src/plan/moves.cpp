@@ -12,7 +12,7 @@
 
 namespace migplan::cli::plan::detail {
 
-bool gi_less(const current_gi& a, const current_gi& b) {
+bool gi_less(const current_instance& a, const current_instance& b) {
   return std::tie(a.profile, a.start, a.in_use) < std::tie(b.profile, b.start, b.in_use);
 }
 

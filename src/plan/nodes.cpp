@@ -110,11 +110,12 @@ void problem::assign_changes(const solution_blocks& sb) {
         // Lost: per profile, the excess of the current count over the new one,
         // idle instances first.
         profile_counts keep_n = c.counts;
-        std::vector<current_gi> ins = cl.instances;
-        std::stable_sort(ins.begin(), ins.end(), [](const current_gi& a, const current_gi& b2) {
-          return a.in_use && !b2.in_use;  // in-use first: they are kept first
-        });
-        for (const current_gi& x : ins) {
+        std::vector<current_instance> ins = cl.instances;
+        std::stable_sort(ins.begin(), ins.end(),
+                         [](const current_instance& a, const current_instance& b2) {
+                           return a.in_use && !b2.in_use;  // in-use first: they are kept first
+                         });
+        for (const current_instance& x : ins) {
           if (keep_n[x.profile] > 0) {
             --keep_n[x.profile];
             continue;

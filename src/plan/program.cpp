@@ -64,9 +64,9 @@ void problem::build_columns() {
       const auto found = mc[m]->index.find(cl.counts);
       keep.config = found == mc[m]->index.end() ? -1 : found->second;
       bool starts_known = !cl.instances.empty();
-      for (const current_gi& g : cl.instances) starts_known = starts_known && g.start >= 0;
+      for (const current_instance& g : cl.instances) starts_known = starts_known && g.start >= 0;
       if (starts_known) {
-        for (const current_gi& g : cl.instances) keep.where.add({g.profile, g.start});
+        for (const current_instance& g : cl.instances) keep.where.add({g.profile, g.start});
         keep.room = room_value(*models[m].gpu, memo->get(keep.where));
       } else if (keep.config >= 0) {
         keep.where = cs[static_cast<std::size_t>(keep.config)].where;

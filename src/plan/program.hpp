@@ -46,7 +46,7 @@ struct column {
 // A class of current GPUs: same model and same instances (profile, start, in use).
 struct gpu_class {
   int model = 0;
-  std::vector<current_gi> instances;  // sorted
+  std::vector<current_instance> instances;  // sorted
   profile_counts counts, in_use;
   std::vector<std::pair<int, int>> gpus;  // (node, gpu position in the node)
 };
@@ -193,7 +193,7 @@ struct problem {
 double suggest_time_limit(std::optional<double> limit);
 
 // moves.cpp
-bool gi_less(const current_gi& a, const current_gi& b);
+bool gi_less(const current_instance& a, const current_instance& b);
 bool covers(const profile_counts& big, const profile_counts& small);
 std::vector<move_pool> pool_classes(const std::vector<gpu_class>& classes, bool allow_evict,
                                     std::vector<int>& pool_of);

@@ -85,17 +85,17 @@ void problem::gather_models() {
       const current_node& node = (*req.current)[ni];
       const int m = model_of(node.gpu);
       for (std::size_t gi = 0; gi < node.gpus.size(); ++gi) {
-        std::vector<current_gi> ins = node.gpus[gi].instances;
+        std::vector<current_instance> ins = node.gpus[gi].instances;
         std::sort(ins.begin(), ins.end(), gi_less);
         std::vector<std::tuple<int, int, bool>> key;
-        for (const current_gi& g : ins) key.emplace_back(g.profile, g.start, g.in_use);
+        for (const current_instance& g : ins) key.emplace_back(g.profile, g.start, g.in_use);
         const auto [found, fresh] = class_index.try_emplace({m, std::move(key)}, classes.size());
         auto it = classes.begin() + static_cast<std::ptrdiff_t>(found->second);
         if (fresh) {
           gpu_class c;
           c.model = m;
           c.instances = ins;
-          for (const current_gi& g : ins) {
+          for (const current_instance& g : ins) {
             ++c.counts[g.profile];
             if (g.in_use) ++c.in_use[g.profile];
           }

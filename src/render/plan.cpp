@@ -43,20 +43,20 @@ std::vector<int> shape_key(const plan_group& g) {
 // in-use instance with a known start is the planned one at that start; the
 // others, per profile, are taken to be among those the demand leaves.
 unsigned in_use_kept(const plan_group& g, const current_gpu& now, const plan_change* change) {
-  std::vector<current_gi> in_use;
-  for (const current_gi& gi : now.instances)
+  std::vector<current_instance> in_use;
+  for (const current_instance& gi : now.instances)
     if (gi.in_use) in_use.push_back(gi);
   if (change != nullptr)
-    for (const current_gi& gone : change->evicted)
+    for (const current_instance& gone : change->evicted)
       if (auto it = std::find_if(in_use.begin(), in_use.end(),
-                                 [&](const current_gi& x) {
+                                 [&](const current_instance& x) {
                                    return x.profile == gone.profile && x.start == gone.start;
                                  });
           it != in_use.end())
         in_use.erase(it);
   unsigned mask = 0, matched = 0;
   std::map<int, int> unplaced;
-  for (const current_gi& gi : in_use) {
+  for (const current_instance& gi : in_use) {
     std::size_t k = 0;
     while (k < g.instances.size() &&
            (gi.start == item::any_start || ((matched >> k) & 1u) != 0 ||
@@ -355,9 +355,9 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
     if (req.current) {
       std::map<std::string, const gpu_model*> model_of;
       for (const current_node& cn : *req.current) model_of[cn.name] = cn.gpu;
-      const auto write_gis = [&](const gpu_model* g, const std::vector<current_gi>& gis) {
+      const auto write_gis = [&](const gpu_model* g, const std::vector<current_instance>& gis) {
         w.begin_array();
-        for (const current_gi& gi : gis) {
+        for (const current_instance& gi : gis) {
           w.begin_object();
           if (g != nullptr) write_item_instance(w, *g, gi.profile, gi.start);
           w.key("in_use").value(gi.in_use).end_object();

@@ -51,7 +51,7 @@ std::string_view ci_name(const gpu_model& g, std::pair<int, int> gi_ci) {
 emitted_geometry current_geometry(const current_gpu& gpu) {
   emitted_geometry out{!gpu.instances.empty(), {}};
   std::map<int, int> n;
-  for (const current_gi& gi : gpu.instances) ++n[gi.profile];
+  for (const current_instance& gi : gpu.instances) ++n[gi.profile];
   out.counts.assign(n.begin(), n.end());
   return out;
 }

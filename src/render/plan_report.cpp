@@ -256,7 +256,7 @@ void changes_text(std::ostream& os, const plan_request& req, const plan_result& 
   for (const plan_change& c : res.changes) {
     const gpu_model* g = model_of.count(c.node) ? model_of[c.node] : nullptr;
     std::vector<int> lost;
-    for (const current_gi& gi : c.destroyed) lost.push_back(gi.profile);
+    for (const current_instance& gi : c.destroyed) lost.push_back(gi.profile);
     const std::string from = c.from_group >= 0
                                  ? fmt::format("geometry {}", view.number(c.from_group))
                              : g != nullptr ? counts_text(*g, lost)

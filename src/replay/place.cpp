@@ -45,7 +45,7 @@ emit_plan choice_plan(const place_result& r) {
   plan.whole.add(c.where);
   unit_mask occupied = 0;
   for (const instance& in : pg.held) {
-    plan.existing.push_back({in.profile, in.start, std::nullopt, {}});
+    plan.existing.push_back(current_instance::at(in.profile, in.start));
     occupied |= node.gpu->profiles[static_cast<std::size_t>(in.profile)].mask_at(in.start);
   }
   plan.create = {c.where};

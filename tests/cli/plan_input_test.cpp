@@ -456,7 +456,7 @@ std::string gfd(const std::string& product, int count, const std::string& config
 
 int count_of(const current_gpu& g, int profile) {
   int n = 0;
-  for (const current_gi& gi : g.instances) n += gi.profile == profile ? 1 : 0;
+  for (const current_instance& gi : g.instances) n += gi.profile == profile ? 1 : 0;
   return n;
 }
 
@@ -483,7 +483,7 @@ TEST_CASE("kubectl's nodes and the mig-parted config give each node's gpus and g
   CHECK(a.gpus[3].instances.empty());
   for (const current_gpu& g : a.gpus) {
     CHECK(g.label == "split");
-    for (const current_gi& gi : g.instances) {
+    for (const current_instance& gi : g.instances) {
       CHECK(gi.start == item::any_start);
       CHECK_FALSE(gi.in_use);
     }
@@ -754,7 +754,7 @@ TEST_CASE("nodes labelled as emitted read back as the plan's geometries", "[plan
         if (g.group >= 0)
           for (const planned_instance& p : res.groups[static_cast<std::size_t>(g.group)].instances)
             want.push_back(p.where.profile);
-        for (const current_gi& gi : n.gpus[static_cast<std::size_t>(g.index)].instances)
+        for (const current_instance& gi : n.gpus[static_cast<std::size_t>(g.index)].instances)
           got.push_back(gi.profile);
         std::sort(want.begin(), want.end());
         std::sort(got.begin(), got.end());
@@ -807,7 +807,8 @@ TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs
         std::vector<int> want, got;
         for (const planned_instance& p : res.groups[static_cast<std::size_t>(g.group)].instances)
           want.push_back(p.where.profile);
-        for (const current_gi& c : back->nodes[i].gpus[static_cast<std::size_t>(g.index)].instances)
+        for (const current_instance& c :
+             back->nodes[i].gpus[static_cast<std::size_t>(g.index)].instances)
           got.push_back(c.profile);
         std::sort(want.begin(), want.end());
         std::sort(got.begin(), got.end());
@@ -892,8 +893,14 @@ TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the o
   const int p3 = profile_of(h100, "3g.40gb"), p2 = profile_of(h100, "2g.20gb"),
             p1 = profile_of(h100, "1g.10gb");
   for (int i = 0; i < 8; ++i) {
-    now[0].gpus.push_back({i, {{p3, 0, true}, {p2, 4, false}, {p1, 6, false}}, "old-a"});
-    now[1].gpus.push_back({i, {{p3, 0, false}, {p2, 4, false}, {p1, 6, false}}, "old-b"});
+    now[0].gpus.push_back({i,
+                           {current_instance::at(p3, 0, true), current_instance::at(p2, 4),
+                            current_instance::at(p1, 6)},
+                           "old-a"});
+    now[1].gpus.push_back(
+        {i,
+         {current_instance::at(p3, 0), current_instance::at(p2, 4), current_instance::at(p1, 6)},
+         "old-b"});
   }
   req.current = now;
   for (int i = 4; i < 8; ++i) res.changes.push_back({"gpu-b", i, 0, 1, {}, {}});

@@ -35,7 +35,7 @@ void check_nodes(const std::vector<current_node>& nodes) {
       require(g.index >= 0 && g.index < max_node_gpus);
       require(indices.insert(g.index).second);
       std::vector<item> items;
-      for (const current_gi& gi : g.instances) {
+      for (const current_instance& gi : g.instances) {
         require(gi.profile >= 0 && static_cast<std::size_t>(gi.profile) < n.gpu->profiles.size());
         items.push_back({gi.profile, gi.start});
       }

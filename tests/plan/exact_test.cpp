@@ -152,8 +152,8 @@ TEST_CASE("a plan cut short before it meets the demand is timed_out, not unmet",
       cg.index = i;
       for (int p = 0; p < static_cast<int>(h->profiles.size()); ++p)
         for (int k = 0; k < g.counts[p]; ++k)
-          cg.instances.push_back(
-              {p, item::any_start, std::uniform_int_distribution<int>(0, 2)(rng) == 0});
+          cg.instances.push_back(current_instance::at(
+              p, item::any_start, std::uniform_int_distribution<int>(0, 2)(rng) == 0));
       node.gpus.push_back(cg);
     }
     req.current->push_back(node);

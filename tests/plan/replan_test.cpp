@@ -14,7 +14,7 @@ using namespace plan_test;
 namespace {
 
 current_node node_of(const gpu_model* g, const std::string& name,
-                     const std::vector<std::vector<current_gi>>& gpus) {
+                     const std::vector<std::vector<current_instance>>& gpus) {
   current_node n;
   n.name = name;
   n.gpu = g;
@@ -23,11 +23,11 @@ current_node node_of(const gpu_model* g, const std::string& name,
   return n;
 }
 
-std::vector<current_gi> many(const gpu_model* g, const char* profile, int n, int in_use = 0) {
-  std::vector<current_gi> out;
+std::vector<current_instance> many(const gpu_model* g, const char* profile, int n, int in_use = 0) {
+  std::vector<current_instance> out;
   const int p = find_profile(*g, profile);
   REQUIRE(p >= 0);
-  for (int i = 0; i < n; ++i) out.push_back({p, item::any_start, i < in_use});
+  for (int i = 0; i < n; ++i) out.push_back(current_instance::at(p, item::any_start, i < in_use));
   return out;
 }
 
@@ -42,7 +42,7 @@ void check_replan(const plan_request& req, const plan_result& res) {
   CHECK(seen == gpus);
   for (const plan_change& c : res.changes) {
     std::size_t in_use = 0;
-    for (const current_gi& x : c.destroyed) in_use += x.in_use ? 1 : 0;
+    for (const current_instance& x : c.destroyed) in_use += x.in_use ? 1 : 0;
     CHECK(c.evicted.size() == in_use);
     if (!req.allow_evict) CHECK(c.evicted.empty());
     REQUIRE(c.to_group >= 0);
@@ -60,7 +60,7 @@ void check_replan(const plan_request& req, const plan_result& res) {
       const int grp = res.nodes[n].gpus[k].group;
       REQUIRE(grp >= 0);
       std::vector<int> before(cur.gpu->profiles.size(), 0), after(before);
-      for (const current_gi& x : cur.gpus[k].instances)
+      for (const current_instance& x : cur.gpus[k].instances)
         ++before[static_cast<std::size_t>(x.profile)];
       for (const planned_instance& in : res.groups[static_cast<std::size_t>(grp)].instances)
         ++after[static_cast<std::size_t>(in.where.profile)];
@@ -116,7 +116,7 @@ std::vector<std::vector<int>> all_geometries(const gpu_model* g) {
 // per profile), each GPU keeping its geometry or taking any other that holds
 // its in-use instances (all of them with allow_evict); -1 when none does.
 int fewest_changes(const gpu_model* g, const std::vector<std::vector<int>>& geos,
-                   const std::vector<std::vector<current_gi>>& fleet,
+                   const std::vector<std::vector<current_instance>>& fleet,
                    const std::vector<long long>& demand, bool allow_evict) {
   const std::size_t np = g->profiles.size();
   int best = -1;
@@ -130,7 +130,7 @@ int fewest_changes(const gpu_model* g, const std::vector<std::vector<int>>& geos
       return;
     }
     std::vector<int> cur(np, 0), used(np, 0);
-    for (const current_gi& x : fleet[i]) {
+    for (const current_instance& x : fleet[i]) {
       ++cur[static_cast<std::size_t>(x.profile)];
       if (x.in_use && !allow_evict) ++used[static_cast<std::size_t>(x.profile)];
     }
@@ -156,7 +156,7 @@ TEST_CASE("the issue's re-plan changes exactly one GPU", "[replan]") {
   const gpu_model* h = gpu("h100-80gb");
   plan_request req;
   req.models.push_back({h, std::nullopt, 1.0});
-  std::vector<std::vector<current_gi>> gpus(8, many(h, "1g.10gb", 7));
+  std::vector<std::vector<current_instance>> gpus(8, many(h, "1g.10gb", 7));
   req.current = std::vector<current_node>{node_of(h, "node-a", gpus)};
   req.demand.push_back(want("1g.10gb", 49));
   req.demand.push_back(want("3g.40gb", 2));
@@ -176,7 +176,7 @@ TEST_CASE("a demand the fleet already meets changes nothing", "[replan]") {
   const gpu_model* h = gpu("h100-80gb");
   plan_request req;
   req.models.push_back({h, std::nullopt, 1.0});
-  std::vector<std::vector<current_gi>> gpus(4, many(h, "1g.10gb", 7));
+  std::vector<std::vector<current_instance>> gpus(4, many(h, "1g.10gb", 7));
   gpus[3] = many(h, "3g.40gb", 2);
   req.current = std::vector<current_node>{node_of(h, "n", gpus)};
   req.demand.push_back(want("1g.10gb", 10));
@@ -193,7 +193,8 @@ TEST_CASE("in-use instances survive unless eviction is allowed", "[replan]") {
   const gpu_model* h = gpu("h100-80gb");
   plan_request req;
   req.models.push_back({h, std::nullopt, 1.0});
-  std::vector<std::vector<current_gi>> gpus{many(h, "1g.10gb", 7, 7), many(h, "1g.10gb", 7, 2)};
+  std::vector<std::vector<current_instance>> gpus{many(h, "1g.10gb", 7, 7),
+                                                  many(h, "1g.10gb", 7, 2)};
   req.current = std::vector<current_node>{node_of(h, "n", gpus)};
   req.demand.push_back(want("7g.80gb", 1));
   SECTION("without --allow-evict the demand is unmet") {
@@ -233,14 +234,14 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
     const char* mid = std::string_view(slug) == "a30" ? "2g.12gb" : "3g.40gb";
     const int ps = find_profile(*g, small), pm = find_profile(*g, mid);
     // Fleets: 2 or 3 GPUs drawn from a few current geometries (first instance in use).
-    const std::vector<std::vector<current_gi>> shapes{
+    const std::vector<std::vector<current_instance>> shapes{
         many(g, small, 4, 1), many(g, mid, 2, 1), {}, many(g, small, 2, 0)};
     for (std::size_t n = 2; n <= 3; ++n) {
       std::vector<std::size_t> pick(n, 0);
       for (std::size_t code = 0; code < static_cast<std::size_t>(std::pow(4, n)); ++code) {
         std::size_t c = code;
         for (std::size_t i = 0; i < n; ++i, c /= 4) pick[i] = c % 4;
-        std::vector<std::vector<current_gi>> fleet;
+        std::vector<std::vector<current_instance>> fleet;
         for (std::size_t i : pick) fleet.push_back(shapes[i]);
         for (int ds = 0; ds <= 8; ds += 2)
           for (int dm = 0; dm <= 3; ++dm) {
@@ -257,7 +258,7 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
                     return;
                   }
                   std::vector<int> cur(g->profiles.size(), 0), used(g->profiles.size(), 0);
-                  for (const current_gi& x : fleet[i]) {
+                  for (const current_instance& x : fleet[i]) {
                     ++cur[static_cast<std::size_t>(x.profile)];
                     if (x.in_use) ++used[static_cast<std::size_t>(x.profile)];
                   }
@@ -302,7 +303,7 @@ TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force", "
         plain.push_back(static_cast<int>(p));
     for (int round = 0; round < 24; ++round) {
       const std::size_t n = 3;
-      std::vector<std::vector<current_gi>> fleet(n);
+      std::vector<std::vector<current_instance>> fleet(n);
       for (auto& gpu_now : fleet) {
         usage u;
         for (int tries = 0; tries < 6; ++tries) {
@@ -313,7 +314,7 @@ TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force", "
           if (starts.empty()) continue;
           const int s = starts[rng() % starts.size()];
           u.add(g->profiles[static_cast<std::size_t>(p)], p, s);
-          gpu_now.push_back({p, s, rng() % 3 == 0});
+          gpu_now.push_back(current_instance::at(p, s, rng() % 3 == 0));
         }
       }
       // Demand: two or three plain profiles, up to about what the fleet holds.

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What is on a GPU now: its GPU instances and their compute instances, as
+// every reader of the current state gives them (nvidia-smi's -lgi and -lci
+// listings and migplan's `pack --json` answers for `pack --current`; state
+// files, kubectl's nodes and mig-parted configs for `plan --current` and
+// `simulate --current`). One type for `pack`, `plan` and the writers.
+
+#include <migplan/layout.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace migplan::cli {
+
+/// A compute instance of an existing GPU instance, as `nvidia-smi mig -lci`
+/// lists it: carried through unchanged.
+struct current_ci {
+  std::string
+      profile;  ///< as listed, without "MIG " ("1c.3g.20gb"; some drivers print the GI's name)
+  int profile_id = 0;        ///< compute-instance profile ID
+  int instance_id = 0;       ///< compute instance ID
+  std::optional<int> start;  ///< first compute slice in its GI; older drivers do not list it
+  std::optional<int> size;   ///< compute slices
+};
+
+/// A GPU instance that exists now.
+struct current_instance {
+  int profile = 0;  ///< index into gpu_model::profiles
+  /// Its placement start as listed, or item::any_start where only how many
+  /// of each profile exist is known (a state file's `profile: count` form,
+  /// a mig-parted config's devices).
+  int start = item::any_start;
+  /// A workload runs on it: `plan` destroys it only with --allow-evict.
+  bool in_use = false;
+  std::optional<int> instance_id;   ///< the GPU instance ID nvidia-smi gave it, when listed
+  std::vector<current_ci> compute;  ///< its compute instances, when an -lci listing came too
+
+  /// An instance of `profile` at `start` (item::any_start: where unknown).
+  static current_instance at(int profile, int start, bool in_use = false) {
+    current_instance c;
+    c.profile = profile;
+    c.start = start;
+    c.in_use = in_use;
+    return c;
+  }
+};
+
+}  // namespace migplan::cli
