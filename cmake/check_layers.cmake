@@ -3,7 +3,7 @@
 # may include. Run as a build step (cmake -DSRC=... -DSTAMP=... -P this file),
 # so an include that crosses a layer fails the build with FILE:LINE.
 #
-#   model/     plain data the others share
+#   model/     plain data the others share (and the one diagnostic type)
 #   io/        reads files into model/ types
 #   render/    writes model/ types
 #   plan/      the MIP solver
@@ -11,14 +11,15 @@
 #   pack/      pack's service (on io/ for request words)
 #   check/     check's service (on io/ for the files it reads)
 #   commands/  wiring: options -> io -> a service -> render; may use any
-# Top-level headers: error.hpp, quote.hpp, text.hpp and messages.hpp (the
-# sentences that explain a reason code, for readers, services and renderers
-# alike) are for every layer;
+# Top-level headers: error.hpp, quote.hpp, text.hpp, diagnostic.hpp (the one
+# diagnostic of every reader and of check) and messages.hpp (the sentences
+# that explain a reason code, for readers, services and renderers alike) are
+# for every layer;
 # models.hpp (the set of models of a run) for the readers and services.
 cmake_minimum_required(VERSION 3.25)
 
-set(common error.hpp quote.hpp text.hpp messages.hpp)
-set(allowed_model model)
+set(common error.hpp quote.hpp text.hpp messages.hpp diagnostic.hpp)
+set(allowed_model model diagnostic.hpp)
 set(allowed_io io model ${common} models.hpp)
 set(allowed_render render model ${common})
 set(allowed_plan plan model ${common})

@@ -22,7 +22,7 @@ void drop_repeats(std::vector<diagnostic>& ds) {
   {
     std::set<std::tuple<int, int, severity, std::string_view>> seen;
     for (std::size_t i = 0; i < ds.size(); ++i)
-      keep[i] = seen.emplace(ds[i].at.line, ds[i].at.col, ds[i].level, ds[i].message).second;
+      keep[i] = seen.emplace(ds[i].line, ds[i].column, ds[i].level, ds[i].message).second;
   }
   std::size_t n = 0;
   for (std::size_t i = 0; i < ds.size(); ++i)
@@ -104,7 +104,7 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
   if (settings.strict) make_warnings_errors(f);
   std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                    [](const diagnostic& a, const diagnostic& b) {
-                     return a.at.line != b.at.line ? a.at.line < b.at.line : a.at.col < b.at.col;
+                     return a.line != b.line ? a.line < b.line : a.column < b.column;
                    });
   drop_repeats(f.diagnostics);
   finish_status(f);

@@ -76,7 +76,7 @@ class checker {
  private:
   void add(severity s, fault k, location at, std::string message,
            std::vector<std::string> notes = {}) {
-    diagnostic d{s, k, at, std::move(message), std::move(notes), "", -1};
+    diagnostic d = check_diagnostic(s, k, at, std::move(message), std::move(notes));
     if (current_ != nullptr) {
       d.config = current_->label;
       d.entry = current_->entry;

@@ -127,7 +127,8 @@ void reader::note(location where, std::string message) {
 }
 
 void reader::push(severity s, fault k, location where, std::string message) {
-  out_.diagnostics.push_back({s, k, where, std::move(message), {}, config_, entry_});
+  out_.diagnostics.push_back(
+      check_diagnostic(s, k, where, std::move(message), {}, config_, entry_));
 }
 
 // A mapping's entries in order, merge keys resolved. Each key keeps one

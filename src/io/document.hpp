@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "diagnostic.hpp"
 #include "error.hpp"
-#include "io/diagnostic.hpp"
 
 namespace migplan::cli::doc {
 

@@ -132,7 +132,7 @@ std::optional<error> read_config(config_source& c, std::string_view text, bool j
   if (c.input.kubernetes) {
     for (const check::diagnostic& d : c.input.diagnostics)
       if (d.level == check::severity::error && d.kind == check::fault::malformed)
-        return error{at(c.shown, d.at.line, d.message)};
+        return error{at(c.shown, d.line, d.message)};
     if (configmaps.empty())
       return error{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
     if (configmaps.size() > 1)
@@ -147,7 +147,7 @@ std::optional<error> read_config(config_source& c, std::string_view text, bool j
                     "(version: v1, mig-configs: ...) that defines the nodes' labels")};
   for (const check::diagnostic& d : c.input.diagnostics)
     if (d.level == check::severity::error && d.kind == check::fault::malformed)
-      return error{at(c.shown, d.at.line, d.message)};
+      return error{at(c.shown, d.line, d.message)};
   if (c.input.format != check::input_format::mig_parted)
     return error{at(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
   c.labels = c.input.labels;

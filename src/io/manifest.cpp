@@ -429,7 +429,11 @@ bool looks_like_manifest(std::string_view text) {
 }
 
 void map_diagnostics(std::vector<diagnostic>& diagnostics, const embedded_config& config) {
-  for (diagnostic& d : diagnostics) d.at = config.map(d.at);
+  for (diagnostic& d : diagnostics) {
+    const location in_file = config.map(d.at());
+    d.line = in_file.line;
+    d.column = in_file.col;
+  }
 }
 
 void map_input(parsed_input& input, const embedded_config& config) {

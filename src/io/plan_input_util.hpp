@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/diagnostic.hpp"
+#include "diagnostic.hpp"
 #include "io/names.hpp"
 #include "io/schema.hpp"
 #include "quote.hpp"

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/diagnostic.hpp"
+#include "diagnostic.hpp"
 #include "io/document.hpp"
 
 namespace migplan::cli::doc {

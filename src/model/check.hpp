@@ -17,10 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "diagnostic.hpp"
+
 namespace migplan::cli::check {
 
-/// How serious a diagnostic is.
-enum class severity { error, warning, note };
+/// How serious a diagnostic is: the one severity of every reader.
+using migplan::cli::severity;
 
 /// What an error does to the exit code: an invalid geometry (1) or a file
 /// that cannot be read as either format (2).
@@ -32,20 +34,39 @@ struct location {
   int col = 0;
 };
 
-/// One finding, ninja-style: `file:line:col: error: message`.
-struct diagnostic {
-  severity level = severity::error;
+/// One finding of `check`, printed ninja-style (`file:line:col: error:
+/// message`): the diagnostic every reader gives (diagnostic.hpp: line,
+/// column, severity, message; `file` stays empty, the file_check has the
+/// path), and what check adds to it.
+struct diagnostic : cli::diagnostic {
   fault kind = fault::invalid;     ///< meaningful for errors only
-  location at;                     ///< where the culprit is
-  std::string message;             ///< lowercase, names the culprit
   std::vector<std::string> notes;  ///< follow-up lines (closest fits)
   std::string config;              ///< the geometry's label ("" when the file's, not one's)
   int entry = -1;                  ///< the geometry's entry index (-1 with no config)
+
+  /// Where the culprit is.
+  location at() const noexcept { return {line, column}; }
 };
+
+/// A diagnostic at `at` about the entry `entry` of `config` (none: the file's).
+inline diagnostic check_diagnostic(severity level, fault kind, location at, std::string message,
+                                   std::vector<std::string> notes = {}, std::string config = "",
+                                   int entry = -1) {
+  diagnostic d;
+  d.line = at.line;
+  d.column = at.col;
+  d.level = level;
+  d.message = std::move(message);
+  d.kind = kind;
+  d.notes = std::move(notes);
+  d.config = std::move(config);
+  d.entry = entry;
+  return d;
+}
 
 /// A diagnostic about a whole file (no config, no entry, no notes).
 inline diagnostic file_diagnostic(severity level, fault kind, location at, std::string message) {
-  return {level, kind, at, std::move(message), {}, "", -1};
+  return check_diagnostic(level, kind, at, std::move(message));
 }
 
 /// The two formats `check` reads.

@@ -15,9 +15,8 @@
 
 namespace migplan::cli::render {
 
-// check::severity and check::diagnostic, not io/diagnostic.hpp's of the same names.
+// check::diagnostic (which adds the config and notes to diagnostic.hpp's).
 using check::diagnostic;
-using check::severity;
 using namespace check;
 namespace {
 
@@ -330,11 +329,11 @@ void check_text(std::ostream& os, const file_check& f, std::size_t max_per_file)
         max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
     for (std::size_t i = 0; i < shown; ++i) {
       const diagnostic& d = f.diagnostics[i];
-      os << position(f.path, d.at) << ": " << severity_name(d.level) << ": " << one_line(d.message)
-         << "\n";
-      if (d.at.line > 0) {
-        const std::string_view line = lines.line(d.at.line);
-        if (!line.empty() || d.at.col > 0) source_and_caret(os, line, d.at.col);
+      os << position(f.path, d.at()) << ": " << severity_name(d.level) << ": "
+         << one_line(d.message) << "\n";
+      if (d.line > 0) {
+        const std::string_view line = lines.line(d.line);
+        if (!line.empty() || d.column > 0) source_and_caret(os, line, d.column);
       }
       for (const std::string& n : d.notes) os << "  " << one_line(n) << "\n";
     }
@@ -390,8 +389,8 @@ void check_github(std::ostream& os, const file_check& f, std::size_t max_per_fil
                                        : d.level == severity::warning ? "warning"
                                                                       : "notice";
       std::string props = "file=" + github_escape_property(f.path);
-      if (d.at.line > 0) props += fmt::format(",line={}", d.at.line);
-      if (d.at.line > 0 && d.at.col > 0) props += fmt::format(",col={}", d.at.col);
+      if (d.line > 0) props += fmt::format(",line={}", d.line);
+      if (d.line > 0 && d.column > 0) props += fmt::format(",col={}", d.column);
       std::string message = one_line(d.message);
       for (const std::string& n : d.notes) message += "\n" + one_line(n);
       os << "::" << command << " " << props << "::" << github_escape_data(message) << "\n";
@@ -438,9 +437,9 @@ void check_json_stream::file(const file_check& f) {
     else
       w.null();
     w.key("line");
-    write_position(w, d.at.line);
+    write_position(w, d.line);
     w.key("col");
-    write_position(w, d.at.line > 0 ? d.at.col : 0);
+    write_position(w, d.line > 0 ? d.column : 0);
     w.key("message").value(one_line(d.message)).key("notes").begin_array();
     for (const std::string& n : d.notes) w.value(one_line(n));
     w.end_array().end_object();

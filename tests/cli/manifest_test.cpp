@@ -141,7 +141,7 @@ TEST_CASE("a multi-document manifest yields its ConfigMap's config.yaml", "[mani
   CHECK(m.skipped == 3);  // the Namespace, the Deployment, the ConfigMap without config.yaml
   REQUIRE(m.diagnostics.size() == 1);
   CHECK(m.diagnostics[0].level == severity::note);
-  CHECK(m.diagnostics[0].at == location{29, 3});
+  CHECK(m.diagnostics[0].at() == location{29, 3});
   CHECK(m.diagnostics[0].message ==
         "configmap 'other' holds a mig-parted config under 'mig.yaml', not 'config.yaml'; the "
         "gpu operator reads only 'config.yaml', so check does not check it");
@@ -258,7 +258,7 @@ TEST_CASE("a config.yaml that is a mapping is an error", "[manifest]") {
   REQUIRE(m.diagnostics.size() == 1);
   CHECK(m.diagnostics[0].level == severity::error);
   CHECK(m.diagnostics[0].kind == fault::malformed);
-  CHECK(m.diagnostics[0].at == location{6, 5});
+  CHECK(m.diagnostics[0].at() == location{6, 5});
   CHECK(m.diagnostics[0].message ==
         "'config.yaml' in configmap 'm' is a mapping, not a string; write 'config.yaml: |' and "
         "indent the mig-parted config below it");
@@ -272,7 +272,7 @@ TEST_CASE("a duplicate config.yaml is a warning and the last one is read", "[man
   CHECK(m.configs[0].text == "b");
   REQUIRE(m.diagnostics.size() == 1);
   CHECK(m.diagnostics[0].level == severity::warning);
-  CHECK(m.diagnostics[0].at == location{6, 3});
+  CHECK(m.diagnostics[0].at() == location{6, 3});
   CHECK(m.diagnostics[0].message ==
         "duplicate key 'config.yaml' in configmap 'd' (first at line 5); check reads the last one");
 }
@@ -298,7 +298,7 @@ TEST_CASE("documents that are not Kubernetes objects get one warning", "[manifes
   CHECK(m.is_manifest);
   REQUIRE(m.diagnostics.size() == 1);
   CHECK(m.diagnostics[0].level == severity::warning);
-  CHECK(m.diagnostics[0].at == location{4, 1});
+  CHECK(m.diagnostics[0].at() == location{4, 1});
   CHECK(m.diagnostics[0].message ==
         "this yaml document and 2 more are not kubernetes objects (they have no 'apiVersion' and "
         "'kind'); check skips them");
@@ -336,7 +336,7 @@ TEST_CASE("a stray comma ends the reading instead of looping", "[manifest]") {
   const manifest m = read_manifest("apiVersion: v1\nkind: Namespace\n---\n,\n");
   CHECK(m.is_manifest);
   REQUIRE(m.diagnostics.size() == 1);
-  CHECK(m.diagnostics[0].at == location{4, 1});
+  CHECK(m.diagnostics[0].at() == location{4, 1});
   CHECK(m.diagnostics[0].message == "invalid yaml: unexpected ','");
 }
 
@@ -347,7 +347,7 @@ TEST_CASE("at most 10000 documents are read", "[manifest]") {
   CHECK(m.skipped == max_manifest_documents);
   REQUIRE(m.diagnostics.size() == 1);
   CHECK(m.diagnostics[0].level == severity::error);
-  CHECK(m.diagnostics[0].at == location{3 * max_manifest_documents + 1, 1});
+  CHECK(m.diagnostics[0].at() == location{3 * max_manifest_documents + 1, 1});
   CHECK(m.diagnostics[0].message == "more than 10000 yaml documents; check reads the first 10000");
 }
 
@@ -396,11 +396,11 @@ TEST_CASE("a config's diagnostics move to the manifest's lines", "[manifest]") {
   const embedded_config c = only_config(t);
   parsed_input in = parse_check_input(c.text, false);
   REQUIRE_FALSE(in.diagnostics.empty());
-  std::vector<diagnostic> ds = in.diagnostics;
+  std::vector<check::diagnostic> ds = in.diagnostics;
   map_diagnostics(ds, c);
   for (std::size_t i = 0; i < ds.size(); ++i) {
     INFO(ds[i].message);
-    CHECK(ds[i].at.line == in.diagnostics[i].at.line + 4);
-    CHECK(ds[i].at.col == in.diagnostics[i].at.col + 4);
+    CHECK(ds[i].line == in.diagnostics[i].line + 4);
+    CHECK(ds[i].column == in.diagnostics[i].column + 4);
   }
 }
