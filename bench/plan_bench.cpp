@@ -210,7 +210,7 @@ std::vector<current_node> state_of(const plan_result& res, const gpu_model* g) {
       if (pg.group >= 0) {
         const plan_group& grp = res.groups[static_cast<std::size_t>(pg.group)];
         for (const planned_instance& in : grp.instances)
-          cg.instances.push_back({in.where.profile, in.where.start, false});
+          cg.instances.push_back(current_instance::at(in.where.profile, in.where.start));
       }
       n.gpus.push_back(cg);
     }
@@ -325,7 +325,7 @@ std::vector<current_node> churned_fleet(const gpu_model& g, int gpus, double in_
       const int s = starts[static_cast<std::size_t>(below(starts.size()))];
       u.add(g.profiles[static_cast<std::size_t>(p)], p, s);
       const bool busy = static_cast<double>(rng() >> 11) * 0x1.0p-53 < in_use;
-      cg.instances.push_back({p, s, busy});
+      cg.instances.push_back(current_instance::at(p, s, busy));
     }
     out.back().gpus.push_back(std::move(cg));
   }
@@ -365,7 +365,7 @@ void churn(benchmark::State& state, int gpus) {
   for (const current_node& n : *req.current)
     for (const current_gpu& cg : n.gpus) {
       std::vector<std::tuple<int, int, bool>> key;
-      for (const current_gi& x : cg.instances) {
+      for (const current_instance& x : cg.instances) {
         key.emplace_back(x.profile, x.start, x.in_use);
         ++instances;
         busy += x.in_use ? 1 : 0;
@@ -407,7 +407,7 @@ int write_fleet(std::string_view arg) {
       const current_gpu& cg = fleet[i].gpus[k];
       out << (k > 0 ? ", " : "") << "\n    {\"index\": " << cg.index << ", \"instances\": [";
       for (std::size_t j = 0; j < cg.instances.size(); ++j) {
-        const current_gi& x = cg.instances[j];
+        const current_instance& x = cg.instances[j];
         out << (j > 0 ? ", " : "") << "{\"profile\": \""
             << g->profiles[static_cast<std::size_t>(x.profile)].name << "\", \"start\": " << x.start
             << (x.in_use ? ", \"in_use\": true" : "") << "}";
