@@ -14,18 +14,18 @@
 # Top-level headers: error.hpp, quote.hpp, text.hpp, diagnostic.hpp (the one
 # diagnostic of every reader and of check) and messages.hpp (the sentences
 # that explain a reason code, for readers, services and renderers alike) are
-# for every layer;
-# models.hpp (the set of models of a run) for the readers and services.
+# for every layer. models.hpp (the set of models of a run) is the commands'
+# alone: readers and services take the models they need as a value.
 cmake_minimum_required(VERSION 3.25)
 
 set(common error.hpp quote.hpp text.hpp messages.hpp diagnostic.hpp)
 set(allowed_model model diagnostic.hpp)
-set(allowed_io io model ${common} models.hpp)
+set(allowed_io io model ${common})
 set(allowed_render render model ${common})
 set(allowed_plan plan model ${common})
-set(allowed_replay replay model plan ${common} models.hpp)
-set(allowed_pack pack io model ${common} models.hpp)
-set(allowed_check check io model ${common} models.hpp)
+set(allowed_replay replay model plan ${common})
+set(allowed_pack pack io model ${common})
+set(allowed_check check io model ${common})
 
 set(problems "")
 foreach(layer model io render plan replay pack check)

@@ -129,7 +129,7 @@ std::vector<std::string> split_empty_values(const CLI::App& app, std::vector<std
 // after parsing and before any command runs. pack is left to itself: it
 // resolves --gpu where its --json can also report the error as a document,
 // with the same message (resolve_gpu's "empty gpu name").
-void refuse_empty_gpu(const CLI::App& app) {
+void refuse_empty_gpu(const CLI::App& app, model_list models) {
   for (const CLI::App* cmd : app.get_subcommands()) {
     if (cmd->get_name() == "pack") continue;
     const CLI::Option* opt = cmd->get_option_no_throw("--gpu");
@@ -137,7 +137,7 @@ void refuse_empty_gpu(const CLI::App& app) {
     for (const std::string& value : opt->results())
       if (std::all_of(value.begin(), value.end(),
                       [](unsigned char c) { return std::isspace(c) != 0; }))
-        throw CLI::ValidationError(resolve_gpu(value).error().message);
+        throw CLI::ValidationError(resolve_gpu(models, value).error().message);
   }
 }
 
@@ -172,7 +172,11 @@ int run(const std::vector<std::string>& args, context& ctx) {
   // (after it), each one's files kept apart so that they load in the order
   // written: migplan's first, then the command's.
   model_set models;
-  const use_models scope(models);
+  ctx.models = &models;
+  struct forget_models {
+    context& ctx;
+    ~forget_models() { ctx.models = nullptr; }
+  } const forget{ctx};
   std::vector<std::string> files_before;
   std::map<const CLI::App*, std::vector<std::string>> files_after;
   app.add_option(std::string(gpu_file_option), files_before, std::string(gpu_file_help))
@@ -214,8 +218,8 @@ int run(const std::vector<std::string>& args, context& ctx) {
       ctx.json_errors = true;
   // Before any command runs: --gpu "" is refused, and the model files load,
   // so that every command resolves --gpu and profile names among them too.
-  app.parse_complete_callback([&app, &load_gpu_files] {
-    refuse_empty_gpu(app);
+  app.parse_complete_callback([&app, &load_gpu_files, &models] {
+    refuse_empty_gpu(app, models.models());
     load_gpu_files();
   });
   const std::vector<std::string> split = split_empty_values(app, args);

@@ -15,6 +15,8 @@ class App;
 
 namespace migplan::cli {
 
+class model_set;
+
 /// Where a command reads and writes, and how it may decorate its output.
 struct context {
   std::ostream& out;     ///< results
@@ -28,6 +30,10 @@ struct context {
   /// into jq sees the failure.
   bool json_errors = false;
   bool error_written = false;  ///< that document is out (written once)
+  /// The GPU models of this run: the catalog and the --gpu-file models,
+  /// loaded before any command runs. Set by run() for as long as it runs;
+  /// every name a command resolves, it resolves among these.
+  const model_set* models = nullptr;
 };
 
 /// Registers a command on `app`; its callback writes through `ctx` and sets ctx.code.

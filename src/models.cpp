@@ -8,9 +8,6 @@
 namespace migplan::cli {
 namespace {
 
-// The set commands see; null between runs (the catalog alone).
-const model_set* installed = nullptr;
-
 const std::vector<const gpu_model*>& builtin() {
   static const std::vector<const gpu_model*> all = [] {
     std::vector<const gpu_model*> v;
@@ -35,22 +32,12 @@ result<const gpu_model*> model_set::load(const std::string& path) {
   return m;
 }
 
+model_list builtin_models() { return builtin(); }
+
 std::string_view model_set::file_of(const gpu_model& m) const noexcept {
   for (const auto& l : loaded_)
     if (&l->model() == &m) return l->file();
   return {};
 }
-
-model_list all_models() {
-  return installed != nullptr ? installed->models() : model_list(builtin());
-}
-
-std::string_view model_file(const gpu_model& m) noexcept {
-  return installed != nullptr ? installed->file_of(m) : std::string_view{};
-}
-
-use_models::use_models(const model_set& set) noexcept : previous_(installed) { installed = &set; }
-
-use_models::~use_models() { installed = previous_; }
 
 }  // namespace migplan::cli

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The one answer in src/ to "which GPU models are there": the built-in
-// catalog, then the models loaded from model files with --gpu-file, in the
-// order given. Every lookup the commands make (a --gpu name, the models a
-// request's profile names fit, a device-filter's PCI IDs, `gpus`, `profiles`)
-// goes through all_models(), so a loaded model works wherever a built-in one
-// does. run() (app.cpp) holds one model_set per run and installs it.
+// The GPU models of one run: the built-in catalog, then the models loaded
+// from model files with --gpu-file, in the order given. run() (app.cpp)
+// holds one model_set per run and hands it to the command (context::models);
+// every lookup a command makes (a --gpu name, the models a request's profile
+// names fit, a device-filter's PCI IDs, `gpus`, `profiles`) is among its
+// models(), which readers and services take as a value, so a loaded model
+// works wherever a built-in one does. There is no global set.
 
 #include <memory>
 #include <migplan/gpu.hpp>
@@ -43,23 +44,8 @@ class model_set {
   std::vector<const gpu_model*> all_;
 };
 
-/// Every model this run may use: the model set installed with use_models,
-/// or the catalog alone when none is.
-model_list all_models();
-
-/// The model file `m` was loaded from, or "" for a built-in model.
-std::string_view model_file(const gpu_model& m) noexcept;
-
-/// Makes all_models() answer from `set` for as long as it lives.
-class use_models {
- public:
-  explicit use_models(const model_set& set) noexcept;
-  ~use_models();
-  use_models(const use_models&) = delete;
-  use_models& operator=(const use_models&) = delete;
-
- private:
-  const model_set* previous_;
-};
+/// The built-in catalog as a model list: what a model_set starts from (and
+/// what tests and fuzz targets resolve names among).
+model_list builtin_models();
 
 }  // namespace migplan::cli

@@ -82,7 +82,7 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
     return f;
   }
   f.text = std::move(*text);
-  f.input = read_mig_parted_input(f.text, looks_json(s, f.text));
+  f.input = read_mig_parted_input(settings.models, f.text, looks_json(s, f.text));
   if (s.scanned && f.input.foreign) {
     // A workflow or a compose file beside the configs: not ours to judge.
     // Named on the command line, the same file is an error.

@@ -7,6 +7,7 @@
 
 #include <iosfwd>
 #include <migplan/gpu.hpp>
+#include <migplan/lookup.hpp>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,12 @@ namespace migplan::cli::check {
 
 /// What `check` is asked to do beside reading files.
 struct check_settings {
+  /// The models of the run (the catalog and --gpu-file's): what names resolve
+  /// to, and the models a mig-parted entry may apply to.
+  model_list models;
   /// --gpu: the fleet. Geometry-file entries without `model` are checked on
   /// each of these; mig-parted entries only on these (a device-filter naming
-  /// none of them is skipped with a note). Empty: every catalog model a
+  /// none of them is skipped with a note). Empty: every model of `models` a
   /// mig-parted entry can apply to.
   std::vector<const gpu_model*> fleet;
   std::vector<std::string> configs;  ///< -c: the mig-parted labels to check (empty: all)

@@ -18,14 +18,13 @@
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "messages.hpp"
-#include "models.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::check {
 namespace {
 
-bool current_anywhere(std::string_view name) {
-  for (const gpu_model* g : all_models())
+bool current_anywhere(model_list models, std::string_view name) {
+  for (const gpu_model* g : models)
     if (find_profile(*g, name) >= 0) return true;
   return false;
 }
@@ -92,7 +91,7 @@ class checker {
   void check_geometry(const geometry_spec& g, geometry_check& gc) {
     std::vector<const gpu_model*> targets = settings_.fleet;
     if (!g.model.empty()) {
-      auto r = resolve_gpu(g.model);
+      auto r = resolve_gpu(settings_.models, g.model);
       if (!r) {
         add(severity::error, fault::invalid, g.model_at, r.error().message);
         gc.status = geometry_status::invalid;
@@ -145,7 +144,7 @@ class checker {
       std::vector<const filter_id*> unknown;
       for (const filter_id& id : g.filter) {
         if (!id.readable) continue;
-        const gpu_model* hit = find_model_by_full_pci(all_models(), id.value);
+        const gpu_model* hit = find_model_by_full_pci(settings_.models, id.value);
         if (hit == nullptr)
           unknown.push_back(&id);
         else if (std::find(models.begin(), models.end(), hit) == models.end())
@@ -234,17 +233,18 @@ class checker {
     bool ok = true;
     std::vector<bool> current(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
-      current[i] = current_anywhere(names_[i]);
+      current[i] = current_anywhere(settings_.models, names_[i]);
       if (current[i]) continue;
       bool former = false;
-      for (const gpu_model* m : all_models())
+      for (const gpu_model* m : settings_.models)
         former = former || find_profile_by_former_name(*m, names_[i]) >= 0;
       if (former) continue;
       // A name tools circulate but no driver printed ("7g.79gb") gets the real one.
-      const std::string note = former_name_note(names_[i]);
+      const std::string note = former_name_note(settings_.models, names_[i]);
       add(severity::error, fault::invalid, items[i]->at,
           note.empty() ? fmt::format("unknown profile '{}': no gpu in migplan's catalog has it{}",
-                                     items[i]->name, did_you_mean(names_[i], all_profile_names()))
+                                     items[i]->name,
+                                     did_you_mean(names_[i], all_profile_names(settings_.models)))
                        : fmt::format("unknown profile '{}': {}", items[i]->name, note));
       ok = false;
     }
@@ -262,7 +262,7 @@ class checker {
         if (has_all(*m)) models.push_back(m);
       if (!models.empty()) return true;
       std::vector<std::string> owners;
-      for (const gpu_model* m : all_models())
+      for (const gpu_model* m : settings_.models)
         if (has_all(*m)) owners.emplace_back(m->slug);
       if (!owners.empty()) {
         add(severity::note, fault::invalid, g.items_at,
@@ -274,7 +274,7 @@ class checker {
         return false;
       }
     } else {
-      for (const gpu_model* m : all_models())
+      for (const gpu_model* m : settings_.models)
         if (has_all(*m)) models.push_back(m);
       if (!models.empty()) return true;
     }
@@ -284,7 +284,7 @@ class checker {
       if (std::find(seen.begin(), seen.end(), names_[i]) != seen.end()) continue;
       seen.push_back(names_[i]);
       std::vector<std::string> slugs;
-      for (const gpu_model* m : all_models())
+      for (const gpu_model* m : settings_.models)
         if (current[i] ? find_profile(*m, names_[i]) >= 0
                        : find_profile_by_former_name(*m, names_[i]) >= 0)
           slugs.emplace_back(m->slug);
@@ -343,7 +343,7 @@ class checker {
       bool old_name = false;
       if (mig_parted) {
         // The one reader of mig-devices keys (io/mig_parted), as plan --mig-config reads them.
-        const mig_device d = resolve_mig_device(gpu, r.name);
+        const mig_device d = resolve_mig_device(settings_.models, gpu, r.name);
         if (d.gi < 0) {
           unknown(r, strip_profile_name(name), d.message);
           continue;
@@ -363,7 +363,7 @@ class checker {
         }
       } else {
         std::string unknown_message;
-        auto found = resolve_profile(gpu, name);
+        auto found = resolve_profile(settings_.models, gpu, name);
         if (found)
           p = *found;
         else
@@ -417,7 +417,7 @@ class checker {
     if (mc.status != model_check::outcome::fits) return mc;
     std::vector<std::string> implied;
     if (!ci_tokens.empty()) {
-      auto cis = resolve_request(gpu, ci_tokens);
+      auto cis = resolve_request(settings_.models, gpu, ci_tokens);
       if (!cis) {
         const profile_request& r = *ci_requests.front().second;
         unknown(r, strip_profile_name(r.name), cis.error().message);

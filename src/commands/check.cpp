@@ -21,6 +21,7 @@
 #include "io/check_input.hpp"
 #include "io/names.hpp"
 #include "io/source.hpp"
+#include "models.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -46,11 +47,12 @@ int run_check(const check_options& opt, context& ctx) {
     return exit_bad_input;
   }
   check::check_settings settings;
+  settings.models = ctx.models->models();
   settings.verbose = opt.verbose;
   settings.strict = opt.strict;
   settings.configs = opt.configs;
   for (const std::string& name : opt.gpus) {
-    auto g = resolve_gpu(name);
+    auto g = resolve_gpu(settings.models, name);
     if (!g) {
       report_bad_input(ctx, g.error().message);
       return exit_bad_input;

@@ -91,11 +91,11 @@ mig_parted_config build(const std::vector<const gpu_model*>& models) {
 int run_emit_config(const emit_config_options& o, context& ctx) {
   std::vector<const gpu_model*> models;
   if (o.gpus.empty()) {
-    for (const gpu_model* g : all_models())
+    for (const gpu_model* g : ctx.models->models())
       if (!g->pci_ids.empty()) models.push_back(g);
   } else {
     for (const std::string& name : o.gpus) {
-      auto g = resolve_gpu(name);
+      auto g = resolve_gpu(ctx.models->models(), name);
       if (!g) {
         report_bad_input(ctx, g.error().message);
         return exit_bad_input;

@@ -10,6 +10,7 @@
 #include "app.hpp"
 #include "error.hpp"
 #include "io/names.hpp"
+#include "models.hpp"
 
 namespace migplan::cli {
 
@@ -26,7 +27,7 @@ void add_enumerate(CLI::App& app, context& ctx) {
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->footer("Example: migplan enumerate --gpu a30 --maximal");
   cmd->callback([o, &ctx] {
-    auto g = resolve_gpu(o->gpu);
+    auto g = resolve_gpu(ctx.models->models(), o->gpu);
     if (!g) {
       report_bad_input(ctx, g.error().message);
       return;

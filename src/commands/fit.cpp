@@ -11,6 +11,7 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "io/size.hpp"
+#include "models.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -47,7 +48,7 @@ void add_fit(CLI::App& app, context& ctx) {
       "Example: migplan fit --gpu h100-80gb --memory 12Gi --count 20\n"
       "Exit codes: 0 a profile fits, 1 none is big enough, 2 bad input.");
   cmd->callback([o, &ctx] {
-    auto g = resolve_gpu(o->gpu);
+    auto g = resolve_gpu(ctx.models->models(), o->gpu);
     if (!g) {
       report_bad_input(ctx, g.error().message);
       return;

@@ -20,7 +20,7 @@ void add_gpus(CLI::App& app, context& ctx) {
   cmd->footer("Example: migplan gpus --json");
   cmd->callback([json, &ctx] {
     std::vector<listed_model> models;
-    for (const gpu_model* g : all_models()) models.push_back({g, model_file(*g)});
+    for (const gpu_model* g : ctx.models->models()) models.push_back({g, ctx.models->file_of(*g)});
     if (*json)
       render::gpus_json(ctx.out, models);
     else

@@ -93,7 +93,7 @@ int run_import(const import_options& o, context& ctx) {
 
   auto spec = import_model(*lgip, *lgipp, settings);
   if (!spec) return bad(spec.error().message);
-  if (const auto problem = check_model_spec(*spec, all_models()))
+  if (const auto problem = check_model_spec(*spec, ctx.models->models()))
     return bad(fmt::format("the model of {} and {} cannot be used: {}", lgip->shown, lgipp->shown,
                            problem->message));
   // The built-in model the capture is of, if any, says which profiles its driver should list.
@@ -104,7 +104,7 @@ int run_import(const import_options& o, context& ctx) {
   const std::string json = render::model_json(*spec);
   // What --gpu-file will do with it, done now: a model that does not read
   // back is never written.
-  if (auto back = parse_model_file(json, "the imported model", all_models()); !back)
+  if (auto back = parse_model_file(json, "the imported model", ctx.models->models()); !back)
     return bad("internal error: " + back.error().message);
 
   return write_output(ctx, o.output, json);

@@ -22,6 +22,7 @@
 #include "io/request.hpp"
 #include "io/source.hpp"
 #include "model/emit.hpp"
+#include "models.hpp"
 #include "pack/batch.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
@@ -47,7 +48,8 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   }
   ctx.json_errors = false;
   render::pack_batch_writer sink(ctx.out, o.brief, o.all);
-  const pack::batch_result r = pack::run_batch(file ? *file : ctx.in, gpu, o.brief, sink);
+  const pack::batch_result r =
+      pack::run_batch(ctx.models->models(), file ? *file : ctx.in, gpu, o.brief, sink);
   if (!r.stopped.empty()) report_bad_input(ctx, r.stopped);
   if (r.output_lost) return exit_bad_input;
   if (!r.any_input && !r.bad_input) {
@@ -67,7 +69,7 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
     ctx.err << "migplan: " << render::pack_no_emit(a) << "\n";
     return exit_no_fit;
   }
-  const emit_plan plan = pack::emit_plan_of(a, index, o.node);
+  const emit_plan plan = pack::emit_plan_of(ctx.models->models(), a, index, o.node);
   // A kind that would drop part of the layout (compute instances) refuses.
   if (kind->problem != nullptr)
     if (const std::string why = kind->problem(plan); !why.empty()) {
@@ -85,10 +87,10 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
 int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
                 const std::function<int(const std::string&)>& bad) {
   const std::string shown = o.current == "-" ? "<stdin>" : o.current;
-  auto read = read_listing_file(o.current, ctx.in, gpu, o.index, "pack");
+  auto read = read_listing_file(ctx.models->models(), o.current, ctx.in, gpu, o.index, "pack");
   if (!read) return bad(read.error().message);
   for (const std::string& w : read->notes) ctx.err << "migplan: warning: " << one_line(w) << "\n";
-  pack::session session;
+  pack::session session(ctx.models->models());
   auto answers = session.answer_listing(read->listing, o.items, shown);
   if (!answers) return bad(answers.error().message);
   const bool several = answers->size() > 1;
@@ -137,7 +139,7 @@ int run_pack(const pack_options& o, context& ctx) {
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
   const gpu_model* gpu = nullptr;
   if (o.gpu) {
-    auto g = resolve_gpu(*o.gpu);
+    auto g = resolve_gpu(ctx.models->models(), *o.gpu);
     if (!g) return bad(g.error().message);
     gpu = *g;
   }
@@ -146,7 +148,7 @@ int run_pack(const pack_options& o, context& ctx) {
     return run_current(o, gpu, ctx, [&](const std::string& m) { return bad(m); });
   auto tokens = parse_items(o.items);
   if (!tokens) return bad(tokens.error().message);
-  pack::session session;
+  pack::session session(ctx.models->models());
   const pack::outcome r = session.answer(gpu, *tokens);
   if (const auto* e = std::get_if<error>(&r)) return bad(e->message);
   if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad({}, amb);

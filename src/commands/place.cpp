@@ -29,6 +29,7 @@
 #include "model/emit.hpp"
 #include "model/place.hpp"
 #include "model/policies.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "render/emit.hpp"
 #include "render/place.hpp"
@@ -53,7 +54,7 @@ struct place_options {
 // placing there needs MIG mode turned on first, a reset, not an arrival's
 // decision.
 result<place_result> place_fleet(const place_options& o, context& ctx) {
-  auto now = read_fleet_now(o.fleet, ctx.in);
+  auto now = read_fleet_now(ctx.models->models(), o.fleet, ctx.in);
   if (!now) return now.error();
   place_result res;
   const std::vector<std::string> mig_off = mig_off_gpus(*now);
@@ -73,8 +74,9 @@ result<place_result> place_fleet(const place_options& o, context& ctx) {
 }
 
 // The profile asked for: one instance of a profile some model of the fleet has.
-result<std::string> request_of(std::string_view word, const place_result& fleet) {
-  auto d = parse_demand_word(word);
+result<std::string> request_of(model_list models, std::string_view word,
+                               const place_result& fleet) {
+  auto d = parse_demand_word(models, word);
   if (!d) return d.error();
   if (d->profile.empty())
     return error{
@@ -127,7 +129,7 @@ int run_place(const place_options& o, context& ctx) {
   auto fleet = place_fleet(o, ctx);
   if (!fleet) return bad(fleet.error().message);
   place_result& res = *fleet;
-  auto profile = request_of(o.request, res);
+  auto profile = request_of(ctx.models->models(), o.request, res);
   if (!profile) return bad(profile.error().message);
   res.profile = *profile;
   res.alternatives = static_cast<int>(*alternatives);
@@ -140,7 +142,7 @@ int run_place(const place_options& o, context& ctx) {
       ctx.err << fmt::format("migplan: no GPU can take a {}; nothing to emit\n", res.profile);
       return exit_no_fit;
     }
-    render::emit_nvidia_smi(ctx.out, choice_plan(res));
+    render::emit_nvidia_smi(ctx.out, choice_plan(ctx.models->models(), res));
     return exit_ok;
   }
   if (o.json)

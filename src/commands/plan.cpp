@@ -20,6 +20,7 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "io/plan_request.hpp"
+#include "models.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
 #include "render/plan.hpp"
@@ -105,7 +106,7 @@ int run_plan(const plan_options& o, context& ctx) {
   plan_request_options ro = o.request;
   if (o.time_limit_given->count() > 0) ro.time_limit = o.time_limit;
   std::vector<std::string> notes;
-  auto req = plan_request_of(ro, ctx.in, notes);
+  auto req = plan_request_of(ctx.models->models(), ro, ctx.in, notes);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!req) return bad(req.error().message);
   const plan_result res = plan::solver{}.solve(*req);

@@ -27,14 +27,14 @@ void add_profiles(CLI::App& app, context& ctx) {
   cmd->callback([gpu, json, ci, &ctx] {
     std::vector<const gpu_model*> models;
     if (!gpu->empty()) {
-      auto g = resolve_gpu(*gpu);
+      auto g = resolve_gpu(ctx.models->models(), *gpu);
       if (!g) {
         report_bad_input(ctx, g.error().message);
         return;
       }
       models.push_back(*g);
     } else {
-      models.assign(all_models().begin(), all_models().end());
+      models.assign(ctx.models->models().begin(), ctx.models->models().end());
     }
     if (*json)
       render::profiles_json(ctx.out, models, *ci);

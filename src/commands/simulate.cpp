@@ -20,6 +20,7 @@
 #include "error.hpp"
 #include "io/simulate_input.hpp"
 #include "model/simulate.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "render/progress.hpp"
 #include "render/simulate.hpp"
@@ -46,7 +47,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
   };
   if (const auto conflict = option_conflict(o)) return bad(*conflict);
   std::vector<std::string> notes;
-  auto request = read_simulate_request(o, ctx.in, notes);
+  auto request = read_simulate_request(ctx.models->models(), o, ctx.in, notes);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!request) return bad(request.error().message);
 

@@ -149,7 +149,7 @@ bool recognized(const doc::node& root) {
 }
 
 // Reads `root`, the first document of `text`, into `out`.
-void read_root(parsed_input& out, const doc::node& root, std::string_view text,
+void read_root(model_list models, parsed_input& out, const doc::node& root, std::string_view text,
                const position_map& to_file) {
   if (root.is_null()) {
     // mig-parted accepts an empty document as a config with no labels
@@ -175,7 +175,7 @@ void read_root(parsed_input& out, const doc::node& root, std::string_view text,
       reading::read_geometry_file(out, root, text, to_file);
       break;
     case input_format::mig_parted:
-      reading::read_mig_parted_config(out, root, text, to_file);
+      reading::read_mig_parted_config(models, out, root, text, to_file);
       break;
     case input_format::unknown:
       out.diagnostics.push_back(
@@ -200,7 +200,8 @@ result<std::string> read_check_source(const std::string& path, std::istream& in,
   return cli::error{"cannot read file: " + text.error().message};
 }
 
-parsed_input parse_check_input(std::string_view text, bool json, const position_map& to_file) {
+parsed_input parse_check_input(model_list models, std::string_view text, bool json,
+                               const position_map& to_file) {
   parsed_input out;
   if (json) {
     // A syntax check that builds nothing, so that a JSON error is said as
@@ -233,7 +234,7 @@ parsed_input parse_check_input(std::string_view text, bool json, const position_
                           "per file"));
       return out;
     }
-    read_root(out, doc->root, text, to_file);
+    read_root(models, out, doc->root, text, to_file);
   } catch (const std::exception& e) {
     out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
                                               std::string("cannot read the file: ") + e.what()));

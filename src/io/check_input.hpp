@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <migplan/lookup.hpp>
 #include <string>
 #include <string_view>
 
@@ -41,8 +42,11 @@ using position_map = std::function<location(location)>;
 /// mig-parted's own parse-time rules. YAML merge keys ('<<') are resolved as
 /// mig-parted's YAML reader resolves them. Positions are those of `text`;
 /// the line numbers quoted inside messages ("first at line 4") go through
-/// `to_file` when given (a config embedded in a manifest). Never throws.
-parsed_input parse_check_input(std::string_view text, bool json, const position_map& to_file = {});
+/// `to_file` when given (a config embedded in a manifest). A profile name
+/// mig-parted rejects gets a did-you-mean among the profiles of `models`.
+/// Never throws.
+parsed_input parse_check_input(model_list models, std::string_view text, bool json,
+                               const position_map& to_file = {});
 
 /// Text from a file as a message quotes it: at most its first 64 characters,
 /// then "...", so that a hostile value never comes back whole, with control

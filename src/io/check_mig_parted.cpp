@@ -140,7 +140,9 @@ namespace {
 
 class mig_parted_reader : public reader {
  public:
-  using reader::reader;
+  mig_parted_reader(model_list models, parsed_input& out, std::string_view text,
+                    const position_map& to_file)
+      : reader(out, text, to_file), models_(models) {}
 
   void read(const doc::node& root) {
     const auto top = entries(root, false, "top-level");
@@ -406,7 +408,7 @@ class mig_parted_reader : public reader {
       const location l = at(*d.key_node);
       if (const std::string why = mig_profile_format_error(d.key); !why.empty()) {
         error(l, fmt::format("invalid profile name {}: {}; mig-parted rejects it{}", q(d.key), why,
-                             doc::suggest(d.key, all_profile_names())));
+                             doc::suggest(d.key, all_profile_names(models_))));
         continue;
       }
       long long n = 0;
@@ -451,15 +453,16 @@ class mig_parted_reader : public reader {
     std::optional<device_claim> first, unfiltered;
     std::map<std::uint32_t, device_claim> by_filter;
   };
+  model_list models_;                         // the profiles' names, for suggestions
   std::map<long long, index_claims> claims_;  // of the config being read
   std::vector<location> device_at_;           // of the entry being read, as its devices
 };
 
 }  // namespace
 
-void read_mig_parted_config(parsed_input& out, const doc::node& root, std::string_view text,
-                            const position_map& to_file) {
-  mig_parted_reader r(out, text, to_file);
+void read_mig_parted_config(model_list models, parsed_input& out, const doc::node& root,
+                            std::string_view text, const position_map& to_file) {
+  mig_parted_reader r(models, out, text, to_file);
   r.read(root);
 }
 

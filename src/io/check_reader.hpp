@@ -117,7 +117,8 @@ void read_geometry_file(parsed_input& out, const doc::node& root, std::string_vi
                         const position_map& to_file);
 
 /// Reads a mig-parted config's tree (`version: v1`, `mig-configs:`) into `out`.
-void read_mig_parted_config(parsed_input& out, const doc::node& root, std::string_view text,
-                            const position_map& to_file);
+/// A profile name mig-parted rejects gets a did-you-mean among `models`'.
+void read_mig_parted_config(model_list models, parsed_input& out, const doc::node& root,
+                            std::string_view text, const position_map& to_file);
 
 }  // namespace migplan::cli::check::reading

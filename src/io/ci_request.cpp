@@ -273,13 +273,14 @@ result<bool> split_ci_name(token& t, std::string_view name) {
   return true;
 }
 
-result<resolved_request> resolve_request(const gpu_model& gpu, std::span<const token> tokens) {
+result<resolved_request> resolve_request(model_list models, const gpu_model& gpu,
+                                         std::span<const token> tokens) {
   // Most requests name no CI: they are GPU-instance items, resolved as ever, and every
   // GI gets its default CI, which the renderers read off the profile (`pack --batch`
   // answers such lines at the speed it did before CIs).
   if (std::none_of(tokens.begin(), tokens.end(),
                    [](const token& t) { return t.ci || !t.cis.empty(); })) {
-    auto items = resolve_items(gpu, tokens);
+    auto items = resolve_items(models, gpu, tokens);
     if (!items) return items.error();
     return resolved_request{std::move(*items), {}};
   }
@@ -307,7 +308,7 @@ result<resolved_request> resolve_request(const gpu_model& gpu, std::span<const t
   std::vector<resolved_token> res;
   res.reserve(tokens.size());
   for (const token& t : tokens) {
-    auto p = resolve_profile(gpu, t.profile);
+    auto p = resolve_profile(models, gpu, t.profile);
     if (!p) {
       if (t.ci) return error{fmt::format("{} (in {})", p.error().message, quote_token(t.text))};
       return p.error();

@@ -15,6 +15,7 @@
 #include <migplan/compute.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,7 @@ struct resolved_request {
 /// Resolves tokens with or without CIs. Names and syntax that cannot be read are errors
 /// (bad input); CIs that cannot be had in their GI are a `compute.rejected` answer.
 /// When no token names a CI, `compute` stays empty: every GI has its default CI.
-result<resolved_request> resolve_request(const gpu_model& gpu, std::span<const token> tokens);
+result<resolved_request> resolve_request(model_list models, const gpu_model& gpu,
+                                         std::span<const token> tokens);
 
 }  // namespace migplan::cli

@@ -175,7 +175,7 @@ bool small(long long v) { return v >= 0 && v < 4096; }
 // A `pack --json` answer: its model and its preferred layout. Keys the
 // reader does not use are left alone (an answer has many); a key given
 // twice in one object anywhere is refused, as every reader of migplan does.
-result<current_listing> read_json(std::string_view text, std::string_view shown,
+result<current_listing> read_json(model_list models, std::string_view text, std::string_view shown,
                                   const gpu_model* gpu) {
   doc::budget limits;
   limits.reader = "pack";
@@ -201,7 +201,7 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
   const node* gpu_at = doc::member(*root, "gpu");
   const node* id = gpu_at == nullptr ? nullptr : doc::member(*gpu_at, "id");
   if (!is_string(id)) return bad("no \"gpu\" object with an \"id\"");
-  auto model = resolve_gpu(id->text);
+  auto model = resolve_gpu(models, id->text);
   if (!model) return error{fmt::format("{}: \"gpu\": {}", shown, model.error().message)};
   if (gpu != nullptr && *model != gpu)
     return error{fmt::format("{}: the answer is for {}, not for --gpu {}", shown, (*model)->slug,
@@ -262,8 +262,9 @@ result<current_listing> read_json(std::string_view text, std::string_view shown,
 
 }  // namespace
 
-result<current_listing> read_current(std::string_view text, std::string_view shown,
-                                     const gpu_model* gpu, std::optional<int> index) {
+result<current_listing> read_current(model_list models, std::string_view text,
+                                     std::string_view shown, const gpu_model* gpu,
+                                     std::optional<int> index) {
   text = skip_bom(text);
   if (text.size() > max_current_bytes)
     return error{fmt::format("{}: larger than {} bytes", shown, max_current_bytes)};
@@ -274,7 +275,7 @@ result<current_listing> read_current(std::string_view text, std::string_view sho
           fmt::format("{}: --index picks a GPU of an nvidia-smi listing; a JSON answer "
                       "is one GPU",
                       shown)};
-    return read_json(text, shown, gpu);
+    return read_json(models, text, shown, gpu);
   }
   if (gpu == nullptr)
     return error{

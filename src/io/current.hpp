@@ -11,6 +11,7 @@
 // Compute instances are read and kept with their GPU instance, unchanged.
 
 #include <migplan/gpu.hpp>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,10 +40,11 @@ struct current_listing {
 
 /// Reads a --current file's text. `shown` names it in messages ("FILE:LINE:
 /// ..."); `gpu` is --gpu's model (nullptr when not given: only a JSON answer
-/// names its model); `index` is --index (that GPU only). Without `index`,
-/// every GPU of the listing is returned; a listing with no GPU instance
+/// names its model, which resolves among `models`); `index` is --index (that GPU only). Without
+/// `index`, every GPU of the listing is returned; a listing with no GPU instance
 /// ("No GPU instances found") is one GPU without instances.
-result<current_listing> read_current(std::string_view text, std::string_view shown,
-                                     const gpu_model* gpu, std::optional<int> index);
+result<current_listing> read_current(model_list models, std::string_view text,
+                                     std::string_view shown, const gpu_model* gpu,
+                                     std::optional<int> index);
 
 }  // namespace migplan::cli

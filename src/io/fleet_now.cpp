@@ -21,14 +21,14 @@ namespace {
 
 // The nodes an nvidia-smi listing of `src.gpu` describes: one, named
 // listing_node.
-result<std::vector<current_node>> listing_nodes(const fleet_now_source& src, std::istream& in,
-                                                std::vector<std::string>& notes) {
+result<std::vector<current_node>> listing_nodes(model_list models, const fleet_now_source& src,
+                                                std::istream& in, std::vector<std::string>& notes) {
   if (!src.mig_config.empty())
     return error{"--mig-config is for kubectl's nodes; --gpu reads an nvidia-smi listing"};
-  auto g = resolve_gpu(src.gpu);
+  auto g = resolve_gpu(models, src.gpu);
   if (!g) return error{"--gpu: " + g.error().message};
   const std::string shown = plan_io::shown_path(src.current);
-  auto read = read_listing_file(src.current, in, *g, std::nullopt, "migplan");
+  auto read = read_listing_file(models, src.current, in, *g, std::nullopt, "migplan");
   if (!read) return read.error();
   notes = std::move(read->notes);
   const current_listing* listing = &read->listing;
@@ -55,7 +55,7 @@ std::string gpu_shown(const fleet_now& f, const fleet_now_gpu& g) {
 
 }  // namespace
 
-result<listing_read> read_listing_file(const std::string& path, std::istream& in,
+result<listing_read> read_listing_file(model_list models, const std::string& path, std::istream& in,
                                        const gpu_model* gpu, std::optional<int> index,
                                        std::string_view command) {
   const std::string shown = plan_io::shown_path(path);
@@ -66,7 +66,7 @@ result<listing_read> read_listing_file(const std::string& path, std::istream& in
                                          text.error().message, command)
                            : fmt::format("cannot read {}: {}", quote_token(shown, 200),
                                          text.error().message)};
-  auto listing = read_current(*text, shown, gpu, index);
+  auto listing = read_current(models, *text, shown, gpu, index);
   if (!listing) return listing.error();
   listing_read out{std::move(*listing), {}};
   if (const std::string driver = capture_driver(*text); !driver.empty()) {
@@ -85,15 +85,15 @@ std::vector<std::string> mig_off_gpus(const fleet_now& f) {
   return out;
 }
 
-result<fleet_now> read_fleet_now(const fleet_now_source& src, std::istream& in) {
+result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src, std::istream& in) {
   fleet_now res;
   std::vector<current_node> nodes;
   if (!src.gpu.empty()) {
-    auto l = listing_nodes(src, in, res.notes);
+    auto l = listing_nodes(models, src, in, res.notes);
     if (!l) return l.error();
     nodes = std::move(*l);
   } else {
-    auto s = read_current_state(src.current, src.mig_config, in);
+    auto s = read_current_state(models, src.current, src.mig_config, in);
     if (!s) return s.error();
     res.notes = std::move(s->notes);
     nodes = std::move(s->nodes);

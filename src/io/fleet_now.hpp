@@ -6,6 +6,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,14 +34,15 @@ struct listing_read {
 
 /// Reads `path` ("-": `in`), at most max_current_bytes; `command` names the
 /// reader in the message for a larger file.
-result<listing_read> read_listing_file(const std::string& path, std::istream& in,
+result<listing_read> read_listing_file(model_list models, const std::string& path, std::istream& in,
                                        const gpu_model* gpu, std::optional<int> index,
                                        std::string_view command);
 
 /// The fleet `src` names, each GPU's instances as a layout; a GPU whose
 /// starts are not given gets the layout of them that keeps the most room
-/// (with a note). MIG-off GPUs are kept, marked, with no instances.
-result<fleet_now> read_fleet_now(const fleet_now_source& src, std::istream& in);
+/// (with a note). MIG-off GPUs are kept, marked, with no instances. Names
+/// resolve among `models`.
+result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src, std::istream& in);
 
 /// "NODE GPU INDEX" of each GPU of `f` with MIG off, in fleet order.
 std::vector<std::string> mig_off_gpus(const fleet_now& f);

@@ -26,7 +26,6 @@
 #include "io/size.hpp"
 #include "io/source.hpp"
 #include "messages.hpp"
-#include "models.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
@@ -64,26 +63,19 @@ struct product_name {
   const gpu_model* gpu;
 };
 
-// The names of every model of this run (--gpu-file models included), kept
-// for the run: all_models() does not change once the command runs.
-const std::vector<product_name>& product_names() {
-  static std::vector<product_name> names;
-  static std::vector<const gpu_model*> for_models;
-  const model_list models = all_models();
-  if (!std::equal(models.begin(), models.end(), for_models.begin(), for_models.end())) {
-    names.clear();
-    for_models.assign(models.begin(), models.end());
-    for (const gpu_model* g : models)
-      for (std::string_view n : g->smi_names) {
-        std::string dashed(n);
-        std::replace(dashed.begin(), dashed.end(), ' ', '-');
-        names.push_back({lower(dashed), dashed, g});
-        const std::string bare(detail::strip_vendor(n));
-        std::string bare_dashed = bare;
-        std::replace(bare_dashed.begin(), bare_dashed.end(), ' ', '-');
-        if (bare_dashed != dashed) names.push_back({lower(bare_dashed), bare_dashed, g});
-      }
-  }
+// The names of every model of this run (--gpu-file models included).
+std::vector<product_name> product_names(model_list models) {
+  std::vector<product_name> names;
+  for (const gpu_model* g : models)
+    for (std::string_view n : g->smi_names) {
+      std::string dashed(n);
+      std::replace(dashed.begin(), dashed.end(), ' ', '-');
+      names.push_back({lower(dashed), dashed, g});
+      const std::string bare(detail::strip_vendor(n));
+      std::string bare_dashed = bare;
+      std::replace(bare_dashed.begin(), bare_dashed.end(), ' ', '-');
+      if (bare_dashed != dashed) names.push_back({lower(bare_dashed), bare_dashed, g});
+    }
   return names;
 }
 
@@ -107,9 +99,9 @@ product_parts split_product(std::string_view product) {
   return out;
 }
 
-const gpu_model* model_of_product(std::string_view model) {
+const gpu_model* model_of_product(const std::vector<product_name>& names, std::string_view model) {
   const std::string key = lower(model);
-  for (const product_name& p : product_names())
+  for (const product_name& p : names)
     if (p.key == key) return p.gpu;
   return nullptr;
 }
@@ -125,10 +117,11 @@ struct config_source {
 };
 
 // Reads the config into `c`; the error, if any.
-std::optional<error> read_config(config_source& c, std::string_view text, bool json) {
+std::optional<error> read_config(model_list models, config_source& c, std::string_view text,
+                                 bool json) {
   // The one reader of mig-parted configs (io/mig_parted), as `migplan check` reads them.
   std::vector<check::location> configmaps;
-  c.input = check::read_mig_parted_input(text, json, &configmaps);
+  c.input = check::read_mig_parted_input(models, text, json, &configmaps);
   if (c.input.kubernetes) {
     for (const check::diagnostic& d : c.input.diagnostics)
       if (d.level == check::severity::error && d.kind == check::fault::malformed)
@@ -174,8 +167,11 @@ bool applies_to(const check::geometry_spec& e, const gpu_model& g, int index) {
 
 class kube_builder {
  public:
-  kube_builder(std::string_view nodes_shown, config_source& config)
-      : nodes_shown_(nodes_shown), config_(config) {}
+  kube_builder(model_list models, std::string_view nodes_shown, config_source& config)
+      : models_(models),
+        names_(product_names(models)),
+        nodes_shown_(nodes_shown),
+        config_(config) {}
 
   result<kube_state> build(const std::vector<kube_node>& nodes) {
     kube_state out;
@@ -195,14 +191,14 @@ class kube_builder {
         continue;
       }
       const product_parts parts = split_product(product);
-      const gpu_model* g = model_of_product(parts.model);
+      const gpu_model* g = model_of_product(names_, parts.model);
       if (g == nullptr && !has_config) {
         not_mig.push_back(n.name);
         continue;
       }
       if (g == nullptr) {
         std::vector<std::string> names;
-        for (const product_name& p : product_names()) names.push_back(p.shown);
+        for (const product_name& p : names_) names.push_back(p.shown);
         return fail(
             n, fmt::format("{}={} is no MIG-capable model migplan knows{}; 'migplan gpus' lists "
                            "them",
@@ -283,7 +279,7 @@ class kube_builder {
     if (e.mig_enabled) {
       // The GIs mig-parted makes of the entry: compute-instance profiles
       // ("1c.3g.20gb") share GIs as `check` reckons them (io/mig_parted).
-      const check::mig_parted_gis made = check::entry_instances(g, e);
+      const check::mig_parted_gis made = check::entry_instances(models_, g, e);
       if (!made.error.empty())
         return error{
             at(config_.shown, made.error_at.line,
@@ -398,7 +394,7 @@ class kube_builder {
                       state_label)
                 : std::string();
     std::optional<int> gfd_profile;
-    if (auto p = resolve_profile(g, parts.mig); p) gfd_profile = *p;
+    if (auto p = resolve_profile(models_, g, parts.mig); p) gfd_profile = *p;
     long long total = 0;
     for (int i = 0; i < max_node_gpus; ++i) {
       const check::geometry_spec* e = entry_for(entries, g, i);
@@ -426,6 +422,8 @@ class kube_builder {
                        count_label, devices, q(label), when_pending));
   }
 
+  model_list models_;
+  std::vector<product_name> names_;
   std::string nodes_shown_;
   config_source& config_;
   std::map<std::pair<const check::geometry_spec*, const gpu_model*>, std::vector<current_instance>>
@@ -434,19 +432,19 @@ class kube_builder {
 
 }  // namespace
 
-result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_view nodes_shown,
-                                    std::string_view config_text, std::string_view config_shown,
-                                    bool config_json) {
+result<kube_state> parse_kube_state(model_list models, std::string_view nodes_json,
+                                    std::string_view nodes_shown, std::string_view config_text,
+                                    std::string_view config_shown, bool config_json) {
   const auto nodes = read_kube_nodes(nodes_json, nodes_shown);
   if (!nodes) return nodes.error();
   config_source config;
   config.shown = std::string(config_shown);
-  if (auto e = read_config(config, config_text, config_json)) return *e;
-  return kube_builder(nodes_shown, config).build(*nodes);
+  if (auto e = read_config(models, config, config_text, config_json)) return *e;
+  return kube_builder(models, nodes_shown, config).build(*nodes);
 }
 
-result<kube_state> read_current_state(const std::string& path, const std::string& config_path,
-                                      std::istream& in) {
+result<kube_state> read_current_state(model_list models, const std::string& path,
+                                      const std::string& config_path, std::istream& in) {
   if (path == "-" && config_path == "-")
     return error{"--current and --mig-config cannot both read standard input"};
   const std::string shown = shown_path(path);
@@ -475,7 +473,7 @@ result<kube_state> read_current_state(const std::string& path, const std::string
                       q(shown), config_label)};
     auto config = read_plan_file(config_path, in);
     if (!config) return config.error();
-    return parse_kube_state(*text, shown, *config, shown_path(config_path),
+    return parse_kube_state(models, *text, shown, *config, shown_path(config_path),
                             plan_format_of(config_path, *config) == plan_file_format::json &&
                                 !check::looks_like_manifest(*config));
   }
@@ -485,7 +483,7 @@ result<kube_state> read_current_state(const std::string& path, const std::string
                     "json`), and {} is a migplan state file",
                     q(shown))};
   if (text->size() > max_plan_file_bytes) return error{state_too_large};
-  auto nodes = parse_state(*text, shown, format == plan_file_format::json);
+  auto nodes = parse_state(models, *text, shown, format == plan_file_format::json);
   if (!nodes) return nodes.error();
   return kube_state{std::move(*nodes), {}};
 }

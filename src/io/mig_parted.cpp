@@ -18,7 +18,8 @@ namespace {
 // A Kubernetes manifest: the mig-parted config of every GPU Operator
 // ConfigMap in it (data["config.yaml"]), read as one config each, their
 // positions moved to the manifest's lines and columns, as one input.
-parsed_input read_configmaps(std::string_view text, std::vector<location>* configmaps) {
+parsed_input read_configmaps(model_list models, std::string_view text,
+                             std::vector<location>* configmaps) {
   const manifest m = read_manifest(text);
   parsed_input out;
   out.kubernetes = true;
@@ -26,7 +27,8 @@ parsed_input read_configmaps(std::string_view text, std::vector<location>* confi
   for (const embedded_config& c : m.configs) {
     if (configmaps != nullptr) configmaps->push_back(c.key_at);
     const std::string name = c.configmap.empty() ? "(unnamed)" : c.configmap;
-    parsed_input in = parse_check_input(c.text, false, [&c](location l) { return c.map(l); });
+    parsed_input in =
+        parse_check_input(models, c.text, false, [&c](location l) { return c.map(l); });
     map_input(in, c);
     if (in.format == input_format::geometry) {
       out.diagnostics.push_back(file_diagnostic(
@@ -58,10 +60,10 @@ parsed_input read_configmaps(std::string_view text, std::vector<location>* confi
 
 }  // namespace
 
-parsed_input read_mig_parted_input(std::string_view text, bool json,
+parsed_input read_mig_parted_input(model_list models, std::string_view text, bool json,
                                    std::vector<location>* configmaps) {
-  if (!json && looks_like_manifest(text)) return read_configmaps(text, configmaps);
-  return parse_check_input(text, json);
+  if (!json && looks_like_manifest(text)) return read_configmaps(models, text, configmaps);
+  return parse_check_input(models, text, json);
 }
 
 mig_device_key split_mig_device_key(std::string_view key) {
@@ -81,7 +83,7 @@ mig_device_key split_mig_device_key(std::string_view key) {
   return {std::move(gi), std::string(key)};
 }
 
-mig_device resolve_mig_device(const gpu_model& gpu, std::string_view key) {
+mig_device resolve_mig_device(model_list models, const gpu_model& gpu, std::string_view key) {
   mig_device out;
   const mig_device_key k = split_mig_device_key(key);
   out.gi = find_profile(gpu, k.gi);
@@ -95,7 +97,7 @@ mig_device resolve_mig_device(const gpu_model& gpu, std::string_view key) {
           fmt::format("{}; current drivers need '{}'", former_name_text(gpu, former, bare),
                       gpu.profiles[static_cast<std::size_t>(former)].name);
     } else {
-      out.message = resolve_profile(gpu, k.gi).error().message;
+      out.message = resolve_profile(models, gpu, k.gi).error().message;
       return out;
     }
   }
@@ -110,14 +112,15 @@ mig_device resolve_mig_device(const gpu_model& gpu, std::string_view key) {
   return out;
 }
 
-mig_parted_gis entry_instances(const gpu_model& gpu, const geometry_spec& entry) {
+mig_parted_gis entry_instances(model_list models, const gpu_model& gpu,
+                               const geometry_spec& entry) {
   mig_parted_gis out;
   if (!entry.mig_enabled) return out;
   std::map<int, std::vector<int>> lone;  // GI profile -> its CIs, as mig-parted flattens them
   long long total = 0;
   for (const profile_request& r : entry.items) {
     if (r.count == 0) continue;  // mig-parted skips zero counts
-    const mig_device d = resolve_mig_device(gpu, r.name);
+    const mig_device d = resolve_mig_device(models, gpu, r.name);
     const std::string& why = d.ci_error.code != ci_reason_code::none ? d.ci_error.message
                              : d.gi < 0                              ? d.message
                                                                      : std::string();

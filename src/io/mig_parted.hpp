@@ -11,6 +11,7 @@
 
 #include <migplan/compute.hpp>
 #include <migplan/gpu.hpp>
+#include <migplan/lookup.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,8 +25,8 @@ namespace migplan::cli::check {
 /// Kubernetes manifest whose GPU Operator ConfigMaps carry one as
 /// `config.yaml` (each read as one config, positions moved to the manifest's
 /// lines; `configmaps` gets where each `config.yaml` key is). `json` reads `text`
-/// as JSON first.
-parsed_input read_mig_parted_input(std::string_view text, bool json,
+/// as JSON first; `models` are those of parse_check_input.
+parsed_input read_mig_parted_input(model_list models, std::string_view text, bool json,
                                    std::vector<location>* configmaps = nullptr);
 
 /// A mig-devices key split as mig-parted reads it ("Cc.Gg.MEMgb[+attrs]", the
@@ -55,8 +56,9 @@ struct mig_device {
 
 /// Resolves `key` on `gpu`: its GI profile by current name, else by a former
 /// one (a warning), else unknown (the message of resolve_profile, with the
-/// model and a did-you-mean); then its CI profile, if it names one.
-mig_device resolve_mig_device(const gpu_model& gpu, std::string_view key);
+/// model, the `models` that have it, and a did-you-mean); then its CI
+/// profile, if it names one.
+mig_device resolve_mig_device(model_list models, const gpu_model& gpu, std::string_view key);
 
 /// The GPU instances an entry's `mig-devices` give a GPU of `gpu`, as
 /// mig-parted makes them (SetMigConfig, pkg/mig/config/config.go): one GI per
@@ -77,6 +79,6 @@ struct mig_parted_gis {
   /// `error` stays empty, and this is the total reached.
   long long too_many = 0;
 };
-mig_parted_gis entry_instances(const gpu_model& gpu, const geometry_spec& entry);
+mig_parted_gis entry_instances(model_list models, const gpu_model& gpu, const geometry_spec& entry);
 
 }  // namespace migplan::cli::check

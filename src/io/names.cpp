@@ -10,7 +10,6 @@
 #include <migplan/lookup.hpp>
 #include <numeric>
 
-#include "models.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -51,9 +50,9 @@ constexpr std::size_t min_contained_length = 3;
 // "h100", "gh200", "A100-SXM4"), or, when none does, contains it ("80gb",
 // "pcie", "nvl"). A model's own family comes first, so "h100" means the
 // three H100 boards rather than the nearest spellings (h200, h20, b200).
-std::vector<std::string> partial_matches(std::string_view name) {
+std::vector<std::string> partial_matches(model_list models, std::string_view name) {
   std::vector<std::string> prefix, contained;
-  for (const gpu_model* m : all_models()) {
+  for (const gpu_model* m : models) {
     const gpu_model& g = *m;
     bool starts = istarts_with(g.slug, name), within = icontains(g.slug, name);
     for (std::string_view n : g.smi_names) {
@@ -127,27 +126,27 @@ bool parse_pci_id(std::string_view text, std::uint32_t& out) {
   return true;
 }
 
-result<const gpu_model*> resolve_gpu(std::string_view text) {
+result<const gpu_model*> resolve_gpu(model_list models, std::string_view text) {
   const std::string_view t = trim(text);
   if (t.empty()) return error{"empty gpu name"};
-  if (const gpu_model* g = find_model(all_models(), t)) return g;
-  if (const gpu_model* g = find_model_by_smi_name(all_models(), t)) return g;
+  if (const gpu_model* g = find_model(models, t)) return g;
+  if (const gpu_model* g = find_model_by_smi_name(models, t)) return g;
   // A partial name before a PCI ID: "a100" is four hex digits, but people
   // typing it mean the A100s, not device 0xA10010DE.
   const std::string_view name = trim(detail::strip_vendor(t));
-  const std::vector<std::string> family = partial_matches(name);
+  const std::vector<std::string> family = partial_matches(models, name);
   if (family.size() > 1)
     return error{fmt::format("gpu {} is ambiguous: {}; pass one of them", quote_token(t),
                              fmt::join(family, ", "))};
   std::uint32_t id = 0;
   const bool pci = family.empty() && parse_pci_id(t, id);
   if (pci)
-    if (const gpu_model* g = find_model_by_pci(all_models(), id)) return g;
+    if (const gpu_model* g = find_model_by_pci(models, id)) return g;
   std::vector<std::string> near = family;
   if (near.empty()) {
     // Near a slug or an nvidia-smi name; suggested by slug, each model once.
     std::vector<std::string> names, slugs;
-    for (const gpu_model* g : all_models()) {
+    for (const gpu_model* g : models) {
       names.emplace_back(g->slug);
       slugs.emplace_back(g->slug);
       for (std::string_view n : g->smi_names) {
@@ -199,29 +198,29 @@ std::string circulating_name_text(const gpu_model& gpu, int p, std::string_view 
       pr.name, gpu.slug, pr.id, c->note);
 }
 
-std::string former_name_note(std::string_view name) {
+std::string former_name_note(model_list models, std::string_view name) {
   name = strip_profile_name(name);
-  for (const gpu_model* g : all_models())
+  for (const gpu_model* g : models)
     if (const int p = find_profile_by_former_name(*g, name); p >= 0)
       return former_name_text(
           *g, p, find_former_name(g->profiles[static_cast<std::size_t>(p)], name)->name);
   // Quoted as the data spells it, as former names are, not as typed.
-  for (const gpu_model* g : all_models())
+  for (const gpu_model* g : models)
     if (const int p = find_profile_by_circulating_name(*g, name); p >= 0)
       return circulating_name_text(
           *g, p, find_circulating_name(g->profiles[static_cast<std::size_t>(p)], name)->name);
   return {};
 }
 
-std::vector<std::string> all_profile_names() {
+std::vector<std::string> all_profile_names(model_list models) {
   std::vector<std::string> out;
-  for (const gpu_model* g : all_models())
+  for (const gpu_model* g : models)
     for (const profile& p : g->profiles)
       if (std::find(out.begin(), out.end(), p.name) == out.end()) out.emplace_back(p.name);
   return out;
 }
 
-result<int> resolve_profile(const gpu_model& gpu, std::string_view text) {
+result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string_view text) {
   const std::string_view name = strip_profile_name(text);
   if (name.empty()) return error{"empty profile name"};
   int id = 0;
@@ -238,7 +237,7 @@ result<int> resolve_profile(const gpu_model& gpu, std::string_view text) {
   std::string msg = fmt::format("unknown profile {} on {}", quote_token(name), gpu.slug);
   // A profile of other models is not a typo: say which, and still offer the nearest here.
   std::vector<std::string> owners;
-  for (const gpu_model* g : all_models())
+  for (const gpu_model* g : models)
     if (find_profile(*g, name) >= 0) owners.emplace_back(g->slug);
   std::vector<std::string> names;
   for (const profile& pr : gpu.profiles) names.emplace_back(pr.name);
@@ -248,7 +247,7 @@ result<int> resolve_profile(const gpu_model& gpu, std::string_view text) {
     return error{msg + " (it is a profile of " + join_or(owners, " and ") +
                  (near.empty() ? "" : "; here, did you mean " + join_or(near) + "?") + ")"};
   }
-  if (const std::string note = former_name_note(name); !note.empty())
+  if (const std::string note = former_name_note(models, name); !note.empty())
     return error{msg + ": " + note};
   if (!hint.empty()) return error{msg + hint};
   return error{msg + "; 'migplan profiles --gpu " + std::string(gpu.slug) + "' lists them"};

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Resolving what people type to catalog entries: GPU models by slug,
+// Resolving what people type to the models of a run (a model_list: the
+// catalog and the models loaded with --gpu-file, models.hpp): GPU models by slug,
 // nvidia-smi name or PCI device ID; profiles by name ("MIG " prefix and case
 // ignored) or profile ID; with "did you mean" suggestions, a model's own
 // family first ("h100": the H100 boards), then by edit distance. Messages
 // quote what was typed through quote_token() (quote.hpp).
 
 #include <migplan/gpu.hpp>
+#include <migplan/lookup.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,13 +39,14 @@ bool parse_pci_id(std::string_view text, std::uint32_t& out);
 /// ambiguous: a100-40gb, a100-80gb; pass one of them"); of one model, an error
 /// suggesting it. A word is a PCI device ID only when no model name matches,
 /// so "a100" is not device 0xA10010DE. Blank text is "empty gpu name".
-result<const gpu_model*> resolve_gpu(std::string_view text);
+result<const gpu_model*> resolve_gpu(model_list models, std::string_view text);
 
 /// The profile name with a leading "MIG " removed and surrounding spaces trimmed.
 std::string_view strip_profile_name(std::string_view text);
 
-/// A profile of `gpu` by name or ID; the error names the nearest valid names.
-result<int> resolve_profile(const gpu_model& gpu, std::string_view text);
+/// A profile of `gpu` by name or ID; the error names the nearest valid names,
+/// and which of `models` have the profile when `gpu` does not.
+result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string_view text);
 
 /// "3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; NOTE)":
 /// `name` must be a former name of profile `p` of `gpu`.
@@ -55,11 +58,11 @@ std::string former_name_text(const gpu_model& gpu, int p, std::string_view name)
 std::string circulating_name_text(const gpu_model& gpu, int p, std::string_view name);
 
 /// A note on a name that is no current profile: former_name_text() for the
-/// first catalog model where `name` is a former name, else
+/// first of `models` where `name` is a former name, else
 /// circulating_name_text() for the first where tools use it; "" when neither.
-std::string former_name_note(std::string_view name);
+std::string former_name_note(model_list models, std::string_view name);
 
-/// Every profile name of every model, unique, for suggestions.
-std::vector<std::string> all_profile_names();
+/// Every profile name of `models`, unique, for suggestions.
+std::vector<std::string> all_profile_names(model_list models);
 
 }  // namespace migplan::cli

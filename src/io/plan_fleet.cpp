@@ -33,7 +33,6 @@
 #include "io/source.hpp"
 #include "io/text_view.hpp"
 #include "messages.hpp"
-#include "models.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -58,11 +57,11 @@ constexpr std::string_view fleet_node_keys[] = {"name", "gpu", "gpus", "comment"
 
 // The model a `gpu` key names; nullptr (and a diagnostic) when `f` is
 // missing or names none.
-const gpu_model* model_of(doc::walker& r, const doc::field* f) {
+const gpu_model* model_of(doc::walker& r, model_list models, const doc::field* f) {
   if (f == nullptr) return nullptr;
   const auto text = r.text(*f, "gpu");
   if (!text) return nullptr;
-  auto g = resolve_gpu(*text);
+  auto g = resolve_gpu(models, *text);
   if (g) return *g;
   r.fail(f->at(), g.error().message);
   return nullptr;
@@ -95,7 +94,7 @@ struct node_head {
   std::string name;
   const gpu_model* gpu = nullptr;
 };
-std::optional<node_head> read_node_head(doc::walker& r, const node& n, int line,
+std::optional<node_head> read_node_head(doc::walker& r, model_list models, const node& n, int line,
                                         std::span<const std::string_view> keys) {
   if (!n.is_map()) {
     r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
@@ -106,7 +105,7 @@ std::optional<node_head> read_node_head(doc::walker& r, const node& n, int line,
   h.fields = r.fields(n, keys, "a node");
   if (const doc::field* f = r.need(h.fields, "name", line, "(the node's name)"))
     h.name = r.name(*f, "node name", max_plan_name_length).value_or("");
-  h.gpu = model_of(r, r.need(h.fields, "gpu", line, gpu_why));
+  h.gpu = model_of(r, models, r.need(h.fields, "gpu", line, gpu_why));
   return h;
 }
 
@@ -120,7 +119,8 @@ bool first_listing(doc::walker& r, std::unordered_map<std::string, int>& names,
   return fresh;
 }
 
-result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown, bool json) {
+result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std::string_view shown,
+                                   bool json) {
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
@@ -129,9 +129,9 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
     return first_error(r);
   const auto top = r.fields(*root, fleet_top_keys, "the top level");
   if (!r.ok() || !r.version(top, "fleet files")) return first_error(r);
-  const doc::field* models = find(top, "models");
+  const doc::field* model_entries = find(top, "models");
   const doc::field* nodes = find(top, "nodes");
-  if (models == nullptr && nodes == nullptr) {
+  if (model_entries == nullptr && nodes == nullptr) {
     r.fail(1, "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
     return first_error(r);
   }
@@ -141,16 +141,16 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
     bool has_nodes;
   };
   std::map<const gpu_model*, model_line> model_at;
-  if (models != nullptr) {
+  if (model_entries != nullptr) {
     const node* list =
-        r.list(*models, "a list of models (gpu, available, cost)", all_models().size(), "models");
+        r.list(*model_entries, "a list of models (gpu, available, cost)", models.size(), "models");
     if (list == nullptr) return first_error(r);
     if (list->size() == 0) {
-      r.fail(models->at(), "'models' is empty: list at least one model");
+      r.fail(model_entries->at(), "'models' is empty: list at least one model");
       return first_error(r);
     }
     for (const node& m : list->kids) {
-      const int line = m.line_or(models->line());
+      const int line = m.line_or(model_entries->line());
       if (!m.is_map()) {
         r.fail(line, fmt::format("each model must be a mapping with 'gpu' (and 'available', "
                                  "'cost'), not {}",
@@ -159,7 +159,7 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
       }
       const auto fs = r.fields(m, fleet_model_keys, "a model");
       fleet_model fm;
-      fm.gpu = model_of(r, r.need(fs, "gpu", line, gpu_why));
+      fm.gpu = model_of(r, models, r.need(fs, "gpu", line, gpu_why));
       if (const doc::field* f = find(fs, "available"))
         fm.available = r.whole(*f, "available", 0, max_model_available);
       if (const doc::field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
@@ -184,7 +184,7 @@ result<plan_fleet> fleet_from_tree(std::string_view text, std::string_view shown
     std::vector<fleet_model> from_nodes;
     for (const node& n : list->kids) {
       const int line = n.line_or(nodes->line());
-      auto head = read_node_head(r, n, line, fleet_node_keys);
+      auto head = read_node_head(r, models, n, line, fleet_node_keys);
       if (!head) return first_error(r);
       fleet_node fn;
       fn.name = std::move(head->name);
@@ -234,8 +234,8 @@ constexpr std::string_view state_instance_keys[] = {"profile", "start", "in_use"
 
 // One instance of a GPU of model `g`; nothing (and a diagnostic) when it is
 // not one.
-std::optional<current_instance> state_instance(doc::walker& r, const node& i, int line,
-                                               const gpu_model& g) {
+std::optional<current_instance> state_instance(doc::walker& r, model_list models, const node& i,
+                                               int line, const gpu_model& g) {
   if (!i.is_map()) {
     r.fail(line, fmt::format("each instance must be a mapping with 'profile' (and 'start', "
                              "'in_use'), not {}",
@@ -246,7 +246,7 @@ std::optional<current_instance> state_instance(doc::walker& r, const node& i, in
   const doc::field* pf = r.need(fs, "profile", line, "(a profile name such as 1g.10gb)");
   const auto name = pf ? r.text(*pf, "profile") : std::nullopt;
   if (!name) return std::nullopt;
-  auto p = resolve_profile(g, *name);
+  auto p = resolve_profile(models, g, *name);
   if (!p) {
     r.fail(pf->at(), p.error().message);
     return std::nullopt;
@@ -269,8 +269,8 @@ std::optional<current_instance> state_instance(doc::walker& r, const node& i, in
   return gi;
 }
 
-std::optional<current_gpu> state_gpu(doc::walker& r, const node& gn, int fallback,
-                                     const current_node& owner) {
+std::optional<current_gpu> state_gpu(doc::walker& r, model_list models, const node& gn,
+                                     int fallback, const current_node& owner) {
   const gpu_model& g = *owner.gpu;
   const int line = gn.line_or(fallback);
   if (!gn.is_map()) {
@@ -295,7 +295,7 @@ std::optional<current_gpu> state_gpu(doc::walker& r, const node& gn, int fallbac
   }
   std::vector<item> items;
   for (const node& i : list->kids) {
-    auto gi = state_instance(r, i, i.line_or(inst->line()), g);
+    auto gi = state_instance(r, models, i, i.line_or(inst->line()), g);
     if (!gi) return std::nullopt;
     items.push_back({gi->profile, gi->start});
     out.instances.push_back(*gi);
@@ -308,8 +308,8 @@ std::optional<current_gpu> state_gpu(doc::walker& r, const node& gn, int fallbac
   return out;
 }
 
-result<std::vector<current_node>> state_from_tree(std::string_view text, std::string_view shown,
-                                                  bool json) {
+result<std::vector<current_node>> state_from_tree(model_list models, std::string_view text,
+                                                  std::string_view shown, bool json) {
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
@@ -328,7 +328,7 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
   std::unordered_map<std::string, int> names;
   for (const node& n : list->kids) {
     const int line = n.line_or(nodes->line());
-    auto head = read_node_head(r, n, line, state_node_keys);
+    auto head = read_node_head(r, models, n, line, state_node_keys);
     if (!head) return first_error(r);
     const auto& fs = head->fields;
     current_node cn;
@@ -354,7 +354,7 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
     }
     std::map<int, int> index_line;
     for (const node& gn : gpus->kids) {
-      auto g = state_gpu(r, gn, gf->line(), cn);
+      auto g = state_gpu(r, models, gn, gf->line(), cn);
       if (!g) return first_error(r);
       const int gline = gn.line_or(gf->line());
       auto [at_index, new_index] = index_line.try_emplace(g->index, gline);
@@ -373,20 +373,21 @@ result<std::vector<current_node>> state_from_tree(std::string_view text, std::st
 
 }  // namespace
 
-result<plan_fleet> parse_fleet(std::string_view text, std::string_view shown, bool json) {
-  return fleet_from_tree(text, shown, json);
+result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::string_view shown,
+                               bool json) {
+  return fleet_from_tree(models, text, shown, json);
 }
 
-result<plan_fleet> read_fleet(const std::string& path, std::istream& in) {
+result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in) {
   auto text = read_plan_file(path, in);
   if (!text) return text.error();
-  return parse_fleet(*text, shown_path(path),
+  return parse_fleet(models, *text, shown_path(path),
                      plan_format_of(path, *text) == plan_file_format::json);
 }
 
-result<std::vector<current_node>> parse_state(std::string_view text, std::string_view shown,
-                                              bool json) {
-  return state_from_tree(text, shown, json);
+result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
+                                              std::string_view shown, bool json) {
+  return state_from_tree(models, text, shown, json);
 }
 
 }  // namespace migplan::cli

@@ -29,7 +29,6 @@
 #include "io/size.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
-#include "models.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -83,14 +82,14 @@ constexpr std::string_view demand_columns[] = {"name",   "count",          "prof
 // A compute-instance profile name ("1c.3g.20gb") that some catalog model's GPU
 // instance offers, as the catalog spells it; an empty error when `name` is not of
 // the form Nc.GI with GI a profile some model has, else why no model offers it.
-result<std::string> demand_ci_profile(std::string_view name) {
+result<std::string> demand_ci_profile(model_list models, std::string_view name) {
   const std::size_t dot = name.find('.');
   if (dot < 2 || dot == std::string_view::npos || (name[dot - 1] != 'c' && name[dot - 1] != 'C'))
     return error{""};
   const std::string_view gi_name = name.substr(dot + 1);
   std::vector<std::string> offered;
   bool gi_known = false;
-  for (const gpu_model* g : all_models()) {
+  for (const gpu_model* g : models) {
     const int p = find_profile(*g, gi_name);
     if (p < 0) continue;
     gi_known = true;
@@ -113,7 +112,7 @@ result<std::string> demand_ci_profile(std::string_view name) {
 
 // A profile name as a demand item gives it: a name some catalog model has,
 // returned as the catalog spells it; else why not.
-result<std::string> demand_profile(std::string_view text) {
+result<std::string> demand_profile(model_list models, std::string_view text) {
   const std::string_view name = strip_profile_name(text);
   if (name.empty()) return error{"profile is empty"};
   if (std::all_of(name.begin(), name.end(),
@@ -122,7 +121,7 @@ result<std::string> demand_profile(std::string_view text) {
         fmt::format("profile {} is a profile ID, and IDs differ between models: name "
                     "the profile (such as 1g.10gb)",
                     q(name))};
-  for (const gpu_model* g : all_models())
+  for (const gpu_model* g : models)
     if (const int p = find_profile(*g, name); p >= 0)
       return std::string(g->profiles[static_cast<std::size_t>(p)].name);
   if (const std::size_t at_sign = name.find('@'); at_sign != std::string_view::npos)
@@ -136,17 +135,17 @@ result<std::string> demand_profile(std::string_view text) {
                     "ask for compute instances as items of their own, such as "
                     "3x1c.3g.20gb",
                     q(name))};
-  if (auto ci = demand_ci_profile(name))
+  if (auto ci = demand_ci_profile(models, name))
     return ci;
   else if (!ci.error().message.empty())
     return ci.error();
   const std::string lowered = lower(name);
   if (const std::string why = check::mig_profile_format_error(lowered); !why.empty())
     return error{fmt::format("invalid profile name {}: {}{}", q(name), why,
-                             suggest(name, all_profile_names()))};
-  if (const std::string note = former_name_note(name); !note.empty())
+                             suggest(name, all_profile_names(models)))};
+  if (const std::string note = former_name_note(models, name); !note.empty())
     return error{fmt::format("unknown profile {}: {}", q(name), note)};
-  const std::string hint = suggest(name, all_profile_names());
+  const std::string hint = suggest(name, all_profile_names(models));
   return error{fmt::format("unknown profile {}: no model has it{}", q(name),
                            hint.empty() ? "; 'migplan profiles' lists them" : hint)};
 }
@@ -159,7 +158,7 @@ struct demand_parts {
 };
 
 // The item `parts` describe, or why it is not one.
-result<demand_item> make_demand(const demand_parts& parts) {
+result<demand_item> make_demand(model_list models, const demand_parts& parts) {
   demand_item d;
   if (!parts.count) return error{"the item has no count"};
   if (parts.profile && parts.memory)
@@ -171,7 +170,7 @@ result<demand_item> make_demand(const demand_parts& parts) {
     if (parts.slices || parts.sms)
       return error{fmt::format("{} is only for items sized by memory: a profile fixes its own",
                                parts.slices ? "compute_slices" : "sms")};
-    auto p = demand_profile(*parts.profile);
+    auto p = demand_profile(models, *parts.profile);
     if (!p) return p.error();
     d.profile = *p;
     d.name = parts.name ? *parts.name : d.profile;
@@ -201,8 +200,8 @@ bool add_demand(doc::walker& r, std::vector<demand_item>& out, std::map<std::str
   return true;
 }
 
-result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::string_view shown,
-                                                  bool json) {
+result<std::vector<demand_item>> demand_from_tree(model_list models, std::string_view text,
+                                                  std::string_view shown, bool json) {
   doc::walker r(shown);
   const auto root = doc::read_document(text, shown, json,
                                        plan_budget("demand", max_demand_items, "demand items"));
@@ -238,7 +237,7 @@ result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::st
     if (const doc::field* f = find(fs, "profile")) {
       parts.profile = r.text(*f, "profile");
       if (parts.profile)
-        if (auto p = demand_profile(*parts.profile); !p) r.fail(f->at(), p.error().message);
+        if (auto p = demand_profile(models, *parts.profile); !p) r.fail(f->at(), p.error().message);
     }
     if (const doc::field* f = find(fs, "memory")) {
       parts.memory = r.text(*f, "memory");
@@ -250,14 +249,15 @@ result<std::vector<demand_item>> demand_from_tree(std::string_view text, std::st
       parts.slices = r.whole(*f, "compute_slices", 1, max_demand_slices);
     if (const doc::field* f = find(fs, "sms")) parts.sms = r.whole(*f, "sms", 1, max_demand_sms);
     if (!r.ok()) return first_error(r);
-    auto d = make_demand(parts);
+    auto d = make_demand(models, parts);
     if (!d) r.fail(line, d.error().message);
     if (!r.ok() || !add_demand(r, out, lines, std::move(*d), line)) return first_error(r);
   }
   return out;
 }
 
-result<std::vector<demand_item>> demand_from_csv(std::string_view text, std::string_view shown) {
+result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_view text,
+                                                 std::string_view shown) {
   doc::walker r(shown);
   const auto fail = [&](int line, std::string message) {
     r.fail(line, std::move(message));
@@ -336,7 +336,7 @@ result<std::vector<demand_item>> demand_from_csv(std::string_view text, std::str
         parts.memory = v;
     }
     if (!r.ok()) return first_error(r);
-    auto d = make_demand(parts);
+    auto d = make_demand(models, parts);
     if (!d) return fail(line_no, d.error().message);
     if (!add_demand(r, out, lines, std::move(*d), line_no)) return first_error(r);
   }
@@ -422,19 +422,20 @@ result<std::string> read_plan_file(const std::string& path, std::istream& in, st
   return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
 }
 
-result<std::vector<demand_item>> parse_demand(std::string_view text, std::string_view shown,
-                                              plan_file_format format) {
-  if (format == plan_file_format::csv) return demand_from_csv(text, shown);
-  return demand_from_tree(text, shown, format == plan_file_format::json);
+result<std::vector<demand_item>> parse_demand(model_list models, std::string_view text,
+                                              std::string_view shown, plan_file_format format) {
+  if (format == plan_file_format::csv) return demand_from_csv(models, text, shown);
+  return demand_from_tree(models, text, shown, format == plan_file_format::json);
 }
 
-result<std::vector<demand_item>> read_demand(const std::string& path, std::istream& in) {
+result<std::vector<demand_item>> read_demand(model_list models, const std::string& path,
+                                             std::istream& in) {
   auto text = read_plan_file(path, in);
   if (!text) return text.error();
-  return parse_demand(*text, shown_path(path), plan_format_of(path, *text));
+  return parse_demand(models, *text, shown_path(path), plan_format_of(path, *text));
 }
 
-result<demand_item> parse_demand_word(std::string_view word) {
+result<demand_item> parse_demand_word(model_list models, std::string_view word) {
   std::string_view rest = word;
   long long count = 1;
   // A count is digits before the 'x', a sign allowed so that "-3x1g.10gb"
@@ -484,7 +485,7 @@ result<demand_item> parse_demand_word(std::string_view word) {
   } else {
     parts.profile = std::string(rest);
   }
-  auto d = make_demand(parts);
+  auto d = make_demand(models, parts);
   if (!d) return d.error();
   return d;
 }

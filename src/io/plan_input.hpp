@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <migplan/lookup.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,18 +66,19 @@ result<std::string> read_plan_file(const std::string& path, std::istream& in,
 /// with memory optionally compute_slices and sms), then one item a line;
 /// blank lines and lines starting with '#' are skipped. `shown` names the
 /// file in messages. Profiles are checked for syntax and for being a profile
-/// of some catalog model (stored as the catalog spells them); memory is
+/// of one of `models` (stored as the model spells them); memory is
 /// parsed to MiB. Never throws.
-result<std::vector<demand_item>> parse_demand(std::string_view text, std::string_view shown,
-                                              plan_file_format format);
+result<std::vector<demand_item>> parse_demand(model_list models, std::string_view text,
+                                              std::string_view shown, plan_file_format format);
 
 /// read_plan_file() then parse_demand(), the format told by plan_format_of().
-result<std::vector<demand_item>> read_demand(const std::string& path, std::istream& in);
+result<std::vector<demand_item>> read_demand(model_list models, const std::string& path,
+                                             std::istream& in);
 
 /// One demand item as typed on the command line: `[Nx]PROFILE` or
 /// `[Nx]mem=SIZE[:sms=N][:slices=N]` ("20xmem=30GiB:sms=40"); N from 1 to
 /// max_demand_count. The item's `where` is empty.
-result<demand_item> parse_demand_word(std::string_view word);
+result<demand_item> parse_demand_word(model_list models, std::string_view word);
 
 /// A fleet file, read.
 struct plan_fleet {
@@ -88,19 +90,20 @@ struct plan_fleet {
 
 /// Parses a fleet file (YAML or JSON): `version: 1`, then `nodes:` [{name,
 /// gpu, gpus}] and/or `models:` [{gpu, available?, cost?}]. Node names are
-/// unique; every model resolves (resolve_gpu, with did-you-mean). Never throws.
-result<plan_fleet> parse_fleet(std::string_view text, std::string_view shown, bool json);
+/// unique; every model resolves among `models` (resolve_gpu, with did-you-mean). Never throws.
+result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::string_view shown,
+                               bool json);
 
 /// read_plan_file() then parse_fleet().
-result<plan_fleet> read_fleet(const std::string& path, std::istream& in);
+result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in);
 
 /// Parses migplan's state file (YAML or JSON): `version: 1`, `nodes:`
 /// [{name, gpu, label?, gpus: [{index, label?, instances: [{profile, start?,
 /// in_use?}]}]}]. Each GPU's instances must be a legal layout on the node's
 /// model (profile names resolve on it, starts are allowed starts, and the
 /// whole set fits, as the core's search decides). Never throws.
-result<std::vector<current_node>> parse_state(std::string_view text, std::string_view shown,
-                                              bool json);
+result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
+                                              std::string_view shown, bool json);
 
 /// The fleet as kubectl and mig-parted describe it.
 struct kube_state {
@@ -120,9 +123,9 @@ struct kube_state {
 /// from the label's entries in the config, counts only (starts are
 /// item::any_start, nothing is marked in use). doc/plan-files.md has the
 /// rules. Never throws.
-result<kube_state> parse_kube_state(std::string_view nodes_json, std::string_view nodes_shown,
-                                    std::string_view config_text, std::string_view config_shown,
-                                    bool config_json);
+result<kube_state> parse_kube_state(model_list models, std::string_view nodes_json,
+                                    std::string_view nodes_shown, std::string_view config_text,
+                                    std::string_view config_shown, bool config_json);
 
 /// True when `text` is kubectl's JSON for nodes: a JSON object whose `kind`
 /// is List, NodeList or Node. Reads no further than it must.
@@ -131,7 +134,7 @@ bool looks_like_kube_nodes(std::string_view text);
 /// `--current FILE [--mig-config CONFIG]`: kubectl's nodes (which need
 /// `config_path`) or migplan's state file (which must come without it).
 /// "-" reads `in` (for one of the two at most).
-result<kube_state> read_current_state(const std::string& path, const std::string& config_path,
-                                      std::istream& in);
+result<kube_state> read_current_state(model_list models, const std::string& path,
+                                      const std::string& config_path, std::istream& in);
 
 }  // namespace migplan::cli

@@ -57,22 +57,22 @@ result<double> parse_positive(std::string_view what, std::string_view text, doub
 }
 
 // The fleet model `name` resolves to, among the candidates; the error names them.
-result<fleet_model*> candidate(std::string_view option, std::string_view name,
-                               std::vector<fleet_model>& models) {
-  auto g = resolve_gpu(name);
+result<fleet_model*> candidate(model_list models, std::string_view option, std::string_view name,
+                               std::vector<fleet_model>& fleet) {
+  auto g = resolve_gpu(models, name);
   if (!g) return error{fmt::format("{}: {}", option, g.error().message)};
-  for (fleet_model& m : models)
+  for (fleet_model& m : fleet)
     if (m.gpu == *g) return &m;
   std::vector<std::string> slugs;
-  for (const fleet_model& m : models) slugs.emplace_back(m.gpu->slug);
+  for (const fleet_model& m : fleet) slugs.emplace_back(m.gpu->slug);
   return error{fmt::format("{} names {}, which is not a model of the fleet ({})", option,
                            (*g)->slug, fmt::join(slugs, ", "))};
 }
 
 }  // namespace
 
-result<plan_request> plan_request_of(const plan_request_options& o, std::istream& in,
-                                     std::vector<std::string>& notes) {
+result<plan_request> plan_request_of(model_list models, const plan_request_options& o,
+                                     std::istream& in, std::vector<std::string>& notes) {
   plan_request req;
   const int sources =
       (o.gpus.empty() ? 0 : 1) + (o.fleet.empty() ? 0 : 1) + (o.current.empty() ? 0 : 1);
@@ -88,12 +88,12 @@ result<plan_request> plan_request_of(const plan_request_options& o, std::istream
 
   // Demand: the file's items, then the command line's.
   if (!o.demand.empty()) {
-    auto d = read_demand(o.demand, in);
+    auto d = read_demand(models, o.demand, in);
     if (!d) return d.error();
     req.demand = std::move(*d);
   }
   for (const std::string& w : o.items) {
-    auto d = parse_demand_word(w);
+    auto d = parse_demand_word(models, w);
     if (!d) return d.error();
     for (const demand_item& e : req.demand)
       if (e.name == d->name)
@@ -109,7 +109,7 @@ result<plan_request> plan_request_of(const plan_request_options& o, std::istream
   // Fleet.
   if (!o.gpus.empty()) {
     for (const std::string& name : o.gpus) {
-      auto g = resolve_gpu(name);
+      auto g = resolve_gpu(models, name);
       if (!g) return error{g.error().message};
       if (std::any_of(req.models.begin(), req.models.end(),
                       [&](const fleet_model& m) { return m.gpu == *g; }))
@@ -117,12 +117,12 @@ result<plan_request> plan_request_of(const plan_request_options& o, std::istream
       req.models.push_back({*g, std::nullopt, 1.0});
     }
   } else if (!o.fleet.empty()) {
-    auto f = read_fleet(o.fleet, in);
+    auto f = read_fleet(models, o.fleet, in);
     if (!f) return f.error();
     req.models = std::move(f->models);
     req.nodes = std::move(f->nodes);
   } else if (!o.current.empty()) {
-    auto s = read_current_state(o.current, o.mig_config, in);
+    auto s = read_current_state(models, o.current, o.mig_config, in);
     if (!s) return s.error();
     notes.insert(notes.end(), s->notes.begin(), s->notes.end());
     for (const current_node& n : s->nodes)
@@ -144,7 +144,7 @@ result<plan_request> plan_request_of(const plan_request_options& o, std::istream
   for (const std::string& a : o.available) {
     auto kv = split_assignment("--available", a, "MODEL=N (h100-80gb=16)");
     if (!kv) return kv.error();
-    auto m = candidate("--available", kv->first, req.models);
+    auto m = candidate(models, "--available", kv->first, req.models);
     if (!m) return m.error();
     if (!with_available.insert(*m).second)
       return error{fmt::format("--available {} is given twice", (*m)->gpu->slug)};
@@ -156,7 +156,7 @@ result<plan_request> plan_request_of(const plan_request_options& o, std::istream
   for (const std::string& c : o.costs) {
     auto kv = split_assignment("--cost", c, "MODEL=X (h100-80gb=2.5)");
     if (!kv) return kv.error();
-    auto m = candidate("--cost", kv->first, req.models);
+    auto m = candidate(models, "--cost", kv->first, req.models);
     if (!m) return m.error();
     if (!with_cost.insert(*m).second)
       return error{fmt::format("--cost {} is given twice", (*m)->gpu->slug)};

@@ -6,6 +6,7 @@
 // --available, --cost and --time-limit, each checked, into one plan_request.
 
 #include <iosfwd>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +35,9 @@ struct plan_request_options {
 
 /// Builds the request from the options, reading the files they name (`in`
 /// for '-'); the error is the whole message. The notes of the state reader
-/// (a node it skips, say) are appended to `notes`, one message each.
-result<plan_request> plan_request_of(const plan_request_options& o, std::istream& in,
-                                     std::vector<std::string>& notes);
+/// (a node it skips, say) are appended to `notes`, one message each. Model
+/// and profile names resolve among `models`.
+result<plan_request> plan_request_of(model_list models, const plan_request_options& o,
+                                     std::istream& in, std::vector<std::string>& notes);
 
 }  // namespace migplan::cli

@@ -10,7 +10,6 @@
 
 #include "io/ci_request.hpp"
 #include "io/names.hpp"
-#include "models.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -135,7 +134,8 @@ result<std::vector<token>> parse_items(std::span<const std::string> words) {
   return out;
 }
 
-result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const token> tokens) {
+result<std::vector<item>> resolve_items(model_list models, const gpu_model& gpu,
+                                        std::span<const token> tokens) {
   long long total = 0;
   for (const token& t : tokens) total += t.count;  // each count is at most max_item_count
   if (total > max_request_instances)
@@ -148,7 +148,7 @@ result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const to
     if (!t.cis.empty() || t.ci)
       return error{fmt::format("{} names compute instances, which are not accepted here",
                                quote_token(t.text))};
-    auto p = resolve_profile(gpu, t.profile);
+    auto p = resolve_profile(models, gpu, t.profile);
     if (!p) return p.error();
     int start = item::any_start;
     if (t.start) {
@@ -162,14 +162,14 @@ result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const to
   return out;
 }
 
-std::vector<const gpu_model*> candidate_models(std::span<const token> tokens) {
+std::vector<const gpu_model*> candidate_models(model_list models, std::span<const token> tokens) {
   // Best-verified models first, so an answer shared by several is shown on
   // the one whose tables are captured rather than inferred.
   std::vector<const gpu_model*> out;
-  for (const gpu_model* g : all_models()) {
+  for (const gpu_model* g : models) {
     bool all = true;
     for (const token& t : tokens)
-      if (!resolve_profile(*g, t.profile)) {
+      if (!resolve_profile(models, *g, t.profile)) {
         all = false;
         break;
       }
@@ -181,17 +181,17 @@ std::vector<const gpu_model*> candidate_models(std::span<const token> tokens) {
   return out;
 }
 
-error no_common_model(std::span<const token> tokens) {
-  std::vector<std::string> names = all_profile_names();
+error no_common_model(model_list models, std::span<const token> tokens) {
+  std::vector<std::string> names = all_profile_names(models);
   std::string owners_list;
   for (const token& t : tokens) {
     std::vector<std::string> owners;
-    for (const gpu_model* g : all_models())
-      if (resolve_profile(*g, t.profile)) owners.emplace_back(g->slug);
+    for (const gpu_model* g : models)
+      if (resolve_profile(models, *g, t.profile)) owners.emplace_back(g->slug);
     const std::string_view name = strip_profile_name(t.profile);
     if (owners.empty()) {
       std::string msg = fmt::format("unknown profile {}", quote_token(name));
-      if (const std::string note = former_name_note(name); !note.empty())
+      if (const std::string note = former_name_note(models, name); !note.empty())
         return error{msg + ": " + note};
       return error{msg + did_you_mean(name, names) + "; 'migplan profiles' lists them"};
     }

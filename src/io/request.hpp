@@ -8,6 +8,7 @@
 
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -63,12 +64,13 @@ std::vector<std::string> split_items(std::string_view line);
 
 /// Resolves tokens against a model: profile names or IDs, starts in range. GPU instances
 /// only: a token with CIs is an error here (io/ci_request.hpp resolves those).
-result<std::vector<item>> resolve_items(const gpu_model& gpu, std::span<const token> tokens);
+result<std::vector<item>> resolve_items(model_list models, const gpu_model& gpu,
+                                        std::span<const token> tokens);
 
 /// The models on which every token's profile resolves (names exactly, or IDs).
-std::vector<const gpu_model*> candidate_models(std::span<const token> tokens);
+std::vector<const gpu_model*> candidate_models(model_list models, std::span<const token> tokens);
 
 /// A message for tokens that resolve on no single model, naming what is wrong.
-error no_common_model(std::span<const token> tokens);
+error no_common_model(model_list models, std::span<const token> tokens);
 
 }  // namespace migplan::cli

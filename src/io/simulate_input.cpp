@@ -24,7 +24,8 @@ constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "
 
 // The models --gpu and --fleet name, in order, each once: --gpu's, then the
 // fleet file's models and its nodes' models.
-result<std::vector<simulate_model>> models_named(const simulate_options& o, std::istream& in) {
+result<std::vector<simulate_model>> models_named(model_list models, const simulate_options& o,
+                                                 std::istream& in) {
   std::vector<simulate_model> out;
   const auto add = [&](const gpu_model* g, std::optional<long long> available) {
     auto it =
@@ -35,12 +36,12 @@ result<std::vector<simulate_model>> models_named(const simulate_options& o, std:
       it->available = available;
   };
   for (const std::string& name : o.gpu) {
-    auto g = resolve_gpu(name);
+    auto g = resolve_gpu(models, name);
     if (!g) return error{"--gpu: " + g.error().message};
     add(*g, std::nullopt);
   }
   if (!o.fleet.empty()) {
-    auto f = read_fleet(o.fleet, in);
+    auto f = read_fleet(models, o.fleet, in);
     if (!f) return f.error();
     for (const fleet_model& m : f->models) add(m.gpu, m.available);
     for (const fleet_node& n : f->nodes) add(n.gpu, std::nullopt);
@@ -58,11 +59,11 @@ result<std::vector<simulate_model>> models_named(const simulate_options& o, std:
 }
 
 // The fleet as --current describes it, of one model.
-result<fleet_now> current_fleet_of(const simulate_options& o, std::istream& in,
+result<fleet_now> current_fleet_of(model_list models, const simulate_options& o, std::istream& in,
                                    std::vector<std::string>& notes) {
   fleet_now_source src = o.current;
   if (!o.gpu.empty()) src.gpu = o.gpu.front();
-  auto f = read_fleet_now(src, in);
+  auto f = read_fleet_now(models, src, in);
   if (!f) return f.error();
   for (const fleet_now_node& n : f->nodes)
     if (n.gpu != f->nodes.front().gpu)
@@ -106,18 +107,18 @@ std::optional<std::string> option_conflict(const simulate_options& o) {
   return std::nullopt;
 }
 
-result<simulate_request> read_simulate_request(const simulate_options& o, std::istream& in,
-                                               std::vector<std::string>& notes) {
+result<simulate_request> read_simulate_request(model_list models, const simulate_options& o,
+                                               std::istream& in, std::vector<std::string>& notes) {
   simulate_request r;
   // The fleet as it is (--current), or the models to replay and size.
   if (!o.current.current.empty()) {
-    auto f = current_fleet_of(o, in, notes);
+    auto f = current_fleet_of(models, o, in, notes);
     if (!f) return f.error();
     r.models.push_back({f->nodes.front().gpu, std::nullopt});
     r.now = std::move(*f);
     r.current_shown = plan_io::shown_path(o.current.current);
   } else {
-    auto m = models_named(o, in);
+    auto m = models_named(models, o, in);
     if (!m) return m.error();
     r.models = std::move(*m);
   }
@@ -153,7 +154,7 @@ result<simulate_request> read_simulate_request(const simulate_options& o, std::i
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
 
-  auto pods = read_trace(o.trace, in);
+  auto pods = read_trace(models, o.trace, in);
   if (!pods) return pods.error();
   r.pods = std::move(*pods);
   r.trace_shown = plan_io::shown_path(o.trace);

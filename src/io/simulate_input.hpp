@@ -5,6 +5,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,7 +40,8 @@ std::optional<std::string> option_conflict(const simulate_options& o);
 /// The request `o` makes, its files read (standard input is `in`); notes on
 /// the fleet as it is (MIG off, starts inferred) go to `notes`. An error is
 /// the whole message: a bad value, a file that cannot be read or is wrong.
-result<simulate_request> read_simulate_request(const simulate_options& o, std::istream& in,
-                                               std::vector<std::string>& notes);
+/// Model names resolve among `models`.
+result<simulate_request> read_simulate_request(model_list models, const simulate_options& o,
+                                               std::istream& in, std::vector<std::string>& notes);
 
 }  // namespace migplan::cli

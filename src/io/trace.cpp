@@ -53,7 +53,7 @@ struct parsed_item {
   int instances = 1;
 };
 
-result<parsed_item> parse_trace_item(std::string_view word) {
+result<parsed_item> parse_trace_item(model_list models, std::string_view word) {
   if (word.empty())
     return error{
         "the item is empty: give a profile (such as 1g.10gb), "
@@ -72,7 +72,7 @@ result<parsed_item> parse_trace_item(std::string_view word) {
     out.need = trace_need::whole;
     return out;
   }
-  auto d = parse_demand_word(rest);
+  auto d = parse_demand_word(models, rest);
   if (!d) return d.error();
   if (d->count > max_pod_instances)
     return error{fmt::format("{} asks for {} instances in one pod; the most is {}", q(word),
@@ -86,7 +86,8 @@ result<parsed_item> parse_trace_item(std::string_view word) {
 // Reads rows into a trace. Each step returns false once it keeps a problem in
 // the walker (the first is the reader's error).
 struct reader {
-  explicit reader(std::string_view shown) : w(shown) {}
+  reader(model_list known, std::string_view shown) : models(known), w(shown) {}
+  model_list models;  // what an item's profile names resolve among
   doc::walker w;
   std::unordered_map<std::string, parsed_item> items;  // each distinct word parsed once
   long long pods = 0;
@@ -111,7 +112,7 @@ struct reader {
   bool item(doc::position at, std::string_view text, trace_row& row) {
     auto it = items.find(std::string(text));
     if (it == items.end()) {
-      auto p = parse_trace_item(text);
+      auto p = parse_trace_item(models, text);
       if (!p) return fail(at, p.error().message);
       it = items.emplace(std::string(text), std::move(*p)).first;
     }
@@ -210,8 +211,8 @@ bool own_row(reader& r, trace_row& row, auto cell, int line) {
          (cell(3).empty() || r.count(at, cell(3), row)) && r.item(at, cell(4), row);
 }
 
-result<trace> trace_from_csv(std::string_view text, std::string_view shown) {
-  reader r(shown);
+result<trace> trace_from_csv(model_list models, std::string_view text, std::string_view shown) {
+  reader r(models, shown);
   text = skip_bom(text);
   trace out;
   std::vector<std::string> header;
@@ -281,8 +282,9 @@ bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
   return s && r.item(item->at(), *s, row) && r.add(out, std::move(row), line);
 }
 
-result<trace> trace_from_document(std::string_view text, std::string_view shown, bool json) {
-  reader r(shown);
+result<trace> trace_from_document(model_list models, std::string_view text, std::string_view shown,
+                                  bool json) {
+  reader r(models, shown);
   doc::walker& w = r.w;
   doc::budget limits;
   limits.bytes = max_trace_bytes;
@@ -360,15 +362,16 @@ result<std::int64_t> parse_trace_time(std::string_view text) {
          h * 3600 + mi * 60 + std::min(s, 59) - offset;
 }
 
-result<trace> parse_trace(std::string_view text, std::string_view shown, plan_file_format format) {
-  if (format == plan_file_format::csv) return trace_from_csv(text, shown);
-  return trace_from_document(text, shown, format == plan_file_format::json);
+result<trace> parse_trace(model_list models, std::string_view text, std::string_view shown,
+                          plan_file_format format) {
+  if (format == plan_file_format::csv) return trace_from_csv(models, text, shown);
+  return trace_from_document(models, text, shown, format == plan_file_format::json);
 }
 
-result<trace> read_trace(const std::string& path, std::istream& in) {
+result<trace> read_trace(model_list models, const std::string& path, std::istream& in) {
   auto text = read_plan_file(path, in, max_trace_bytes);
   if (!text) return text.error();
-  return parse_trace(*text, plan_io::shown_path(path), plan_format_of(path, *text));
+  return parse_trace(models, *text, plan_io::shown_path(path), plan_format_of(path, *text));
 }
 
 }  // namespace migplan::cli

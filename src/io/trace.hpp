@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <migplan/lookup.hpp>
 #include <string>
 #include <string_view>
 
@@ -34,10 +35,11 @@ inline constexpr std::int64_t max_trace_time = 1'000'000'000'000;
 /// JSON: `version: 1` and `pods:`, a list of {name?, start, end?, count?,
 /// item}. Times are whole seconds or RFC 3339 ("2023-07-01T08:00:00Z").
 /// Never throws.
-result<trace> parse_trace(std::string_view text, std::string_view shown, plan_file_format format);
+result<trace> parse_trace(model_list models, std::string_view text, std::string_view shown,
+                          plan_file_format format);
 
 /// Reads a trace file ("-" reads `in`), the format by plan_format_of().
-result<trace> read_trace(const std::string& path, std::istream& in);
+result<trace> read_trace(model_list models, const std::string& path, std::istream& in);
 
 /// Parses an RFC 3339 time or a whole number of seconds into seconds since
 /// the epoch; the error says what is wrong.

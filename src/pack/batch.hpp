@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <istream>
+#include <migplan/lookup.hpp>
 #include <string>
 
 #include "model/pack.hpp"
@@ -29,6 +30,7 @@ struct batch_result {
 
 /// Answers every request of `in` on `gpu` (or on the models each request's
 /// profiles name, when null), with explanations unless `brief`.
-batch_result run_batch(std::istream& in, const gpu_model* gpu, bool brief, pack_batch_sink& sink);
+batch_result run_batch(model_list models, std::istream& in, const gpu_model* gpu, bool brief,
+                       pack_batch_sink& sink);
 
 }  // namespace migplan::cli::pack

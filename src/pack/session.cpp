@@ -11,7 +11,6 @@
 #include "io/ci_request.hpp"
 #include "io/names.hpp"
 #include "messages.hpp"
-#include "models.hpp"
 
 namespace migplan::cli::pack {
 namespace {
@@ -64,7 +63,7 @@ void session::explain(pack_answer& a) {
   if (a.sol.feasible() || a.compute.rejected) return;
   a.sol.why = migplan::explain(*a.gpu, a.items, a.sol.why);
   a.closest = closest_fits(*a.gpu, a.items, 3, memo(*a.gpu));
-  a.also_fits = fits_elsewhere(*a.gpu, a.items, all_models());
+  a.also_fits = fits_elsewhere(*a.gpu, a.items, models_);
 }
 
 const std::vector<const gpu_model*>& session::candidates(std::span<const token> tokens) {
@@ -81,12 +80,12 @@ const std::vector<const gpu_model*>& session::candidates(std::span<const token> 
   auto it = inferred_.find(key);
   if (it != inferred_.end()) return it->second;
   if (inferred_.size() >= max_inferences) inferred_.clear();
-  return inferred_.emplace(std::move(key), candidate_models(tokens)).first->second;
+  return inferred_.emplace(std::move(key), candidate_models(models_, tokens)).first->second;
 }
 
 outcome session::answer(const gpu_model* gpu, std::span<const token> tokens, bool explain_it) {
   if (gpu != nullptr) {
-    auto req = resolve_request(*gpu, tokens);
+    auto req = resolve_request(models_, *gpu, tokens);
     if (!req) return req.error();
     pack_answer a{gpu, std::move(req->items),  {}, {}, {}, {}, {}, false, {},
                   {},  std::move(req->compute)};
@@ -95,11 +94,11 @@ outcome session::answer(const gpu_model* gpu, std::span<const token> tokens, boo
     return a;
   }
   const auto& models = candidates(tokens);
-  if (models.empty()) return no_common_model(tokens);
+  if (models.empty()) return no_common_model(models_, tokens);
   std::vector<pack_answer> answers;
   std::optional<error> first_error;
   for (const gpu_model* g : models) {
-    auto req = resolve_request(*g, tokens);
+    auto req = resolve_request(models_, *g, tokens);
     if (!req) {
       if (!first_error) first_error = req.error();
       continue;
@@ -198,7 +197,7 @@ result<std::vector<pack_answer>> session::answer_listing(current_listing& listin
   if (!words.empty()) {
     auto tokens = parse_items(words);
     if (!tokens) return tokens.error();
-    auto req = resolve_request(g, *tokens);
+    auto req = resolve_request(models_, g, *tokens);
     if (!req) return req.error();
     added = std::move(req->items);
     added_compute = std::move(req->compute);
@@ -209,7 +208,8 @@ result<std::vector<pack_answer>> session::answer_listing(current_listing& listin
   return out;
 }
 
-emit_plan emit_plan_of(const pack_answer& a, int index, const std::string& node) {
+emit_plan emit_plan_of(model_list models, const pack_answer& a, int index,
+                       const std::string& node) {
   const gpu_model& g = *a.gpu;
   emit_plan plan;
   plan.gpu = &g;
@@ -246,7 +246,7 @@ emit_plan emit_plan_of(const pack_answer& a, int index, const std::string& node)
         break;
       }
   }
-  plan.fallback = find_creation_order(g, occupied, fresh, all_models());
+  plan.fallback = find_creation_order(g, occupied, fresh, models);
   return plan;
 }
 

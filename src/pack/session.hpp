@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <map>
+#include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 #include <optional>
 #include <span>
@@ -37,6 +38,10 @@ struct listing_misfit {
 /// The state one run of `pack` shares across its requests.
 class session {
  public:
+  /// A session over `models` (the catalog and --gpu-file's): where a
+  /// request without a model is inferred, and names resolve.
+  explicit session(model_list models) noexcept : models_(models) {}
+
   /// Answers `tokens` on `gpu`, or, with no gpu, on every model that has
   /// their profiles: one answer when they all answer alike, else an
   /// ambiguity. With `explain` false (--brief) a request that does not fit
@@ -72,6 +77,7 @@ class session {
                                     const std::vector<current_instance>& current,
                                     const std::vector<item>& added);
 
+  model_list models_;
   std::map<const gpu_model*, room_memo> memos_;
   // Candidate models per sorted set of profile names; cleared when full, so
   // memory stays flat over a long batch.
@@ -82,7 +88,8 @@ class session {
 /// What `--emit` realizes of a fitting answer's preferred layout: the new
 /// instances in an order the driver accepts, their compute instances, and
 /// the existing ones; `index` is the GPU nvidia-smi -i targets, `node` the
-/// node of --emit dra.
-emit_plan emit_plan_of(const pack_answer& a, int index, const std::string& node);
+/// node of --emit dra; `models` are those whose observed creation orders
+/// may back the order (core: find_creation_order).
+emit_plan emit_plan_of(model_list models, const pack_answer& a, int index, const std::string& node);
 
 }  // namespace migplan::cli::pack

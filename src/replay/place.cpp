@@ -7,8 +7,6 @@
 #include <migplan/replay.hpp>
 #include <optional>
 
-#include "models.hpp"
-
 namespace migplan::cli {
 
 void rank_places(place_result& r) {
@@ -34,7 +32,7 @@ void rank_places(place_result& r) {
   for (place_policy& p : r.policies) p.ranking = rank_placements(rf, want, held, p.policy, tables);
 }
 
-emit_plan choice_plan(const place_result& r) {
+emit_plan choice_plan(model_list models, const place_result& r) {
   const place_option& c = r.policies.front().ranking.options.front();
   const fleet_now_gpu& pg = r.gpus[static_cast<std::size_t>(c.gpu)];
   const fleet_now_node& node = r.nodes[static_cast<std::size_t>(pg.node)];
@@ -50,7 +48,7 @@ emit_plan choice_plan(const place_result& r) {
   }
   plan.create = {c.where};
   plan.cis.assign(1, {});
-  plan.fallback = find_creation_order(*node.gpu, occupied, plan.create, all_models());
+  plan.fallback = find_creation_order(*node.gpu, occupied, plan.create, models);
   plan.command = "place";
   if (node.name != listing_node) plan.host = node.name;
   return plan;

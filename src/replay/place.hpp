@@ -4,6 +4,8 @@
 // rank_placements), and the instance to create for its first choice.
 #pragma once
 
+#include <migplan/lookup.hpp>
+
 #include "model/emit.hpp"
 #include "model/place.hpp"
 
@@ -14,7 +16,8 @@ namespace migplan::cli {
 void rank_places(place_result& r);
 
 /// What creates the first policy's choice on its GPU (r.placed() must hold):
-/// the GPU's instances stay, the chosen one is created.
-emit_plan choice_plan(const place_result& r);
+/// the GPU's instances stay, the chosen one is created; `models` are those
+/// whose observed creation orders may back the order.
+emit_plan choice_plan(model_list models, const place_result& r);
 
 }  // namespace migplan::cli

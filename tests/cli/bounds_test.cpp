@@ -15,6 +15,7 @@
 
 #include "io/plan_input.hpp"
 #include "io/source.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "run_binary.hpp"
 
@@ -130,29 +131,31 @@ TEST_CASE("a demand list past its limit is refused at the first item too many", 
   for (int i = 0; i < 10'001; ++i)
     json_text += std::string(i == 0 ? "" : ",") + "\n" + R"({"count": 1, "profile": "1g.10gb"})";
   json_text += "]}\n";
-  const auto j = parse_demand(json_text, "d.json", plan_file_format::json);
+  const auto j = parse_demand(builtin_models(), json_text, "d.json", plan_file_format::json);
   REQUIRE(!j);
   CHECK(j.error().message ==
         "d.json:10002: more than 10000 demand items; the most a file may list is 10000");
   // The limit itself is allowed.
-  CHECK(parse_demand(demand_yaml(10'000), "d.yaml", plan_file_format::yaml));
+  CHECK(parse_demand(builtin_models(), demand_yaml(10'000), "d.yaml", plan_file_format::yaml));
 }
 
 TEST_CASE("a list under another key is not held to the demand limit", "[bounds]") {
   std::string text = "version: 1\ncomment: [";
   for (int i = 0; i < 10'001; ++i) text += i == 0 ? "x" : ", x";
   text += "]\ndemand:\n  - {count: 1, profile: 1g.10gb}\n";
-  const auto r = parse_demand(text, "d.yaml", plan_file_format::yaml);
+  const auto r = parse_demand(builtin_models(), text, "d.yaml", plan_file_format::yaml);
   if (!r) CHECK(r.error().message.find("more than 10000") == std::string::npos);
 }
 
 TEST_CASE("yaml aliases are expanded within the reader's budget", "[bounds]") {
   const auto r =
-      parse_demand("version: 1\nitem: &i {count: 2, profile: 1g.10gb}\ndemand:\n  - *i\n  - *i\n",
+      parse_demand(builtin_models(),
+                   "version: 1\nitem: &i {count: 2, profile: 1g.10gb}\ndemand:\n  - *i\n  - *i\n",
                    "d.yaml", plan_file_format::yaml);
   REQUIRE(!r);  // 'item' is no key of a demand file: the alias was read as its mapping
   CHECK(r.error().message.rfind("d.yaml:2: unknown key 'item'", 0) == 0);
   const auto ok = parse_demand(
+      builtin_models(),
       "version: 1\ndemand:\n  - &i {name: a, count: 2, profile: 1g.10gb}\n  - {name: b, count: 3, "
       "profile: &p 3g.40gb}\n  - {count: 1, profile: *p}\n",
       "d.yaml", plan_file_format::yaml);
@@ -212,7 +215,7 @@ TEST_CASE("nesting past a parser's limit is said as nesting", "[bounds]") {
   CHECK(j.err.find("bad file") == std::string::npos);
   CHECK(j.err.find(":2:1: error: invalid json: values nest more than 500 levels deep") !=
         std::string::npos);
-  const auto d = parse_demand(deep, "d.yaml", plan_file_format::yaml);
+  const auto d = parse_demand(builtin_models(), deep, "d.yaml", plan_file_format::yaml);
   REQUIRE(!d);
   CHECK(d.error().message == "d.yaml:1: values nest more than 64 levels deep");
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/request.hpp"
+#include "models.hpp"
 #include "run_binary.hpp"
 
 using migplan::test::run_migplan;
@@ -75,7 +76,7 @@ TEST_CASE("an ITEM splits a GPU instance with brackets or names a CI on its own"
   CHECK(lone->ci->name == "1c.3g.20gb");
   // GPU-instance-only callers refuse them rather than drop the CIs.
   const migplan::gpu_model& a100 = *migplan::find_model("a100-40gb");
-  CHECK(resolve_items(a100, std::vector<token>{*t}).error().message ==
+  CHECK(resolve_items(builtin_models(), a100, std::vector<token>{*t}).error().message ==
         "'2x3g.20gb[2x1c,MIG 1c.3g.20gb]@4' names compute instances, which are not accepted "
         "here");
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/names.hpp"
+#include "models.hpp"
 #include "run_binary.hpp"
 
 using migplan::test::run_migplan;
@@ -471,7 +472,7 @@ TEST_CASE("every gpu name in JSON output is an nvidia-smi name --gpu takes back"
     const std::string name = g["name"].get<std::string>();
     CHECK(name == g["smi_names"][0].get<std::string>());
     // The same lookup --gpu uses, in-process and through the binary.
-    const auto resolved = migplan::cli::resolve_gpu(name);
+    const auto resolved = migplan::cli::resolve_gpu(migplan::cli::builtin_models(), name);
     REQUIRE(resolved);
     CHECK((*resolved)->slug == slug);
     const auto r = run_migplan({"profiles", "--gpu", name, "--json"});

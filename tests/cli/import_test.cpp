@@ -86,7 +86,7 @@ model_spec imported(const capture_pair& p) {
   auto spec = import_model(capture(p.lgip), capture(p.lgipp), settings);
   INFO((spec ? "" : spec.error().message));
   REQUIRE(spec);
-  const auto problem = check_model_spec(*spec, all_models());
+  const auto problem = check_model_spec(*spec, builtin_models());
   INFO((problem ? problem->message : ""));
   REQUIRE_FALSE(problem);
   return std::move(*spec);
@@ -243,7 +243,7 @@ TEST_CASE("an imported model reads back from the JSON import writes", "[import]"
     DYNAMIC_SECTION("model " << pair.model->slug) {
       const model_spec spec = imported(pair);
       const std::string text = render::model_json(spec);
-      auto back = parse_model_file(text, "x.json", all_models());
+      auto back = parse_model_file(text, "x.json", builtin_models());
       INFO((back ? "" : back.error().message));
       REQUIRE(back);
       CHECK(render::model_json(*back) == text);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/check_input.hpp"
+#include "models.hpp"
 #include "run_binary.hpp"
 
 using namespace migplan::cli::check;
@@ -372,7 +373,7 @@ TEST_CASE("the example manifest's config reads and maps back into the file", "[m
   const embedded_config& c = m.configs[0];
   CHECK(c.configmap == "custom-mig-config");
   CHECK(check_exact(file, c) > 100);
-  parsed_input in = parse_check_input(c.text, false);
+  parsed_input in = parse_check_input(migplan::cli::builtin_models(), c.text, false);
   CHECK(in.format == input_format::mig_parted);
   CHECK(in.diagnostics.empty());
   REQUIRE(in.geometries.size() == 2);
@@ -394,7 +395,7 @@ TEST_CASE("a config's diagnostics move to the manifest's lines", "[manifest]") {
       "    mig-configs:\n      a:\n        - devices: all\n          mig-enabled: true\n"
       "          mig-devices: {\"1g.5gbb\": 1}\n          bogus: 1\n";
   const embedded_config c = only_config(t);
-  parsed_input in = parse_check_input(c.text, false);
+  parsed_input in = parse_check_input(migplan::cli::builtin_models(), c.text, false);
   REQUIRE_FALSE(in.diagnostics.empty());
   std::vector<check::diagnostic> ds = in.diagnostics;
   map_diagnostics(ds, c);

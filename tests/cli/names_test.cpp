@@ -15,6 +15,7 @@
 
 #include "io/request.hpp"
 #include "messages.hpp"
+#include "models.hpp"
 #include "quote.hpp"
 #include "render/gpus.hpp"
 #include "run_binary.hpp"
@@ -28,7 +29,7 @@ namespace {
 std::vector<item> items_of(const gpu_model& gpu, std::vector<std::string> words) {
   auto tokens = parse_items(words);
   REQUIRE(tokens);
-  auto items = resolve_items(gpu, *tokens);
+  auto items = resolve_items(builtin_models(), gpu, *tokens);
   REQUIRE(items);
   return *items;
 }
@@ -54,36 +55,36 @@ TEST_CASE("four hex digits that start a model name are a name, not a pci device 
     CHECK(r.err == "migplan: gpu '" + std::string(typed) +
                        "' is ambiguous: a100-40gb, a100-80gb; pass one of them\n");
   }
-  CHECK(resolve_gpu("h100").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "h100").error().message ==
         "gpu 'h100' is ambiguous: h100-80gb, h100-pcie, h100-nvl; pass one of them");
-  CHECK(resolve_gpu("gh200").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "gh200").error().message ==
         "gpu 'gh200' is ambiguous: gh200-96gb, gh200-144gb; pass one of them");
   // A word inside the names, when no name starts with it.
-  CHECK(resolve_gpu("pcie").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "pcie").error().message ==
         "gpu 'pcie' is ambiguous: a100-40gb, a100-80gb, h100-pcie; pass one of them");
-  CHECK(resolve_gpu("rtx").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "rtx").error().message ==
         "gpu 'rtx' is ambiguous: rtx-pro-6000, rtx-pro-5000, rtx-pro-4500; pass one of them");
   // One model: suggested, not silently taken.
-  CHECK(resolve_gpu("rtx pro 5000").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "rtx pro 5000").error().message ==
         "unknown gpu 'rtx pro 5000' (did you mean rtx-pro-5000?); 'migplan gpus' lists them");
-  CHECK(resolve_gpu("gh200-96").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "gh200-96").error().message ==
         "unknown gpu 'gh200-96' (did you mean gh200-96gb?); 'migplan gpus' lists them");
   // Nothing starts with it or contains it: the nearest spellings.
-  CHECK(resolve_gpu("h300").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "h300").error().message ==
         "unknown gpu 'h300' (did you mean h200, b300 or a30?); 'migplan gpus' lists them");
 }
 
 TEST_CASE("a pci device id is still one when no model name matches", "[names][gpu]") {
   for (const char* id : {"0x20B0", "20B010DE", "0x20B010DE", "20b0"}) {
     INFO(id);
-    auto g = resolve_gpu(id);
+    auto g = resolve_gpu(builtin_models(), id);
     REQUIRE(g);
     CHECK((*g)->slug == "a100-40gb");
   }
-  CHECK(resolve_gpu("0xA100").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "0xA100").error().message ==
         "no supported gpu has pci device id 0xA10010DE (see 'migplan gpus')");
   // Hex digits without 0x that are near a name: both readings are named.
-  CHECK(resolve_gpu("b201").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "b201").error().message ==
         "no supported gpu has pci device id 0xB20110DE, and no model is named 'b201' (did you "
         "mean b200, h20 or h200?); 'migplan gpus' lists them");
   const auto r = run_migplan({"profiles", "--gpu", "20B010DE", "--json"});
@@ -236,7 +237,7 @@ TEST_CASE("a huge gpu name is refused quickly and quoted short", "[names][quote]
   CHECK(r.code == 2);
   CHECK(r.err ==
         "migplan: unknown gpu '" + std::string(40, 'h') + "...'; 'migplan gpus' lists them\n");
-  CHECK(resolve_gpu(std::string(5000, 'x') + "a100").error().message ==
+  CHECK(resolve_gpu(builtin_models(), std::string(5000, 'x') + "a100").error().message ==
         "unknown gpu '" + std::string(40, 'x') + "...'; 'migplan gpus' lists them");
 }
 
@@ -263,7 +264,7 @@ TEST_CASE("every name nvidia-smi prints for a supported board resolves to its mo
   };
   for (const board& b : boards) {
     INFO(b.name);
-    const auto g = resolve_gpu(b.name);
+    const auto g = resolve_gpu(builtin_models(), b.name);
     REQUIRE(g);
     CHECK((*g)->slug == b.slug);
   }
@@ -273,7 +274,7 @@ TEST_CASE("every name nvidia-smi prints for a supported board resolves to its mo
   CHECK(r.code == 0);
   CHECK(r.out.find("\"id\": \"rtx-pro-6000\"") != std::string::npos);
   // The 72GB RTX PRO 5000 has another name and no documented table.
-  CHECK_FALSE(resolve_gpu("NVIDIA RTX PRO 5000 72GB Blackwell"));
+  CHECK_FALSE(resolve_gpu(builtin_models(), "NVIDIA RTX PRO 5000 72GB Blackwell"));
   // gpus --json lists every one of them under its model.
   const std::string listed = run_migplan({"gpus", "--json"}).out;
   for (const board& b : boards)
@@ -300,7 +301,7 @@ TEST_CASE("pci ids that NVIDIA's configs give a sibling's table resolve, marked 
   const std::string gpus = run_migplan({"gpus"}).out;
   for (const id_to_model& x : ids) {
     INFO(x.id);
-    const auto g = resolve_gpu(x.id);
+    const auto g = resolve_gpu(builtin_models(), x.id);
     REQUIRE(g);
     CHECK((*g)->slug == x.slug);
     // `migplan gpus` lists it with the '?' of an inferred mapping.
@@ -340,7 +341,7 @@ TEST_CASE("a profile name only third-party tools use names the real profile", "[
   const auto any = run_migplan({"pack", "MIG 7G.79GB"});
   CHECK(any.code == 2);
   CHECK(any.err == "migplan: unknown profile '7G.79GB': " + why + "\n");
-  CHECK(resolve_profile(*find_model("h100-80gb"), "7g.79gb").error().message ==
+  CHECK(resolve_profile(builtin_models(), *find_model("h100-80gb"), "7g.79gb").error().message ==
         "unknown profile '7g.79gb' on h100-80gb: " + why);
   // A mig-parted entry for A100-80GB gets the same hint.
   const std::string config =

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "io/names.hpp"
+#include "models.hpp"
 #include "run_binary.hpp"
 
 using migplan::test::plan_fixture;
@@ -66,13 +67,15 @@ json checked_plan_doc(const migplan::test::run_result& r, int code) {
   std::map<std::size_t, long long> served;
   std::set<std::string> shapes;
   for (const json& g : groups) {
-    const auto model = migplan::cli::resolve_gpu(g["gpu"]["id"].get<std::string>());
+    const auto model = migplan::cli::resolve_gpu(migplan::cli::builtin_models(),
+                                                 g["gpu"]["id"].get<std::string>());
     REQUIRE(model);
     const migplan::gpu_model& m = **model;
     CHECK(shapes.insert(g["gpu"]["id"].dump() + g["instances"].dump()).second);
     std::vector<migplan::item> items;
     for (const json& in : g["instances"]) {
-      const auto p = migplan::cli::resolve_profile(m, in["profile"].get<std::string>());
+      const auto p = migplan::cli::resolve_profile(migplan::cli::builtin_models(), m,
+                                                   in["profile"].get<std::string>());
       REQUIRE(p);
       CHECK(m.profiles[static_cast<std::size_t>(*p)].id == in["profile_id"].get<int>());
       items.push_back({*p, in["start"].get<int>()});

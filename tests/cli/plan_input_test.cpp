@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/ci_request.hpp"
+#include "models.hpp"
 #include "render/plan_emit.hpp"
 #include "run_binary.hpp"
 
@@ -40,7 +41,7 @@ std::string error_of(const result<T>& r) {
 }
 
 std::string demand_error(const std::string& text, plan_file_format f = plan_file_format::yaml) {
-  return error_of(parse_demand(text, "d.yaml", f));
+  return error_of(parse_demand(builtin_models(), text, "d.yaml", f));
 }
 
 // A demand file around one item's lines (each indented by four spaces).
@@ -66,8 +67,8 @@ int profile_of(const gpu_model& g, std::string_view name) {
 // Demand.
 
 TEST_CASE("a yaml demand file gives named and memory-sized items with their lines", "[plan-io]") {
-  const auto d =
-      parse_demand(plan_fixture_text("demand.yaml"), "demand.yaml", plan_file_format::yaml);
+  const auto d = parse_demand(builtin_models(), plan_fixture_text("demand.yaml"), "demand.yaml",
+                              plan_file_format::yaml);
   REQUIRE(d.has_value());
   REQUIRE(d->size() == 4);
   const demand_item& a = (*d)[0];
@@ -92,9 +93,10 @@ TEST_CASE("a yaml demand file gives named and memory-sized items with their line
 }
 
 TEST_CASE("a json demand file reads like its yaml twin", "[plan-io]") {
-  const auto y = parse_demand(plan_fixture_text("demand.yaml"), "y", plan_file_format::yaml);
-  const auto j =
-      parse_demand(plan_fixture_text("demand.json"), "demand.json", plan_file_format::json);
+  const auto y =
+      parse_demand(builtin_models(), plan_fixture_text("demand.yaml"), "y", plan_file_format::yaml);
+  const auto j = parse_demand(builtin_models(), plan_fixture_text("demand.json"), "demand.json",
+                              plan_file_format::json);
   REQUIRE(y.has_value());
   REQUIRE(j.has_value());
   REQUIRE(j->size() == 3);
@@ -109,7 +111,8 @@ TEST_CASE("a json demand file reads like its yaml twin", "[plan-io]") {
 }
 
 TEST_CASE("a csv demand file reads quoted names, default names and memory columns", "[plan-io]") {
-  const auto d = parse_demand(plan_fixture_text("demand.csv"), "demand.csv", plan_file_format::csv);
+  const auto d = parse_demand(builtin_models(), plan_fixture_text("demand.csv"), "demand.csv",
+                              plan_file_format::csv);
   REQUIRE(d.has_value());
   REQUIRE(d->size() == 3);
   CHECK((*d)[0].name == "chat-small");
@@ -118,8 +121,8 @@ TEST_CASE("a csv demand file reads quoted names, default names and memory column
   CHECK((*d)[1].profile == "7g.80gb");
   CHECK((*d)[1].count == 25);
   CHECK((*d)[2].name == "3g.40gb");
-  const auto m =
-      parse_demand(plan_fixture_text("demand-memory.csv"), "m.csv", plan_file_format::csv);
+  const auto m = parse_demand(builtin_models(), plan_fixture_text("demand-memory.csv"), "m.csv",
+                              plan_file_format::csv);
   REQUIRE(m.has_value());
   REQUIRE(m->size() == 2);
   CHECK((*m)[0].memory_mib == 30720);
@@ -142,7 +145,8 @@ TEST_CASE("a demand file's format comes from its extension, or from its text on 
 TEST_CASE("malformed demand files each get one message with their line", "[plan-io]") {
   CHECK(demand_error("version: 1\ndemand: [\n") ==
         "d.yaml:3: invalid yaml: end of sequence flow not found");
-  CHECK(error_of(parse_demand("{\"version\": 1, \"demand\": [\n  {\"count\": 2,}\n]}", "d.json",
+  CHECK(error_of(parse_demand(builtin_models(),
+                              "{\"version\": 1, \"demand\": [\n  {\"count\": 2,}\n]}", "d.json",
                               plan_file_format::json)) ==
         "d.json:2: invalid json: syntax error while parsing object key - unexpected '}'; "
         "expected string literal");
@@ -154,6 +158,7 @@ TEST_CASE("malformed demand files each get one message with their line", "[plan-
   CHECK(demand_error(one_item("count: [3]\n    profile: 1g.10gb")) ==
         "d.yaml:3: count must be a whole number from 1 to 10000000, not a list");
   CHECK(error_of(parse_demand(
+            builtin_models(),
             "{\"version\": 1, \"demand\": [{\"count\": \"3\", \"profile\": \"1g.10gb\"}]}",
             "d.json", plan_file_format::json)) ==
         "d.json:1: count must be a number, not the string \"3\"");
@@ -212,7 +217,7 @@ TEST_CASE("malformed demand files each get one message with their line", "[plan-
 
 TEST_CASE("malformed demand csv files each get one message with their line", "[plan-io]") {
   const auto csv = [](const std::string& text) {
-    return error_of(parse_demand(text, "d.csv", plan_file_format::csv));
+    return error_of(parse_demand(builtin_models(), text, "d.csv", plan_file_format::csv));
   };
   CHECK(csv("name,count,profle\n") ==
         "d.csv:1: unknown column 'profle' in the header (did you mean profile?); the columns are "
@@ -238,7 +243,7 @@ TEST_CASE("malformed demand csv files each get one message with their line", "[p
 }
 
 TEST_CASE("a demand item on the command line is a profile or a memory need", "[plan-io]") {
-  auto m = parse_demand_word("20xmem=30GiB:sms=40:slices=2");
+  auto m = parse_demand_word(builtin_models(), "20xmem=30GiB:sms=40:slices=2");
   REQUIRE(m.has_value());
   CHECK(m->count == 20);
   CHECK(m->memory_mib == 30720);
@@ -246,38 +251,41 @@ TEST_CASE("a demand item on the command line is a profile or a memory need", "[p
   CHECK(m->compute_slices == 2);
   CHECK(m->name == "mem=30GiB:sms=40:slices=2");
   CHECK(m->where.empty());
-  auto p = parse_demand_word("300x1G.10GB");
+  auto p = parse_demand_word(builtin_models(), "300x1G.10GB");
   REQUIRE(p.has_value());
   CHECK(p->count == 300);
   CHECK(p->profile == "1g.10gb");
-  auto gfx = parse_demand_word("2x1g.24gb+gfx");
+  auto gfx = parse_demand_word(builtin_models(), "2x1g.24gb+gfx");
   REQUIRE(gfx.has_value());
   CHECK(gfx->profile == "1g.24gb+gfx");
-  CHECK(parse_demand_word("mem=8Gi")->count == 1);
-  CHECK(error_of(parse_demand_word("0x1g.10gb")) == "count 0 must be at least 1");
-  CHECK(error_of(parse_demand_word("mem=8Gi:cores=2")) ==
+  CHECK(parse_demand_word(builtin_models(), "mem=8Gi")->count == 1);
+  CHECK(error_of(parse_demand_word(builtin_models(), "0x1g.10gb")) == "count 0 must be at least 1");
+  CHECK(error_of(parse_demand_word(builtin_models(), "mem=8Gi:cores=2")) ==
         "unknown option 'cores=2' in 'mem=8Gi:cores=2': a memory item is "
         "[Nx]mem=SIZE[:sms=N][:slices=N]");
-  CHECK(error_of(parse_demand_word("2xmem=8")).starts_with("memory: size '8' has no unit"));
+  CHECK(error_of(parse_demand_word(builtin_models(), "2xmem=8"))
+            .starts_with("memory: size '8' has no unit"));
 }
 
 TEST_CASE("a demand item may name a compute-instance profile some model offers", "[plan-io]") {
-  auto ci = parse_demand_word("6x1C.3g.20gb");
+  auto ci = parse_demand_word(builtin_models(), "6x1C.3g.20gb");
   REQUIRE(ci.has_value());
   CHECK(ci->count == 6);
   CHECK(ci->profile == "1c.3g.20gb");
   CHECK(ci->name == "1c.3g.20gb");
-  CHECK(error_of(parse_demand_word("3c.4g.20gb")) ==
+  CHECK(error_of(parse_demand_word(builtin_models(), "3c.4g.20gb")) ==
         "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, 2c.4g.20gb, "
         "4g.20gb");
-  CHECK(error_of(parse_demand_word("2x3g.20gb[2c,1c]")) ==
+  CHECK(error_of(parse_demand_word(builtin_models(), "2x3g.20gb[2c,1c]")) ==
         "'3g.20gb[2c,1c]' splits a GPU instance with brackets, which plan does not take: ask "
         "for compute instances as items of their own, such as 3x1c.3g.20gb");
   // Not of the form Nc.GI with a known GI: an unknown profile, as before.
-  CHECK(error_of(parse_demand_word("1c.9g.99gb")).starts_with("unknown profile '1c.9g.99gb'"));
+  CHECK(error_of(parse_demand_word(builtin_models(), "1c.9g.99gb"))
+            .starts_with("unknown profile '1c.9g.99gb'"));
   // In a file, with its line.
-  auto file = parse_demand("version: 1\ndemand:\n  - count: 3\n    profile: 1c.7g.40gb\n", "d.yaml",
-                           plan_file_format::yaml);
+  auto file =
+      parse_demand(builtin_models(), "version: 1\ndemand:\n  - count: 3\n    profile: 1c.7g.40gb\n",
+                   "d.yaml", plan_file_format::yaml);
   REQUIRE(file.has_value());
   CHECK(file->front().profile == "1c.7g.40gb");
   CHECK(file->front().where == "d.yaml:3");
@@ -288,7 +296,8 @@ TEST_CASE("a demand item may name a compute-instance profile some model offers",
 
 TEST_CASE("a fleet file with nodes gives the nodes' models with their costs and limits",
           "[plan-io]") {
-  const auto f = parse_fleet(plan_fixture_text("fleet.yaml"), "fleet.yaml", false);
+  const auto f =
+      parse_fleet(builtin_models(), plan_fixture_text("fleet.yaml"), "fleet.yaml", false);
   REQUIRE(f.has_value());
   REQUIRE(f->nodes.size() == 3);
   CHECK(f->nodes[0].name == "gpu-a");
@@ -307,13 +316,13 @@ TEST_CASE("a fleet file with nodes gives the nodes' models with their costs and 
 }
 
 TEST_CASE("a fleet file of models alone gives candidate models", "[plan-io]") {
-  const auto f = parse_fleet(plan_fixture_text("fleet.json"), "fleet.json", true);
+  const auto f = parse_fleet(builtin_models(), plan_fixture_text("fleet.json"), "fleet.json", true);
   REQUIRE(f.has_value());
   CHECK(f->nodes.empty());
   REQUIRE(f->models.size() == 2);
   CHECK(f->models[1].available == 64);
-  const auto only_nodes =
-      parse_fleet("version: 1\nnodes:\n  - {name: n, gpu: a30, gpus: 2}\n", "f", false);
+  const auto only_nodes = parse_fleet(
+      builtin_models(), "version: 1\nnodes:\n  - {name: n, gpu: a30, gpus: 2}\n", "f", false);
   REQUIRE(only_nodes.has_value());
   REQUIRE(only_nodes->models.size() == 1);
   CHECK(only_nodes->models[0].gpu == &model("a30"));
@@ -322,7 +331,7 @@ TEST_CASE("a fleet file of models alone gives candidate models", "[plan-io]") {
 
 TEST_CASE("malformed fleet files each get one message with their line", "[plan-io]") {
   const auto fleet = [](const std::string& text) {
-    return error_of(parse_fleet(text, "f.yaml", false));
+    return error_of(parse_fleet(builtin_models(), text, "f.yaml", false));
   };
   CHECK(fleet("version: 1\nnodes:\n  - {name: a, gpu: h100-80g, gpus: 8}\n") ==
         "f.yaml:3: unknown gpu 'h100-80g' (did you mean h100-80gb?); 'migplan gpus' lists them");
@@ -359,7 +368,7 @@ TEST_CASE("malformed fleet files each get one message with their line", "[plan-i
 // State.
 
 TEST_CASE("a state file gives each gpu's instances, starts and in-use marks", "[plan-io]") {
-  const auto s = parse_state(plan_fixture_text("state.json"), "state.json", true);
+  const auto s = parse_state(builtin_models(), plan_fixture_text("state.json"), "state.json", true);
   REQUIRE(s.has_value());
   REQUIRE(s->size() == 2);
   const current_node& a = (*s)[0];
@@ -386,11 +395,11 @@ TEST_CASE("a state file gives each gpu's instances, starts and in-use marks", "[
 
 TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-io]") {
   const auto state = [](const std::string& instances) {
-    return error_of(
-        parse_state("version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
-                    "    gpus:\n      - index: 0\n        instances: " +
-                        instances + "\n",
-                    "s.yaml", false));
+    return error_of(parse_state(builtin_models(),
+                                "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
+                                "    gpus:\n      - index: 0\n        instances: " +
+                                    instances + "\n",
+                                "s.yaml", false));
   };
   CHECK(state("[{profile: 1g.5gb}]") ==
         "s.yaml:7: unknown profile '1g.5gb' on h100-80gb (it is a profile of a100-40gb; here, did "
@@ -411,17 +420,20 @@ TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-
   CHECK(state("[{profile: 7g.80gb, used: true}]") ==
         "s.yaml:7: unknown key 'used' in an instance; the keys are profile, start, in_use, "
         "comment");
-  CHECK(error_of(parse_state("version: 1\nnodes:\n  - name: n\n    gpu: a30\n    gpus:\n"
+  CHECK(error_of(parse_state(builtin_models(),
+                             "version: 1\nnodes:\n  - name: n\n    gpu: a30\n    gpus:\n"
                              "      - {index: 0, instances: []}\n"
                              "      - {index: 0, instances: []}\n",
                              "s.yaml", false)) ==
         "s.yaml:7: gpu 0 of node 'n' is listed twice (first at line 6)");
-  CHECK(error_of(parse_state("version: 1\nnodes:\n"
+  CHECK(error_of(parse_state(builtin_models(),
+                             "version: 1\nnodes:\n"
                              "  - {name: n, gpu: a30, gpus: [{index: 0, instances: []}]}\n"
                              "  - {name: n, gpu: a30, gpus: [{index: 0, instances: []}]}\n",
                              "s.yaml", false)) ==
         "s.yaml:4: node 'n' is listed twice (first at line 3)");
-  CHECK(error_of(parse_state("version: 1\nnodes:\n  - {name: n, gpu: h100-80gbb, gpus: []}\n",
+  CHECK(error_of(parse_state(builtin_models(),
+                             "version: 1\nnodes:\n  - {name: n, gpu: h100-80gbb, gpus: []}\n",
                              "s.yaml", false)) ==
         "s.yaml:3: unknown gpu 'h100-80gbb' (did you mean h100-80gb, a100-80gb or a100-40gb?); "
         "'migplan gpus' lists them");
@@ -434,7 +446,7 @@ namespace {
 
 result<kube_state> kube(const std::string& nodes, const std::string& config,
                         bool config_json = false) {
-  return parse_kube_state(nodes, "nodes.json", config, "mig.yaml", config_json);
+  return parse_kube_state(builtin_models(), nodes, "nodes.json", config, "mig.yaml", config_json);
 }
 
 // kubectl's List of nodes with these labels (JSON objects of label: value).
@@ -609,21 +621,23 @@ TEST_CASE("the current state is kubectl's nodes or a state file, told apart by c
   CHECK_FALSE(looks_like_kube_nodes(plan_fixture_text("state.json")));
   CHECK_FALSE(looks_like_kube_nodes("version: 1\n"));
   std::istringstream in;
-  const auto state = read_current_state(test_path("fixtures/plan/state.json"), "", in);
+  const auto state =
+      read_current_state(builtin_models(), test_path("fixtures/plan/state.json"), "", in);
   REQUIRE(state.has_value());
   CHECK(state->nodes.size() == 2);
   CHECK(state->notes.empty());
-  const auto k = read_current_state(test_path("fixtures/plan/kube-nodes.json"),
+  const auto k = read_current_state(builtin_models(), test_path("fixtures/plan/kube-nodes.json"),
                                     test_path("fixtures/plan/kube-config.yaml"), in);
   REQUIRE(k.has_value());
   CHECK(k->nodes.size() == 3);
-  CHECK(error_of(read_current_state(test_path("fixtures/plan/kube-nodes.json"), "", in))
+  CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/kube-nodes.json"),
+                                    "", in))
             .ends_with("is kubectl's output for nodes: give the mig-parted config that defines "
                        "their nvidia.com/mig.config labels with --mig-config"));
-  CHECK(error_of(read_current_state(test_path("fixtures/plan/state.json"),
+  CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/state.json"),
                                     test_path("fixtures/plan/kube-config.yaml"), in))
             .starts_with("--mig-config is only for kubectl's nodes"));
-  CHECK(error_of(read_current_state("/nonexistent/state.json", "", in)) ==
+  CHECK(error_of(read_current_state(builtin_models(), "/nonexistent/state.json", "", in)) ==
         "cannot read '/nonexistent/state.json': No such file or directory");
 }
 

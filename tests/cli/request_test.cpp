@@ -13,6 +13,7 @@
 #include "app.hpp"
 #include "io/names.hpp"
 #include "io/size.hpp"
+#include "models.hpp"
 
 using namespace migplan;
 using namespace migplan::cli;
@@ -72,59 +73,59 @@ TEST_CASE("items split on spaces and commas and a lone MIG joins the next word",
 TEST_CASE("profiles resolve by name, MIG prefix, case or id, and pins are range-checked",
           "[request]") {
   const gpu_model& a100 = *find_model("a100-40gb");
-  CHECK(*resolve_profile(a100, "MIG 3G.20GB") == find_profile(a100, "3g.20gb"));
-  CHECK(*resolve_profile(a100, "9") == find_profile(a100, "3g.20gb"));
-  CHECK(resolve_profile(a100, "3g.20g").error().message ==
+  CHECK(*resolve_profile(builtin_models(), a100, "MIG 3G.20GB") == find_profile(a100, "3g.20gb"));
+  CHECK(*resolve_profile(builtin_models(), a100, "9") == find_profile(a100, "3g.20gb"));
+  CHECK(resolve_profile(builtin_models(), a100, "3g.20g").error().message ==
         "unknown profile '3g.20g' on a100-40gb (did you mean 3g.20gb or 4g.20gb?)");
-  CHECK(resolve_profile(a100, "1g.24gb+me.all").error().message ==
+  CHECK(resolve_profile(builtin_models(), a100, "1g.24gb+me.all").error().message ==
         "unknown profile '1g.24gb+me.all' on a100-40gb (it is a profile of rtx-pro-6000 and "
         "rtx-pro-5000)");
-  CHECK(resolve_profile(a100, "42").error().message ==
+  CHECK(resolve_profile(builtin_models(), a100, "42").error().message ==
         "a100-40gb has no profile id 42 (ids: 19, 20, 15, 14, 9, 5, 0)");
   auto toks = parse_items(std::vector<std::string>{"1g.5gb@8"});
   REQUIRE(toks);
-  CHECK(resolve_items(a100, *toks).error().message ==
+  CHECK(resolve_items(builtin_models(), a100, *toks).error().message ==
         "start 8 in '1g.5gb@8' is outside a100-40gb's placement units 0-7");
 }
 
 TEST_CASE("an old driver's profile name points to the current one", "[request]") {
   const gpu_model& gb200 = *find_model("gb200");
-  const std::string msg = resolve_profile(gb200, "3g.95gb").error().message;
+  const std::string msg = resolve_profile(builtin_models(), gb200, "3g.95gb").error().message;
   CHECK(
       msg.starts_with("unknown profile '3g.95gb' on gb200: 3g.95gb is what older gb200 drivers "
                       "called 3g.93gb (profile 9;"));
 }
 
 TEST_CASE("gpus resolve by slug, nvidia-smi name and PCI device id", "[request]") {
-  CHECK((*resolve_gpu("A100-40GB"))->slug == "a100-40gb");
-  CHECK((*resolve_gpu("NVIDIA A100-SXM4-40GB"))->slug == "a100-40gb");
-  CHECK((*resolve_gpu("a100-sxm4-40gb"))->slug == "a100-40gb");
-  CHECK((*resolve_gpu("0x20B010DE"))->slug == "a100-40gb");
-  CHECK((*resolve_gpu("0x20b0"))->slug == "a100-40gb");
-  CHECK((*resolve_gpu("0x2BB510DE"))->slug == "rtx-pro-6000");
-  CHECK(resolve_gpu("0x12345678").error().message ==
+  CHECK((*resolve_gpu(builtin_models(), "A100-40GB"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu(builtin_models(), "NVIDIA A100-SXM4-40GB"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu(builtin_models(), "a100-sxm4-40gb"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu(builtin_models(), "0x20B010DE"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu(builtin_models(), "0x20b0"))->slug == "a100-40gb");
+  CHECK((*resolve_gpu(builtin_models(), "0x2BB510DE"))->slug == "rtx-pro-6000");
+  CHECK(resolve_gpu(builtin_models(), "0x12345678").error().message ==
         "no supported gpu has pci device id 0x12345678 (see 'migplan gpus')");
-  CHECK(resolve_gpu("a100-40g").error().message ==
+  CHECK(resolve_gpu(builtin_models(), "a100-40g").error().message ==
         "unknown gpu 'a100-40g' (did you mean a100-40gb?); 'migplan gpus' lists them");
-  CHECK(resolve_gpu("").error().message == "empty gpu name");
+  CHECK(resolve_gpu(builtin_models(), "").error().message == "empty gpu name");
 }
 
 TEST_CASE("the models a request could mean are those having every profile", "[request]") {
   auto toks = parse_items(std::vector<std::string>{"4g.20gb", "1g.5gb"});
   REQUIRE(toks);
-  const auto c = candidate_models(*toks);
+  const auto c = candidate_models(builtin_models(), *toks);
   REQUIRE(c.size() == 1);
   CHECK(c[0]->slug == "a100-40gb");
   auto mixed = parse_items(std::vector<std::string>{"1g.5gb", "1g.24gb+me.all"});
   REQUIRE(mixed);
-  CHECK(candidate_models(*mixed).empty());
-  CHECK(no_common_model(*mixed).message ==
+  CHECK(candidate_models(builtin_models(), *mixed).empty());
+  CHECK(no_common_model(builtin_models(), *mixed).message ==
         "no single gpu has all of these profiles:\n  1g.5gb: a100-40gb\n  1g.24gb+me.all: "
         "rtx-pro-6000, rtx-pro-5000");
   auto typo = parse_items(std::vector<std::string>{"1g.5gbb"});
   REQUIRE(typo);
-  CHECK(
-      no_common_model(*typo).message.starts_with("unknown profile '1g.5gbb' (did you mean 1g.5gb"));
+  CHECK(no_common_model(builtin_models(), *typo)
+            .message.starts_with("unknown profile '1g.5gbb' (did you mean 1g.5gb"));
 }
 
 TEST_CASE("sizes take binary units and Kubernetes quantities, rounded up to a MiB",

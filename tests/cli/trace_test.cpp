@@ -8,19 +8,21 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "models.hpp"
+
 using namespace migplan::cli;
 
 namespace {
 
 trace parsed(const std::string& text, plan_file_format format = plan_file_format::csv) {
-  auto t = parse_trace(text, "t.csv", format);
+  auto t = parse_trace(migplan::cli::builtin_models(), text, "t.csv", format);
   INFO((t ? std::string() : t.error().message));
   REQUIRE(t);
   return *t;
 }
 
 std::string failure(const std::string& text, plan_file_format format = plan_file_format::csv) {
-  auto t = parse_trace(text, "t.csv", format);
+  auto t = parse_trace(migplan::cli::builtin_models(), text, "t.csv", format);
   REQUIRE_FALSE(t);
   return t.error().message;
 }

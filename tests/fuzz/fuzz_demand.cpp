@@ -15,6 +15,7 @@
 
 #include "io/plan_input.hpp"
 #include "io/size.hpp"
+#include "models.hpp"
 
 namespace {
 
@@ -52,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (const plan_file_format f :
        {plan_file_format::yaml, plan_file_format::json, plan_file_format::csv}) {
-    const auto d = parse_demand(text, "fuzz", f);
+    const auto d = parse_demand(builtin_models(), text, "fuzz", f);
     if (!d) {
       require(d.error().message.starts_with("fuzz"));
       continue;
@@ -66,10 +67,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   const std::string_view word = text.substr(0, std::min<std::size_t>(text.find('\n'), 300));
-  if (const auto w = parse_demand_word(word)) check_item(*w);
+  if (const auto w = parse_demand_word(builtin_models(), word)) check_item(*w);
   (void)plan_format_of("-", text);
   for (const bool json : {false, true}) {
-    const auto f = parse_fleet(text, "fuzz", json);
+    const auto f = parse_fleet(builtin_models(), text, "fuzz", json);
     if (!f) continue;
     require(!f->models.empty() || !f->nodes.empty());
     std::set<std::string> nodes;

@@ -23,6 +23,7 @@
 #include "core/oracle.hpp"
 #include "io/ci_request.hpp"
 #include "io/request.hpp"
+#include "models.hpp"
 
 namespace {
 
@@ -117,9 +118,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto words = cli::split_items(line);
   auto tokens = cli::parse_items(words);
   if (!tokens) return 0;
-  for (const gpu_model* g : cli::candidate_models(*tokens)) {
+  for (const gpu_model* g : cli::candidate_models(cli::builtin_models(), *tokens)) {
     // Compute instances: every CI placed inside its GI's slices, none sharing a slice.
-    if (auto req = cli::resolve_request(*g, *tokens)) {
+    if (auto req = cli::resolve_request(cli::builtin_models(), *g, *tokens)) {
       // No CI named: no CI entries (each GI has its default CI); else one per GI.
       const std::size_t n = req->compute.gis.size();
       if (n != (req->compute.any ? req->items.size() : 0)) std::abort();
@@ -134,7 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
       }
     }
-    auto items = cli::resolve_items(*g, *tokens);
+    auto items = cli::resolve_items(cli::builtin_models(), *g, *tokens);
     // No model holds more than 16 instances, so a longer request only fails
     // the cap again; the bound keeps explain's subset search quick. The
     // oracle is cheap at any size here: it enumerates only when the units

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/plan_input.hpp"
+#include "models.hpp"
 
 namespace {
 
@@ -74,12 +75,12 @@ mig-configs:
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (const bool json : {false, true})
-    if (const auto s = parse_state(text, "fuzz", json)) check_nodes(*s);
+    if (const auto s = parse_state(builtin_models(), text, "fuzz", json)) check_nodes(*s);
   (void)looks_like_kube_nodes(text);
-  if (const auto k = parse_kube_state(text, "nodes", config, "config", false))
+  if (const auto k = parse_kube_state(builtin_models(), text, "nodes", config, "config", false))
     check_nodes(k->nodes);
   for (const bool json : {false, true})
-    if (const auto k = parse_kube_state(nodes, "nodes", text, "config", json))
+    if (const auto k = parse_kube_state(builtin_models(), nodes, "nodes", text, "config", json))
       check_nodes(k->nodes);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "io/trace.hpp"
+#include "models.hpp"
 
 namespace {
 
@@ -24,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (const plan_file_format f :
        {plan_file_format::csv, plan_file_format::yaml, plan_file_format::json}) {
-    const auto t = parse_trace(text, "fuzz", f);
+    const auto t = parse_trace(migplan::cli::builtin_models(), text, "fuzz", f);
     if (!t) {
       require(t.error().message.starts_with("fuzz"));
       continue;
