@@ -73,6 +73,21 @@ constexpr bool invisible(std::uint32_t cp) noexcept {
 
 namespace quote_detail {
 
+// The escape messages and JSON both write for a tab, a newline and a
+// carriage return (a backslash, then t, n or r); nullptr for any other byte.
+constexpr const char* control_escape(char c) noexcept {
+  switch (c) {
+    case '\t':
+      return "\\t";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    default:
+      return nullptr;
+  }
+}
+
 // clip_token() and one_line(): the same escapes, but one_line() leaves a
 // backslash as it is, so that a message whose parts clip_token() already
 // escaped comes through unchanged.
@@ -84,25 +99,18 @@ inline std::string escape(std::string_view text, std::size_t max_chars, bool esc
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x80) {
       ++i;
-      switch (c) {
-        case '\\':
-          out += escape_backslash ? "\\\\" : "\\";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        default:
-          if (u < 0x20 || u == 0x7F)
-            append_hex_escape(out, 'x', u, 2);
-          else
-            out += c;
+      if (c == '\\') {
+        out += escape_backslash ? "\\\\" : "\\";
+        continue;
       }
+      if (const char* e = control_escape(c)) {
+        out += e;
+        continue;
+      }
+      if (u < 0x20 || u == 0x7F)
+        append_hex_escape(out, 'x', u, 2);
+      else
+        out += c;
       continue;
     }
     std::uint32_t cp = 0;

@@ -60,17 +60,10 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\f':
         out += "\\f";
         break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
       default:
-        if (c < 0x20)
+        if (const char* e = quote_detail::control_escape(static_cast<char>(c)))
+          out += e;
+        else if (c < 0x20)
           fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
         else
           out += static_cast<char>(c);
