@@ -442,3 +442,16 @@ TEST_CASE("a command mistyped after --gpu-file is still named", "[model_file][cl
       run_migplan({"--gpu-file=" + example(), "pack", "--gpu", "example-4u", "4g.44gb"});
   CHECK(eq.code == 0);
 }
+
+TEST_CASE("plan and simulate resolve names among the loaded models", "[model_file][cli]") {
+  const auto p = run_migplan({"--gpu-file", example(), "plan", "--gpu", "example-4u", "3x1g.11gb"});
+  CHECK(p.code == 0);
+  CHECK(p.out.starts_with("plan: 1 gpu (example-4u x1)\n"));
+  const auto s = run_migplan(
+      {"simulate", "--gpu-file", example(), "--gpu", "example-4u", "--gpus", "2", "--trace", "-"},
+      "name,start,end,count,item\na,0,10,1,1g.11gb\n");
+  CHECK(s.code == 0);
+  CHECK(s.out.find("fleet: 2 example-4u GPUs") != std::string::npos);
+  // Without the file, neither knows the model.
+  CHECK(run_migplan({"plan", "--gpu", "example-4u", "3x1g.11gb"}).code == 2);
+}
