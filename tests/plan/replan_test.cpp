@@ -249,7 +249,16 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
             // Brute force: each GPU keeps its geometry or takes any other that
             // holds its in-use instances; least changes meeting the demand.
             int best = -1;
-            std::vector<std::size_t> choice(n, 0);
+            // Each GPU's instances per profile, and those in use.
+            std::vector<std::vector<int>> curs(n), useds(n);
+            for (std::size_t i = 0; i < n; ++i) {
+              curs[i].assign(g->profiles.size(), 0);
+              useds[i].assign(g->profiles.size(), 0);
+              for (const current_instance& x : fleet[i]) {
+                ++curs[i][static_cast<std::size_t>(x.profile)];
+                if (x.in_use) ++useds[i][static_cast<std::size_t>(x.profile)];
+              }
+            }
             std::function<void(std::size_t, int, long long, long long)> rec =
                 [&](std::size_t i, int changed, long long hs, long long hm) {
                   if (best >= 0 && changed >= best) return;
@@ -257,11 +266,8 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
                     if (hs >= ds && hm >= dm) best = changed;
                     return;
                   }
-                  std::vector<int> cur(g->profiles.size(), 0), used(g->profiles.size(), 0);
-                  for (const current_instance& x : fleet[i]) {
-                    ++cur[static_cast<std::size_t>(x.profile)];
-                    if (x.in_use) ++used[static_cast<std::size_t>(x.profile)];
-                  }
+                  const std::vector<int>& cur = curs[i];
+                  const std::vector<int>& used = useds[i];
                   rec(i + 1, changed, hs + cur[static_cast<std::size_t>(ps)],
                       hm + cur[static_cast<std::size_t>(pm)]);
                   for (const auto& geo : geos) {
