@@ -16,6 +16,7 @@
 #include "io/check_reader.hpp"
 #include "io/document.hpp"
 #include "io/json_sax.hpp"
+#include "io/manifest.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
 #include "quote.hpp"
@@ -91,27 +92,43 @@ bool may_have_second_document(std::string_view text, const doc::node& root) {
 // The first YAML document of `text` (as YAML::Load reads it), and where a
 // second, non-empty one starts, if there is one. At most four documents are
 // looked at: yaml-cpp 0.7 turns a stray top-level ',' into an endless run of
-// empty documents.
+// empty documents. With `sniff`, whether the first document that is not
+// empty is a Kubernetes object (`manifest`), looked for up to
+// max_manifest_documents empty ones ahead of it (each at a new place, so not
+// a stray ','), and for a document that stops parsing, as far as it went.
 struct first_document {
   doc::node root;
   std::optional<location> second;
+  bool manifest = false;
 };
 
-result<first_document, cli::diagnostic> read_first(std::string_view text) {
+result<first_document, cli::diagnostic> read_first(std::string_view text, bool sniff = false) {
   first_document out;
   int seen = 0;
-  const auto each = [&out, &seen, text](doc::node& root, doc::position) {
-    if (++seen == 1) {
+  bool decided = !sniff;  // the first document that is not empty was seen
+  std::optional<std::size_t> previous_start;
+  const auto each = [&](doc::node& root, doc::position start) {
+    ++seen;
+    if (!decided && !root.is_null()) {
+      decided = true;
+      out.manifest = is_kubernetes_object(root);
+      if (out.manifest) return false;
+    }
+    if (seen == 1) {
       out.root = std::move(root);
       return may_have_second_document(text, out.root);
     }
-    if (!root.is_null()) {
-      out.second = reading::at(root);
-      return false;
-    }
-    return seen < 4;
+    if (!root.is_null() && !out.second) out.second = reading::at(root);
+    if (decided) return !out.second && seen < 4;
+    if (previous_start == start.offset) return false;
+    previous_start = start.offset;
+    return seen < max_manifest_documents;
   };
-  if (const auto failed = doc::read_yaml_stream(text, {}, check_budget(), each)) return *failed;
+  doc::node partial;
+  if (const auto failed = doc::read_yaml_stream(text, {}, check_budget(), each, &partial)) {
+    if (!decided && is_kubernetes_object(partial)) out.manifest = true;
+    if (!out.manifest) return *failed;
+  }
   return out;
 }
 
@@ -186,6 +203,33 @@ void read_root(model_list models, parsed_input& out, const doc::node& root, std:
   }
 }
 
+// parse_check_input(), and parse_yaml_or_manifest() with `as_manifest`.
+parsed_input read_check_document(model_list models, std::string_view text, bool json,
+                                 const position_map& to_file, const manifest_reader& as_manifest) {
+  parsed_input out;
+  try {
+    auto doc = read_first(text, static_cast<bool>(as_manifest));
+    if (doc && doc->manifest) return as_manifest();
+    if (!doc) {
+      out.diagnostics.push_back(from_document(doc.error(), text, json));
+      return out;
+    }
+    out.foreign = !recognized(doc->root);
+    if (doc->second) {
+      out.diagnostics.push_back(
+          file_diagnostic(severity::error, fault::malformed, *doc->second,
+                          "a second yaml document starts here; check reads one document "
+                          "per file"));
+      return out;
+    }
+    read_root(models, out, doc->root, text, to_file);
+  } catch (const std::exception& e) {
+    out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
+                                              std::string("cannot read the file: ") + e.what()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string clip(std::string_view text) { return clip_token(text, 64); }
@@ -220,26 +264,12 @@ parsed_input parse_check_input(model_list models, std::string_view text, bool js
       return out;
     }
   }
-  try {
-    auto doc = read_first(text);
-    if (!doc) {
-      out.diagnostics.push_back(from_document(doc.error(), text, json));
-      return out;
-    }
-    out.foreign = !recognized(doc->root);
-    if (doc->second) {
-      out.diagnostics.push_back(
-          file_diagnostic(severity::error, fault::malformed, *doc->second,
-                          "a second yaml document starts here; check reads one document "
-                          "per file"));
-      return out;
-    }
-    read_root(models, out, doc->root, text, to_file);
-  } catch (const std::exception& e) {
-    out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
-                                              std::string("cannot read the file: ") + e.what()));
-  }
-  return out;
+  return read_check_document(models, text, json, to_file, {});
+}
+
+parsed_input parse_yaml_or_manifest(model_list models, std::string_view text,
+                                    const manifest_reader& as_manifest) {
+  return read_check_document(models, text, false, {}, as_manifest);
 }
 
 }  // namespace migplan::cli::check

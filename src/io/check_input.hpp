@@ -48,6 +48,17 @@ using position_map = std::function<location(location)>;
 parsed_input parse_check_input(model_list models, std::string_view text, bool json,
                                const position_map& to_file = {});
 
+/// How parse_yaml_or_manifest reads a Kubernetes manifest (mig_parted.cpp's
+/// reader of the ConfigMaps in it).
+using manifest_reader = std::function<parsed_input()>;
+
+/// parse_check_input() of YAML `text`, unless the first document that is not
+/// empty is a Kubernetes object (looks_like_manifest(), manifest.hpp), or is
+/// one as far as it parses: then `as_manifest()`. The text is parsed once up
+/// to that decision, which a config then goes on from.
+parsed_input parse_yaml_or_manifest(model_list models, std::string_view text,
+                                    const manifest_reader& as_manifest);
+
 /// Text from a file as a message quotes it: at most its first 64 characters,
 /// then "...", so that a hostile value never comes back whole, with control
 /// characters, invisible code points and invalid bytes escaped (clip_token).

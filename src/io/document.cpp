@@ -334,7 +334,7 @@ std::optional<diagnostic> too_large(std::string_view text, std::string_view file
 
 std::optional<diagnostic> read_yaml_stream(
     std::string_view text, std::string_view file, const budget& limits,
-    const std::function<bool(node& root, position start)>& each) {
+    const std::function<bool(node& root, position start)>& each, node* partial) {
   if (auto big = too_large(text, file, limits)) return big;
   yaml_tree t(file, limits,
               limits.alias_values > 0 ? limits.alias_values : 4 * text.size() + 100'000);
@@ -345,8 +345,10 @@ std::optional<diagnostic> read_yaml_stream(
     while (parser.HandleNextDocument(t))
       if (!each(t.sink().root, t.start())) break;
   } catch (const stop_parsing&) {
+    if (partial != nullptr) *partial = std::move(t.sink().root);
     return t.sink().failed;
   } catch (const YAML::Exception& e) {
+    if (partial != nullptr) *partial = std::move(t.sink().root);
     const position at = e.mark.is_null() ? position{}
                                          : position{e.mark.line + 1, e.mark.column + 1,
                                                     static_cast<std::size_t>(e.mark.pos)};

@@ -79,10 +79,11 @@ result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
 /// handing each one's root (null for an empty document) and start to `each`,
 /// which may take the root and returns false to stop. Returns the first
 /// problem, which ends the reading (a syntax error, a budget passed: the
-/// alias budget is the stream's), or nothing.
+/// alias budget is the stream's), or nothing. Then `partial` (when given)
+/// receives the document being read, as far as it was read.
 std::optional<diagnostic> read_yaml_stream(
     std::string_view text, std::string_view file, const budget& limits,
-    const std::function<bool(node& root, position start)>& each);
+    const std::function<bool(node& root, position start)>& each, node* partial = nullptr);
 
 /// The JSON document `text`, or the first problem ("invalid json: ...", a
 /// budget passed). Strings are quoted scalars; numbers keep their text.

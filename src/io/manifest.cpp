@@ -2,23 +2,20 @@
 #include "io/manifest.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <istream>
 #include <iterator>
 #include <optional>
 
 #include "io/check_input.hpp"
+#include "io/check_reader.hpp"
 #include "io/document.hpp"
-#include "io/text_view.hpp"
 
 namespace migplan::cli::check {
 namespace {
 
-std::string q(std::string_view s) { return fmt::format("'{}'", clip(s)); }
+using reading::q;
 
 // The documents of a manifest are read by the document layer, one at a time
 // (doc::read_yaml_stream): a tree with positions per document, aliases
@@ -314,66 +311,9 @@ class reader {
   std::size_t foreign_index_ = 0;  // where their warning goes among the diagnostics
 };
 
-// The first non-empty document's top-level keys, from events alone.
-class object_sniffer final : public YAML::EventHandler {
- public:
-  struct found {};  // thrown once both keys are seen
-
-  bool content = false;            // the document is not empty
-  bool api = false, kind = false;  // it has a non-empty apiVersion / kind
-  YAML::Mark start;
-
-  void OnDocumentStart(const YAML::Mark& m) override {
-    content = api = kind = root_map_ = false;
-    depth_ = key_ = 0;
-    index_ = 0;
-    start = m;
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override { item(false, {}); }
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { item(true, {}); }
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string& value) override {
-    item(true, value);
-  }
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    item(true, {});
-    ++depth_;
-  }
-  void OnSequenceEnd() override { --depth_; }
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {
-    if (depth_ == 0) root_map_ = true;
-    item(true, {});
-    ++depth_;
-  }
-  void OnMapEnd() override { --depth_; }
-
- private:
-  // One node starting at the current depth; `value` for a scalar.
-  void item(bool not_null, std::string_view value) {
-    if (depth_ == 0) {
-      content = not_null;
-      return;
-    }
-    if (depth_ != 1 || !root_map_) return;
-    if (index_++ % 2 == 0) {
-      key_ = value == "apiVersion" ? 1 : value == "kind" ? 2 : 0;
-      return;
-    }
-    if (key_ == 1) api = !value.empty();
-    if (key_ == 2) kind = !value.empty();
-    if (api && kind) throw found{};  // the rest of a large document is not needed
-  }
-
-  int depth_ = 0;
-  bool root_map_ = false;
-  std::size_t index_ = 0;  // nodes seen in the root mapping
-  int key_ = 0;            // 1: the value of apiVersion comes next, 2: of kind
-};
-
 }  // namespace
+
+bool is_kubernetes_object(const node& n) { return is_object(&n); }
 
 location embedded_config::map(location inside) const {
   if (inside.line <= 0 || spans.empty()) return key_at;
@@ -407,25 +347,28 @@ manifest read_manifest(std::string_view text) {
 }
 
 bool looks_like_manifest(std::string_view text) {
-  object_sniffer s;
-  try {
-    view_buf buf(text);
-    std::istream stream(&buf);
-    YAML::Parser parser(stream);
-    std::optional<YAML::Mark> previous_start;
-    for (int doc = 0; doc < max_manifest_documents && parser.HandleNextDocument(s); ++doc) {
-      if (s.content) return s.api && s.kind;
-      if (previous_start && previous_start->pos == s.start.pos) return false;  // a stray ','
-      previous_start = s.start;
+  bool object = false;
+  std::optional<std::size_t> previous_start;
+  int n = 0;
+  const auto each = [&](node& root, doc::position start) {
+    if (!root.is_null()) {
+      object = is_object(&root);
+      return false;
     }
-  } catch (const object_sniffer::found&) {
-    return true;
+    // yaml-cpp 0.7 reads a stray ',' as an empty document, endlessly.
+    if (previous_start == start.offset) return false;
+    previous_start = start.offset;
+    return ++n < max_manifest_documents;
+  };
+  // A syntax error in the first document that is not empty is the
+  // manifest's to report when the document is an object up to there.
+  node partial;
+  try {
+    if (!doc::read_yaml_stream(text, {}, manifest_budget(), each, &partial)) return object;
   } catch (const std::exception&) {
-    // A syntax error after the first document's apiVersion and kind is the
-    // manifest's to report.
-    return s.content && s.api && s.kind;
+    return false;
   }
-  return false;
+  return is_object(&partial);
 }
 
 void map_diagnostics(std::vector<diagnostic>& diagnostics, const embedded_config& config) {

@@ -21,6 +21,10 @@
 
 #include "model/check.hpp"
 
+namespace migplan::cli::doc {
+struct node;
+}
+
 namespace migplan::cli::check {
 
 /// The most YAML documents read_manifest reads of one file.
@@ -81,10 +85,16 @@ struct manifest {
 /// (as every file check reads), and one error stops the reading past that.
 manifest read_manifest(std::string_view text);
 
+/// A Kubernetes object: a mapping whose 'apiVersion' and 'kind' are scalars
+/// that are not empty.
+bool is_kubernetes_object(const doc::node& n);
+
 /// True when the first document of `text` that is not empty is a Kubernetes
-/// object (manifest::is_manifest), reading no further than that document: the
-/// caller's choice between read_manifest and parse_check_input. False for a
-/// file that does not parse up to there. Never throws.
+/// object (manifest::is_manifest), reading no further than that document, or
+/// one as far as it parses (read_manifest then reports the syntax error).
+/// check_input.hpp's parse_yaml_or_manifest makes the same choice on the
+/// tree it goes on to read; this is for a caller that only asks (kubectl's
+/// --mig-config). Never throws.
 bool looks_like_manifest(std::string_view text);
 
 /// Moves each diagnostic found in `config.text` to the file (`at` through config.map).

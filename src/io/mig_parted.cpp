@@ -62,8 +62,9 @@ parsed_input read_configmaps(model_list models, std::string_view text,
 
 parsed_input read_mig_parted_input(model_list models, std::string_view text, bool json,
                                    std::vector<location>* configmaps) {
-  if (!json && looks_like_manifest(text)) return read_configmaps(models, text, configmaps);
-  return parse_check_input(models, text, json);
+  if (json) return parse_check_input(models, text, true);
+  return parse_yaml_or_manifest(models, text,
+                                [&] { return read_configmaps(models, text, configmaps); });
 }
 
 mig_device_key split_mig_device_key(std::string_view key) {

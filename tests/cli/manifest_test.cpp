@@ -322,6 +322,41 @@ TEST_CASE("files that are not manifests are told apart", "[manifest]") {
   CHECK_FALSE(read_manifest("version: v1\nmig-configs: {}\n").is_manifest);
 }
 
+TEST_CASE("check's one parse tells manifests apart as looks_like_manifest does", "[manifest]") {
+  // parse_yaml_or_manifest decides on the tree it goes on to read;
+  // looks_like_manifest (kubectl's --mig-config) reads on its own.
+  const std::vector<std::string> texts{
+      "name: ci\non:\n  push:\n",
+      "version: v1\nmig-configs:\n  a:\n    - devices: all\n",
+      read_file(migplan::test::source_path("tests/fixtures/mig-parted/config-default.yaml")),
+      "version: 1\ngpus: []\n",
+      "kind: ConfigMap\n",
+      "apiVersion: v1\nkind:\n",
+      "a: [\nkind: x\n",
+      "",
+      ",\n",
+      "{{ .Values.x }}\n",
+      "# c\napiVersion: v1\nkind: Pod\nspec: [\n",
+      "apiVersion: v1\nkind: ConfigMap\ndata:\n  config.yaml: x\n",
+      "---\n---\n---\n---\n---\napiVersion: v1\nkind: Pod\n",
+      "---\n---\nversion: v1\nmig-configs: {}\n---\napiVersion: v1\nkind: Pod\n",
+      "---\n\"apiVersion\": v1\n\"kind\": List\nitems: [\n",
+  };
+  for (const std::string& t : texts) {
+    bool read_as_manifest = false;
+    const parsed_input in =
+        parse_yaml_or_manifest(migplan::cli::builtin_models(), t, [&read_as_manifest] {
+          read_as_manifest = true;
+          return parsed_input{};
+        });
+    INFO(t);
+    CHECK(read_as_manifest == looks_like_manifest(t));
+    if (!read_as_manifest)
+      CHECK(in.diagnostics.size() ==
+            parse_check_input(migplan::cli::builtin_models(), t, false).diagnostics.size());
+  }
+}
+
 TEST_CASE("a yaml error ends the reading where it is", "[manifest]") {
   const manifest m = read_manifest(
       "apiVersion: v1\nkind: ConfigMap\ndata:\n  config.yaml: x\n---\napiVersion: v1\n"

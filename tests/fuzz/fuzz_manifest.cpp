@@ -3,6 +3,8 @@
 // report, never throw or crash, and every position of an embedded config must
 // map inside the file: a line it has, a column of that line or just past its
 // end; a character other than white space that maps exactly, onto itself.
+// check's one parse of a YAML file and looks_like_manifest must tell
+// manifests from configs alike.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "io/check_input.hpp"
 #include "io/manifest.hpp"
+#include "models.hpp"
 
 namespace {
 
@@ -70,7 +74,14 @@ void check_config(const embedded_config& c, const std::vector<std::string_view>&
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  (void)looks_like_manifest(text);
+  // check's one parse (parse_yaml_or_manifest) and the reader that only
+  // asks (looks_like_manifest) must tell the same files apart.
+  bool read_as_manifest = false;
+  (void)parse_yaml_or_manifest(migplan::cli::builtin_models(), text, [&read_as_manifest] {
+    read_as_manifest = true;
+    return parsed_input{};
+  });
+  require(read_as_manifest == looks_like_manifest(text));
   const manifest m = read_manifest(text);
   if (m.configs.empty()) return 0;
   const std::vector<std::string_view> lines = lines_of(text);
