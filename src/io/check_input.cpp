@@ -267,6 +267,15 @@ parsed_input parse_check_input(model_list models, std::string_view text, bool js
   return read_check_document(models, text, json, to_file, {});
 }
 
+bool looks_like_manifest(std::string_view text) {
+  try {
+    const auto doc = read_first(text, true);
+    return doc && doc->manifest;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 parsed_input parse_yaml_or_manifest(model_list models, std::string_view text,
                                     const manifest_reader& as_manifest) {
   return read_check_document(models, text, false, {}, as_manifest);

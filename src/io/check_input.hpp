@@ -52,10 +52,15 @@ parsed_input parse_check_input(model_list models, std::string_view text, bool js
 /// reader of the ConfigMaps in it).
 using manifest_reader = std::function<parsed_input()>;
 
-/// parse_check_input() of YAML `text`, unless the first document that is not
-/// empty is a Kubernetes object (looks_like_manifest(), manifest.hpp), or is
-/// one as far as it parses: then `as_manifest()`. The text is parsed once up
-/// to that decision, which a config then goes on from.
+/// True when the first document of YAML `text` that is not empty is a
+/// Kubernetes object (manifest::is_manifest, manifest.hpp), or is one as far
+/// as it parses (read_manifest then reports the syntax error); reads no
+/// further than that document. Never throws.
+bool looks_like_manifest(std::string_view text);
+
+/// parse_check_input() of YAML `text`, unless looks_like_manifest(text): then
+/// `as_manifest()`. The text is parsed once up to that decision, which a
+/// config then goes on from.
 parsed_input parse_yaml_or_manifest(model_list models, std::string_view text,
                                     const manifest_reader& as_manifest);
 

@@ -346,31 +346,6 @@ manifest read_manifest(std::string_view text) {
   return out;
 }
 
-bool looks_like_manifest(std::string_view text) {
-  bool object = false;
-  std::optional<std::size_t> previous_start;
-  int n = 0;
-  const auto each = [&](node& root, doc::position start) {
-    if (!root.is_null()) {
-      object = is_object(&root);
-      return false;
-    }
-    // yaml-cpp 0.7 reads a stray ',' as an empty document, endlessly.
-    if (previous_start == start.offset) return false;
-    previous_start = start.offset;
-    return ++n < max_manifest_documents;
-  };
-  // A syntax error in the first document that is not empty is the
-  // manifest's to report when the document is an object up to there.
-  node partial;
-  try {
-    if (!doc::read_yaml_stream(text, {}, manifest_budget(), each, &partial)) return object;
-  } catch (const std::exception&) {
-    return false;
-  }
-  return is_object(&partial);
-}
-
 void map_diagnostics(std::vector<diagnostic>& diagnostics, const embedded_config& config) {
   for (diagnostic& d : diagnostics) {
     const location in_file = config.map(d.at());

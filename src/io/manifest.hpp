@@ -89,14 +89,6 @@ manifest read_manifest(std::string_view text);
 /// that are not empty.
 bool is_kubernetes_object(const doc::node& n);
 
-/// True when the first document of `text` that is not empty is a Kubernetes
-/// object (manifest::is_manifest), reading no further than that document, or
-/// one as far as it parses (read_manifest then reports the syntax error).
-/// check_input.hpp's parse_yaml_or_manifest makes the same choice on the
-/// tree it goes on to read; this is for a caller that only asks (kubectl's
-/// --mig-config). Never throws.
-bool looks_like_manifest(std::string_view text);
-
 /// Moves each diagnostic found in `config.text` to the file (`at` through config.map).
 void map_diagnostics(std::vector<diagnostic>& diagnostics, const embedded_config& config);
 

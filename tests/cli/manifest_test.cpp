@@ -323,8 +323,8 @@ TEST_CASE("files that are not manifests are told apart", "[manifest]") {
 }
 
 TEST_CASE("check's one parse tells manifests apart as looks_like_manifest does", "[manifest]") {
-  // parse_yaml_or_manifest decides on the tree it goes on to read;
-  // looks_like_manifest (kubectl's --mig-config) reads on its own.
+  // parse_yaml_or_manifest hands a manifest to its reader and reads anything
+  // else as parse_check_input does, from the tree it decided on.
   const std::vector<std::string> texts{
       "name: ci\non:\n  push:\n",
       "version: v1\nmig-configs:\n  a:\n    - devices: all\n",

@@ -3,8 +3,8 @@
 // report, never throw or crash, and every position of an embedded config must
 // map inside the file: a line it has, a column of that line or just past its
 // end; a character other than white space that maps exactly, onto itself.
-// check's one parse of a YAML file and looks_like_manifest must tell
-// manifests from configs alike.
+// check's one parse of a YAML file hands exactly the files
+// looks_like_manifest names to the manifest reader.
 
 #include <cstddef>
 #include <cstdint>
@@ -74,8 +74,8 @@ void check_config(const embedded_config& c, const std::vector<std::string_view>&
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  // check's one parse (parse_yaml_or_manifest) and the reader that only
-  // asks (looks_like_manifest) must tell the same files apart.
+  // check's one parse (parse_yaml_or_manifest) reads as a manifest exactly
+  // what looks_like_manifest names one.
   bool read_as_manifest = false;
   (void)parse_yaml_or_manifest(migplan::cli::builtin_models(), text, [&read_as_manifest] {
     read_as_manifest = true;
