@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -55,6 +56,36 @@ doc::budget check_budget() {
 
 std::size_t alias_budget(std::string_view text) { return 4 * text.size() + 100'000; }
 
+// Valid JSON (the syntax check came first) that the YAML reader refused at
+// `at`. mig-parted reads JSON as YAML too (sigs.k8s.io/yaml over go-yaml),
+// where a mapping key without '?' is a simple key: its ':' must follow on
+// the key's own line, within 1,024 characters of its start. yaml-cpp keeps
+// that rule, counting bytes of UTF-8 where go-yaml counts characters.
+std::string json_refused_as_yaml(std::string_view text, location at, std::string_view why) {
+  std::size_t start = 0;
+  for (int line = 1; line < at.line && start < text.size(); ++line) {
+    const std::size_t nl = text.find('\n', start);
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  start += static_cast<std::size_t>(std::max(at.col, 1) - 1);
+  std::size_t close = start + 1;  // the key's closing quote
+  while (start < text.size() && text[start] == '"' && close < text.size() && text[close] != '"')
+    close += text[close] == '\\' ? std::size_t{2} : std::size_t{1};
+  const std::size_t colon = text.find_first_not_of(" \t\r\n", close + 1);
+  if (start < text.size() && text[start] == '"' && colon != std::string_view::npos &&
+      text[colon] == ':') {
+    constexpr std::string_view rule =
+        "mig-parted reads JSON as YAML, where a key's ':' must stand on the key's line at most "
+        "1,024 characters after its start (counted here in bytes of UTF-8)";
+    const std::string_view between = text.substr(close + 1, colon - close - 1);
+    if (between.find_first_of("\r\n") != std::string_view::npos)
+      return fmt::format("this key's ':' is on a later line; {}", rule);
+    if (colon - start > 1024)
+      return fmt::format("this key's ':' comes {} bytes after its start; {}", colon - start, rule);
+  }
+  return fmt::format("json read as yaml, as mig-parted reads it: {}", why);
+}
+
 // The one place where the document layer's diagnostic becomes check's: a
 // syntax error of JSON (read as YAML flow style) is said as JSON's, and the
 // alias budget in the words check has always used.
@@ -67,7 +98,7 @@ diagnostic from_document(const cli::diagnostic& d, std::string_view text, bool j
         "there",
         alias_budget(text));
   else if (json && message.starts_with(yaml_prefix))
-    message = "invalid json: " + message.substr(yaml_prefix.size());
+    message = json_refused_as_yaml(text, {d.line, d.column}, message.substr(yaml_prefix.size()));
   return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, std::move(message));
 }
 

@@ -12,6 +12,9 @@
 //   HLPT   api/spec/v1/helpers_test.go       2a081fd0bd3c6b675ae122bc9178894a84e5aea8
 //   DEV    pkg/types/device.go               2a081fd0bd3c6b675ae122bc9178894a84e5aea8
 //   KCT    pkg/mig/config/known_configs_test.go 2c4957c2c6123b3e11d6af569032bc991f5cc55a
+//   ASRT   cmd/nvidia-mig-parted/assert/assert.go 22f3ebf56922475d32a42b167694538bc338c55b
+//   GOYAML gopkg.in/yaml.v2 v2.4.0 scannerc.go (yaml_parser_stale_simple_keys), the go-yaml
+//          v2 scanner under sigs.k8s.io/yaml, which mig-parted reads configs with
 //   NVLIBT github.com/NVIDIA/go-nvlib pkg/nvlib/device/mig_profile_test.go
 //          642041d1e044427fac2809732dff7e9c55007d83 (the profile grammar mig-parted uses)
 
@@ -40,6 +43,21 @@ struct parity_case {
 // An entry of label `all` in a v1 config.
 std::string entry(const std::string& body) {
   return "version: v1\nmig-configs:\n  all:\n    - " + body + "\n";
+}
+
+// A JSON config with one label of `n` times `letter` (UTF-8), the label's
+// closing quote and its ':' written as `colon`.
+std::string json_label(int n, const char* colon, const char* letter = "a") {
+  std::string label;
+  for (int i = 0; i < n; ++i) label += letter;
+  return "{\"version\": \"v1\", \"mig-configs\": {\"" + label + colon +
+         " [{\"devices\": \"all\", \"mig-enabled\": false}]}}\n";
+}
+
+// A YAML config with one plain label of `n` letters.
+std::string yaml_label(int n) {
+  return "version: v1\nmig-configs:\n  " + std::string(static_cast<std::size_t>(n), 'a') +
+         ":\n    - devices: all\n      mig-enabled: false\n";
 }
 
 const std::vector<parity_case>& cases() {
@@ -202,6 +220,26 @@ const std::vector<parity_case>& cases() {
        "version: v1\nmig-configs:\n  a:\n    - &b\n      devices: all\n      mig-enabled: "
        "false\n  b:\n    - <<: *b\n      devices: [0]\n",
        verdict::accepts, 0, ""},
+      // A key without '?' is a simple key: its ':' on the key's line, at most 1,024
+      // characters after its start (GOYAML:835), in JSON too, which mig-parted
+      // reads as YAML (ASRT:186, sigs.k8s.io/yaml).
+      {"GOYAML:835", "a json key whose ':' is 1,024 characters after its start",
+       json_label(1022, "\":"), verdict::accepts, 0, ""},
+      {"GOYAML:835", "a json key whose ':' is 1,025 characters after its start",
+       json_label(1023, "\":"), verdict::rejects, 2,
+       "this key's ':' comes 1025 bytes after its start; mig-parted reads JSON as YAML"},
+      {"GOYAML:835", "a json key with a space before its ':'", json_label(1022, "\" :"),
+       verdict::rejects, 2, "this key's ':' comes 1025 bytes after its start"},
+      {"GOYAML:835", "a json key whose ':' is on the next line", json_label(1, "\"\n:"),
+       verdict::rejects, 2, "this key's ':' is on a later line"},
+      {"GOYAML:835", "a plain yaml key of 1,024 characters", yaml_label(1024), verdict::accepts, 0,
+       ""},
+      {"GOYAML:835", "a plain yaml key of 1,025 characters", yaml_label(1025), verdict::rejects, 2,
+       "invalid yaml"},
+      {"GOYAML:835", "a json key of 600 two-byte characters (1,200 bytes)",
+       json_label(600, "\":", "\u00e9"), verdict::accepts, 2, "comes 1202 bytes after its start",
+       "go-yaml counts characters, yaml-cpp bytes of UTF-8: such a key of non-ASCII text is "
+       "refused here first (doc/mig-parted-parity.md)"},
       // --- where migplan is stricter by design ---
       {"SPEC:144", "a negative gpu index (accepted, matches nothing)",
        entry("devices: [-1]\n      mig-enabled: false"), verdict::accepts, 1,
