@@ -137,6 +137,8 @@ struct plan_result {
   std::optional<double> suggested_time_limit_s;
   double lp_bound = 0;  ///< the LP relaxation's value of the first objective (cost, or changes)
   bool later_optimal = false;  ///< the room and distinct-geometry objectives proven optimal too
+  /// The first objective's stage (cost, or changes) stopped at the time limit.
+  bool first_cut_short = false;
   std::vector<plan_group> groups;
   struct node_gpu {
     int index = 0;

@@ -72,28 +72,50 @@ std::vector<std::vector<served_run>> distribute(
 // Rounds a solution's integer variables (CBC returns them within its tolerance).
 long long as_count(double v) { return std::llround(v); }
 
+// The least sum of `n` instance counts after the `allow` largest values are
+// left out: `values` is (value, instances), sorted in place.
+wide sum_without_largest(std::vector<std::pair<long long, long long>>& values, long long allow) {
+  std::sort(values.begin(), values.end(), std::greater<>());
+  wide total = 0;
+  for (auto [v, n] : values) {
+    const long long drop = std::clamp(allow, 0LL, n);
+    allow -= drop;
+    total += static_cast<wide>(v) * (n - drop);
+  }
+  return total;
+}
+
 // The least cost any plan leaving at most `unmet` instances unmet can have,
 // from what each instance takes of a GPU: a GI takes `size` of its model's
 // memory units and its compute slices, and no two GIs of a GPU share either.
-// Per instance the cheapest model's share (weight * size / units, or by
-// compute slices); the dearest `unmet` instances left out. Items of compute
-// instances count nothing (GIs are shared between them).
+// Two bounds, for memory and for compute: (a) per instance the cheapest
+// model's share (weight * size / units, or by compute slices), summed; (b)
+// per instance the least fraction of a GPU any model gives it, summed and
+// rounded up to whole GPUs, which cost at least the cheapest that many GPUs
+// the models' limits allow. The dearest (largest) `unmet` instances are left
+// out of each. Items of compute instances count nothing (GIs are shared
+// between them).
 long long capacity_bound(const plan_request& req, const std::vector<std::vector<int>>& serve,
                          const std::vector<std::vector<int>>& ci,
                          const std::vector<fleet_model>& models,
                          const std::vector<long long>& weight, long long unmet) {
-  long long common = 1;  // shares are counted in 1 / common of a unit of cost
+  long long common = 1;  // shares are counted in 1 / common of a unit of cost, or of a GPU
   for (const fleet_model& fm : models)
     if (fm.gpu->units <= 0 || fm.gpu->compute_slices <= 0) return 0;
   for (const fleet_model& fm : models)
     common = std::lcm(std::lcm(common, static_cast<long long>(fm.gpu->units)),
                       static_cast<long long>(fm.gpu->compute_slices));
+  // The models by cost, for the cheapest GPUs of (b).
+  std::vector<std::size_t> by_cost(models.size());
+  std::iota(by_cost.begin(), by_cost.end(), std::size_t{0});
+  std::sort(by_cost.begin(), by_cost.end(),
+            [&](std::size_t a, std::size_t b) { return weight[a] < weight[b]; });
   long long best = 0;
   for (const bool memory : {true, false}) {
-    std::vector<std::pair<long long, long long>> shares;  // (share, instances)
+    std::vector<std::pair<long long, long long>> shares, fractions;  // (per instance, instances)
     long long allow = unmet;
     for (std::size_t i = 0; i < req.demand.size(); ++i) {
-      long long share = -1;
+      long long share = -1, fraction = -1;
       bool split = false;
       for (std::size_t m = 0; m < models.size(); ++m) {
         const int p = serve[i][m];
@@ -101,25 +123,29 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
         split = split || ci[i][m] >= 0;
         const gpu_model& g = *models[m].gpu;
         const profile& pr = g.profiles[static_cast<std::size_t>(p)];
-        const long long s = weight[m] * (memory ? pr.size * (common / g.units)
-                                                : pr.compute_slices * (common / g.compute_slices));
-        share = share < 0 ? s : std::min(share, s);
+        const long long f =
+            memory ? pr.size * (common / g.units) : pr.compute_slices * (common / g.compute_slices);
+        share = share < 0 ? weight[m] * f : std::min(share, weight[m] * f);
+        fraction = fraction < 0 ? f : std::min(fraction, f);
       }
       if (share < 0) {
         allow -= req.demand[i].count;  // no model serves it: it is unmet in any plan
         continue;
       }
-      if (!split) shares.push_back({share, req.demand[i].count});
+      if (split) continue;
+      shares.push_back({share, req.demand[i].count});
+      fractions.push_back({fraction, req.demand[i].count});
     }
-    std::sort(shares.begin(), shares.end(), std::greater<>());
-    wide total = 0;
-    for (auto [share, n] : shares) {
-      const long long drop = std::clamp(allow, 0LL, n);
-      allow -= drop;
-      total += static_cast<wide>(share) * (n - drop);
+    best = std::max(
+        best, static_cast<long long>((sum_without_largest(shares, allow) + common - 1) / common));
+    auto gpus = (sum_without_largest(fractions, allow) + common - 1) / common;
+    wide cheapest = 0;
+    for (const std::size_t m : by_cost) {
+      const wide take = models[m].available ? std::min<wide>(gpus, *models[m].available) : gpus;
+      cheapest += take * weight[m];
+      gpus -= take;
     }
-    const auto b = static_cast<long long>((total + common - 1) / common);
-    best = std::max(best, b);
+    best = std::max(best, static_cast<long long>(cheapest));
   }
   return best;
 }

@@ -108,6 +108,7 @@ void problem::stage_first() {
       best->values = start;
   }
   mip::answer a = run_stage(0.6);
+  res.first_cut_short = a.time_limit || !a.has_solution();
   if (a.has_solution()) {
     std::vector<std::pair<int, double>> row;
     for (const column& c : cols)

@@ -216,7 +216,7 @@ std::string gap_text(double gap) {
   return out + "%";
 }
 
-void bound_line(std::ostream& os, const plan_request& req, const plan_result& res, bool costs) {
+void bound_line(std::ostream& os, const plan_result& res, bool costs) {
   const std::string bound = costs ? "cost " + cost_text(res, res.lower_bound_units, res.lower_bound)
                                   : fmt::format("{} gpu{}", number_text(res.lower_bound),
                                                 res.lower_bound == 1 ? "" : "s");
@@ -225,8 +225,8 @@ void bound_line(std::ostream& os, const plan_request& req, const plan_result& re
                       number_text(res.lp_bound));
   else
     os << fmt::format("lower bound {}: not proven optimal{}, gap {} (LP relaxation {})\n", bound,
-                      req.time_limit_s ? " within the time limit" : "", gap_text(res.gap),
-                      number_text(res.lp_bound));
+                      res.first_cut_short ? " within the time limit" : " in integer arithmetic",
+                      gap_text(res.gap), number_text(res.lp_bound));
   if (res.optimal && !res.later_optimal)
     os << "room kept and fewest geometries: the best found, not proven\n";
 }
@@ -296,7 +296,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
   os << fmt::format("{}: {} gpu{}{}{}\n", what, res.gpu_count, plural(res.gpu_count),
                     models.empty() ? "" : " (" + models + ")",
                     costs ? ", cost " + cost_text(res, res.cost_units, res.cost) : "");
-  if (!req.current) bound_line(os, req, res, costs);
+  if (!req.current) bound_line(os, res, costs);
   os << fmt::format("solved in {:.3f} s\n", res.seconds);
 
   const plan_view view = view_of(req, res);

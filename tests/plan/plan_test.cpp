@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <migplan/sizing.hpp>
+#include <optional>
+#include <set>
 
 #include "plan_support.hpp"
 
@@ -168,6 +170,138 @@ TEST_CASE("plans on rtx-pro-6000 match the brute force on every demand up to 3 G
     if (p.size == 1 || p.size * 2 == g->units) small.push_back(std::string(p.name));
   REQUIRE(small.size() >= 2);
   exact_on("rtx-pro-6000", {{small[0], small[1]}});
+}
+
+namespace {
+
+// The sums of k = 0..3 legal geometries of `g`, projected on the profiles
+// `names` (each by fits(), the core's search), per k: those no other sum of
+// k covers (a demand some sum covers is covered by one of them).
+std::vector<std::set<std::vector<int>>> geometry_sums(const gpu_model& g,
+                                                      const std::vector<std::string>& names) {
+  const rules r(g);
+  std::vector<int> ps;
+  for (const std::string& n : names) {
+    ps.push_back(find_profile(g, n));
+    REQUIRE(ps.back() >= 0);
+  }
+  std::set<std::vector<int>> one;
+  std::vector<int> counts(ps.size(), 0);
+  auto visit = [&](auto&& self, std::size_t q) -> void {
+    if (q == ps.size()) {
+      std::vector<item> items;
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        for (int k = 0; k < counts[i]; ++k) items.push_back({ps[i]});
+      if (!items.empty() && fits(r, items)) one.insert(counts);
+      return;
+    }
+    for (int k = 0; k <= g.profiles[static_cast<std::size_t>(ps[q])].max_instances; ++k) {
+      counts[q] = k;
+      self(self, q + 1);
+    }
+    counts[q] = 0;
+  };
+  visit(visit, 0);
+  // Only the sums no other sum of as many geometries covers can decide.
+  const auto maximal = [](const std::set<std::vector<int>>& all) {
+    std::set<std::vector<int>> out;
+    for (const std::vector<int>& v : all) {
+      bool covered = false;
+      for (const std::vector<int>& w : all) {
+        bool ge = w != v;
+        for (std::size_t q = 0; q < v.size() && ge; ++q) ge = w[q] >= v[q];
+        covered = covered || ge;
+      }
+      if (!covered) out.insert(v);
+    }
+    return out;
+  };
+  std::vector<std::set<std::vector<int>>> sums(4);
+  sums[0].insert(std::vector<int>(ps.size(), 0));
+  for (std::size_t k = 1; k < sums.size(); ++k) {
+    std::set<std::vector<int>> all;
+    for (const std::vector<int>& a : sums[k - 1])
+      for (const std::vector<int>& b : one) {
+        std::vector<int> v = a;
+        for (std::size_t q = 0; q < v.size(); ++q) v[q] += b[q];
+        all.insert(v);
+      }
+    sums[k] = maximal(all);
+  }
+  return sums;
+}
+
+}  // namespace
+
+TEST_CASE("plans on two models with costs and limits match a brute force", "[plan][exact][cost]") {
+  // Every demand in a box, on a100-80gb and h100-80gb (the same profile
+  // names, the same 8 units and 7 slices) at several costs and limits: the
+  // least cost of any pair of GPU counts up to 3 each whose geometries hold
+  // the demand, where no plan outside that box can be cheaper. Costs that
+  // differ are where the LP relaxation's bound falls short of whole GPUs.
+  const std::vector<std::string> names{"1g.10gb", "2g.20gb", "3g.40gb"};
+  const gpu_model* a = gpu("a100-80gb");
+  const gpu_model* h = gpu("h100-80gb");
+  const auto sums_a = geometry_sums(*a, names);
+  const auto sums_h = geometry_sums(*h, names);
+  struct fleet {
+    double cost_a, cost_h;
+    std::optional<long long> most_a, most_h;
+  };
+  const std::vector<fleet> fleets{
+      {0.6, 1.0, std::nullopt, std::nullopt}, {1.0, 0.7, 1, std::nullopt}, {0.5, 1.0, 2, 3}};
+  const auto holds = [](const std::set<std::vector<int>>& x, const std::set<std::vector<int>>& y,
+                        const std::vector<int>& d) {
+    for (const std::vector<int>& u : x)
+      for (const std::vector<int>& v : y) {
+        bool all = true;
+        for (std::size_t q = 0; q < d.size() && all; ++q) all = u[q] + v[q] >= d[q];
+        if (all) return true;
+      }
+    return false;
+  };
+  plan::solver planner;
+  int checked = 0, proven = 0;
+  for (const fleet& f : fleets)
+    for (int n1 = 0; n1 <= 7; ++n1)
+      for (int n2 = 0; n2 <= 3; ++n2)
+        for (int n3 = 0; n3 <= 2; ++n3) {
+          const std::vector<int> d{n1, n2, n3};
+          if (n1 + n2 + n3 == 0) continue;
+          std::optional<double> least;
+          for (long long ka = 0; ka <= std::min(3LL, f.most_a.value_or(3)); ++ka)
+            for (long long kh = 0; kh <= std::min(3LL, f.most_h.value_or(3)); ++kh) {
+              const double cost =
+                  f.cost_a * static_cast<double>(ka) + f.cost_h * static_cast<double>(kh);
+              if ((!least || cost < *least - 1e-9) &&
+                  holds(sums_a[static_cast<std::size_t>(ka)], sums_h[static_cast<std::size_t>(kh)],
+                        d))
+                least = cost;
+            }
+          // A plan with 4 or more GPUs of a model the box leaves out costs at
+          // least 4 of them: the box's least is the least only up to that.
+          double outside = 1e18;
+          if (f.most_a.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_a);
+          if (f.most_h.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_h);
+          if (!least || *least > outside + 1e-9) continue;
+          plan_request req;
+          req.models.push_back({a, f.most_a, f.cost_a});
+          req.models.push_back({h, f.most_h, f.cost_h});
+          for (std::size_t q = 0; q < d.size(); ++q)
+            if (d[q] > 0) req.demand.push_back(want(names[q], d[q]));
+          INFO("costs " << f.cost_a << "/" << f.cost_h << ", demand " << n1 << "/" << n2 << "/"
+                        << n3);
+          const plan_result res = planner.solve(req);
+          REQUIRE(res.feasible);
+          CHECK(res.cost == Approx(*least).margin(1e-9));
+          CHECK(res.lower_bound <= *least + 1e-9);
+          check_plan(req, res);
+          ++checked;
+          proven += res.optimal ? 1 : 0;
+        }
+  INFO(proven << " of " << checked << " proven optimal");
+  CHECK(checked > 200);
+  CHECK(proven == checked);
 }
 
 TEST_CASE("a cheaper limited model is used up before the dearer one", "[plan]") {
