@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -85,6 +86,61 @@ wide sum_without_largest(std::vector<std::pair<long long, long long>>& values, l
   return total;
 }
 
+// What one item's instances take of a GPU of each of two models, in 1 /
+// common of a GPU; -1 where the model cannot serve it.
+struct two_loads {
+  long long n = 0, on_a = -1, on_b = -1;
+};
+
+// (d) Two models, a and b, and a plan that meets the demand: with x GPUs of
+// a, the instances that save the most of b per unit of a go to a (in part:
+// the LP relaxation of the assignment), and the rest need at least their
+// load of b, rounded up to whole GPUs. The least cost over every x the
+// limits allow, when there are at most 200,000 of them to try; else 0.
+long long two_model_bound(const std::vector<two_loads>& loads, long long common,
+                          const std::vector<fleet_model>& models,
+                          const std::vector<long long>& weight) {
+  const auto up = [](wide x, wide d) { return (x + d - 1) / d; };  // x >= 0
+  wide a_only = 0, all_a = 0, all_b = 0;                           // loads
+  std::vector<two_loads> either;
+  for (const two_loads& l : loads) {
+    if (l.on_a >= 0) all_a += static_cast<wide>(l.n) * l.on_a;
+    if (l.on_b >= 0) all_b += static_cast<wide>(l.n) * l.on_b;
+    if (l.on_b < 0) a_only += static_cast<wide>(l.n) * l.on_a;
+    // (An item that takes nothing of either is left out: it has no ratio.)
+    if (l.on_a >= 0 && l.on_b >= 0 && l.on_a + l.on_b > 0) either.push_back(l);
+  }
+  // Most of b saved per unit of a first.
+  std::sort(either.begin(), either.end(), [](const two_loads& x, const two_loads& y) {
+    return static_cast<wide>(x.on_b) * y.on_a > static_cast<wide>(y.on_b) * x.on_a;
+  });
+  const wide lo = up(a_only, common);
+  wide hi = up(all_a, common);
+  if (models[0].available) hi = std::min<wide>(hi, *models[0].available);
+  if (lo > hi || hi - lo > 200'000) return 0;
+  std::optional<wide> best;
+  std::size_t k = 0;    // the first item of `either` not wholly on a
+  wide moved_a = 0;     // a's load of the items before k
+  wide left_b = all_b;  // b's load of what is not wholly on a
+  for (wide x = lo; x <= hi; ++x) {
+    const wide room = x * common - a_only;  // a's room for the items of either
+    while (k < either.size() && moved_a + static_cast<wide>(either[k].n) * either[k].on_a <= room) {
+      moved_a += static_cast<wide>(either[k].n) * either[k].on_a;
+      left_b -= static_cast<wide>(either[k].n) * either[k].on_b;
+      ++k;
+    }
+    // Item k in part: `room - moved_a` of its load on a, that share of its load on b.
+    const wide b_gpus = k < either.size()
+                            ? up(left_b * either[k].on_a - (room - moved_a) * either[k].on_b,
+                                 static_cast<wide>(common) * either[k].on_a)
+                            : up(left_b, common);
+    if (models[1].available && b_gpus > *models[1].available) continue;
+    const wide cost = x * weight[0] + b_gpus * weight[1];
+    if (!best || cost < *best) best = cost;
+  }
+  return best ? static_cast<long long>(*best) : 0;
+}
+
 // The least cost any plan leaving at most `unmet` instances unmet can have,
 // from what each instance takes of a GPU: a GI takes `size` of its model's
 // memory units and its compute slices, and no two GIs of a GPU share either.
@@ -93,8 +149,8 @@ wide sum_without_largest(std::vector<std::pair<long long, long long>>& values, l
 // per instance the least fraction of a GPU any model gives it, summed and
 // rounded up to whole GPUs, which cost at least the cheapest that many GPUs
 // the models' limits allow. The dearest (largest) `unmet` instances are left
-// out of each. Items of compute instances count nothing (GIs are shared
-// between them).
+// out of each. With two models and nothing unmet, also (d) above. Items of
+// compute instances count nothing (GIs are shared between them).
 long long capacity_bound(const plan_request& req, const std::vector<std::vector<int>>& serve,
                          const std::vector<std::vector<int>>& ci,
                          const std::vector<fleet_model>& models,
@@ -113,9 +169,11 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
   long long best = 0;
   for (const bool memory : {true, false}) {
     std::vector<std::pair<long long, long long>> shares, fractions;  // (per instance, instances)
+    std::vector<two_loads> loads;
     long long allow = unmet;
     for (std::size_t i = 0; i < req.demand.size(); ++i) {
       long long share = -1, fraction = -1;
+      two_loads load{req.demand[i].count};
       bool split = false;
       for (std::size_t m = 0; m < models.size(); ++m) {
         const int p = serve[i][m];
@@ -127,6 +185,7 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
             memory ? pr.size * (common / g.units) : pr.compute_slices * (common / g.compute_slices);
         share = share < 0 ? weight[m] * f : std::min(share, weight[m] * f);
         fraction = fraction < 0 ? f : std::min(fraction, f);
+        if (models.size() == 2) (m == 0 ? load.on_a : load.on_b) = f;
       }
       if (share < 0) {
         allow -= req.demand[i].count;  // no model serves it: it is unmet in any plan
@@ -135,7 +194,10 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
       if (split) continue;
       shares.push_back({share, req.demand[i].count});
       fractions.push_back({fraction, req.demand[i].count});
+      loads.push_back(load);
     }
+    if (models.size() == 2 && allow == 0)
+      best = std::max(best, two_model_bound(loads, common, models, weight));
     best = std::max(
         best, static_cast<long long>((sum_without_largest(shares, allow) + common - 1) / common));
     auto gpus = (sum_without_largest(fractions, allow) + common - 1) / common;

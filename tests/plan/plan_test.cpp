@@ -175,16 +175,11 @@ TEST_CASE("plans on rtx-pro-6000 match the brute force on every demand up to 3 G
 namespace {
 
 // The sums of k = 0..3 legal geometries of `g`, projected on the profiles
-// `names` (each by fits(), the core's search), per k: those no other sum of
-// k covers (a demand some sum covers is covered by one of them).
+// `ps` (each by fits(), the core's search), per k: those no other sum of k
+// covers (a demand some sum covers is covered by one of them).
 std::vector<std::set<std::vector<int>>> geometry_sums(const gpu_model& g,
-                                                      const std::vector<std::string>& names) {
+                                                      const std::vector<int>& ps) {
   const rules r(g);
-  std::vector<int> ps;
-  for (const std::string& n : names) {
-    ps.push_back(find_profile(g, n));
-    REQUIRE(ps.back() >= 0);
-  }
   std::set<std::vector<int>> one;
   std::vector<int> counts(ps.size(), 0);
   auto visit = [&](auto&& self, std::size_t q) -> void {
@@ -202,7 +197,6 @@ std::vector<std::set<std::vector<int>>> geometry_sums(const gpu_model& g,
     counts[q] = 0;
   };
   visit(visit, 0);
-  // Only the sums no other sum of as many geometries covers can decide.
   const auto maximal = [](const std::set<std::vector<int>>& all) {
     std::set<std::vector<int>> out;
     for (const std::vector<int>& v : all) {
@@ -220,10 +214,10 @@ std::vector<std::set<std::vector<int>>> geometry_sums(const gpu_model& g,
   sums[0].insert(std::vector<int>(ps.size(), 0));
   for (std::size_t k = 1; k < sums.size(); ++k) {
     std::set<std::vector<int>> all;
-    for (const std::vector<int>& a : sums[k - 1])
-      for (const std::vector<int>& b : one) {
-        std::vector<int> v = a;
-        for (std::size_t q = 0; q < v.size(); ++q) v[q] += b[q];
+    for (const std::vector<int>& x : sums[k - 1])
+      for (const std::vector<int>& y : one) {
+        std::vector<int> v = x;
+        for (std::size_t q = 0; q < v.size(); ++q) v[q] += y[q];
         all.insert(v);
       }
     sums[k] = maximal(all);
@@ -231,25 +225,37 @@ std::vector<std::set<std::vector<int>>> geometry_sums(const gpu_model& g,
   return sums;
 }
 
-}  // namespace
+// Two models at a cost each, with a limit or none.
+struct two_fleet {
+  double cost_a, cost_b;
+  std::optional<long long> most_a, most_b;
+};
 
-TEST_CASE("plans on two models with costs and limits match a brute force", "[plan][exact][cost]") {
-  // Every demand in a box, on a100-80gb and h100-80gb (the same profile
-  // names, the same 8 units and 7 slices) at several costs and limits: the
-  // least cost of any pair of GPU counts up to 3 each whose geometries hold
-  // the demand, where no plan outside that box can be cheaper. Costs that
-  // differ are where the LP relaxation's bound falls short of whole GPUs.
-  const std::vector<std::string> names{"1g.10gb", "2g.20gb", "3g.40gb"};
-  const gpu_model* a = gpu("a100-80gb");
-  const gpu_model* h = gpu("h100-80gb");
-  const auto sums_a = geometry_sums(*a, names);
-  const auto sums_h = geometry_sums(*h, names);
-  struct fleet {
-    double cost_a, cost_h;
-    std::optional<long long> most_a, most_h;
-  };
-  const std::vector<fleet> fleets{
-      {0.6, 1.0, std::nullopt, std::nullopt}, {1.0, 0.7, 1, std::nullopt}, {0.5, 1.0, 2, 3}};
+// Every demand of `items` up to `box` (each item served on either model by
+// the profile `profile_of` gives it there, a different one per item), on
+// models `a` and `b` with each fleet: the least cost of any pair of GPU
+// counts up to 3 each whose geometries hold the demand, where no plan
+// outside that box can be cheaper. Returns how many demands were checked
+// and how many of them the planner proved optimal.
+std::pair<int, int> two_models_exact(const gpu_model& a, const gpu_model& b,
+                                     const std::vector<demand_item>& items,
+                                     const std::vector<int>& box,
+                                     const std::vector<two_fleet>& fleets) {
+  std::vector<int> pa, pb;
+  for (const demand_item& d : items) {
+    const auto profile_of = [&](const gpu_model& g) {
+      return d.profile.empty() ? size_for(g, need{*d.memory_mib, std::nullopt, 1}).profile
+                               : find_profile(g, d.profile);
+    };
+    pa.push_back(profile_of(a));
+    pb.push_back(profile_of(b));
+    REQUIRE(pa.back() >= 0);
+    REQUIRE(pb.back() >= 0);
+  }
+  REQUIRE(std::set<int>(pa.begin(), pa.end()).size() == pa.size());
+  REQUIRE(std::set<int>(pb.begin(), pb.end()).size() == pb.size());
+  const auto sums_a = geometry_sums(a, pa);
+  const auto sums_b = geometry_sums(b, pb);
   const auto holds = [](const std::set<std::vector<int>>& x, const std::set<std::vector<int>>& y,
                         const std::vector<int>& d) {
     for (const std::vector<int>& u : x)
@@ -262,45 +268,83 @@ TEST_CASE("plans on two models with costs and limits match a brute force", "[pla
   };
   plan::solver planner;
   int checked = 0, proven = 0;
-  for (const fleet& f : fleets)
-    for (int n1 = 0; n1 <= 7; ++n1)
-      for (int n2 = 0; n2 <= 3; ++n2)
-        for (int n3 = 0; n3 <= 2; ++n3) {
-          const std::vector<int> d{n1, n2, n3};
-          if (n1 + n2 + n3 == 0) continue;
-          std::optional<double> least;
-          for (long long ka = 0; ka <= std::min(3LL, f.most_a.value_or(3)); ++ka)
-            for (long long kh = 0; kh <= std::min(3LL, f.most_h.value_or(3)); ++kh) {
-              const double cost =
-                  f.cost_a * static_cast<double>(ka) + f.cost_h * static_cast<double>(kh);
-              if ((!least || cost < *least - 1e-9) &&
-                  holds(sums_a[static_cast<std::size_t>(ka)], sums_h[static_cast<std::size_t>(kh)],
-                        d))
-                least = cost;
-            }
-          // A plan with 4 or more GPUs of a model the box leaves out costs at
-          // least 4 of them: the box's least is the least only up to that.
-          double outside = 1e18;
-          if (f.most_a.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_a);
-          if (f.most_h.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_h);
-          if (!least || *least > outside + 1e-9) continue;
-          plan_request req;
-          req.models.push_back({a, f.most_a, f.cost_a});
-          req.models.push_back({h, f.most_h, f.cost_h});
-          for (std::size_t q = 0; q < d.size(); ++q)
-            if (d[q] > 0) req.demand.push_back(want(names[q], d[q]));
-          INFO("costs " << f.cost_a << "/" << f.cost_h << ", demand " << n1 << "/" << n2 << "/"
-                        << n3);
-          const plan_result res = planner.solve(req);
-          REQUIRE(res.feasible);
-          CHECK(res.cost == Approx(*least).margin(1e-9));
-          CHECK(res.lower_bound <= *least + 1e-9);
-          check_plan(req, res);
-          ++checked;
-          proven += res.optimal ? 1 : 0;
+  std::vector<int> d(items.size(), 0);
+  for (const two_fleet& f : fleets)
+    for (bool more = true; more;) {
+      // The next demand in the box, as an odometer.
+      more = false;
+      for (std::size_t q = 0; q < d.size() && !more; ++q) {
+        more = d[q] < box[q];
+        d[q] = more ? d[q] + 1 : 0;
+      }
+      if (!more) break;
+      std::optional<double> least;
+      for (long long ka = 0; ka <= std::min(3LL, f.most_a.value_or(3)); ++ka)
+        for (long long kb = 0; kb <= std::min(3LL, f.most_b.value_or(3)); ++kb) {
+          const double cost =
+              f.cost_a * static_cast<double>(ka) + f.cost_b * static_cast<double>(kb);
+          if ((!least || cost < *least - 1e-9) &&
+              holds(sums_a[static_cast<std::size_t>(ka)], sums_b[static_cast<std::size_t>(kb)], d))
+            least = cost;
         }
+      // A plan with 4 or more GPUs of a model the box leaves out costs at
+      // least 4 of them: the box's least is the least only up to that.
+      double outside = 1e18;
+      if (f.most_a.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_a);
+      if (f.most_b.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_b);
+      if (!least || *least > outside + 1e-9) continue;
+      plan_request req;
+      req.models.push_back({&a, f.most_a, f.cost_a});
+      req.models.push_back({&b, f.most_b, f.cost_b});
+      std::string what;
+      for (std::size_t q = 0; q < d.size(); ++q) {
+        if (d[q] == 0) continue;
+        req.demand.push_back(items[q]);
+        req.demand.back().count = d[q];
+        what += std::to_string(d[q]) + "x" + items[q].name + " ";
+      }
+      INFO("costs " << f.cost_a << "/" << f.cost_b << ", demand " << what);
+      const plan_result res = planner.solve(req);
+      REQUIRE(res.feasible);
+      CHECK(res.cost == Approx(*least).margin(1e-9));
+      CHECK(res.lower_bound <= *least + 1e-9);
+      check_plan(req, res);
+      ++checked;
+      proven += res.optimal ? 1 : 0;
+    }
+  return {checked, proven};
+}
+
+demand_item memory_item(std::string name, long long gib) {
+  demand_item d;
+  d.name = std::move(name);
+  d.memory_mib = gib * 1024;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("plans on two models with costs and limits match a brute force", "[plan][exact][cost]") {
+  // a100-80gb and h100-80gb: the same profile names, 8 units and 7 slices.
+  // Costs that differ are where the LP relaxation's bound falls short of
+  // whole GPUs.
+  const auto [checked, proven] = two_models_exact(
+      *gpu("a100-80gb"), *gpu("h100-80gb"),
+      {want("1g.10gb", 0), want("2g.20gb", 0), want("3g.40gb", 0)}, {7, 3, 2},
+      {{0.6, 1.0, std::nullopt, std::nullopt}, {1.0, 0.7, 1, std::nullopt}, {0.5, 1.0, 2, 3}});
   INFO(proven << " of " << checked << " proven optimal");
   CHECK(checked > 200);
+  CHECK(proven == checked);
+}
+
+TEST_CASE("plans on two models of different shapes match a brute force", "[plan][exact][cost]") {
+  // a30 (4 units, 4 slices) and h100-80gb (8, 7), items sized by memory.
+  const auto [checked, proven] = two_models_exact(
+      *gpu("a30"), *gpu("h100-80gb"),
+      {memory_item("5GiB", 5), memory_item("11GiB", 11), memory_item("23GiB", 23)}, {7, 3, 2},
+      {{0.35, 1.0, std::nullopt, std::nullopt}, {0.5, 1.0, 2, std::nullopt}});
+  INFO(proven << " of " << checked << " proven optimal");
+  CHECK(checked > 100);
   CHECK(proven == checked);
 }
 
