@@ -109,6 +109,7 @@ struct plan_change {
 struct plan_unmet {
   int item = 0;           ///< index into plan_request::demand
   long long missing = 0;  ///< instances short
+  bool no_model = false;  ///< no model of the fleet serves the item: all of it is short
 };
 
 /// How a plan ended (doc/plan.md "Status and exit codes").

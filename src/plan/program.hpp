@@ -181,6 +181,7 @@ struct problem {
   void stage_room();
   void stage_geometries();
   plan_result none_in_time();
+  void mark_no_model();
   // readout.cpp
   solution_blocks read_groups();
   void count_and_prove(const solution_blocks& sb);

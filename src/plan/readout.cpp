@@ -415,6 +415,7 @@ solution_blocks problem::read_groups() {
 // The plan's GPUs and cost, the lower bound on its cost (and on its
 // changes) proven in integers, and its status.
 void problem::count_and_prove(const solution_blocks& sb) {
+  mark_no_model();
   const std::vector<long long>& col_n = sb.col_n;
   const auto ix = [](int var) { return static_cast<std::size_t>(var); };
   res.gpu_count = 0;

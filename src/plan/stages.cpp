@@ -46,10 +46,19 @@ double suggest_time_limit(std::optional<double> limit) {
   return std::min(3600.0, std::max(10.0, 4 * limit.value_or(60)));
 }
 
+// Marks the unmet items no model of the fleet serves.
+void problem::mark_no_model() {
+  for (plan_unmet& u : res.unmet) {
+    const std::vector<int>& on = serve[static_cast<std::size_t>(u.item)];
+    u.no_model = std::none_of(on.begin(), on.end(), [](int p) { return p >= 0; });
+  }
+}
+
 // No plan at all within the time: every instance unmet, and not proven so.
 plan_result problem::none_in_time() {
   for (std::size_t i = 0; i < n_items; ++i)
     res.unmet.push_back({static_cast<int>(i), req.demand[i].count});
+  mark_no_model();
   res.status = plan_status::timed_out;
   res.suggested_time_limit_s = suggest_time_limit(req.time_limit_s);
   res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();

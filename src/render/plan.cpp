@@ -396,6 +396,8 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
           .value(item_name(req, u.item))
           .key("missing")
           .value(u.missing)
+          .key("no_model")
+          .value(u.no_model)
           .end_object();
     w.end_array();
   });

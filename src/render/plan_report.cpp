@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <migplan/capacity.hpp>
+#include <migplan/compute.hpp>
+#include <migplan/lookup.hpp>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -28,6 +30,42 @@
 namespace migplan::cli::render {
 namespace plan_detail {
 namespace {
+
+// Why no model of the fleet serves item `d`, model by model.
+std::string no_model_text(const plan_request& req, const demand_item& d) {
+  std::vector<std::string> clauses, slugs;
+  for (const fleet_model& fm : req.models) slugs.push_back(std::string(fm.gpu->slug));
+  if (slugs.empty()) return "no model of the fleet serves it";
+  if (d.profile.empty()) {
+    std::string need = d.memory_mib && *d.memory_mib % 1024 == 0
+                           ? fmt::format("{} GiB", *d.memory_mib / 1024)
+                           : fmt::format("{} MiB", d.memory_mib.value_or(0));
+    if (d.sms) need += fmt::format(" with {} SMs", *d.sms);
+    if (d.compute_slices) need += fmt::format(" and {} compute slices", *d.compute_slices);
+    std::string models = slugs.back();  // "a, b or c"
+    for (std::size_t k = slugs.size() - 1; k-- > 0;)
+      models = slugs[k] + (k + 2 == slugs.size() ? " or " : ", ") + models;
+    clauses.push_back(fmt::format("no profile of {} has {}", models, need));
+  }
+  for (const fleet_model& fm : req.models) {
+    if (d.profile.empty()) break;
+    const gpu_model& g = *fm.gpu;
+    // A compute-instance profile ("1c.3g.40gb") is looked for by its GPU instance.
+    const std::size_t dot = d.profile.find('.');
+    const bool ci = dot != std::string::npos && dot > 1 && d.profile[dot - 1] == 'c';
+    const std::string_view gi_name =
+        ci ? std::string_view(d.profile).substr(dot + 1) : std::string_view(d.profile);
+    const int gi = find_profile(g, gi_name);
+    if (gi < 0)
+      clauses.push_back(fmt::format("{} has no {}", g.slug, gi_name));
+    else if (prof(g, gi).ci_profiles.empty())
+      clauses.push_back(fmt::format(
+          "CI profiles unknown for {} on {} (no capture or document lists them)", gi_name, g.slug));
+    else
+      clauses.push_back(fmt::format("{} on {} offers no {}", gi_name, g.slug, d.profile));
+  }
+  return fmt::format("no model of the fleet serves it: {}", fmt::join(clauses, "; "));
+}
 
 // Costs are shown only when some model's cost is not the default 1.
 bool has_costs(const plan_request& req) {
@@ -397,8 +435,11 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
       const long long want = u.item >= 0 && static_cast<std::size_t>(u.item) < req.demand.size()
                                  ? req.demand[static_cast<std::size_t>(u.item)].count
                                  : 0;
-      os << fmt::format("  {}: {} of {} instance{} {}\n", item_name(req, u.item), u.missing, want,
-                        plural(want), cut ? "not placed yet" : "missing");
+      os << fmt::format(
+          "  {}: {} of {} instance{} {}{}\n", item_name(req, u.item), u.missing, want, plural(want),
+          cut ? "not placed yet" : "missing",
+          u.no_model ? ": " + no_model_text(req, req.demand[static_cast<std::size_t>(u.item)])
+                     : "");
     }
     if (cut)
       os << fmt::format(

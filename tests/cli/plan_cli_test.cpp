@@ -348,10 +348,11 @@ TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the s
   REQUIRE(doc["unmet"].size() == 1);
   CHECK(doc["unmet"][0]["name"] == "1g.10gb");
   CHECK(doc["unmet"][0]["missing"] == 1);
+  CHECK(doc["unmet"][0]["no_model"] == false);  // the limit, not the model, falls short
   const auto text =
       run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1", "8x1g.10gb"});
   CHECK(text.code == 1);
-  CHECK(text.out.find("1g.10gb: 1 of 8 instances missing") != std::string::npos);
+  CHECK(text.out.find("1g.10gb: 1 of 8 instances missing\n") != std::string::npos);
   // --emit refuses a plan that does not meet the demand: exit 1, nothing on stdout.
   const auto emit = run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1",
                                  "--emit", "mig-parted", "8x1g.10gb"});
@@ -360,6 +361,36 @@ TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the s
   CHECK(emit.err ==
         "migplan: the plan does not meet the demand, so there is no configuration to emit; "
         "nothing to emit\n");
+}
+
+TEST_CASE("plan: demand no model of the fleet serves is unmet with the reason per model",
+          "[plan][cli]") {
+  // A profile a30 lacks, a memory need no profile meets, and compute instances
+  // of a GPU instance whose CI profiles no source lists (h100-80gb's 3g.40gb).
+  const std::vector<std::string> demand{"4x1g.6gb", "3x1g.10gb", "2xmem=100GiB", "5x1c.3g.40gb"};
+  std::vector<std::string> args{"--gpu", "a30", "--gpu", "h100-80gb"};
+  args.insert(args.end(), demand.begin(), demand.end());
+  const json doc = checked_plan(args, 1);
+  REQUIRE(doc["unmet"].size() == 2);
+  CHECK(doc["unmet"][0]["name"] == "mem=100GiB");
+  CHECK(doc["unmet"][0]["missing"] == 2);
+  CHECK(doc["unmet"][0]["no_model"] == true);
+  CHECK(doc["unmet"][1]["name"] == "1c.3g.40gb");
+  CHECK(doc["unmet"][1]["no_model"] == true);
+  std::vector<std::string> text_args{"plan"};
+  text_args.insert(text_args.end(), args.begin(), args.end());
+  const auto text = run_migplan(text_args);
+  CHECK(text.code == 1);
+  CHECK(text.out.find("  mem=100GiB: 2 of 2 instances missing: no model of the fleet serves it: "
+                      "no profile of a30 or h100-80gb has 100 GiB\n") != std::string::npos);
+  CHECK(text.out.find("  1c.3g.40gb: 5 of 5 instances missing: no model of the fleet serves it: "
+                      "a30 has no 3g.40gb; CI profiles unknown for 3g.40gb on h100-80gb (no "
+                      "capture or document lists them)\n") != std::string::npos);
+  // One model, a profile it lacks but another model has.
+  const auto one = run_migplan({"plan", "--gpu", "a30", "10x1g.10gb"});
+  CHECK(one.code == 1);
+  CHECK(one.out.find("  1g.10gb: 10 of 10 instances missing: no model of the fleet serves it: "
+                     "a30 has no 1g.10gb\n") != std::string::npos);
 }
 
 TEST_CASE("plan: any positive cost plans as cost 1, and totals print as typed", "[plan][cli]") {
