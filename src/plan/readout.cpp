@@ -86,20 +86,24 @@ wide sum_without_largest(std::vector<std::pair<long long, long long>>& values, l
   return total;
 }
 
-// What one item's instances take of a GPU of each of two models, in 1 /
-// common of a GPU; -1 where the model cannot serve it.
+// What one item's instances take of a GPU of each of two sides, in 1 /
+// common of a GPU; -1 where the side cannot serve it.
 struct two_loads {
   long long n = 0, on_a = -1, on_b = -1;
 };
 
-// (d) Two models, a and b, and a plan that meets the demand: with x GPUs of
+// One side of (d): its GPUs' least cost, and at most how many there are.
+struct side {
+  long long weight = 0;
+  std::optional<long long> most;
+};
+
+// (d) Two sides, a and b, and a plan that meets the demand: with x GPUs of
 // a, the instances that save the most of b per unit of a go to a (in part:
 // the LP relaxation of the assignment), and the rest need at least their
 // load of b, rounded up to whole GPUs. The least cost over every x the
 // limits allow, when there are at most 200,000 of them to try; else 0.
-long long two_model_bound(const std::vector<two_loads>& loads, long long common,
-                          const std::vector<fleet_model>& models,
-                          const std::vector<long long>& weight) {
+long long two_side_bound(const std::vector<two_loads>& loads, long long common, side a, side b) {
   const auto up = [](wide x, wide d) { return (x + d - 1) / d; };  // x >= 0
   wide a_only = 0, all_a = 0, all_b = 0;                           // loads
   std::vector<two_loads> either;
@@ -116,7 +120,7 @@ long long two_model_bound(const std::vector<two_loads>& loads, long long common,
   });
   const wide lo = up(a_only, common);
   wide hi = up(all_a, common);
-  if (models[0].available) hi = std::min<wide>(hi, *models[0].available);
+  if (a.most) hi = std::min<wide>(hi, *a.most);
   if (lo > hi || hi - lo > 200'000) return 0;
   std::optional<wide> best;
   std::size_t k = 0;    // the first item of `either` not wholly on a
@@ -134,11 +138,52 @@ long long two_model_bound(const std::vector<two_loads>& loads, long long common,
                             ? up(left_b * either[k].on_a - (room - moved_a) * either[k].on_b,
                                  static_cast<wide>(common) * either[k].on_a)
                             : up(left_b, common);
-    if (models[1].available && b_gpus > *models[1].available) continue;
-    const wide cost = x * weight[0] + b_gpus * weight[1];
+    if (b.most && b_gpus > *b.most) continue;
+    const wide cost = x * a.weight + b_gpus * b.weight;
     if (!best || cost < *best) best = cost;
   }
   return best ? static_cast<long long>(*best) : 0;
+}
+
+// (d) over the models split into two sides, every split (up to 8 models):
+// a side's GPU costs at least its cheapest model's, there are at most the
+// sum of its models' limits of them (none if one is unlimited), and an
+// instance takes at least the least load any of its models gives it. Two
+// models are one split, exactly (d).
+long long split_bound(const std::vector<std::vector<long long>>& loads,
+                      const std::vector<long long>& counts, long long common,
+                      const std::vector<fleet_model>& models,
+                      const std::vector<long long>& weight) {
+  const std::size_t n = models.size();
+  if (n < 2 || n > 8) return 0;
+  long long best = 0;
+  // Model 0 is always on side a; the other models on a where `mask` says.
+  for (unsigned mask = 0; mask + 1 < (1u << (n - 1)); ++mask) {
+    const auto on_a = [&](std::size_t m) { return m == 0 || ((mask >> (m - 1)) & 1u) != 0; };
+    side a{-1, std::nullopt}, b{-1, std::nullopt};
+    bool a_limited = true, b_limited = true;
+    for (std::size_t m = 0; m < n; ++m) {
+      side& s = on_a(m) ? a : b;
+      bool& limited = on_a(m) ? a_limited : b_limited;
+      s.weight = s.weight < 0 ? weight[m] : std::min(s.weight, weight[m]);
+      limited = limited && models[m].available.has_value();
+      if (limited) s.most = s.most.value_or(0) + *models[m].available;
+    }
+    if (!a_limited) a.most.reset();
+    if (!b_limited) b.most.reset();
+    std::vector<two_loads> two;
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+      two_loads l{counts[i]};
+      for (std::size_t m = 0; m < n; ++m) {
+        if (loads[i][m] < 0) continue;
+        long long& v = on_a(m) ? l.on_a : l.on_b;
+        v = v < 0 ? loads[i][m] : std::min(v, loads[i][m]);
+      }
+      two.push_back(l);
+    }
+    best = std::max(best, two_side_bound(two, common, a, b));
+  }
+  return best;
 }
 
 // The least cost any plan leaving at most `unmet` instances unmet can have,
@@ -149,8 +194,9 @@ long long two_model_bound(const std::vector<two_loads>& loads, long long common,
 // per instance the least fraction of a GPU any model gives it, summed and
 // rounded up to whole GPUs, which cost at least the cheapest that many GPUs
 // the models' limits allow. The dearest (largest) `unmet` instances are left
-// out of each. With two models and nothing unmet, also (d) above. Items of
-// compute instances count nothing (GIs are shared between them).
+// out of each. With nothing unmet, also (d) above, over every split of the
+// models into two sides. Items of compute instances count nothing (GIs are
+// shared between them).
 long long capacity_bound(const plan_request& req, const std::vector<std::vector<int>>& serve,
                          const std::vector<std::vector<int>>& ci,
                          const std::vector<fleet_model>& models,
@@ -169,11 +215,12 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
   long long best = 0;
   for (const bool memory : {true, false}) {
     std::vector<std::pair<long long, long long>> shares, fractions;  // (per instance, instances)
-    std::vector<two_loads> loads;
+    std::vector<std::vector<long long>> loads;                       // per item and model, for (d)
+    std::vector<long long> counts;
     long long allow = unmet;
     for (std::size_t i = 0; i < req.demand.size(); ++i) {
       long long share = -1, fraction = -1;
-      two_loads load{req.demand[i].count};
+      std::vector<long long> load(models.size(), -1);
       bool split = false;
       for (std::size_t m = 0; m < models.size(); ++m) {
         const int p = serve[i][m];
@@ -185,7 +232,7 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
             memory ? pr.size * (common / g.units) : pr.compute_slices * (common / g.compute_slices);
         share = share < 0 ? weight[m] * f : std::min(share, weight[m] * f);
         fraction = fraction < 0 ? f : std::min(fraction, f);
-        if (models.size() == 2) (m == 0 ? load.on_a : load.on_b) = f;
+        load[m] = f;
       }
       if (share < 0) {
         allow -= req.demand[i].count;  // no model serves it: it is unmet in any plan
@@ -194,10 +241,10 @@ long long capacity_bound(const plan_request& req, const std::vector<std::vector<
       if (split) continue;
       shares.push_back({share, req.demand[i].count});
       fractions.push_back({fraction, req.demand[i].count});
-      loads.push_back(load);
+      loads.push_back(std::move(load));
+      counts.push_back(req.demand[i].count);
     }
-    if (models.size() == 2 && allow == 0)
-      best = std::max(best, two_model_bound(loads, common, models, weight));
+    if (allow == 0) best = std::max(best, split_bound(loads, counts, common, models, weight));
     best = std::max(
         best, static_cast<long long>((sum_without_largest(shares, allow) + common - 1) / common));
     auto gpus = (sum_without_largest(fractions, allow) + common - 1) / common;

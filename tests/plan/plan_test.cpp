@@ -225,51 +225,51 @@ std::vector<std::set<std::vector<int>>> geometry_sums(const gpu_model& g,
   return sums;
 }
 
-// Two models at a cost each, with a limit or none.
-struct two_fleet {
-  double cost_a, cost_b;
-  std::optional<long long> most_a, most_b;
+// One model of a fleet: its cost, and its limit or none.
+struct priced {
+  double cost;
+  std::optional<long long> most;
 };
 
-// Every demand of `items` up to `box` (each item served on either model by
-// the profile `profile_of` gives it there, a different one per item), on
-// models `a` and `b` with each fleet: the least cost of any pair of GPU
-// counts up to 3 each whose geometries hold the demand, where no plan
+// Every demand of `items` up to `box` (each item served on a model by the
+// profile `profile_of` gives it there, a different one per item), on
+// `models` with each fleet (a price per model): the least cost of any GPU
+// counts up to `k` per model whose geometries hold the demand, where no plan
 // outside that box can be cheaper. Returns how many demands were checked
 // and how many of them the planner proved optimal.
-std::pair<int, int> two_models_exact(const gpu_model& a, const gpu_model& b,
-                                     const std::vector<demand_item>& items,
-                                     const std::vector<int>& box,
-                                     const std::vector<two_fleet>& fleets) {
-  std::vector<int> pa, pb;
-  for (const demand_item& d : items) {
-    const auto profile_of = [&](const gpu_model& g) {
-      return d.profile.empty() ? size_for(g, need{*d.memory_mib, std::nullopt, 1}).profile
-                               : find_profile(g, d.profile);
-    };
-    pa.push_back(profile_of(a));
-    pb.push_back(profile_of(b));
-    REQUIRE(pa.back() >= 0);
-    REQUIRE(pb.back() >= 0);
+std::pair<int, int> models_exact(const std::vector<const gpu_model*>& models,
+                                 const std::vector<demand_item>& items, const std::vector<int>& box,
+                                 const std::vector<std::vector<priced>>& fleets, int k = 3) {
+  std::vector<std::vector<std::set<std::vector<int>>>> sums;  // per model, per count
+  for (const gpu_model* g : models) {
+    std::vector<int> ps;
+    for (const demand_item& d : items) {
+      ps.push_back(d.profile.empty() ? size_for(*g, need{*d.memory_mib, std::nullopt, 1}).profile
+                                     : find_profile(*g, d.profile));
+      REQUIRE(ps.back() >= 0);
+    }
+    REQUIRE(std::set<int>(ps.begin(), ps.end()).size() == ps.size());
+    sums.push_back(geometry_sums(*g, ps));
+    REQUIRE(sums.back().size() > static_cast<std::size_t>(k));
   }
-  REQUIRE(std::set<int>(pa.begin(), pa.end()).size() == pa.size());
-  REQUIRE(std::set<int>(pb.begin(), pb.end()).size() == pb.size());
-  const auto sums_a = geometry_sums(a, pa);
-  const auto sums_b = geometry_sums(b, pb);
-  const auto holds = [](const std::set<std::vector<int>>& x, const std::set<std::vector<int>>& y,
-                        const std::vector<int>& d) {
-    for (const std::vector<int>& u : x)
-      for (const std::vector<int>& v : y) {
-        bool all = true;
-        for (std::size_t q = 0; q < d.size() && all; ++q) all = u[q] + v[q] >= d[q];
-        if (all) return true;
+  // Whether GPU counts `n` of the models hold demand `d`: model j takes some
+  // sum of n[j] geometries, the later models what is left.
+  const auto holds = [&](const std::vector<long long>& n, const std::vector<int>& d) {
+    const auto rest = [&](const auto& self, std::size_t j, const std::vector<int>& left) -> bool {
+      if (j == n.size()) return std::all_of(left.begin(), left.end(), [](int x) { return x <= 0; });
+      for (const std::vector<int>& u : sums[j][static_cast<std::size_t>(n[j])]) {
+        std::vector<int> next = left;
+        for (std::size_t q = 0; q < next.size(); ++q) next[q] -= u[q];
+        if (self(self, j + 1, next)) return true;
       }
-    return false;
+      return false;
+    };
+    return rest(rest, 0, d);
   };
   plan::solver planner;
   int checked = 0, proven = 0;
   std::vector<int> d(items.size(), 0);
-  for (const two_fleet& f : fleets)
+  for (const std::vector<priced>& f : fleets)
     for (bool more = true; more;) {
       // The next demand in the box, as an odometer.
       more = false;
@@ -279,23 +279,26 @@ std::pair<int, int> two_models_exact(const gpu_model& a, const gpu_model& b,
       }
       if (!more) break;
       std::optional<double> least;
-      for (long long ka = 0; ka <= std::min(3LL, f.most_a.value_or(3)); ++ka)
-        for (long long kb = 0; kb <= std::min(3LL, f.most_b.value_or(3)); ++kb) {
-          const double cost =
-              f.cost_a * static_cast<double>(ka) + f.cost_b * static_cast<double>(kb);
-          if ((!least || cost < *least - 1e-9) &&
-              holds(sums_a[static_cast<std::size_t>(ka)], sums_b[static_cast<std::size_t>(kb)], d))
-            least = cost;
+      std::vector<long long> n(models.size(), 0);
+      for (bool counts = true; counts;) {
+        double cost = 0;
+        for (std::size_t j = 0; j < n.size(); ++j) cost += f[j].cost * static_cast<double>(n[j]);
+        if ((!least || cost < *least - 1e-9) && holds(n, d)) least = cost;
+        counts = false;  // the next GPU counts, as an odometer
+        for (std::size_t j = 0; j < n.size() && !counts; ++j) {
+          counts = n[j] < std::min<long long>(k, f[j].most.value_or(k));
+          n[j] = counts ? n[j] + 1 : 0;
         }
-      // A plan with 4 or more GPUs of a model the box leaves out costs at
-      // least 4 of them: the box's least is the least only up to that.
+      }
+      // A plan with more than k GPUs of a model the box leaves out costs at
+      // least k + 1 of them: the box's least is the least only up to that.
       double outside = 1e18;
-      if (f.most_a.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_a);
-      if (f.most_b.value_or(4) > 3) outside = std::min(outside, 4 * f.cost_b);
+      for (const priced& p : f)
+        if (p.most.value_or(k + 1) > k) outside = std::min(outside, (k + 1) * p.cost);
       if (!least || *least > outside + 1e-9) continue;
       plan_request req;
-      req.models.push_back({&a, f.most_a, f.cost_a});
-      req.models.push_back({&b, f.most_b, f.cost_b});
+      for (std::size_t j = 0; j < models.size(); ++j)
+        req.models.push_back({models[j], f[j].most, f[j].cost});
       std::string what;
       for (std::size_t q = 0; q < d.size(); ++q) {
         if (d[q] == 0) continue;
@@ -303,7 +306,7 @@ std::pair<int, int> two_models_exact(const gpu_model& a, const gpu_model& b,
         req.demand.back().count = d[q];
         what += std::to_string(d[q]) + "x" + items[q].name + " ";
       }
-      INFO("costs " << f.cost_a << "/" << f.cost_b << ", demand " << what);
+      INFO("fleet " << (&f - fleets.data()) << ", demand " << what);
       const plan_result res = planner.solve(req);
       REQUIRE(res.feasible);
       CHECK(res.cost == Approx(*least).margin(1e-9));
@@ -328,23 +331,39 @@ TEST_CASE("plans on two models with costs and limits match a brute force", "[pla
   // a100-80gb and h100-80gb: the same profile names, 8 units and 7 slices.
   // Costs that differ are where the LP relaxation's bound falls short of
   // whole GPUs.
-  const auto [checked, proven] = two_models_exact(
-      *gpu("a100-80gb"), *gpu("h100-80gb"),
-      {want("1g.10gb", 0), want("2g.20gb", 0), want("3g.40gb", 0)}, {7, 3, 2},
-      {{0.6, 1.0, std::nullopt, std::nullopt}, {1.0, 0.7, 1, std::nullopt}, {0.5, 1.0, 2, 3}});
+  const auto [checked, proven] =
+      models_exact({gpu("a100-80gb"), gpu("h100-80gb")},
+                   {want("1g.10gb", 0), want("2g.20gb", 0), want("3g.40gb", 0)}, {5, 3, 2},
+                   {{{0.6, std::nullopt}, {1.0, std::nullopt}},
+                    {{1.0, 1}, {0.7, std::nullopt}},
+                    {{0.5, 2}, {1.0, 3}}});
   INFO(proven << " of " << checked << " proven optimal");
-  CHECK(checked > 200);
+  CHECK(checked > 150);
   CHECK(proven == checked);
 }
 
 TEST_CASE("plans on two models of different shapes match a brute force", "[plan][exact][cost]") {
   // a30 (4 units, 4 slices) and h100-80gb (8, 7), items sized by memory.
-  const auto [checked, proven] = two_models_exact(
-      *gpu("a30"), *gpu("h100-80gb"),
+  const auto [checked, proven] = models_exact(
+      {gpu("a30"), gpu("h100-80gb")},
       {memory_item("5GiB", 5), memory_item("11GiB", 11), memory_item("23GiB", 23)}, {7, 3, 2},
-      {{0.35, 1.0, std::nullopt, std::nullopt}, {0.5, 1.0, 2, std::nullopt}});
+      {{{0.35, std::nullopt}, {1.0, std::nullopt}}, {{0.5, 2}, {1.0, std::nullopt}}});
   INFO(proven << " of " << checked << " proven optimal");
   CHECK(checked > 100);
+  CHECK(proven == checked);
+}
+
+TEST_CASE("plans on three models match a brute force", "[plan][exact][cost]") {
+  // a30, a100-40gb and h100-80gb, items sized by memory, up to 2 GPUs of
+  // each: (d) splits the three models into two sides.
+  const auto [checked, proven] =
+      models_exact({gpu("a30"), gpu("a100-40gb"), gpu("h100-80gb")},
+                   {memory_item("5GiB", 5), memory_item("11GiB", 11)}, {7, 3},
+                   {{{0.35, std::nullopt}, {0.5, std::nullopt}, {1.0, std::nullopt}},
+                    {{0.4, 1}, {0.45, std::nullopt}, {0.8, std::nullopt}}},
+                   2);
+  INFO(proven << " of " << checked << " proven optimal");
+  CHECK(checked > 20);
   CHECK(proven == checked);
 }
 
