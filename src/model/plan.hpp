@@ -138,7 +138,8 @@ struct plan_result {
   std::optional<double> suggested_time_limit_s;
   double lp_bound = 0;  ///< the LP relaxation's value of the first objective (cost, or changes)
   bool later_optimal = false;  ///< the room and distinct-geometry objectives proven optimal too
-  /// The first objective's stage (cost, or changes) stopped at the time limit.
+  /// The time limit stopped the first objective's stage (cost, or changes),
+  /// or an earlier one: more time may find a better plan or prove this one.
   bool first_cut_short = false;
   std::vector<plan_group> groups;
   struct node_gpu {

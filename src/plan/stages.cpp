@@ -59,6 +59,7 @@ plan_result problem::none_in_time() {
   for (std::size_t i = 0; i < n_items; ++i)
     res.unmet.push_back({static_cast<int>(i), req.demand[i].count});
   mark_no_model();
+  res.first_cut_short = true;
   res.status = plan_status::timed_out;
   res.suggested_time_limit_s = suggest_time_limit(req.time_limit_s);
   res.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();

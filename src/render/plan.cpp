@@ -260,6 +260,7 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
     w.key("lp_bound").number(std::round(res.lp_bound * 1e6) / 1e6);
     w.key("optimal").value(res.optimal);
     w.key("later_objectives_optimal").value(res.later_optimal);
+    w.key("time_limit_hit").value(res.first_cut_short);
     w.key("gap").number(res.gap);
     w.key("seconds").number(res.seconds);
     w.key("demand").begin_array();

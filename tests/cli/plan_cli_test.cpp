@@ -182,6 +182,8 @@ json checked_plan_doc(const migplan::test::run_result& r, int code) {
   if (code == 0 && !doc.contains("changes"))
     CHECK((status == "optimal") == (doc["optimal"] == true));
   CHECK(doc.contains("suggested_time_limit") == (code == 3));
+  // Cut short before a plan meeting the demand: the time limit was hit.
+  if (status == "timed_out") CHECK(doc["time_limit_hit"] == true);
   return doc;
 }
 
@@ -391,6 +393,25 @@ TEST_CASE("plan: demand no model of the fleet serves is unmet with the reason pe
   CHECK(one.code == 1);
   CHECK(one.out.find("  1g.10gb: 10 of 10 instances missing: no model of the fleet serves it: "
                      "a30 has no 1g.10gb\n") != std::string::npos);
+}
+
+TEST_CASE("plan: two models at different costs are proven in whole GPUs", "[plan][cli]") {
+  // 1,109 compute slices need 159 GPUs of 7, and 159 cost at least 159 x 0.6:
+  // the LP relaxation (95.06) alone proves only 95.2.
+  const std::vector<std::string> args{"--gpu",        "h100-80gb", "--gpu",
+                                      "a100-80gb",    "--cost",    "a100-80gb=0.6",
+                                      "1000x1g.10gb", "5x7g.80gb", "37x2g.20gb"};
+  const json doc = checked_plan(args, 0);
+  CHECK(doc["status"] == "optimal");
+  CHECK(doc["cost"].get<double>() == Approx(95.4));
+  CHECK(doc["lower_bound"].get<double>() == Approx(95.4));
+  CHECK(doc["lp_bound"].get<double>() < 95.2);
+  CHECK(doc["time_limit_hit"] == false);
+  std::vector<std::string> text_args{"plan"};
+  text_args.insert(text_args.end(), args.begin(), args.end());
+  const auto text = run_migplan(text_args);
+  CHECK(text.code == 0);
+  CHECK(text.out.find("lower bound cost 95.4: proven optimal") != std::string::npos);
 }
 
 TEST_CASE("plan: any positive cost plans as cost 1, and totals print as typed", "[plan][cli]") {
