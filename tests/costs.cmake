@@ -11,7 +11,7 @@
 # here.
 set_tests_properties(
   [==[re-plans on tiny fleets change the fewest GPUs, by brute force]==]
-  PROPERTIES COST 51)
+  PROPERTIES COST 13)
 set_tests_properties(
   [==[simulate --size finds a count that meets the target and one fewer that does not]==]
   PROPERTIES COST 22)

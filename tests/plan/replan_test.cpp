@@ -234,13 +234,20 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
     const char* mid = std::string_view(slug) == "a30" ? "2g.12gb" : "3g.40gb";
     const int ps = find_profile(*g, small), pm = find_profile(*g, mid);
     // Fleets: 2 or 3 GPUs drawn from a few current geometries (first instance in use).
+    // The fewest changes do not depend on the order of the GPUs, so each multiset
+    // of shapes is tried once (30 fleets, not 80), in ascending order and in
+    // descending order by turns: the solver pools GPUs by what they hold and
+    // must map its changes back to the right indices either way.
     const std::vector<std::vector<current_instance>> shapes{
         many(g, small, 4, 1), many(g, mid, 2, 1), {}, many(g, small, 2, 0)};
+    std::size_t multisets = 0;
     for (std::size_t n = 2; n <= 3; ++n) {
       std::vector<std::size_t> pick(n, 0);
       for (std::size_t code = 0; code < static_cast<std::size_t>(std::pow(4, n)); ++code) {
         std::size_t c = code;
         for (std::size_t i = 0; i < n; ++i, c /= 4) pick[i] = c % 4;
+        if (!std::is_sorted(pick.begin(), pick.end())) continue;
+        if (multisets++ % 2 == 1) std::reverse(pick.begin(), pick.end());
         std::vector<std::vector<current_instance>> fleet;
         for (std::size_t i : pick) fleet.push_back(shapes[i]);
         for (int ds = 0; ds <= 8; ds += 2)
