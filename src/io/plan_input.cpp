@@ -227,7 +227,7 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
                                value_text(item)));
       return first_error(r);
     }
-    const auto fs = r.fields(item, demand_item_keys, "a demand item");
+    const auto fs = r.fields(item, demand_item_keys, "a demand item", plan_io::demand_key_hints);
     demand_parts parts;
     parts.line = line;
     if (const doc::field* f = find(fs, "name"))
@@ -279,9 +279,11 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
       for (const std::string& c : *cells) {
         const std::string name = lower(c);
         if (std::find(column_names.begin(), column_names.end(), name) == column_names.end())
-          return fail(line_no,
-                      fmt::format("unknown column {} in the header{}; the columns are {}", q(c),
-                                  suggest(c, column_names), fmt::join(demand_columns, ", ")));
+          return fail(
+              line_no,
+              fmt::format("unknown column {} in the header{}; the columns are {}", q(c),
+                          doc::unknown_key_hint(name, column_names, plan_io::demand_key_hints),
+                          fmt::join(demand_columns, ", ")));
         if (std::find(header.begin(), header.end(), name) != header.end())
           return fail(line_no, fmt::format("column {} is named twice in the header", q(name)));
         header.push_back(name);

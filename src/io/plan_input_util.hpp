@@ -34,6 +34,20 @@ inline std::string at(std::string_view shown, int line, std::string_view message
 
 using doc::suggest;
 
+/// Keys of one of the two demand formats written in the other: a trace pod's
+/// `item` (plan's demand word) against a demand item's `profile`, `memory`,
+/// `compute_slices` and `sms`.
+inline constexpr std::string_view trace_item_hint =
+    "a trace names what a pod asks for in item: a profile such as 1g.10gb, "
+    "mem=SIZE[:sms=N][:slices=N], or gpu";
+inline constexpr doc::key_hint trace_key_hints[] = {{"profile", trace_item_hint},
+                                                    {"memory", trace_item_hint},
+                                                    {"compute_slices", trace_item_hint},
+                                                    {"sms", trace_item_hint}};
+inline constexpr doc::key_hint demand_key_hints[] = {
+    {"item",
+     "a demand file names a profile in profile, or a size in memory, compute_slices and sms"}};
+
 /// "'a', 'b', 'c', 'd', 'e' and 7 more": a list of names a note can afford.
 inline std::string some_names(const std::vector<std::string>& names) {
   constexpr std::size_t most = 5;

@@ -20,6 +20,13 @@ std::string suggest(std::string_view s, std::span<const std::string> names) {
   return s.size() > 64 ? std::string() : did_you_mean(s, names);
 }
 
+std::string unknown_key_hint(std::string_view key, std::span<const std::string> names,
+                             std::span<const key_hint> hints) {
+  for (const key_hint& h : hints)
+    if (h.key == key) return fmt::format(" ({})", h.hint);
+  return suggest(key, names);
+}
+
 bool has_control(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
@@ -42,7 +49,7 @@ void walker::fail(diagnostic d) {
 }
 
 std::vector<field> walker::fields(const node& map, std::span<const std::string_view> known,
-                                  std::string_view what) {
+                                  std::string_view what, std::span<const key_hint> hints) {
   std::vector<field> out;
   for (std::size_t i = 0; i + 1 < map.kids.size(); i += 2) {
     const node& k = map.kids[i];
@@ -57,7 +64,7 @@ std::vector<field> walker::fields(const node& map, std::span<const std::string_v
       const std::vector<std::string> names(known.begin(), known.end());
       fail(k.at,
            fmt::format("unknown key {} in {}{}; the keys are {}", quote_token(key), what,
-                       suggest(key, names), fmt::join(known, ", ")),
+                       unknown_key_hint(key, names, hints), fmt::join(known, ", ")),
            "unknown-key");
       if (mode_ == mode::first) return out;
       continue;

@@ -38,6 +38,19 @@ struct field {
 /// The field named `key` of `fields`, or nullptr.
 const field* find(std::span<const field> fields, std::string_view key);
 
+/// A key that is not known in one format but is in a sibling format (a
+/// trace's `profile`, a demand file's `item`): its message says where that
+/// belongs here instead of a did-you-mean.
+struct key_hint {
+  std::string_view key;   ///< the unknown key, lower case
+  std::string_view hint;  ///< what to write instead, shown in parentheses
+};
+
+/// " (did you mean 'y'?)" for `key` among `names`, or " (HINT)" where `hints`
+/// has the key.
+std::string unknown_key_hint(std::string_view key, std::span<const std::string> names,
+                             std::span<const key_hint> hints = {});
+
 /// Walks one file's tree, keeping what it finds wrong.
 class walker {
  public:
@@ -71,7 +84,7 @@ class walker {
   /// 'x' (first at line N)") is a diagnostic; the entries before it are
   /// returned (in mode::all, every good entry).
   std::vector<field> fields(const node& map, std::span<const std::string_view> known,
-                            std::string_view what);
+                            std::string_view what, std::span<const key_hint> hints = {});
 
   /// True when the document is a mapping; else "empty file: a KIND holds
   /// EXPECTED" or "expected a mapping with EXPECTED at the top level, not ...".

@@ -155,10 +155,11 @@ bool header_columns(reader& r, const std::vector<std::string>& header, bool alib
     if (it == known.end() && alibaba) continue;  // a later release may add columns
     if (it == known.end())
       return r.fail(
-          line,
-          fmt::format("unknown column {} in the header{}; the columns are {}", q(header[i]),
-                      suggest(header[i], std::vector<std::string>(known.begin(), known.end())),
-                      "name, start, end, count and item"));
+          line, fmt::format("unknown column {} in the header{}; the columns are {}", q(header[i]),
+                            doc::unknown_key_hint(
+                                header[i], std::vector<std::string>(known.begin(), known.end()),
+                                plan_io::trace_key_hints),
+                            "name, start, end, count and item"));
     int& c = col[static_cast<std::size_t>(it - known.begin())];
     if (c >= 0) return r.fail(line, fmt::format("column {} is named twice in the header", q(*it)));
     c = static_cast<int>(i);
@@ -260,7 +261,7 @@ bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
   if (!pod.is_map())
     return r.fail(line, fmt::format("each pod must be a mapping with a start and an item, not {}",
                                     doc::value_text(pod)));
-  const auto fs = w.fields(pod, pod_keys, "a pod");
+  const auto fs = w.fields(pod, pod_keys, "a pod", plan_io::trace_key_hints);
   const doc::field* start = w.need(fs, "start", line, "(a pod has a start and an item)");
   const doc::field* item = w.need(fs, "item", line, "(a pod has a start and an item)");
   const doc::field* name = doc::find(fs, "name");

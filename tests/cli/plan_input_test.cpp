@@ -153,6 +153,11 @@ TEST_CASE("malformed demand files each get one message with their line", "[plan-
   CHECK(demand_error(one_item("cout: 3\n    profile: 1g.10gb")) ==
         "d.yaml:3: unknown key 'cout' in a demand item (did you mean count?); the keys are name, "
         "count, profile, memory, compute_slices, sms, comment");
+  // A trace's item, written in a demand file: where it goes here.
+  CHECK(demand_error(one_item("count: 3\n    item: 1g.10gb")) ==
+        "d.yaml:4: unknown key 'item' in a demand item (a demand file names a profile in profile, "
+        "or a size in memory, compute_slices and sms); the keys are name, count, profile, memory, "
+        "compute_slices, sms, comment");
   CHECK(demand_error("version: 1\ndemand:\n  - count: 3\n    count: 4\n    profile: 1g.10gb\n") ==
         "d.yaml:4: duplicate key 'count' (first at line 3)");
   CHECK(demand_error(one_item("count: [3]\n    profile: 1g.10gb")) ==
@@ -222,6 +227,10 @@ TEST_CASE("malformed demand csv files each get one message with their line", "[p
   CHECK(csv("name,count,profle\n") ==
         "d.csv:1: unknown column 'profle' in the header (did you mean profile?); the columns are "
         "name, count, profile, memory, compute_slices, sms");
+  CHECK(csv("name,count,item\nx,3,1g.10gb\n") ==
+        "d.csv:1: unknown column 'item' in the header (a demand file names a profile in profile, "
+        "or a size in memory, compute_slices and sms); the columns are name, count, profile, "
+        "memory, compute_slices, sms");
   CHECK(csv("name,count\nx,3\n") ==
         "d.csv:1: the header must name the columns name, count and profile (or memory), such as "
         "'name,count,profile'");

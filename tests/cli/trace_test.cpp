@@ -5,6 +5,8 @@
 
 #include "io/trace.hpp"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -107,6 +109,22 @@ TEST_CASE("bad trace rows are reported with their file and line", "[trace]") {
   CHECK(failure("name,strat,item\n") ==
         "t.csv:1: unknown column 'strat' in the header (did you mean start?); the columns are "
         "name, start, end, count and item");
+  // A demand file's columns and keys, written in a trace: where they go here.
+  const std::string item_hint =
+      " (a trace names what a pod asks for in item: a profile such as 1g.10gb, "
+      "mem=SIZE[:sms=N][:slices=N], or gpu)";
+  for (const char* key : {"profile", "memory", "compute_slices", "sms"}) {
+    INFO(key);
+    CHECK(failure(fmt::format("start,{}\n0,1g.10gb\n", key)) ==
+          fmt::format("t.csv:1: unknown column '{}' in the header{}; the columns are name, start, "
+                      "end, count and item",
+                      key, item_hint));
+    CHECK(failure(fmt::format("version: 1\npods:\n  - {{start: 0, {}: 1g.10gb}}\n", key),
+                  plan_file_format::yaml) ==
+          fmt::format("t.csv:3: unknown key '{}' in a pod{}; the keys are name, start, end, "
+                      "count, item, comment",
+                      key, item_hint));
+  }
   CHECK(failure("start,item\nyesterday,1g.10gb\n") ==
         "t.csv:2: start: 'yesterday' is no time: write whole seconds or RFC 3339, such as "
         "2023-07-01T08:00:00Z");
