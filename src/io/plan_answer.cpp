@@ -35,6 +35,7 @@ constexpr std::string_view answer_keys[] = {"schema_version",
                                             "nodes",
                                             "changes",
                                             "changes_lower_bound",
+                                            "inferred",
                                             "unmet"};
 constexpr std::string_view group_keys[] = {"gpu",    "count",      "instances",
                                            "serves", "assignment", "stranded_per_gpu"};

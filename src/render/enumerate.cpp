@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 
 namespace migplan::cli::render {
@@ -23,6 +26,17 @@ std::string geometry_text(const gpu_model& g, const profile_counts& c) {
   return out;
 }
 
+// The profiles of the listed geometries with inferred values.
+std::vector<int> listed_inferred(const gpu_model& g, const geometry_set& all, bool maximal_only) {
+  std::vector<int> listed;
+  for (std::size_t i = 0; i < g.profiles.size(); ++i)
+    if (std::any_of(all.geometries.begin(), all.geometries.end(), [&](const geometry& geo) {
+          return (geo.maximal || !maximal_only) && geo.counts[static_cast<int>(i)] > 0;
+        }))
+      listed.push_back(static_cast<int>(i));
+  return inferred_among(g, listed);
+}
+
 }  // namespace
 
 void enumerate_text(std::ostream& os, const gpu_model& gpu, const geometry_set& all,
@@ -35,6 +49,8 @@ void enumerate_text(std::ostream& os, const gpu_model& gpu, const geometry_set& 
   }
   os << fmt::format("\n{}: {} geometries ({} maximal), {} layouts\n", gpu.slug,
                     all.geometries.size(), all.maximal_count, all.layout_count);
+  // Inferred values are shown, never hidden.
+  os << inferred_note(gpu, listed_inferred(gpu, all, maximal_only));
 }
 
 void enumerate_json(std::ostream& os, const gpu_model& gpu, const geometry_set& all,
@@ -55,6 +71,9 @@ void enumerate_json(std::ostream& os, const gpu_model& gpu, const geometry_set& 
     w.end_array();
     w.key("geometry_count").value(all.geometries.size());
     w.key("layout_count").value(all.layout_count).key("maximal_count").value(all.maximal_count);
+    w.key("inferred").begin_array();
+    write_inferred(w, gpu, listed_inferred(gpu, all, maximal_only));
+    w.end_array();
   });
 }
 

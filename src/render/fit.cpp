@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "messages.hpp"
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "render/style.hpp"
 #include "text.hpp"
@@ -51,6 +52,12 @@ void fit_text(std::ostream& os, const gpu_model& gpu, const need& n, const sizin
     std::vector<std::string_view> names;
     for (int p : s.unknown) names.push_back(prof(gpu, p).name);
     os << fmt::format("note: not considered, values unknown: {}\n", fmt::join(names, ", "));
+  }
+  // Inferred values are shown, never hidden (the JSON's profile lists them).
+  if (s.profile >= 0) {
+    const std::vector<int> chosen{s.profile};
+    const std::string note = inferred_note(gpu, inferred_among(gpu, chosen));
+    if (!note.empty()) os << note.substr(1);  // the note's own blank line left out, as above
   }
 }
 

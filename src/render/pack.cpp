@@ -13,6 +13,7 @@
 #include "quote.hpp"
 #include "render/compute.hpp"
 #include "render/diagram.hpp"
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "render/style.hpp"
 #include "text.hpp"
@@ -40,12 +41,9 @@ std::string slugs_text(const std::vector<const gpu_model*>& models) {
 
 // The profiles of the request with inferred values, each once, in request order.
 std::vector<int> inferred_profiles(const pack_answer& a) {
-  std::vector<int> out;
-  for (const item& it : a.items)
-    if (prof(*a.gpu, it.profile).inferred() &&
-        std::find(out.begin(), out.end(), it.profile) == out.end())
-      out.push_back(it.profile);
-  return out;
+  std::vector<int> asked;
+  for (const item& it : a.items) asked.push_back(it.profile);
+  return inferred_among(*a.gpu, asked);
 }
 
 // "3g.20gb@4 (GI 1)", with its compute instances when an -lci listing came:
@@ -192,11 +190,7 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
   for (const gpu_model* m : a.also_fits) w.value(m->slug);
   w.end_array();
   w.key("inferred").begin_array();
-  for (int p : inferred_profiles(a)) {
-    w.begin_object().key("profile").value(prof(g, p).name).key("fields").begin_array();
-    for (std::string_view f : inferred_field_names(prof(g, p).prov.inferred)) w.value(f);
-    w.end_array().end_object();
-  }
+  write_inferred(w, g, inferred_profiles(a));
   w.end_array();
   w.key("current");
   if (a.current) {
@@ -323,13 +317,7 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
       out << fmt::format("\n{} other layout{}; --all shows every one\n", n - 1, n == 2 ? "" : "s");
   }
   // Inferred values are shown, never hidden.
-  std::vector<std::string_view> inferred;
-  for (int p : inferred_profiles(a)) inferred.push_back(prof(g, p).name);
-  if (!inferred.empty())
-    out << fmt::format(
-        "\nnote: {} on {} has values inferred by analogy, not captured; "
-        "'migplan profiles --gpu {}' shows which\n",
-        fmt::join(inferred, ", "), g.slug, g.slug);
+  out << inferred_note(g, inferred_profiles(a));
 }
 
 void pack_json(std::ostream& os, const pack_answer& a, bool all) {

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 
 namespace migplan::cli::render {
@@ -63,6 +64,27 @@ std::vector<int> nearest_gpus(const place_result& r) {
   return out;
 }
 
+namespace {
+
+// Per model of the fleet, in node order, the profile asked for where its
+// values there are inferred.
+std::vector<std::pair<const gpu_model*, std::vector<int>>> asked_inferred(const place_result& r) {
+  std::vector<std::pair<const gpu_model*, std::vector<int>>> out;
+  std::vector<const gpu_model*> seen;
+  for (const fleet_now_node& n : r.nodes) {
+    if (std::find(seen.begin(), seen.end(), n.gpu) != seen.end()) continue;
+    seen.push_back(n.gpu);
+    std::vector<int> asked;
+    for (std::size_t p = 0; p < n.gpu->profiles.size(); ++p)
+      if (n.gpu->profiles[p].name == r.profile) asked.push_back(static_cast<int>(p));
+    std::vector<int> inferred = inferred_among(*n.gpu, asked);
+    if (!inferred.empty()) out.emplace_back(n.gpu, std::move(inferred));
+  }
+  return out;
+}
+
+}  // namespace
+
 void place_text(std::ostream& os, const place_result& r) {
   std::string out;
   std::vector<std::string> models;
@@ -76,6 +98,9 @@ void place_text(std::ostream& os, const place_result& r) {
                      r.gpus.size() == 1 ? "" : "s", fmt::join(models, ", "), held,
                      held == 1 ? "" : "s");
   for (const std::string& n : r.notes) out += fmt::format("note: {}\n", n);
+  // Inferred values are shown, never hidden (the note without its blank line).
+  for (const auto& [gpu, inferred] : asked_inferred(r))
+    out += inferred_note(*gpu, inferred).substr(1);
   if (!r.placed()) {
     out += fmt::format("\nno GPU can take a {}.", r.profile);
     const std::vector<int> near = nearest_gpus(r);
@@ -127,6 +152,9 @@ void place_json(std::ostream& os, const place_result& r) {
     w.key("placed").value(r.placed());
     w.key("notes").begin_array();
     for (const std::string& n : r.notes) w.value(n);
+    w.end_array();
+    w.key("inferred").begin_array();
+    for (const auto& [gpu, inferred] : asked_inferred(r)) write_inferred(w, *gpu, inferred, true);
     w.end_array();
     w.key("policies").begin_array();
     for (const place_policy& p : r.policies) {

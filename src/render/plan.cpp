@@ -18,6 +18,7 @@
 
 #include "messages.hpp"
 #include "render/diagram.hpp"
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "render/plan_view.hpp"
 #include "render/ranges.hpp"
@@ -179,6 +180,22 @@ plan_view view_of(const plan_request& req, const plan_result& res) {
 
 // Per demand item, how many instances (GPU or compute instances) the
 // geometry's GPUs serve, in item order.
+std::vector<std::pair<const gpu_model*, std::vector<int>>> inferred_of(const plan_result& res) {
+  std::vector<std::pair<const gpu_model*, std::vector<int>>> used;
+  for (const plan_group& g : res.groups) {
+    auto it =
+        std::find_if(used.begin(), used.end(), [&](const auto& e) { return e.first == g.gpu; });
+    if (it == used.end()) it = used.insert(used.end(), {g.gpu, {}});
+    for (const planned_instance& pi : g.instances) it->second.push_back(pi.where.profile);
+  }
+  std::vector<std::pair<const gpu_model*, std::vector<int>>> out;
+  for (auto& [gpu, profiles] : used) {
+    std::vector<int> inferred = inferred_among(*gpu, profiles);
+    if (!inferred.empty()) out.emplace_back(gpu, std::move(inferred));
+  }
+  return out;
+}
+
 std::map<int, long long> serves_of(const plan_result& res, const geometry& geo) {
   std::map<int, long long> out;
   for (const geometry_run& r : geo.runs)
@@ -388,6 +405,10 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
       w.end_array();
       w.key("changes_lower_bound").value(res.changes_lower_bound);
     }
+    w.key("inferred").begin_array();
+    for (const auto& [gpu, inferred] : plan_detail::inferred_of(res))
+      write_inferred(w, *gpu, inferred, true);
+    w.end_array();
     w.key("unmet").begin_array();
     for (const plan_unmet& u : res.unmet)
       w.begin_object()

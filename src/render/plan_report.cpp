@@ -20,6 +20,7 @@
 
 #include "messages.hpp"
 #include "render/diagram.hpp"
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "render/plan.hpp"
 #include "render/plan_view.hpp"
@@ -448,6 +449,8 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
           number_text(req.time_limit_s.value_or(0)),
           number_text(res.suggested_time_limit_s.value_or(0)));
   }
+  // Inferred values are shown, never hidden.
+  for (const auto& [gpu, inferred] : inferred_of(res)) os << inferred_note(*gpu, inferred);
 }
 
 }  // namespace migplan::cli::render

@@ -93,4 +93,9 @@ int ci_serves_of(const planned_instance& pi, std::size_t k);
 /// The name of demand item `i`, or "?".
 std::string item_name(const plan_request& req, int i);
 
+/// Per model of the plan's groups (in their order), the profiles of its
+/// instances with values inferred (render/inferred.hpp); models with none
+/// are left out.
+std::vector<std::pair<const gpu_model*, std::vector<int>>> inferred_of(const plan_result& res);
+
 }  // namespace migplan::cli::render::plan_detail

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 
 namespace migplan::cli::render {
@@ -72,6 +73,19 @@ void sizing_table(std::ostream& os, const simulate_result& r) {
   for (std::size_t m = 0; m < r.sizing.size(); ++m)
     line += fmt::format("{:>{}}", r.sizing[m].plan_gpus, widths[m]);
   os << line << "\n";
+}
+
+}  // namespace
+
+namespace {
+
+// The replayed profiles (those with a peak) with inferred values on the model.
+std::vector<int> replayed_inferred(const simulate_result& r) {
+  std::vector<int> replayed;
+  for (const auto& [name, n] : r.peaks)
+    for (std::size_t p = 0; p < r.gpu->profiles.size(); ++p)
+      if (r.gpu->profiles[p].name == name) replayed.push_back(static_cast<int>(p));
+  return inferred_among(*r.gpu, replayed);
 }
 
 }  // namespace
@@ -176,6 +190,8 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
           p.sized ? std::to_string(*p.sized) : fmt::format("none within {} GPUs", r.size_limit));
     os << fmt::format("  {:<20}{}\n", "plan at the peaks", r.plan_gpus);
   }
+  // Inferred values are shown, never hidden.
+  os << inferred_note(*r.gpu, replayed_inferred(r));
 }
 
 void simulate_json(std::ostream& os, const simulate_result& r) {
@@ -256,6 +272,9 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
       w.end_array();
       w.end_object();
     }
+    w.key("inferred").begin_array();
+    write_inferred(w, *r.gpu, replayed_inferred(r));
+    w.end_array();
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <migplan/catalog.hpp>
+#include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -482,6 +483,90 @@ TEST_CASE("every gpu name in JSON output is an nvidia-smi name --gpu takes back"
     const std::string first = profiles["gpus"][i]["profiles"].back()["name"].get<std::string>();
     const json pack = parse_json(run_migplan({"pack", "--gpu", slug, "--json", first}).out);
     CHECK(pack["gpu"] == json({{"id", slug}, {"name", name}, {"description", g["description"]}}));
+  }
+}
+
+TEST_CASE("pack's note names the requested profiles with inferred values, in agreement",
+          "[cli][pack]") {
+  // From the catalog: on the first model with two inferred profiles that fit
+  // together, the note says "has" for one and "have" for two.
+  bool found = false;
+  for (const migplan::gpu_model& g : migplan::catalog()) {
+    std::vector<int> inferred;
+    for (std::size_t p = 0; p < g.profiles.size(); ++p)
+      if (g.profiles[p].inferred()) inferred.push_back(static_cast<int>(p));
+    const migplan::rules r(g);
+    for (std::size_t i = 0; i < inferred.size() && !found; ++i)
+      for (std::size_t j = i + 1; j < inferred.size() && !found; ++j) {
+        const std::vector<migplan::item> two{{inferred[i]}, {inferred[j]}};
+        if (!migplan::fits(r, two)) continue;
+        found = true;
+        const std::string slug(g.slug);
+        const std::string a(g.profiles[static_cast<std::size_t>(inferred[i])].name);
+        const std::string b(g.profiles[static_cast<std::size_t>(inferred[j])].name);
+        INFO(slug << ": " << a << " " << b);
+        const auto one = run_migplan({"pack", "--gpu", slug, a});
+        CHECK(one.out.find("\nnote: " + a + " on " + slug +
+                           " has values inferred by analogy, "
+                           "not captured; 'migplan profiles --gpu " +
+                           slug + "' shows which\n") != std::string::npos);
+        const auto both = run_migplan({"pack", "--gpu", slug, a, b, a});
+        CHECK(both.out.find("\nnote: " + a + ", " + b + " on " + slug +
+                            " have values inferred by analogy") != std::string::npos);
+      }
+    if (found) break;
+  }
+  CHECK(found);
+}
+
+TEST_CASE("enumerate and fit name the profiles they rest on with inferred values",
+          "[cli][enumerate][fit]") {
+  // On every catalog model: enumerate's "inferred" lists exactly the profiles
+  // of its geometries that the catalog marks inferred, with each one's fields,
+  // and the text's note names the same ones, or is absent.
+  for (const migplan::gpu_model& g : migplan::catalog()) {
+    const std::string slug(g.slug);
+    INFO(slug);
+    const json doc = parse_json(run_migplan({"enumerate", "--gpu", slug, "--json"}).out);
+    std::vector<std::string> listed;
+    for (const json& geo : doc["geometries"])
+      for (const json& p : geo["profiles"])
+        if (std::find(listed.begin(), listed.end(), p.get<std::string>()) == listed.end())
+          listed.push_back(p.get<std::string>());
+    // What `profiles` says of each profile, in catalog order.
+    const json rows =
+        parse_json(run_migplan({"profiles", "--gpu", slug, "--json"}).out)["gpus"][0]["profiles"];
+    json expected = json::array();
+    std::string names;
+    for (const json& p : rows) {
+      const std::string name = p["name"].get<std::string>();
+      if (!p["inferred"].empty() && std::find(listed.begin(), listed.end(), name) != listed.end()) {
+        expected.push_back({{"profile", name}, {"fields", p["inferred"]}});
+        names += (names.empty() ? "" : ", ") + name;
+      }
+    }
+    CHECK(doc["inferred"] == expected);
+    const std::string text = run_migplan({"enumerate", "--gpu", slug}).out;
+    if (expected.empty())
+      CHECK(text.find("inferred") == std::string::npos);
+    else
+      CHECK(text.ends_with("\nnote: " + names + " on " + slug +
+                           (expected.size() == 1 ? " has" : " have") +
+                           " values inferred by analogy, not captured; 'migplan profiles --gpu " +
+                           slug + "' shows which\n"));
+  }
+  // fit: the note follows the chosen profile.
+  for (const migplan::gpu_model& g : migplan::catalog()) {
+    const std::string slug(g.slug);
+    INFO(slug);
+    const json doc =
+        parse_json(run_migplan({"fit", "--gpu", slug, "--memory", "1Gi", "--json"}).out);
+    if (!doc["fits"].get<bool>()) continue;
+    const std::string chosen = doc["profile"]["name"].get<std::string>();
+    const bool inferred = !doc["profile"]["inferred"].empty();
+    const std::string text = run_migplan({"fit", "--gpu", slug, "--memory", "1Gi"}).out;
+    CHECK((text.find("\nnote: " + chosen + " on " + slug + " has values inferred by analogy") !=
+           std::string::npos) == inferred);
   }
 }
 

@@ -249,3 +249,33 @@ TEST_CASE("place puts a whole GPU 7g.80gb only on an empty GPU", "[place]") {
     CHECK(p["alternatives"].empty());
   }
 }
+
+TEST_CASE("place names the profile asked for where a model's values are inferred", "[place]") {
+  // A fleet of an h100-80gb node (values captured) and an h200 node, whose
+  // placements data/ infers from H100; which fields: from `migplan profiles`.
+  const std::string state =
+      "version: 1\n"
+      "nodes:\n"
+      "  - {name: a, gpu: h100-80gb, gpus: [{index: 0, instances: []}]}\n"
+      "  - {name: b, gpu: h200, gpus: [{index: 0, instances: []}]}\n";
+  json expected = json::array();
+  for (const char* slug : {"h100-80gb", "h200"}) {
+    const json doc = json::parse(run_migplan({"profiles", "--gpu", slug, "--json"}).out);
+    for (const json& p : doc["gpus"][0]["profiles"])
+      if ((p["name"] == "7g.80gb" || p["name"] == "1g.18gb") && !p["inferred"].empty())
+        expected.push_back({{"gpu", slug}, {"profile", p["name"]}, {"fields", p["inferred"]}});
+  }
+  // 1g.18gb is an h200 profile only; 7g.80gb an h100-80gb one.
+  const json h200 = place_json({"1g.18gb", "--current", "-"}, 0, state);
+  json want = json::array();
+  for (const json& e : expected)
+    if (e["profile"] == "1g.18gb") want.push_back(e);
+  CHECK(h200["inferred"] == want);
+  const auto text = run_migplan({"place", "1g.18gb", "--current", "-"}, state);
+  CHECK((text.out.find("note: 1g.18gb on h200 has values inferred by analogy, not captured; "
+                       "'migplan profiles --gpu h200' shows which\n") != std::string::npos) ==
+        !want.empty());
+  const json h100 = place_json({"7g.80gb", "--current", "-"}, 0, state);
+  CHECK(h100["inferred"] == json::array());
+  CHECK(expected.size() == want.size());  // h100-80gb's 7g.80gb is captured
+}

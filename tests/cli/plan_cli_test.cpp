@@ -300,6 +300,56 @@ TEST_CASE("plan: simple facts any correct solver gives", "[plan][cli]") {
   CHECK_FALSE(doc.contains("nodes"));
 }
 
+TEST_CASE("plan: the profiles a plan uses with inferred values are noted, per model",
+          "[plan][cli]") {
+  // From the catalog: one model's profile with inferred values, one whose
+  // values are all captured, each planned alone and then together.
+  // Neither profile is a profile of the other model, so that each item has
+  // one model to go on.
+  const auto has = [](const migplan::gpu_model& g, std::string_view name) {
+    return std::any_of(g.profiles.begin(), g.profiles.end(),
+                       [&](const migplan::profile& p) { return p.name == name; });
+  };
+  const migplan::gpu_model* guessed = nullptr;
+  const migplan::gpu_model* captured = nullptr;
+  std::string guess, known;
+  for (const migplan::gpu_model& c : migplan::catalog()) {
+    if (std::any_of(c.profiles.begin(), c.profiles.end(),
+                    [](const migplan::profile& p) { return p.inferred(); }))
+      continue;
+    for (const migplan::gpu_model& g : migplan::catalog())
+      for (const migplan::profile& p : g.profiles)
+        if (guessed == nullptr && p.inferred() && !has(c, p.name))
+          for (const migplan::profile& k : c.profiles)
+            if (guessed == nullptr && !has(g, k.name))
+              guessed = &g, guess = std::string(p.name), captured = &c, known = std::string(k.name);
+    if (guessed != nullptr) break;
+  }
+  REQUIRE(guessed != nullptr);
+  REQUIRE(captured != nullptr);
+  const std::string gs(guessed->slug), cs(captured->slug);
+  INFO(gs << " " << guess << ", " << cs << " " << known);
+  const std::string note = "\nnote: " + guess + " on " + gs +
+                           " has values inferred by analogy, not captured; 'migplan profiles "
+                           "--gpu " +
+                           gs + "' shows which\n";
+  const auto one = run_migplan({"plan", "--gpu", gs, "2x" + guess});
+  CHECK(one.code == 0);
+  CHECK(one.out.ends_with(note));
+  const json doc = checked_plan({"--gpu", gs, "2x" + guess}, 0);
+  REQUIRE(doc["inferred"].size() == 1);
+  CHECK(doc["inferred"][0]["gpu"] == gs);
+  CHECK(doc["inferred"][0]["profile"] == guess);
+  CHECK_FALSE(doc["inferred"][0]["fields"].empty());
+  const auto none = run_migplan({"plan", "--gpu", cs, known});
+  CHECK(none.out.find("inferred") == std::string::npos);
+  CHECK(checked_plan({"--gpu", cs, known}, 0)["inferred"] == json::array());
+  // On a fleet of both, only the model whose instances rest on inferred values.
+  const json both = checked_plan({"--gpu", cs, "--gpu", gs, known, guess}, 0);
+  REQUIRE(both["inferred"].size() == 1);
+  CHECK(both["inferred"][0]["gpu"] == gs);
+}
+
 TEST_CASE("plan: plans are legal and cover the demand", "[plan][cli]") {
   checked_plan({"--gpu", "h100-80gb", "8x1g.10gb", "2x3g.40gb", "3xmem=30GiB"}, 0);
   checked_plan({"--gpu", "h100-80gb", "--gpu", "a100-40gb", "--cost", "h100-80gb=2.5", "4x3g.40gb",

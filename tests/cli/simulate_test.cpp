@@ -472,3 +472,39 @@ TEST_CASE("simulate --static-plan refuses what is no plan of the model", "[simul
   std::remove(good.c_str());
   std::remove(bad.c_str());
 }
+
+TEST_CASE("simulate names the replayed profiles whose values are inferred", "[simulate]") {
+  // h100-80gb's values are all captured; h200's placements are inferred from
+  // it (data/SOURCES.md). Which profiles: from `migplan profiles`.
+  const std::string trace = "start,end,item\n0,10,1g.10gb\n0,10,3g.40gb\n";
+  const auto h100 = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb"}, trace);
+  REQUIRE(h100.code == 0);
+  CHECK(h100.out.find("inferred") == std::string::npos);
+  const auto h100_json =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"}, trace);
+  CHECK(json::parse(h100_json.out)["inferred"] == json::array());
+
+  const json rows =
+      json::parse(run_migplan({"profiles", "--gpu", "h200", "--json"}).out)["gpus"][0]["profiles"];
+  const std::string h200_trace = "start,end,item\n0,10,1g.18gb\n0,10,3g.71gb\n0,10,1g.18gb\n";
+  json expected = json::array();
+  std::string names;
+  for (const json& p : rows)
+    if ((p["name"] == "1g.18gb" || p["name"] == "3g.71gb") && !p["inferred"].empty()) {
+      expected.push_back({{"profile", p["name"]}, {"fields", p["inferred"]}});
+      names += (names.empty() ? "" : ", ") + p["name"].get<std::string>();
+    }
+  const auto h200 = run_migplan({"simulate", "--trace", "-", "--gpu", "h200"}, h200_trace);
+  REQUIRE(h200.code == 0);
+  const auto h200_json =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h200", "--json"}, h200_trace);
+  CHECK(json::parse(h200_json.out)["inferred"] == expected);
+  if (expected.empty()) {
+    CHECK(h200.out.find("inferred") == std::string::npos);
+  } else {
+    CHECK(h200.out.ends_with("\nnote: " + names + " on h200 " +
+                             (expected.size() == 1 ? "has" : "have") +
+                             " values inferred by analogy, not captured; 'migplan profiles "
+                             "--gpu h200' shows which\n"));
+  }
+}

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Inferred values shown where an answer rests on them: the note under a text
+// report and the "inferred" entries of a JSON document, for every command
+// that answers with a model's profiles (pack, plan, fit, enumerate).
+
+#include <migplan/gpu.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "render/json_writer.hpp"
+
+namespace migplan::cli::render {
+
+/// Of `profiles` (indexes into g.profiles), those with any value inferred,
+/// each once, in the order they first appear.
+std::vector<int> inferred_among(const gpu_model& g, std::span<const int> profiles);
+
+/// "\nnote: A, B on G have values inferred by analogy, not captured; 'migplan
+/// profiles --gpu G' shows which\n" for `inferred` (from inferred_among), or
+/// "" when it is empty.
+std::string inferred_note(const gpu_model& g, std::span<const int> inferred);
+
+/// One "inferred" entry per profile of `inferred`: {"profile", "fields"},
+/// with "gpu" (the model's id) first when `with_gpu`; the caller opens and
+/// closes the array.
+void write_inferred(json_writer& w, const gpu_model& g, std::span<const int> inferred,
+                    bool with_gpu = false);
+
+}  // namespace migplan::cli::render
