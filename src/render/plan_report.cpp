@@ -68,6 +68,40 @@ std::string no_model_text(const plan_request& req, const demand_item& d) {
   return fmt::format("no model of the fleet serves it: {}", fmt::join(clauses, "; "));
 }
 
+// Why an item some model serves is unmet: the fleet's limits, as used. In a
+// re-plan, kept in-use instances are named too when eviction is off.
+std::string limits_text(const plan_request& req, const plan_result& res) {
+  std::vector<std::string> used;
+  for (const fleet_model& fm : req.models) {
+    if (!fm.available) continue;
+    long long n = 0;
+    for (const auto& [gpu, count] : res.gpus_per_model)
+      if (gpu == fm.gpu) n = count;
+    used.push_back(fmt::format("{} {} of {}", fm.gpu->slug, n, *fm.available));
+  }
+  std::string out;
+  if (req.current) {
+    long long gpus = 0;
+    for (const current_node& n : *req.current) gpus += static_cast<long long>(n.gpus.size());
+    out = fmt::format(": more than the fleet's {} GPU{} hold{}", gpus, plural(gpus),
+                      gpus == 1 ? "s" : "");
+  } else if (!used.empty()) {
+    out = fmt::format(": more than the fleet holds (GPUs used of those allowed: {})",
+                      fmt::join(used, ", "));
+  }
+  bool in_use = false;
+  if (req.current && !req.allow_evict)
+    for (const current_node& n : *req.current)
+      for (const current_gpu& g : n.gpus)
+        for (const current_instance& x : g.instances) in_use = in_use || x.in_use;
+  if (in_use)
+    out += fmt::format(
+        "{}instances in use stay where they are (--allow-evict lets the plan "
+        "move them)",
+        out.empty() ? ": " : "; ");
+  return out;
+}
+
 // Costs are shown only when some model's cost is not the default 1.
 bool has_costs(const plan_request& req) {
   return std::any_of(req.models.begin(), req.models.end(),
@@ -440,7 +474,8 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
           "  {}: {} of {} instance{} {}{}\n", item_name(req, u.item), u.missing, want, plural(want),
           cut ? "not placed yet" : "missing",
           u.no_model ? ": " + no_model_text(req, req.demand[static_cast<std::size_t>(u.item)])
-                     : "");
+          : cut      ? ""
+                     : limits_text(req, res));
     }
     if (cut)
       os << fmt::format(

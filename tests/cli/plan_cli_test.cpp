@@ -404,7 +404,22 @@ TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the s
   const auto text =
       run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1", "8x1g.10gb"});
   CHECK(text.code == 1);
-  CHECK(text.out.find("1g.10gb: 1 of 8 instances missing\n") != std::string::npos);
+  CHECK(text.out.find("1g.10gb: 1 of 8 instances missing: more than the fleet holds (GPUs used "
+                      "of those allowed: h100-80gb 1 of 1)\n") != std::string::npos);
+  // In a re-plan, instances in use that stay are named with the option that moves them.
+  const std::string state =
+      "version: 1\n"
+      "nodes:\n"
+      "  - name: a\n"
+      "    gpu: h100-80gb\n"
+      "    gpus: [{index: 0, instances: [{profile: 1g.10gb, start: 0, in_use: true}]}]\n";
+  const auto kept = run_migplan({"plan", "--current", "-", "7g.80gb"}, state);
+  CHECK(kept.code == 1);
+  CHECK(kept.out.find("  7g.80gb: 1 of 1 instance missing: more than the fleet's 1 GPU holds; "
+                      "instances in use stay where they are (--allow-evict lets the plan move "
+                      "them)\n") != std::string::npos);
+  const auto evict = run_migplan({"plan", "--current", "-", "--allow-evict", "7g.80gb"}, state);
+  CHECK(evict.code == 0);
   // --emit refuses a plan that does not meet the demand: exit 1, nothing on stdout.
   const auto emit = run_migplan({"plan", "--gpu", "h100-80gb", "--available", "h100-80gb=1",
                                  "--emit", "mig-parted", "8x1g.10gb"});
