@@ -15,6 +15,7 @@
 
 #include "messages.hpp"
 #include "render/dra.hpp"
+#include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "render/mig_parted.hpp"
 #include "text.hpp"
@@ -360,6 +361,17 @@ std::string min_driver_line(const emit_plan& plan) {
   return out;
 }
 
+namespace {
+
+// The profiles the plan creates with inferred values.
+std::vector<int> created_inferred(const emit_plan& plan) {
+  std::vector<int> created;
+  for (const instance& in : plan.create) created.push_back(in.profile);
+  return inferred_among(*plan.gpu, created);
+}
+
+}  // namespace
+
 void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
   std::string out = "#!/bin/sh\n";
@@ -391,6 +403,15 @@ void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
       "nvmlDeviceCreateGpuInstanceWithPlacement, is in the R470 NVML reference. Where "
       "nvidia-smi rejects the form, see the fallback below.");
   out += comment(min_driver_line(plan));
+  if (const std::vector<int> inferred = created_inferred(plan); !inferred.empty()) {
+    const bool starts = std::any_of(inferred.begin(), inferred.end(), [&](int p) {
+      return has(prof(g, p).prov.inferred, field::placements);
+    });
+    out += comment(inferred_sentence(g, inferred) +
+                   (starts ? " Where a start here rests on inferred placements, the driver may "
+                             "refuse it."
+                           : ""));
+  }
   out += "set -e\n";
   if (plan.create.empty()) {
     out += "# Nothing to create: every instance of the layout exists already.\n";
@@ -479,6 +500,9 @@ void emit_nvml(std::ostream& os, const emit_plan& plan) {
       w.end_object();
     }
     w.end_array();
+    w.key("inferred").begin_array();
+    write_inferred(w, g, created_inferred(plan));
+    w.end_array();
   });
 }
 
@@ -500,6 +524,8 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
         "by CI profile (\"1c.3g.20gb\"), as nvidia-mig-parted export names them: mig-parted "
         "makes a GPU instance for a compute instance that does not fit in the one it made "
         "last, so which compute instances share a GPU instance is its choice.");
+  if (const std::vector<int> inferred = created_inferred(plan); !inferred.empty())
+    config.header.push_back(inferred_sentence(g, inferred));
   config.header.insert(
       config.header.end(),
       {"", "Apply it with:", fmt::format("  nvidia-mig-parted apply -f FILE -c {}", label)});

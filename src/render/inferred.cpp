@@ -31,6 +31,20 @@ std::string inferred_note(const gpu_model& g, std::span<const int> inferred) {
       names, g.slug, inferred.size() == 1 ? "has" : "have", g.slug);
 }
 
+std::string inferred_sentence(const gpu_model& g, std::span<const int> inferred) {
+  if (inferred.empty()) return {};
+  std::string list;
+  for (const int p : inferred) {
+    const profile& pr = g.profiles[static_cast<std::size_t>(p)];
+    list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", pr.name,
+                        fmt::join(inferred_field_names(pr.prov.inferred), ", "));
+  }
+  return fmt::format(
+      "Values inferred by analogy, not captured: {} on {}; 'migplan profiles --gpu {}' shows "
+      "their sources.",
+      list, g.slug, g.slug);
+}
+
 void write_inferred(json_writer& w, const gpu_model& g, std::span<const int> inferred,
                     bool with_gpu) {
   for (const int p : inferred) {

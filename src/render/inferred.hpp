@@ -23,6 +23,11 @@ std::vector<int> inferred_among(const gpu_model& g, std::span<const int> profile
 /// "" when it is empty.
 std::string inferred_note(const gpu_model& g, std::span<const int> inferred);
 
+/// "Values inferred by analogy, not captured: 3g.71gb (placements), 1g.18gb
+/// (placements) on h200; 'migplan profiles --gpu h200' shows their sources."
+/// for the comments of what --emit writes, or "" when `inferred` is empty.
+std::string inferred_sentence(const gpu_model& g, std::span<const int> inferred);
+
 /// One "inferred" entry per profile of `inferred`: {"profile", "fields"},
 /// with "gpu" (the model's id) first when `with_gpu`; the caller opens and
 /// closes the array.

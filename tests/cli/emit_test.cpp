@@ -279,7 +279,7 @@ TEST_CASE("pack --emit nvml lists what --current does not already hold", "[cli][
   const json j = json::parse(r.out);
   CHECK(j == json::parse(R"({"schema_version": 1, "gpu": "a100-40gb", "index": 0,
       "create": [{"profile_id": 5, "profile": "4g.20gb", "start": 0, "size": 4,
-                  "compute_instances": []}]})"));
+                  "compute_instances": []}], "inferred": []})"));
   // mig-parted and k8s describe the whole layout, the existing 3g.20gb included.
   const auto k = run_migplan(
       {"pack", "--gpu", "a100-40gb", "--current", "-", "--emit", "k8s", "4g.20gb"}, listing);
@@ -624,4 +624,39 @@ TEST_CASE("emit-config --gpu writes only those models, to a file with -o", "[cli
   const auto bad = run_migplan({"emit-config", "-o", (dir.path / "no/such/dir.yaml").string()});
   CHECK(bad.code == 2);
   CHECK(bad.err.rfind("migplan: cannot write ", 0) == 0);
+}
+
+TEST_CASE("pack --emit says which created profiles have inferred values", "[cli][emit]") {
+  // On every catalog model, one instance of each profile the model has: the
+  // nvml answer's "inferred" matches what `migplan profiles` marks, and the
+  // script and the mig-parted config name the same profiles in a comment.
+  const json gpus = json::parse(run_migplan({"profiles", "--json"}).out)["gpus"];
+  int checked = 0;
+  for (const json& g : gpus) {
+    const std::string slug = g["id"].get<std::string>();
+    for (const json& p : g["profiles"]) {
+      const std::string name = p["name"].get<std::string>();
+      INFO(slug << " " << name);
+      const auto nvml = run_migplan({"pack", "--gpu", slug, "--emit", "nvml", name});
+      if (nvml.code != 0) continue;  // values unknown: no placement to emit
+      ++checked;
+      const json want = p["inferred"].empty()
+                            ? json::array()
+                            : json::array({{{"profile", name}, {"fields", p["inferred"]}}});
+      CHECK(json::parse(nvml.out)["inferred"] == want);
+      const std::string line = "# Values inferred by analogy, not captured: " + name + " (";
+      auto script = run_migplan({"pack", "--gpu", slug, "--emit", "nvidia-smi", name});
+      // Comments wrap: read them as one line.
+      for (auto at = script.out.find("\n# "); at != std::string::npos;
+           at = script.out.find("\n# ", at))
+        script.out.replace(at, 3, " ");
+      CHECK((script.out.find(line.substr(2)) != std::string::npos) == !want.empty());
+      const bool starts = std::find(p["inferred"].begin(), p["inferred"].end(), "placements") !=
+                          p["inferred"].end();
+      CHECK((script.out.find("the driver may refuse it") != std::string::npos) == starts);
+      const auto config = run_migplan({"pack", "--gpu", slug, "--emit", "mig-parted", name});
+      CHECK((config.out.find(line) != std::string::npos) == !want.empty());
+    }
+  }
+  CHECK(checked > 50);
 }
