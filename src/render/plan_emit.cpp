@@ -14,6 +14,9 @@
 #include <unordered_map>
 
 #include "quote.hpp"
+#include "render/inferred.hpp"
+#include "render/mig_parted.hpp"
+#include "render/plan_view.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -340,6 +343,14 @@ void write_header(std::ostream& os, const emitted_labels& labels) {
         "# instances and chooses where each one starts.\n";
 }
 
+// Per model, the profiles of the plan with inferred values, as comment lines.
+std::string inferred_comments(const plan_result& res) {
+  std::string out;
+  for (const auto& [gpu, inferred] : plan_detail::inferred_of(res))
+    out += comment_lines(inferred_sentence(*gpu, inferred));
+  return out;
+}
+
 }  // namespace
 
 emitted_labels plan_labels(const plan_request& req, const plan_result& res) {
@@ -458,6 +469,7 @@ void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
   switch (kind) {
     case plan_emit_kind::mig_parted:
       write_header(out, labels);
+      out << inferred_comments(res);
       write_config(out, labels, "");
       return;
     case plan_emit_kind::configmap: {
@@ -472,6 +484,7 @@ void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
       if (needs_mixed(labels))
         out << "# Some labels hold more than one profile per node: set the mixed MIG strategy\n"
                "# (/spec/mig/strategy: mixed).\n";
+      out << inferred_comments(res);
       out << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
           << yaml_scalar(opt.configmap_name) << "\ndata:\n  config.yaml: |\n";
       write_config(out, labels, "    ");

@@ -348,6 +348,20 @@ TEST_CASE("plan: the profiles a plan uses with inferred values are noted, per mo
   const json both = checked_plan({"--gpu", cs, "--gpu", gs, known, guess}, 0);
   REQUIRE(both["inferred"].size() == 1);
   CHECK(both["inferred"][0]["gpu"] == gs);
+  // The configs --emit writes say so in a comment, for that model alone.
+  for (const char* kind : {"mig-parted", "configmap"}) {
+    INFO(kind);
+    auto config = run_migplan({"plan", "--gpu", cs, "--gpu", gs, "--emit", kind, known, guess});
+    CHECK(config.code == 0);
+    for (auto at = config.out.find("\n# "); at != std::string::npos;
+         at = config.out.find("\n# ", at))
+      config.out.replace(at, 3, " ");
+    CHECK(config.out.find("Values inferred by analogy, not captured: " + guess + " (") !=
+          std::string::npos);
+    CHECK(config.out.find(") on " + gs + "; 'migplan profiles --gpu " + gs + "'") !=
+          std::string::npos);
+    CHECK(config.out.find(" on " + cs + "; 'migplan profiles") == std::string::npos);
+  }
 }
 
 TEST_CASE("plan: plans are legal and cover the demand", "[plan][cli]") {
