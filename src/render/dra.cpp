@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "quote.hpp"
+#include "render/inferred.hpp"
+#include "render/mig_parted.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -230,6 +232,12 @@ void dra_resource_slice(std::ostream& out, const gpu_model& g, const dra_options
          "# of them together exactly when migplan calls that layout legal: the shared\n"
          "# counters are the placement units, the compute slices, the engines and each\n"
          "# profile's instance cap (doc/dra.md).\n";
+  {
+    std::vector<int> offered;
+    for (const counter_device& d : m.devices) offered.push_back(d.where.profile);
+    const std::vector<int> inferred = inferred_among(g, offered);
+    if (!inferred.empty()) out << comment_lines(inferred_sentence(g, inferred));
+  }
 
   const auto header = [&](std::string_view object) {
     out << "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n";

@@ -370,6 +370,14 @@ std::vector<int> created_inferred(const emit_plan& plan) {
   return inferred_among(*plan.gpu, created);
 }
 
+// The profiles of the whole layout (existing instances too) with inferred
+// values: what mig-parted and the device plugin describe.
+std::vector<int> layout_inferred(const emit_plan& plan) {
+  std::vector<int> all;
+  for (const instance& in : plan.whole) all.push_back(in.profile);
+  return inferred_among(*plan.gpu, all);
+}
+
 }  // namespace
 
 void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
@@ -524,7 +532,7 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
         "by CI profile (\"1c.3g.20gb\"), as nvidia-mig-parted export names them: mig-parted "
         "makes a GPU instance for a compute instance that does not fit in the one it made "
         "last, so which compute instances share a GPU instance is its choice.");
-  if (const std::vector<int> inferred = created_inferred(plan); !inferred.empty())
+  if (const std::vector<int> inferred = layout_inferred(plan); !inferred.empty())
     config.header.push_back(inferred_sentence(g, inferred));
   config.header.insert(
       config.header.end(),
@@ -566,6 +574,8 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
       "Mixed strategy (--mig-strategy=mixed): one extended resource per profile, named \"mig-\" "
       "and the profile with \"+\" as \".\" (k8s-device-plugin, internal/rm/rm.go, "
       "AddDefaultResourcesToConfig).");
+  if (const std::vector<int> inferred = layout_inferred(plan); !inferred.empty())
+    out += comment(inferred_sentence(g, inferred));
   if (any_split(devices)) {
     std::vector<std::string> cis;
     for (const device_count& d : devices)

@@ -634,6 +634,8 @@ TEST_CASE("pack --emit says which created profiles have inferred values", "[cli]
   int checked = 0;
   for (const json& g : gpus) {
     const std::string slug = g["id"].get<std::string>();
+    std::string first;                          // a profile the model can emit
+    std::vector<std::string> offered_inferred;  // emit-able profiles with inferred values
     for (const json& p : g["profiles"]) {
       const std::string name = p["name"].get<std::string>();
       INFO(slug << " " << name);
@@ -654,9 +656,26 @@ TEST_CASE("pack --emit says which created profiles have inferred values", "[cli]
       const bool starts = std::find(p["inferred"].begin(), p["inferred"].end(), "placements") !=
                           p["inferred"].end();
       CHECK((script.out.find("the driver may refuse it") != std::string::npos) == starts);
-      const auto config = run_migplan({"pack", "--gpu", slug, "--emit", "mig-parted", name});
-      CHECK((config.out.find(line) != std::string::npos) == !want.empty());
+      for (const char* kind : {"mig-parted", "k8s"}) {
+        const auto config = run_migplan({"pack", "--gpu", slug, "--emit", kind, name});
+        CHECK((config.out.find(line) != std::string::npos) == !want.empty());
+      }
+      if (first.empty()) first = name;
+      if (!want.empty()) offered_inferred.push_back(name);
     }
+    // DRA offers every placement of the model: its header names every
+    // profile with a placement whose values are inferred.
+    if (first.empty()) continue;
+    INFO(slug << " dra");
+    auto dra = run_migplan({"pack", "--gpu", slug, "--emit", "dra", first});
+    for (auto at = dra.out.find("\n# "); at != std::string::npos; at = dra.out.find("\n# ", at))
+      dra.out.replace(at, 3, " ");
+    const auto said = dra.out.find("Values inferred by analogy, not captured: ");
+    CHECK((said != std::string::npos) == !offered_inferred.empty());
+    if (said == std::string::npos) continue;
+    const std::string sentence = dra.out.substr(said, dra.out.find('\n', said) - said);
+    for (const std::string& name : offered_inferred)
+      CHECK(sentence.find(" " + name + " (") != std::string::npos);
   }
   CHECK(checked > 50);
 }
