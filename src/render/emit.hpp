@@ -55,6 +55,10 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan);
 /// resource (the plugin has none for CI profiles).
 void emit_k8s(std::ostream& os, const emit_plan& plan);
 
+/// "NVIDIA A100-SXM4-40GB", or the description when no nvidia-smi name is
+/// known: how the writers' headers name the model.
+std::string model_name(const gpu_model& g);
+
 /// The label `emit_mig_parted` writes for a layout: "migplan-SLUG-" and the
 /// MIG devices, largest first ("4g.20gb-2g.10gb-2x1g.5gb", a split GI as its
 /// CIs, "2x1c.3g.20gb", "+" as "."); past 63 characters (a Kubernetes label
