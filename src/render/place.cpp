@@ -74,9 +74,7 @@ std::vector<std::pair<const gpu_model*, std::vector<int>>> asked_inferred(const 
   for (const fleet_now_node& n : r.nodes) {
     if (std::find(seen.begin(), seen.end(), n.gpu) != seen.end()) continue;
     seen.push_back(n.gpu);
-    std::vector<int> asked;
-    for (std::size_t p = 0; p < n.gpu->profiles.size(); ++p)
-      if (n.gpu->profiles[p].name == r.profile) asked.push_back(static_cast<int>(p));
+    const int asked[] = {find_profile(*n.gpu, r.profile)};
     std::vector<int> inferred = inferred_among(*n.gpu, asked);
     if (!inferred.empty()) out.emplace_back(n.gpu, std::move(inferred));
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <migplan/lookup.hpp>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -82,9 +83,7 @@ namespace {
 // The replayed profiles (those with a peak) with inferred values on the model.
 std::vector<int> replayed_inferred(const simulate_result& r) {
   std::vector<int> replayed;
-  for (const auto& [name, n] : r.peaks)
-    for (std::size_t p = 0; p < r.gpu->profiles.size(); ++p)
-      if (r.gpu->profiles[p].name == name) replayed.push_back(static_cast<int>(p));
+  for (const auto& [name, n] : r.peaks) replayed.push_back(find_profile(*r.gpu, name));
   return inferred_among(*r.gpu, replayed);
 }
 

@@ -24,6 +24,7 @@ using migplan::test::read_file;
 using migplan::test::run_migplan;
 using migplan::test::source_path;
 using migplan::test::test_path;
+using migplan::test::unwrapped;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -647,15 +648,13 @@ TEST_CASE("pack --emit says which created profiles have inferred values", "[cli]
                             : json::array({{{"profile", name}, {"fields", p["inferred"]}}});
       CHECK(json::parse(nvml.out)["inferred"] == want);
       const std::string line = "# Values inferred by analogy, not captured: " + name + " (";
-      auto script = run_migplan({"pack", "--gpu", slug, "--emit", "nvidia-smi", name});
       // Comments wrap: read them as one line.
-      for (auto at = script.out.find("\n# "); at != std::string::npos;
-           at = script.out.find("\n# ", at))
-        script.out.replace(at, 3, " ");
-      CHECK((script.out.find(line.substr(2)) != std::string::npos) == !want.empty());
+      const std::string script =
+          unwrapped(run_migplan({"pack", "--gpu", slug, "--emit", "nvidia-smi", name}).out);
+      CHECK((script.find(line.substr(2)) != std::string::npos) == !want.empty());
       const bool starts = std::find(p["inferred"].begin(), p["inferred"].end(), "placements") !=
                           p["inferred"].end();
-      CHECK((script.out.find("the driver may refuse it") != std::string::npos) == starts);
+      CHECK((script.find("the driver may refuse it") != std::string::npos) == starts);
       for (const char* kind : {"mig-parted", "k8s"}) {
         const auto config = run_migplan({"pack", "--gpu", slug, "--emit", kind, name});
         CHECK((config.out.find(line) != std::string::npos) == !want.empty());
@@ -667,13 +666,12 @@ TEST_CASE("pack --emit says which created profiles have inferred values", "[cli]
     // profile with a placement whose values are inferred.
     if (first.empty()) continue;
     INFO(slug << " dra");
-    auto dra = run_migplan({"pack", "--gpu", slug, "--emit", "dra", first});
-    for (auto at = dra.out.find("\n# "); at != std::string::npos; at = dra.out.find("\n# ", at))
-      dra.out.replace(at, 3, " ");
-    const auto said = dra.out.find("Values inferred by analogy, not captured: ");
+    const std::string dra =
+        unwrapped(run_migplan({"pack", "--gpu", slug, "--emit", "dra", first}).out);
+    const auto said = dra.find("Values inferred by analogy, not captured: ");
     CHECK((said != std::string::npos) == !offered_inferred.empty());
     if (said == std::string::npos) continue;
-    const std::string sentence = dra.out.substr(said, dra.out.find('\n', said) - said);
+    const std::string sentence = dra.substr(said, dra.find('\n', said) - said);
     for (const std::string& name : offered_inferred)
       CHECK(sentence.find(" " + name + " (") != std::string::npos);
   }

@@ -16,6 +16,7 @@ using migplan::test::plan_fixture;
 using migplan::test::run_migplan;
 using migplan::test::source_path;
 using migplan::test::test_path;
+using migplan::test::unwrapped;
 using json = nlohmann::json;
 
 namespace {
@@ -44,13 +45,6 @@ void expect_place_bad(std::vector<std::string> args, const std::string& message,
     CHECK(json::parse(r.out)["error"]["message"] == message);
   else
     CHECK(r.out.empty());
-}
-
-// The script's comment lines joined where they wrap ("\n# " to " ").
-std::string unwrapped(std::string text) {
-  for (std::size_t at = text.find("\n# "); at != std::string::npos; at = text.find("\n# ", at))
-    text.replace(at, 3, " ");
-  return text;
 }
 
 // "node GPU start" of a JSON place.

@@ -93,6 +93,12 @@ int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 
 }  // namespace
 
+std::string unwrapped(std::string text) {
+  for (std::size_t at = text.find("\n# "); at != std::string::npos; at = text.find("\n# ", at))
+    text.replace(at, 3, " ");
+  return text;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

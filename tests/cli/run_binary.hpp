@@ -34,6 +34,10 @@ run_result run_migplan_tty(const std::vector<std::string>& args,
 /// The bytes of a file ("" when it cannot be read).
 std::string read_file(const std::string& path);
 
+/// `text` with its comment lines joined where they wrap ("\n# " to " "), so
+/// that a test can look for a sentence wherever the writer broke its lines.
+std::string unwrapped(std::string text);
+
 /// Path of a file under tests/ (MIGPLAN_TEST_DIR).
 std::string test_path(const std::string& rel);
 
