@@ -71,6 +71,21 @@ std::string no_model_text(const plan_request& req, const demand_item& d) {
 // Why an item some model serves is unmet: the fleet's limits, as used. In a
 // re-plan, kept in-use instances are named too when eviction is off.
 std::string limits_text(const plan_request& req, const plan_result& res) {
+  if (req.current) {
+    long long gpus = 0;
+    bool in_use = false;
+    for (const current_node& n : *req.current) {
+      gpus += static_cast<long long>(n.gpus.size());
+      for (const current_gpu& g : n.gpus)
+        for (const current_instance& x : g.instances) in_use = in_use || x.in_use;
+    }
+    return fmt::format(": more than the fleet's {} GPU{} hold{}{}", gpus, plural(gpus),
+                       gpus == 1 ? "s" : "",
+                       in_use && !req.allow_evict
+                           ? "; instances in use stay where they are (--allow-evict lets the "
+                             "plan move them)"
+                           : "");
+  }
   std::vector<std::string> used;
   for (const fleet_model& fm : req.models) {
     if (!fm.available) continue;
@@ -79,27 +94,9 @@ std::string limits_text(const plan_request& req, const plan_result& res) {
       if (gpu == fm.gpu) n = count;
     used.push_back(fmt::format("{} {} of {}", fm.gpu->slug, n, *fm.available));
   }
-  std::string out;
-  if (req.current) {
-    long long gpus = 0;
-    for (const current_node& n : *req.current) gpus += static_cast<long long>(n.gpus.size());
-    out = fmt::format(": more than the fleet's {} GPU{} hold{}", gpus, plural(gpus),
-                      gpus == 1 ? "s" : "");
-  } else if (!used.empty()) {
-    out = fmt::format(": more than the fleet holds (GPUs used of those allowed: {})",
-                      fmt::join(used, ", "));
-  }
-  bool in_use = false;
-  if (req.current && !req.allow_evict)
-    for (const current_node& n : *req.current)
-      for (const current_gpu& g : n.gpus)
-        for (const current_instance& x : g.instances) in_use = in_use || x.in_use;
-  if (in_use)
-    out += fmt::format(
-        "{}instances in use stay where they are (--allow-evict lets the plan "
-        "move them)",
-        out.empty() ? ": " : "; ");
-  return out;
+  if (used.empty()) return {};
+  return fmt::format(": more than the fleet holds (GPUs used of those allowed: {})",
+                     fmt::join(used, ", "));
 }
 
 // Costs are shown only when some model's cost is not the default 1.
