@@ -46,6 +46,7 @@ struct simulate_sizing {
   long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks on this model
   bool plan_optimal = false;  ///< that count is proven least
   std::vector<std::optional<int>> sized;  ///< per policy, in `policies` order; none within limit
+  std::vector<int> replayed;              ///< the model's profiles the trace asks for (with a peak)
 };
 
 /// What --plot draws over time.

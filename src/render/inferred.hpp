@@ -3,7 +3,8 @@
 
 // Inferred values shown where an answer rests on them: the note under a text
 // report and the "inferred" entries of a JSON document, for every command
-// that answers with a model's profiles (pack, plan, fit, enumerate).
+// that answers with a model's profiles (pack, plan, fit, enumerate, simulate,
+// place and what --emit writes).
 
 #include <migplan/gpu.hpp>
 #include <span>

@@ -189,8 +189,11 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
           p.sized ? std::to_string(*p.sized) : fmt::format("none within {} GPUs", r.size_limit));
     os << fmt::format("  {:<20}{}\n", "plan at the peaks", r.plan_gpus);
   }
-  // Inferred values are shown, never hidden.
+  // Inferred values are shown, never hidden: the replayed model's, then
+  // those of each other model --size sized.
   os << inferred_note(*r.gpu, replayed_inferred(r));
+  for (const simulate_sizing& m : r.sizing)
+    if (m.gpu != r.gpu) os << inferred_note(*m.gpu, inferred_among(*m.gpu, m.replayed));
 }
 
 void simulate_json(std::ostream& os, const simulate_result& r) {
@@ -266,6 +269,9 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
               .key("sized_gpus")
               .value(m.sized[p])
               .end_object();
+        w.end_array();
+        w.key("inferred").begin_array();
+        write_inferred(w, *m.gpu, inferred_among(*m.gpu, m.replayed));
         w.end_array().end_object();
       }
       w.end_array();

@@ -95,6 +95,8 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
         static_cast<int>(std::min(m.available.value_or(max_simulate_gpus), max_simulate_gpus));
     s.plan_gpus = tr.plan_gpus;
     s.plan_optimal = tr.plan_optimal;
+    for (std::size_t p = 0; p < tr.peaks.size(); ++p)
+      if (tr.peaks[p] > 0) s.replayed.push_back(static_cast<int>(p));
     for (simulate_policy& p : res.policies) {
       const std::optional<int> sized = fewest_gpus(
           [&](int n) {

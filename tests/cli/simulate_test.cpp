@@ -508,3 +508,44 @@ TEST_CASE("simulate names the replayed profiles whose values are inferred", "[si
                              "--gpu h200' shows which\n"));
   }
 }
+
+TEST_CASE("simulate --size names the inferred profiles of each model it sizes", "[simulate]") {
+  // A trace in memory needs: each model serves it with its own profiles,
+  // which `migplan fit` names; whether their values are inferred comes from
+  // `migplan profiles`.
+  const std::string trace = "start,end,item\n0,10,mem=60Gi\n0,10,mem=30Gi\n";
+  const std::vector<std::string> models = {"h100-80gb", "h200"};
+  auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", models[0], "--gpu", models[1], "--size", "--json"},
+      trace);
+  REQUIRE(r.code == 0);
+  const json answer = json::parse(r.out);
+  const json& sized = answer["sizing"]["models"];
+  REQUIRE(sized.size() == models.size());
+  const auto text = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", models[0], "--gpu", models[1], "--size"}, trace);
+  REQUIRE(text.code == 0);
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const json rows = json::parse(
+        run_migplan({"profiles", "--gpu", models[m], "--json"}).out)["gpus"][0]["profiles"];
+    json expected = json::array();
+    std::string names;
+    std::vector<json> served;
+    for (const std::string memory : {"60Gi", "30Gi"})
+      served.push_back(
+          json::parse(run_migplan({"fit", "--gpu", models[m], "--memory", memory, "--json"})
+                          .out)["profile"]["name"]);
+    for (const json& p : rows)  // in the model's order, as the answers list them
+      if (std::find(served.begin(), served.end(), p["name"]) != served.end() &&
+          !p["inferred"].empty()) {
+        expected.push_back({{"profile", p["name"]}, {"fields", p["inferred"]}});
+        names += (names.empty() ? "" : ", ") + p["name"].get<std::string>();
+      }
+    INFO(models[m]);
+    CHECK(sized[m]["gpu"] == models[m]);
+    CHECK(sized[m]["inferred"] == expected);
+    if (m == 0) CHECK(answer["inferred"] == expected);  // the replayed model
+    const std::string note = "\nnote: " + names + " on " + models[m];
+    CHECK((text.out.find(note) != std::string::npos) == !expected.empty());
+  }
+}
