@@ -13,7 +13,6 @@
 #include <map>
 #include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
-#include <migplan/search.hpp>
 #include <optional>
 #include <span>
 #include <streambuf>
