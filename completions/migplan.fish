@@ -81,7 +81,7 @@ complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a place -d '
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a fit -d 'Size a workload: smallest profile, instances per GPU, GPUs needed'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a gpus -d 'List the supported GPU models'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a profiles -d 'List GPU-instance profiles and placements, with sources'
-complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a check -d 'Validate geometry files and NVIDIA mig-parted configs'
+complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a check -d 'Validate geometry files, mig-parted configs and HAMi MIG templates'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a emit-config -d 'Write a mig-parted config for catalog models'
 complete -c migplan -n "not __fish_seen_subcommand_from $commands" -a import -d 'Write a model file from nvidia-smi mig -lgip and -lgipp output'
 

@@ -40,6 +40,23 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
 /// (geometries.cpp).
 void check_geometries(file_check& f, const check_settings& settings);
 
+/// A model an entry of a HAMi device config is for, and why: the entry's
+/// model string and the GPU type it is in (tables.cpp).
+struct table_target {
+  const gpu_model* gpu = nullptr;
+  std::string model_text;
+  std::string type;
+};
+
+/// Per entry of f.input.table, the models of settings.models it is for (those
+/// it comes first for, as HAMi picks), adding warnings for model strings that
+/// are in no GPU's type or never come first, and, with a fleet, for its
+/// models no entry is for (tables.cpp).
+std::vector<std::vector<table_target>> table_targets(file_check& f, const check_settings& settings);
+
+/// A note where a template of `g` says more memory than its profile has on `gpu`.
+void check_template_memory(file_check& f, const geometry_spec& g, const gpu_model& gpu);
+
 /// Adds what `f` holds to `s`, and its exit code (the worst file wins).
 void tally(summary& s, const file_check& f);
 

@@ -10,6 +10,7 @@
 #include <migplan/explain.hpp>
 #include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
+#include <set>
 
 #include "check/checker.hpp"
 #include "io/check_input.hpp"
@@ -35,12 +36,18 @@ class checker {
 
   void run() {
     const bool mig_parted = f_.input.format == input_format::mig_parted;
+    // HAMi device configs: a file of its own, or ConfigMaps of a manifest
+    // (beside a mig-parted config's, maybe).
+    if (!f_.input.table.empty()) targets_ = table_targets(f_, settings_);
     for (const geometry_spec& g : f_.input.geometries) {
-      if (mig_parted && !selected(g.label)) continue;
+      const bool table = g.table_entry >= 0;
+      if (mig_parted && !table && !selected(g.label)) continue;
       current_ = &g;
       if (g.broken) continue;
       geometry_check gc{&g, geometry_status::valid, {}};
-      if (mig_parted)
+      if (table)
+        check_table(g, gc);
+      else if (mig_parted)
         check_mig_parted(g, gc);
       else
         check_geometry(g, gc);
@@ -84,8 +91,9 @@ class checker {
   }
 
   std::string what(const geometry_spec& g) const {
-    return f_.input.format == input_format::mig_parted ? fmt::format("config '{}'", clip(g.label))
-                                                       : fmt::format("'{}'", clip(g.label));
+    return f_.input.format == input_format::mig_parted && g.table_entry < 0
+               ? fmt::format("config '{}'", clip(g.label))
+               : fmt::format("'{}'", clip(g.label));
   }
 
   void check_geometry(const geometry_spec& g, geometry_check& gc) {
@@ -111,6 +119,35 @@ class checker {
       gc.models.push_back(check_on(*t, g, items, false));
       if (gc.models.back().status != model_check::outcome::fits)
         gc.status = geometry_status::invalid;
+    }
+  }
+
+  // A geometry of a HAMi device config: on each model its entry is for (of
+  // the fleet, with --gpu); none: not checked (table_targets said why).
+  void check_table(const geometry_spec& g, geometry_check& gc) {
+    std::vector<const table_target*> targets;
+    for (const table_target& t : targets_[static_cast<std::size_t>(g.table_entry)])
+      if (settings_.fleet.empty() ||
+          std::find(settings_.fleet.begin(), settings_.fleet.end(), t.gpu) != settings_.fleet.end())
+        targets.push_back(&t);
+    if (targets.empty()) {
+      gc.status = geometry_status::unchecked;
+      return;
+    }
+    std::vector<const profile_request*> items;
+    for (const profile_request& r : g.items) items.push_back(&r);
+    for (const table_target* t : targets) {
+      gc.models.push_back(check_on(*t->gpu, g, items, false));
+      check_template_memory(f_, g, *t->gpu);
+      if (gc.models.back().status == model_check::outcome::fits) continue;
+      gc.status = geometry_status::invalid;
+      // Why the entry is for this model at all, once per entry and model: "H20"
+      // is in "NVIDIA-NVIDIA H200" too.
+      if (!explained_.insert({g.table_entry, t->gpu}).second) continue;
+      const table_entry& e = f_.input.table[static_cast<std::size_t>(g.table_entry)];
+      add(severity::note, fault::invalid, e.at,
+          fmt::format("{} is for {}: its model '{}' is in \"{}\", and no entry before it matches",
+                      e.label, t->gpu->slug, clip(t->model_text), t->type));
     }
   }
 
@@ -540,6 +577,8 @@ class checker {
   const geometry_spec* current_ = nullptr;  // the geometry being checked, for diagnostics
   std::vector<std::string> names_;
   std::map<std::pair<const gpu_model*, std::vector<item>>, answer> solved_;
+  std::vector<std::vector<table_target>> targets_;        // per HAMi entry, its models
+  std::set<std::pair<int, const gpu_model*>> explained_;  // (entry, model) notes given
 };
 
 }  // namespace

@@ -87,7 +87,8 @@ int run_check(const check_options& opt, context& ctx) {
 
 void add_check(CLI::App& app, context& ctx) {
   auto opt = std::make_shared<check_options>();
-  CLI::App* cmd = app.add_subcommand("check", "Validate geometry files and mig-parted configs");
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Validate geometry files, mig-parted configs, HAMi MIG templates");
   cmd->add_option("--gpu", opt->gpus, "GPU model of the fleet, repeatable")
       ->option_text("GPU")
       ->allow_extra_args(false);

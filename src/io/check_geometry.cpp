@@ -237,8 +237,14 @@ class geometry_reader : public reader {
       locate_tokens(line_text, l, text.size(), *tokens, where);
       for (std::size_t i = 0; i < tokens->size(); ++i) {
         const token& t = (*tokens)[i];
-        g.items.push_back(
-            {t.text, t.profile, t.count, t.start, where[i], t.ci.has_value() || !t.cis.empty()});
+        profile_request r;
+        r.text = t.text;
+        r.name = t.profile;
+        r.count = t.count;
+        r.start = t.start;
+        r.at = where[i];
+        r.compute = t.ci.has_value() || !t.cis.empty();
+        g.items.push_back(std::move(r));
       }
     }
   }

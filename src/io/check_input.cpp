@@ -176,6 +176,7 @@ input_format detect(const doc::node& root) {
       return input_format::mig_parted;
   }
   if (has_key(root, "gpus") || has_key(root, "version")) return input_format::geometry;
+  if (reading::is_hami_config(root)) return input_format::hami;
   return input_format::unknown;
 }
 
@@ -184,6 +185,7 @@ input_format detect(const doc::node& root) {
 // not count: docker-compose files have one ("3.8").
 bool recognized(const doc::node& root) {
   if (!root.is_map()) return false;
+  if (reading::is_hami_config(root)) return true;
   for (std::size_t i = 0; i + 1 < root.kids.size(); i += 2) {
     const doc::node& k = root.kids[i];
     const doc::node& v = root.kids[i + 1];
@@ -225,11 +227,15 @@ void read_root(model_list models, parsed_input& out, const doc::node& root, std:
     case input_format::mig_parted:
       reading::read_mig_parted_config(models, out, root, text, to_file);
       break;
+    case input_format::hami:
+      reading::read_hami_config(out, root, text, to_file);
+      break;
     case input_format::unknown:
       out.diagnostics.push_back(
           file_diagnostic(severity::error, fault::malformed, {1, 1},
-                          "not a migplan geometry file (version: 1, gpus: ...) or a "
-                          "mig-parted config (version: v1, mig-configs: ...)"));
+                          "not a migplan geometry file (version: 1, gpus: ...), a "
+                          "mig-parted config (version: v1, mig-configs: ...) or a HAMi device "
+                          "config (nvidia: knownMigGeometries: ...)"));
       break;
   }
 }

@@ -431,7 +431,11 @@ class mig_parted_reader : public reader {
               fmt::format("invalid count {} for {}: counts must be 0 or more", n, clip(d.key)));
         continue;
       }
-      g.items.push_back({d.key, d.key, n, std::nullopt, l});
+      profile_request r;
+      r.text = r.name = d.key;
+      r.count = n;
+      r.at = l;
+      g.items.push_back(std::move(r));
     }
     // mig-parted: "all counts for all MigProfiles are 0" (pkg/types/mig_config.go,
     // MigConfig.AssertValid): a mapping that lists profiles only to ask for none of them.

@@ -116,6 +116,15 @@ class reader {
 void read_geometry_file(parsed_input& out, const doc::node& root, std::string_view text,
                         const position_map& to_file);
 
+/// True when `root` is a HAMi or Volcano device config with MIG templates
+/// (a mapping whose `nvidia` holds `knownMigGeometries`).
+bool is_hami_config(const doc::node& root);
+
+/// Reads a HAMi or Volcano device config's `nvidia.knownMigGeometries` into
+/// `out`: its entries into `out.table`, each geometry into `out.geometries`.
+void read_hami_config(parsed_input& out, const doc::node& root, std::string_view text,
+                      const position_map& to_file);
+
 /// Reads a mig-parted config's tree (`version: v1`, `mig-configs:`) into `out`.
 /// A profile name mig-parted rejects gets a did-you-mean among `models`'.
 void read_mig_parted_config(model_list models, parsed_input& out, const doc::node& root,

@@ -244,24 +244,30 @@ class reader {
     if (k8s_scalar(k8s_member(obj, "kind")) != "ConfigMap" || !configmap(obj, doc)) ++out_.skipped;
   }
 
-  // Reads one ConfigMap; false when it has no config.yaml.
+  // Reads one ConfigMap; false when it has neither config.yaml nor
+  // device-config.yaml (HAMi's and Volcano's device config).
   bool configmap(const node* obj, int doc) {
     const node* data = k8s_member(obj, "data");
     if (data == nullptr || !data->is_map()) return false;
     const std::string name(k8s_scalar(k8s_member(k8s_member(obj, "metadata"), "name")));
     const node* key = nullptr;
     const node* value = nullptr;
-    for (std::size_t i = 0; i + 1 < data->kids.size(); i += 2) {
-      const node* k = &data->kids[i];
-      if (k8s_scalar(k) != "config.yaml") continue;
-      if (key != nullptr)
-        out_.diagnostics.push_back(file_diagnostic(
-            severity::warning, fault::invalid, at(k->at),
-            fmt::format("duplicate key 'config.yaml' in configmap {} (first at line {}); "
-                        "check reads the last one",
-                        q(name), key->at.line)));
-      key = k;
-      value = &data->kids[i + 1];
+    std::string_view key_name;
+    for (const std::string_view wanted : {"config.yaml", "device-config.yaml"}) {
+      for (std::size_t i = 0; i + 1 < data->kids.size(); i += 2) {
+        const node* k = &data->kids[i];
+        if (k8s_scalar(k) != wanted) continue;
+        if (key != nullptr)
+          out_.diagnostics.push_back(
+              file_diagnostic(severity::warning, fault::invalid, at(k->at),
+                              fmt::format("duplicate key '{}' in configmap {} (first at line {}); "
+                                          "check reads the last one",
+                                          wanted, q(name), key->at.line)));
+        key = k;
+        value = &data->kids[i + 1];
+      }
+      key_name = wanted;
+      if (key != nullptr) break;
     }
     if (key == nullptr) {
       other_configs(data, name);
@@ -269,12 +275,14 @@ class reader {
     }
     if (value->is_list() || value->is_map()) {
       diag(severity::error, at(value->at),
-           fmt::format("'config.yaml' in configmap {} is {}, not a string; write 'config.yaml: |' "
-                       "and indent the mig-parted config below it",
-                       q(name), doc::value_text(*value)));
+           fmt::format("'{}' in configmap {} is {}, not a string; write '{}: |' and indent the "
+                       "{} below it",
+                       key_name, q(name), doc::value_text(*value), key_name,
+                       key_name == "config.yaml" ? "mig-parted config" : "device config"));
       return true;
     }
     embedded_config c;
+    c.key = std::string(key_name);
     c.configmap = name;
     c.document = doc;
     c.key_at = at(key->at);
@@ -363,7 +371,14 @@ void map_input(parsed_input& input, const embedded_config& config) {
   for (geometry_spec& g : input.geometries) {
     for (location* l : {&g.at, &g.items_at, &g.model_at, &g.filter_at}) known(*l);
     for (filter_id& f : g.filter) known(f.at);
-    for (profile_request& r : g.items) known(r.at);
+    for (profile_request& r : g.items) {
+      known(r.at);
+      known(r.memory_at);
+    }
+  }
+  for (table_entry& e : input.table) {
+    known(e.at);
+    for (table_entry::model_text& m : e.models) known(m.at);
   }
 }
 

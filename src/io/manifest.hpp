@@ -5,7 +5,11 @@
 // takes a custom mig-parted config as a ConfigMap whose data key `config.yaml`
 // holds the config as a string: its mig-manager daemonset mounts the ConfigMap
 // at /mig-parted-config and reads CONFIG_FILE=/mig-parted-config/config.yaml,
-// so no other key is read. This layer finds those strings in a stream of YAML
+// so no other key is read. HAMi's scheduler (ConfigMap hami-scheduler-device)
+// and Volcano's vGPU plugin (volcano-vgpu-device-config) read their device
+// config, MIG templates included, from the key `device-config.yaml`; a
+// ConfigMap without `config.yaml` is read for that key instead. This layer
+// finds those strings in a stream of YAML
 // documents and says where each character of one lies in the file, so that
 // the config's diagnostics point into the manifest; reading the config itself
 // is check_input's job.
@@ -40,9 +44,13 @@ struct embedded_config {
   };
 
   std::string configmap;  ///< metadata.name ("" when absent)
-  int document = 0;       ///< 0-based index of the YAML document in the file
-  std::string text;       ///< the value, exactly as YAML reads it ("" for a null value)
-  location key_at;        ///< the `config.yaml` key in the file
+  /// The data key it is under: "config.yaml" (a mig-parted config, as the GPU
+  /// Operator reads it) or "device-config.yaml" (a HAMi or Volcano device
+  /// config, as hami-scheduler-device and volcano-vgpu-device-config hold it).
+  std::string key = "config.yaml";
+  int document = 0;  ///< 0-based index of the YAML document in the file
+  std::string text;  ///< the value, exactly as YAML reads it ("" for a null value)
+  location key_at;   ///< the `config.yaml` key in the file
   /// How `text` lies in the file, in order; empty when it cannot be traced.
   std::vector<span> spans;
 

@@ -16,28 +16,68 @@ namespace migplan::cli::check {
 namespace {
 
 // A Kubernetes manifest: the mig-parted config of every GPU Operator
-// ConfigMap in it (data["config.yaml"]), read as one config each, their
-// positions moved to the manifest's lines and columns, as one input.
+// ConfigMap in it (data["config.yaml"]), and the MIG templates of every HAMi
+// or Volcano device config (data["device-config.yaml"]), read as one config
+// each, their positions moved to the manifest's lines and columns, as one
+// input. `configmaps` gets the config.yaml keys only.
 parsed_input read_configmaps(model_list models, std::string_view text,
                              std::vector<location>* configmaps) {
   const manifest m = read_manifest(text);
   parsed_input out;
   out.kubernetes = true;
   out.diagnostics = m.diagnostics;
+  int device_configs = 0;
+  bool read_any = false;
   for (const embedded_config& c : m.configs) {
-    if (configmaps != nullptr) configmaps->push_back(c.key_at);
     const std::string name = c.configmap.empty() ? "(unnamed)" : c.configmap;
     parsed_input in =
         parse_check_input(models, c.text, false, [&c](location l) { return c.map(l); });
     map_input(in, c);
-    if (in.format == input_format::geometry) {
-      out.diagnostics.push_back(file_diagnostic(
-          severity::error, fault::malformed, c.key_at,
-          fmt::format("config.yaml of ConfigMap '{}' is a migplan geometry file; the GPU "
-                      "Operator reads a mig-parted config (version: v1, mig-configs: ...) there",
-                      clip(name))));
+    if (c.key == "device-config.yaml") {
+      // HAMi's or Volcano's device config: its MIG templates, if it has any.
+      // One without them (vGPU settings only) is not what check reads.
+      if (in.format != input_format::hami && in.foreign) continue;
+      read_any = true;
+      if (in.format == input_format::geometry || in.format == input_format::mig_parted) {
+        out.diagnostics.push_back(file_diagnostic(
+            severity::error, fault::malformed, c.key_at,
+            fmt::format("device-config.yaml of ConfigMap '{}' is a {}; HAMi and Volcano read a "
+                        "device config (nvidia: knownMigGeometries: ...) there",
+                        clip(name),
+                        in.format == input_format::geometry ? "migplan geometry file"
+                                                            : "mig-parted config")));
+        continue;
+      }
+      if (out.format == input_format::unknown) out.format = input_format::hami;
+      const int offset = static_cast<int>(out.table.size());
+      for (table_entry& e : in.table) {
+        e.group = device_configs;
+        out.table.push_back(std::move(e));
+      }
+      ++device_configs;
+      for (geometry_spec& g : in.geometries) {
+        g.configmap = c.configmap;
+        if (g.table_entry >= 0) g.table_entry += offset;
+        out.geometries.push_back(std::move(g));
+      }
+      out.diagnostics.insert(out.diagnostics.end(), std::make_move_iterator(in.diagnostics.begin()),
+                             std::make_move_iterator(in.diagnostics.end()));
       continue;
     }
+    if (configmaps != nullptr) configmaps->push_back(c.key_at);
+    read_any = true;
+    if (in.format == input_format::geometry || in.format == input_format::hami) {
+      out.diagnostics.push_back(file_diagnostic(
+          severity::error, fault::malformed, c.key_at,
+          fmt::format(
+              "config.yaml of ConfigMap '{}' is a {}; the GPU Operator reads a "
+              "mig-parted config (version: v1, mig-configs: ...) there",
+              clip(name),
+              in.format == input_format::hami ? "HAMi device config" : "migplan geometry file")));
+      continue;
+    }
+    // A mig-parted config decides the format; a HAMi device config beside it
+    // keeps its own geometries (each knows its table entry).
     if (in.format == input_format::mig_parted) out.format = input_format::mig_parted;
     for (geometry_spec& g : in.geometries) {
       g.configmap = c.configmap;
@@ -47,13 +87,14 @@ parsed_input read_configmaps(model_list models, std::string_view text,
     out.diagnostics.insert(out.diagnostics.end(), std::make_move_iterator(in.diagnostics.begin()),
                            std::make_move_iterator(in.diagnostics.end()));
   }
-  if (m.configs.empty() && m.diagnostics.empty()) {
+  if (!read_any && m.diagnostics.empty()) {
     // Found by scanning, a manifest of other things is skipped; named, it gets a warning.
     out.foreign = true;
     out.diagnostics.push_back(file_diagnostic(
         severity::warning, fault::invalid, {},
         "a Kubernetes manifest with no ConfigMap holding config.yaml (the key the GPU "
-        "Operator reads a mig-parted config from): nothing to check"));
+        "Operator reads a mig-parted config from) or a device-config.yaml with MIG templates "
+        "(HAMi's and Volcano's nvidia.knownMigGeometries): nothing to check"));
   }
   return out;
 }

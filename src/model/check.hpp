@@ -69,8 +69,10 @@ inline diagnostic file_diagnostic(severity level, fault kind, location at, std::
   return check_diagnostic(level, kind, at, std::move(message));
 }
 
-/// The two formats `check` reads.
-enum class input_format { unknown, geometry, mig_parted };
+/// The formats `check` reads: migplan geometry files, NVIDIA mig-parted
+/// configs, and the MIG templates of HAMi's and Volcano's device configs
+/// (`nvidia.knownMigGeometries`).
+enum class input_format { unknown, geometry, mig_parted, hami };
 
 /// A PCI ID of a mig-parted `device-filter`.
 struct filter_id {
@@ -90,6 +92,9 @@ struct profile_request {
   /// A geometry file's ITEM that names compute instances ("3g.20gb[2c,1c]",
   /// "4x1c.3g.20gb"): `name` is its GI profile, and check re-reads `text` for the CIs.
   bool compute = false;
+  /// A HAMi template's `memory`, in MiB (what the scheduler counts the instance as).
+  std::optional<long long> memory_mib;
+  location memory_at;
 };
 
 /// One geometry to check: a `gpus:` entry or one entry of a mig-parted config label.
@@ -114,6 +119,27 @@ struct geometry_spec {
   std::vector<profile_request> items;
   bool broken = false;    ///< a schema error inside: reported, not checked
   bool conflict = false;  ///< already invalid when read (a gpu index given twice)
+  /// A HAMi device config: the index of the knownMigGeometries entry in
+  /// parsed_input::table whose models this geometry is for.
+  int table_entry = -1;
+};
+
+/// One entry of a HAMi (or Volcano) device config's `knownMigGeometries`:
+/// the GPU models it is for, each matched as HAMi matches it, as a substring
+/// of the GPU's type ("NVIDIA-" and its NVML name); the first entry that
+/// matches a GPU is the one it gets.
+struct table_entry {
+  std::string label;  ///< "knownMigGeometries[N]"
+  location at;
+  struct model_text {
+    std::string text;
+    location at;
+  };
+  std::vector<model_text> models;
+  bool broken = false;  ///< `models` could not be read: the entry is not checked
+  /// Which device config of the file it is in (a manifest may hold several,
+  /// each a list of its own); 0 in a file that is one.
+  int group = 0;
 };
 
 /// A file read for `check`.
@@ -126,6 +152,8 @@ struct parsed_input {
   std::vector<std::string> labels;
   /// Read as a Kubernetes manifest (its ConfigMaps' configs are the geometries).
   bool kubernetes = false;
+  /// A HAMi device config's knownMigGeometries entries, in order.
+  std::vector<table_entry> table;
   /// Read, and neither format: its first document has none of 'gpus',
   /// 'version: 1', 'mig-configs' and 'version: v1' (a workflow, a compose
   /// file). A file that does not parse is never foreign: it may be a broken config.

@@ -259,6 +259,8 @@ std::string_view format_name(input_format f) {
       return "migplan";
     case input_format::mig_parted:
       return "mig-parted";
+    case input_format::hami:
+      return "hami";
     case input_format::unknown:
       return "";
   }

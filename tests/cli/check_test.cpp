@@ -891,8 +891,9 @@ TEST_CASE("check explains files that are neither format", "[check]") {
   auto r = run_migplan({"check", "-"}, "hello: world\n");
   CHECK(r.code == 2);
   CHECK(r.err ==
-        "<stdin>:1:1: error: not a migplan geometry file (version: 1, gpus: ...) or a "
-        "mig-parted config (version: v1, mig-configs: ...)\n"
+        "<stdin>:1:1: error: not a migplan geometry file (version: 1, gpus: ...), a "
+        "mig-parted config (version: v1, mig-configs: ...) or a HAMi device config (nvidia: "
+        "knownMigGeometries: ...)\n"
         "hello: world\n"
         "^\n"
         "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
@@ -1040,7 +1041,7 @@ version: "3.8"
 {F}/compose.yaml:2:1: error: unknown key 'services' (expected version, gpus, comment)
 services:
 ^
-{F}/.github/workflows/ci.yml:1:1: error: not a migplan geometry file (version: 1, gpus: ...) or a mig-parted config (version: v1, mig-configs: ...)
+{F}/.github/workflows/ci.yml:1:1: error: not a migplan geometry file (version: 1, gpus: ...), a mig-parted config (version: v1, mig-configs: ...) or a HAMi device config (nvidia: knownMigGeometries: ...)
 name: ci
 ^
 {F}/.hidden-dir/geometry.yaml:4:18: error: 'gpus[0]' does not fit on a100-40gb: 1g.5gb allows at most 7 instances on a100-40gb (the request has 8)
@@ -1412,7 +1413,8 @@ TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
   CHECK(r.code == 0);
   CHECK(r.err ==
         "<stdin>: warning: a Kubernetes manifest with no ConfigMap holding config.yaml (the key "
-        "the GPU Operator reads a mig-parted config from): nothing to check\n"
+        "the GPU Operator reads a mig-parted config from) or a device-config.yaml with MIG "
+        "templates (HAMi's and Volcano's nvidia.knownMigGeometries): nothing to check\n"
         "checked 1 file: 0 geometries valid, 0 invalid; 1 warning\n");
   CHECK(run_migplan({"check", "--strict", "-"}, deployment).code == 1);
   // Found by scanning a directory, the same file is skipped with a note.
