@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <migplan/lookup.hpp>
+#include <utility>
 
 #include "check/checker.hpp"
 #include "io/check_input.hpp"
@@ -27,6 +28,42 @@ std::string type_of(std::string_view smi_name) { return fmt::format("NVIDIA-{}",
 // A finding about an entry (not one of its geometries): the file's, naming the entry.
 void add_to(file_check& f, severity s, location at, std::string message) {
   f.diagnostics.push_back(file_diagnostic(s, fault::invalid, at, std::move(message)));
+}
+
+// The words of a name, lower case: "A100-80GB-PCIe" -> a100, 80gb, pcie.
+std::vector<std::string> words_of(std::string_view s) {
+  std::vector<std::string> out;
+  std::string w;
+  for (const char c : s) {
+    if (c == ' ' || c == '-' || c == '_') {
+      if (!w.empty()) out.push_back(std::exchange(w, {}));
+    } else {
+      w += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+  }
+  if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+// A type to show beside a model string in no type: the one sharing the most
+// words with it, its first word (the GPU: "H100" of "H100-PCIE-80GB") counting
+// twice ("NVIDIA-NVIDIA A100 80GB PCIe" for "A100-80GB-PCIe"), the first of
+// those tied.
+std::string nearest_type(std::string_view model, const std::vector<std::string>& types) {
+  const std::vector<std::string> mine = words_of(model);
+  std::string best = types.empty() ? std::string() : types.front();
+  std::size_t most = 0;
+  for (const std::string& t : types) {
+    std::size_t shared = 0;
+    for (const std::string& w : words_of(t))
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        if (mine[i] == w) shared += i == 0 ? 2 : 1;
+    if (shared > most) {
+      most = shared;
+      best = t;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -97,16 +134,7 @@ std::vector<std::vector<table_target>> table_targets(file_check& f, const check_
                            "before it matches",
                            label));
       } else if (u.slugs.empty()) {
-        // An example of a type: one with the model's first word ("H100" of
-        // "H100-SXM5-80GB"), else the first.
-        const std::string_view word = std::string_view(mt.text).substr(
-            0, std::min(mt.text.size(), mt.text.find_first_of(" -_")));
-        std::string example = all_types.empty() ? std::string() : all_types.front();
-        for (const std::string& t : all_types)
-          if (word.size() >= 2 && t.find(word) != std::string::npos) {
-            example = t;
-            break;
-          }
+        const std::string example = nearest_type(mt.text, all_types);
         add_to(f, severity::warning, mt.at,
                fmt::format("model '{}' is in the type of no GPU migplan knows, so {} is for none "
                            "of them: a GPU's type is \"NVIDIA-\" and its name as nvidia-smi "

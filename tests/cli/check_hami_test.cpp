@@ -111,6 +111,7 @@ TEST_CASE("check finds the defects of HAMi templates", "[check][hami]") {
   has(file +
       ":11:16: warning: model 'H100-SXM5-80GB' is in the type of no GPU migplan knows, "
       "so knownMigGeometries[1] is for none of them");
+  has("(such as \"NVIDIA-NVIDIA H100 80GB HBM3\"), and case counts");  // the nearest type
   // "H20" is in "NVIDIA-NVIDIA H200" too, and comes first.
   has(file +
       ":17:16: warning: model 'H200 NVL' never gives knownMigGeometries[3] a GPU: "
