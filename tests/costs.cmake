@@ -27,3 +27,9 @@ set_tests_properties(
 set_tests_properties(
   [==[any positive cost of a one-model fleet gives the plan of cost 1]==]
   PROPERTIES COST 11)
+set_tests_properties(
+  [==[plans on two models with costs and limits match a brute force]==]
+  PROPERTIES COST 10)
+set_tests_properties(
+  [==[pack --emit says which created profiles have inferred values]==]
+  PROPERTIES COST 8)

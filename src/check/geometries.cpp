@@ -139,11 +139,13 @@ class checker {
     for (const table_target* t : targets) {
       gc.models.push_back(check_on(*t->gpu, g, items, false));
       check_template_memory(f_, g, *t->gpu);
-      if (gc.models.back().status == model_check::outcome::fits) continue;
-      gc.status = geometry_status::invalid;
-      // Why the entry is for this model at all, once per entry and model: "H20"
-      // is in "NVIDIA-NVIDIA H200" too.
-      if (!explained_.insert({g.table_entry, t->gpu}).second) continue;
+      const bool fits = gc.models.back().status == model_check::outcome::fits;
+      if (!fits) gc.status = geometry_status::invalid;
+      // Why the entry is for this model at all, once per entry and model
+      // where a geometry fails there ("H20" is in "NVIDIA-NVIDIA H200" too),
+      // and with -v for every model.
+      if ((fits && !settings_.verbose) || !explained_.insert({g.table_entry, t->gpu}).second)
+        continue;
       const table_entry& e = f_.input.table[static_cast<std::size_t>(g.table_entry)];
       add(severity::note, fault::invalid, e.at,
           fmt::format("{} is for {}: its model '{}' is in \"{}\", and no entry before it matches",

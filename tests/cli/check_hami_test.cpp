@@ -88,6 +88,13 @@ TEST_CASE("check reads HAMi's knownMigGeometries: each geometry on each model it
     CHECK(got == expected);
     CHECK(!got.empty());
   }
+  // Why an entry is for a model: said where a geometry fails there (none
+  // does here), and with -v for every entry and model.
+  CHECK(run_migplan({"check", file}).err.find(" is for ") == std::string::npos);
+  const std::string verbose = run_migplan({"check", "-v", file}).err;
+  for (const auto& [slug, e] : owner)
+    CHECK(verbose.find(fmt::format("note: knownMigGeometries[{}] is for {}: its model '", e,
+                                   slug)) != std::string::npos);
 }
 
 TEST_CASE("check finds the defects of HAMi templates", "[check][hami]") {
