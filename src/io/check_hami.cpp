@@ -41,15 +41,15 @@ class hami_reader : public reader {
     const auto keys = entries(*nv->value, true, "'nvidia'");
     const entry* known = find(keys, "knownMigGeometries");
     if (known == nullptr) return;
+    if (known->value->is_null() || (known->value->is_list() && known->value->size() == 0)) {
+      warning(value_at(*known), "'knownMigGeometries' is empty: no GPU gets a MIG geometry");
+      return;
+    }
     if (!known->value->is_list()) {
       error(value_at(*known),
             fmt::format("'knownMigGeometries' must be a list of entries with 'models' and "
                         "'allowedGeometries', not {}",
                         kind_name(kind_of(*known->value))));
-      return;
-    }
-    if (known->value->size() == 0) {
-      warning(value_at(*known), "'knownMigGeometries' is empty: no GPU gets a MIG geometry");
       return;
     }
     int i = 0;
@@ -97,7 +97,11 @@ class hami_reader : public reader {
   }
 
   void read_models(const entry& e, table_entry& t) {
-    if (!e.value->is_list() || e.value->size() == 0) {
+    if (e.value->is_null() || (e.value->is_list() && e.value->size() == 0)) {
+      warning(value_at(e), fmt::format("'models' is empty: {} is for no GPU", t.label));
+      return;
+    }
+    if (!e.value->is_list()) {
       error(value_at(e),
             "'models' must be a list of GPU model names, such as [\"A100-SXM4-40GB\"]");
       return;

@@ -230,6 +230,19 @@ TEST_CASE("check refuses malformed HAMi templates with one message each", "[chec
   CHECK(r.err.find("warning: '1g.6gb' has count 0") != std::string::npos);
   r = run_migplan({"check", "-"}, head + "    []\n");
   CHECK(r.err.find("warning: 'knownMigGeometries' is empty") != std::string::npos);
+  r = run_migplan({"check", "-"}, head);  // null, as Go reads an empty value: no entries
+  CHECK(r.code == 0);
+  CHECK(r.err.starts_with("<stdin>:2:3: warning: 'knownMigGeometries' is empty"));
+  // An entry with no models is for no GPU: its geometries are not checked.
+  r = run_migplan({"check", "-"}, head +
+                                      "    - models: []\n      allowedGeometries:\n"
+                                      "        - - {name: 1g.6gb, count: 9}\n");
+  CHECK(r.code == 0);
+  CHECK(r.err ==
+        "<stdin>:3:15: warning: 'models' is empty: knownMigGeometries[0] is for no GPU\n"
+        "    - models: []\n"
+        "              ^\n"
+        "checked 1 file: 0 geometries valid, 0 invalid, 1 not checked; 1 warning\n");
 }
 
 TEST_CASE("check reads HAMi's device config from its ConfigMap, at the manifest's lines",
