@@ -136,8 +136,8 @@ std::vector<std::vector<table_target>> table_targets(file_check& f, const check_
       } else if (u.slugs.empty()) {
         const std::string example = nearest_type(mt.text, all_types);
         add_to(f, severity::warning, mt.at,
-               fmt::format("model '{}' is in the type of no GPU migplan knows, so {} is for none "
-                           "of them: a GPU's type is \"NVIDIA-\" and its name as nvidia-smi "
+               fmt::format("model '{}' is in the type of no GPU migplan knows, so it gives {} "
+                           "none: a GPU's type is \"NVIDIA-\" and its name as nvidia-smi "
                            "prints it (such as \"{}\"), and case counts",
                            clip(mt.text), label, example));
       } else if (!u.wins) {

@@ -117,7 +117,7 @@ TEST_CASE("check finds the defects of HAMi templates", "[check][hami]") {
   // A model string in no GPU's type (H100 SXM's NVML name is "NVIDIA H100 80GB HBM3").
   has(file +
       ":11:16: warning: model 'H100-SXM5-80GB' is in the type of no GPU migplan knows, "
-      "so knownMigGeometries[1] is for none of them");
+      "so it gives knownMigGeometries[1] none");
   has("(such as \"NVIDIA-NVIDIA H100 80GB HBM3\"), and case counts");  // the nearest type
   // "H20" is in "NVIDIA-NVIDIA H200" too, and comes first.
   has(file +
