@@ -62,7 +62,6 @@ class hami_reader : public reader {
     t.label = fmt::format("knownMigGeometries[{}]", index);
     t.at = at(node);
     reading(t.label);
-    const int table_index = static_cast<int>(out_.table.size());
     if (!node.is_map()) {
       error(at(node), fmt::format("each entry of 'knownMigGeometries' must be a mapping with "
                                   "'models' and 'allowedGeometries', not {}",
@@ -91,8 +90,8 @@ class hami_reader : public reader {
                                   "knownMigGeometries[{}] (a list of geometries, each a list of "
                                   "templates with 'name' and 'count')",
                                   index));
-    if (geometries != nullptr) read_geometries(*geometries, index, table_index);
-    if (profiles != nullptr) read_profiles(*profiles, index, table_index);
+    if (geometries != nullptr) read_geometries(*geometries, index);
+    if (profiles != nullptr) read_profiles(*profiles, index);
     reading("");
   }
 
@@ -116,7 +115,19 @@ class hami_reader : public reader {
     }
   }
 
-  void read_geometries(const entry& e, int index, int table_index) {
+  // A geometry of entry `index` of the table (out_.table's index too: every
+  // entry is kept there, broken or not), the `j`th of its `key`, read from `n`.
+  geometry_spec begin_geometry(std::string_view key, int index, int j, const doc::node& n) {
+    geometry_spec spec;
+    spec.label = fmt::format("knownMigGeometries[{}].{}[{}]", index, key, j);
+    spec.entry = j;
+    spec.table_entry = index;
+    spec.at = spec.items_at = at(n);
+    reading(spec.label, spec.entry);
+    return spec;
+  }
+
+  void read_geometries(const entry& e, int index) {
     if (!e.value->is_list()) {
       error(value_at(e), fmt::format("'allowedGeometries' must be a list of geometries, not {}",
                                      kind_name(kind_of(*e.value))));
@@ -124,13 +135,7 @@ class hami_reader : public reader {
     }
     int j = 0;
     for (const doc::node& g : e.value->kids) {
-      geometry_spec spec;
-      spec.label = fmt::format("knownMigGeometries[{}].allowedGeometries[{}]", index, j);
-      spec.entry = j++;
-      spec.table_entry = table_index;
-      spec.at = at(g);
-      spec.items_at = spec.at;
-      reading(spec.label, spec.entry);
+      geometry_spec spec = begin_geometry("allowedGeometries", index, j++, g);
       const std::size_t before = malformed_;
       if (g.is_list()) {
         read_templates(g, spec);  // HAMi: a geometry is its list of templates
@@ -226,7 +231,7 @@ class hami_reader : public reader {
 
   // Newer HAMi: `profiles: [1g.10gb, ...]`, each profile a geometry of its own
   // (its count from HAMi's own table): here, one instance of it.
-  void read_profiles(const entry& e, int index, int table_index) {
+  void read_profiles(const entry& e, int index) {
     if (!e.value->is_list()) {
       error(value_at(e), fmt::format("'profiles' must be a list of profile names, not {}",
                                      kind_name(kind_of(*e.value))));
@@ -234,12 +239,7 @@ class hami_reader : public reader {
     }
     int j = 0;
     for (const doc::node& n : e.value->kids) {
-      geometry_spec spec;
-      spec.label = fmt::format("knownMigGeometries[{}].profiles[{}]", index, j);
-      spec.entry = j++;
-      spec.table_entry = table_index;
-      spec.at = spec.items_at = at(n);
-      reading(spec.label, spec.entry);
+      geometry_spec spec = begin_geometry("profiles", index, j++, n);
       if (!n.is_scalar() || n.text.empty()) {
         error(at(n), fmt::format("each profile must be a name such as 1g.10gb, not {}",
                                  kind_name(kind_of(n))));

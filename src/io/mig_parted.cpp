@@ -33,54 +33,44 @@ parsed_input read_configmaps(model_list models, std::string_view text,
     parsed_input in =
         parse_check_input(models, c.text, false, [&c](location l) { return c.map(l); });
     map_input(in, c);
-    if (c.key == "device-config.yaml") {
-      // HAMi's or Volcano's device config: its MIG templates, if it has any.
-      // One without them (vGPU settings only) is not what check reads.
-      if (in.format != input_format::hami && in.foreign) continue;
-      read_any = true;
-      if (in.format == input_format::geometry || in.format == input_format::mig_parted) {
-        out.diagnostics.push_back(file_diagnostic(
-            severity::error, fault::malformed, c.key_at,
-            fmt::format("device-config.yaml of ConfigMap '{}' is a {}; HAMi and Volcano read a "
-                        "device config (nvidia: knownMigGeometries: ...) there",
-                        clip(name),
-                        in.format == input_format::geometry ? "migplan geometry file"
-                                                            : "mig-parted config")));
-        continue;
-      }
-      if (out.format == input_format::unknown) out.format = input_format::hami;
-      const int offset = static_cast<int>(out.table.size());
+    // config.yaml holds a mig-parted config (the GPU Operator's key);
+    // device-config.yaml a HAMi or Volcano device config, read for its MIG
+    // templates: one without them (vGPU settings only) is not check's.
+    const bool device_config = c.key == "device-config.yaml";
+    if (device_config && in.format != input_format::hami && in.foreign) continue;
+    if (!device_config && configmaps != nullptr) configmaps->push_back(c.key_at);
+    read_any = true;
+    const input_format wanted = device_config ? input_format::hami : input_format::mig_parted;
+    if (in.format != input_format::unknown && in.format != wanted) {
+      out.diagnostics.push_back(file_diagnostic(
+          severity::error, fault::malformed, c.key_at,
+          fmt::format("{} of ConfigMap '{}' is a {}; {} there", c.key, clip(name),
+                      in.format == input_format::geometry ? "migplan geometry file"
+                      : in.format == input_format::hami   ? "HAMi device config"
+                                                          : "mig-parted config",
+                      device_config ? "HAMi and Volcano read a device config (nvidia: "
+                                      "knownMigGeometries: ...)"
+                                    : "the GPU Operator reads a mig-parted config (version: "
+                                      "v1, mig-configs: ...)")));
+      continue;
+    }
+    // A mig-parted config decides the format; a HAMi device config beside it
+    // keeps its own geometries, each with its table entry (numbered across
+    // the file, each device config a list of its own: `group`).
+    if (in.format == input_format::mig_parted ||
+        (in.format == input_format::hami && out.format == input_format::unknown))
+      out.format = in.format;
+    const int offset = static_cast<int>(out.table.size());
+    if (!in.table.empty()) {
       for (table_entry& e : in.table) {
         e.group = device_configs;
         out.table.push_back(std::move(e));
       }
       ++device_configs;
-      for (geometry_spec& g : in.geometries) {
-        g.configmap = c.configmap;
-        if (g.table_entry >= 0) g.table_entry += offset;
-        out.geometries.push_back(std::move(g));
-      }
-      out.diagnostics.insert(out.diagnostics.end(), std::make_move_iterator(in.diagnostics.begin()),
-                             std::make_move_iterator(in.diagnostics.end()));
-      continue;
     }
-    if (configmaps != nullptr) configmaps->push_back(c.key_at);
-    read_any = true;
-    if (in.format == input_format::geometry || in.format == input_format::hami) {
-      out.diagnostics.push_back(file_diagnostic(
-          severity::error, fault::malformed, c.key_at,
-          fmt::format(
-              "config.yaml of ConfigMap '{}' is a {}; the GPU Operator reads a "
-              "mig-parted config (version: v1, mig-configs: ...) there",
-              clip(name),
-              in.format == input_format::hami ? "HAMi device config" : "migplan geometry file")));
-      continue;
-    }
-    // A mig-parted config decides the format; a HAMi device config beside it
-    // keeps its own geometries (each knows its table entry).
-    if (in.format == input_format::mig_parted) out.format = input_format::mig_parted;
     for (geometry_spec& g : in.geometries) {
       g.configmap = c.configmap;
+      if (g.table_entry >= 0) g.table_entry += offset;
       out.geometries.push_back(std::move(g));
     }
     out.labels.insert(out.labels.end(), in.labels.begin(), in.labels.end());

@@ -239,9 +239,7 @@ namespace {
 // The profiles of the whole layout (existing instances too) with inferred
 // values: what mig-parted and the device plugin describe.
 std::vector<int> layout_inferred(const emit_plan& plan) {
-  std::vector<int> all;
-  for (const instance& in : plan.whole) all.push_back(in.profile);
-  return inferred_among(*plan.gpu, all);
+  return inferred_among(*plan.gpu, std::span<const instance>(plan.whole.begin(), plan.whole.end()));
 }
 
 }  // namespace

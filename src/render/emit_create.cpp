@@ -150,13 +150,6 @@ std::string min_driver_line(const emit_plan& plan) {
   return out;
 }
 
-// The profiles the plan creates with inferred values.
-std::vector<int> created_inferred(const emit_plan& plan) {
-  std::vector<int> created;
-  for (const instance& in : plan.create) created.push_back(in.profile);
-  return inferred_among(*plan.gpu, created);
-}
-
 }  // namespace
 
 void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
@@ -190,7 +183,9 @@ void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
       "nvmlDeviceCreateGpuInstanceWithPlacement, is in the R470 NVML reference. Where "
       "nvidia-smi rejects the form, see the fallback below.");
   out += comment(min_driver_line(plan));
-  if (const std::vector<int> inferred = created_inferred(plan); !inferred.empty()) {
+  if (const std::vector<int> inferred =
+          inferred_among(*plan.gpu, std::span<const instance>(plan.create));
+      !inferred.empty()) {
     const bool starts = std::any_of(inferred.begin(), inferred.end(), [&](int p) {
       return has(prof(g, p).prov.inferred, field::placements);
     });
@@ -288,7 +283,7 @@ void emit_nvml(std::ostream& os, const emit_plan& plan) {
     }
     w.end_array();
     w.key("inferred").begin_array();
-    write_inferred(w, g, created_inferred(plan));
+    write_inferred(w, g, inferred_among(*plan.gpu, std::span<const instance>(plan.create)));
     w.end_array();
   });
 }

@@ -19,6 +19,12 @@ std::vector<int> inferred_among(const gpu_model& g, std::span<const int> profile
   return out;
 }
 
+std::vector<int> inferred_among(const gpu_model& g, std::span<const instance> instances) {
+  std::vector<int> profiles;
+  for (const instance& in : instances) profiles.push_back(in.profile);
+  return inferred_among(g, std::span<const int>(profiles));
+}
+
 std::string inferred_note(const gpu_model& g, std::span<const int> inferred) {
   if (inferred.empty()) return {};
   std::string names;

@@ -7,6 +7,7 @@
 // place and what --emit writes).
 
 #include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ namespace migplan::cli::render {
 /// Of `profiles` (indexes into g.profiles), those with any value inferred,
 /// each once, in the order they first appear.
 std::vector<int> inferred_among(const gpu_model& g, std::span<const int> profiles);
+
+/// inferred_among() of the profiles of `instances` (a layout's, or those a
+/// plan creates).
+std::vector<int> inferred_among(const gpu_model& g, std::span<const instance> instances);
 
 /// "\nnote: A, B on G have values inferred by analogy, not captured; 'migplan
 /// profiles --gpu G' shows which\n" for `inferred` (from inferred_among), or

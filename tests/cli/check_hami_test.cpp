@@ -298,4 +298,13 @@ TEST_CASE("check reads HAMi's device config from its ConfigMap, at the manifest'
   CHECK(
       r.err.starts_with("<stdin>:5:3: error: device-config.yaml of ConfigMap "
                         "'hami-scheduler-device' is a mig-parted config"));
+  // And a HAMi device config where the GPU Operator reads its mig-parted config.
+  r = run_migplan({"check", "-"},
+                  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: custom-mig-config}\n"
+                  "data:\n  config.yaml: |\n    nvidia:\n      knownMigGeometries: []\n");
+  CHECK(r.code == 2);
+  CHECK(
+      r.err.starts_with("<stdin>:5:3: error: config.yaml of ConfigMap 'custom-mig-config' is "
+                        "a HAMi device config; the GPU Operator reads a mig-parted config "
+                        "(version: v1, mig-configs: ...) there\n"));
 }
