@@ -192,11 +192,11 @@ _migplan() {
         ;;
       --emit)
         if [[ $cmd == plan ]]; then
-          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels' -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'mig-parted configmap labels slurm' -- "$cur")
         elif [[ $cmd == place ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi' -- "$cur")
         else
-          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi nvml mig-parted k8s dra' -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'nvidia-smi nvml mig-parted k8s dra slurm' -- "$cur")
         fi
         ;;
       --available | --cost)

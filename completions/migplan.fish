@@ -98,7 +98,7 @@ complete -c migplan -n '__fish_seen_subcommand_from pack' -l batch -r -F -a - -d
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l brief -d 'With --batch: one tab-separated line per request'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l current -r -F -a - -d 'Existing GPU instances: nvidia-smi mig -lgi output (- for stdin)'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l index -x -d 'With --current: the GPU of the listing; with --emit: the GPU -i targets'
-complete -c migplan -n '__fish_seen_subcommand_from pack' -l emit -x -a 'nvidia-smi nvml mig-parted k8s dra' -d 'Write what creates the layout'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l emit -x -a 'nvidia-smi nvml mig-parted k8s dra slurm' -d 'Write what creates the layout'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l node -x -d 'With --emit dra: the Kubernetes node of the GPU'
 complete -c migplan -n '__fish_seen_subcommand_from pack; and __migplan_not_option' -a '(__migplan_items)' -d profile
 
@@ -119,7 +119,7 @@ complete -c migplan -n '__fish_seen_subcommand_from plan' -l allow-evict -d 'Wit
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l time-limit -x -d 'Stop the solver after SECONDS'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l json -d 'One JSON object on stdout'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l full -d 'List every item, node and change in the report'
-complete -c migplan -n '__fish_seen_subcommand_from plan' -l emit -x -a 'mig-parted configmap labels' -d 'Write the plan for the tools that apply it'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l emit -x -a 'mig-parted configmap labels slurm' -d 'Write the plan for the tools that apply it'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l configmap-name -x -d 'With --emit configmap: the ConfigMap name'
 complete -c migplan -n '__fish_seen_subcommand_from plan; and __migplan_not_option' -a '(__migplan_items)' -d profile
 

@@ -183,8 +183,8 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_option("--current", o->current, "FILE: the GPU now (nvidia-smi mig -lgi, or JSON)");
   cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
       ->check(CLI::Range(0, 4095));
-  cmd->add_option("--emit", o->emit,
-                  fmt::format("Emit KIND: {}", fmt::join(emit_kind_names(), ", ")));
+  cmd->add_option("--emit", o->emit, fmt::format("{}", fmt::join(emit_kind_names(), ", ")))
+      ->type_name("KIND");
   cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
   cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");

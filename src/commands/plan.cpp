@@ -49,7 +49,8 @@ struct emit_name {
 };
 constexpr emit_name emit_names[] = {{"mig-parted", render::plan_emit_kind::mig_parted},
                                     {"configmap", render::plan_emit_kind::configmap},
-                                    {"labels", render::plan_emit_kind::labels}};
+                                    {"labels", render::plan_emit_kind::labels},
+                                    {"slurm", render::plan_emit_kind::slurm}};
 
 // Lowercase letters, digits, '-' and '.', starting and ending with a letter or digit.
 bool dns_subdomain(std::string_view s) {
@@ -158,7 +159,7 @@ void add_plan(CLI::App& app, context& ctx) {
           ->type_name("SECONDS");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 2)");
   cmd->add_flag("--full", o->full, "List every item, node and change in the report");
-  cmd->add_option("--emit", o->emit, "Write mig-parted, configmap or labels instead")
+  cmd->add_option("--emit", o->emit, "Write mig-parted, configmap, labels or slurm")
       ->type_name("KIND");
   o->configmap_given = cmd->add_option("--configmap-name", o->configmap_name,
                                        "--emit configmap's name (custom-mig-config)")

@@ -18,6 +18,7 @@
 #include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "render/mig_parted.hpp"
+#include "render/slurm.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::render {
@@ -149,6 +150,21 @@ std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
   return out;
 }
 
+// The MIG devices per GI profile, largest first: a compute instance is a
+// device of its own, counted under its GPU instance's profile.
+std::vector<std::pair<int, long long>> per_gi_profile(const std::vector<device_count>& devices) {
+  std::vector<std::pair<int, long long>> per_gi;
+  for (const device_count& d : devices) {
+    const auto it =
+        std::find_if(per_gi.begin(), per_gi.end(), [&](const auto& x) { return x.first == d.gi; });
+    if (it == per_gi.end())
+      per_gi.emplace_back(d.gi, d.count);
+    else
+      it->second += d.count;
+  }
+  return per_gi;
+}
+
 // Whether any GI of the layout is split into smaller compute instances.
 bool any_split(const std::vector<device_count>& devices) {
   return std::any_of(devices.begin(), devices.end(),
@@ -199,7 +215,7 @@ void emit_dra(std::ostream& os, const emit_plan& plan) {
   dra_resource_slice(os, *plan.gpu, opt);
 }
 
-constexpr std::array<emit_kind, 5> emit_kind_table{{
+constexpr std::array<emit_kind, 6> emit_kind_table{{
     {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi,
      nullptr},
     {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml, nullptr},
@@ -209,6 +225,7 @@ constexpr std::array<emit_kind, 5> emit_kind_table{{
      nullptr},
     {"dra", "Kubernetes DRA ResourceSlices offering every placement of the GPU", emit_dra,
      dra_problem},
+    {"slurm", "Slurm GRES: gres.conf and the node's slurm.conf Gres counts", emit_slurm, nullptr},
 }};
 
 }  // namespace
@@ -287,15 +304,7 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
   // matches a device's profile to those patterns unanchored
   // (api/config/v1/resources.go, Matches), so "1c.3g.20gb" falls to the
   // pattern "3g.20gb" and is one more nvidia.com/mig-3g.20gb.
-  std::vector<std::pair<int, int>> per_gi;
-  for (const device_count& d : devices) {
-    const auto it =
-        std::find_if(per_gi.begin(), per_gi.end(), [&](const auto& x) { return x.first == d.gi; });
-    if (it == per_gi.end())
-      per_gi.emplace_back(d.gi, d.count);
-    else
-      it->second += d.count;
-  }
+  const std::vector<std::pair<int, long long>> per_gi = per_gi_profile(devices);
   std::string out = comment(fmt::format(
       "What the NVIDIA device plugin advertises for one {} ({}) with the MIG layout {}; a node "
       "advertises the sum over its GPUs. Written by migplan pack --emit k8s.",
@@ -353,6 +362,30 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
         devices.size(), split ? "kinds of MIG device" : "profiles"));
     out += "single: null\n";
   }
+  os << out;
+}
+
+void emit_slurm(std::ostream& os, const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  const std::vector<device_count> devices = device_counts(plan);
+  const slurm_counts c = slurm_types(g, per_gi_profile(devices));
+  std::string out = comment(fmt::format(
+      "Slurm GRES for one {} ({}) with the MIG layout {}; a node lists the sum over its GPUs. "
+      "Written by migplan pack --emit slurm.",
+      g.slug, model_name(g), layout_text(g, plan.whole)));
+  out += comment(
+      "Slurm does not create MIG devices: create the layout first (--emit nvidia-smi or "
+      "mig-parted). slurmd then finds them (AutoDetect=nvml) and drains a node whose devices "
+      "differ from its Gres.");
+  const gpu_model* const model = &g;
+  out += slurm_types_note(std::span<const gpu_model* const>(&model, 1));
+  if (const std::vector<int> inferred = layout_inferred(plan); !inferred.empty())
+    out += comment(inferred_sentence(g, inferred));
+  out += "# gres.conf:\nAutoDetect=nvml\n";
+  out += "# slurm.conf (with GresTypes=gpu), on the node's NodeName line:\n";
+  out += fmt::format("Gres={}\n", slurm_gres(c.by_profile));
+  const slurm_line line{"Gres=", &g, c};
+  out += slurm_memory_note(std::span<const slurm_line>(&line, 1));
   os << out;
 }
 

@@ -55,6 +55,12 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan);
 /// resource (the plugin has none for CI profiles).
 void emit_k8s(std::ostream& os, const emit_plan& plan);
 
+/// Slurm's GRES for one GPU with the whole layout: gres.conf's
+/// `AutoDetect=nvml` and the node's slurm.conf `Gres=gpu:TYPE:N,...`, types
+/// as render/slurm.hpp names them, with the line for slurmd versions that name
+/// MIG devices by memory where it differs.
+void emit_slurm(std::ostream& os, const emit_plan& plan);
+
 /// "NVIDIA A100-SXM4-40GB", or the description when no nvidia-smi name is
 /// known: how the writers' headers name the model.
 std::string model_name(const gpu_model& g);

@@ -17,6 +17,7 @@
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
 #include "render/plan_view.hpp"
+#include "render/slurm.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -353,6 +354,47 @@ std::string inferred_comments(const plan_result& res) {
 
 }  // namespace
 
+std::vector<planned_node> planned_nodes(const plan_request& req, const plan_result& res) {
+  std::unordered_map<std::string, const fleet_node*> fleet;
+  for (const fleet_node& n : req.nodes) fleet.emplace(n.name, &n);
+  std::unordered_map<std::string, const current_node*> current;
+  if (req.current)
+    for (const current_node& n : *req.current) current.emplace(n.name, &n);
+  std::vector<planned_node> out;
+  for (const plan_result::node_plan& np : res.nodes) {
+    planned_node pn{np.name, nullptr, nullptr, {}, {}};
+    const auto f = fleet.find(np.name);
+    const auto c = current.find(np.name);
+    pn.now = c != current.end() ? c->second : nullptr;
+    int count = 0;
+    if (f != fleet.end()) {
+      pn.gpu = f->second->gpu;
+      count = f->second->gpu_count;
+    } else if (pn.now != nullptr) {
+      pn.gpu = pn.now->gpu;
+      for (const current_gpu& g : pn.now->gpus) count = std::max(count, g.index + 1);
+    }
+    for (const plan_result::node_gpu& g : np.gpus) {
+      count = std::max(count, g.index + 1);
+      if (pn.gpu == nullptr && g.group >= 0)
+        pn.gpu = res.groups[static_cast<std::size_t>(g.group)].gpu;
+    }
+    pn.groups.assign(static_cast<std::size_t>(count), nullptr);
+    pn.current.assign(static_cast<std::size_t>(count), nullptr);
+    for (const plan_result::node_gpu& g : np.gpus)
+      if (g.group >= 0 && g.index >= 0) {
+        assert(res.groups[static_cast<std::size_t>(g.group)].gpu == pn.gpu);
+        pn.groups[static_cast<std::size_t>(g.index)] =
+            &res.groups[static_cast<std::size_t>(g.group)];
+      }
+    if (pn.now != nullptr)
+      for (const current_gpu& g : pn.now->gpus)
+        if (g.index >= 0 && g.index < count) pn.current[static_cast<std::size_t>(g.index)] = &g;
+    out.push_back(std::move(pn));
+  }
+  return out;
+}
+
 emitted_labels plan_labels(const plan_request& req, const plan_result& res) {
   emitted_labels out;
   label_table table;
@@ -366,11 +408,6 @@ emitted_labels plan_labels(const plan_request& req, const plan_result& res) {
     out.labels = table.take();
     return out;
   }
-  std::unordered_map<std::string, const fleet_node*> fleet;
-  for (const fleet_node& n : req.nodes) fleet.emplace(n.name, &n);
-  std::unordered_map<std::string, const current_node*> current;
-  if (req.current)
-    for (const current_node& n : *req.current) current.emplace(n.name, &n);
   std::set<std::string> changed;
   for (const plan_change& c : res.changes) changed.insert(c.node);
 
@@ -383,42 +420,22 @@ emitted_labels plan_labels(const plan_request& req, const plan_result& res) {
     bool keeps = false;  // unchanged in a re-plan, with a current label
   };
   std::vector<node_layout> layouts;
-  for (const plan_result::node_plan& np : res.nodes) {
+  for (const planned_node& pn : planned_nodes(req, res)) {
     node_layout nl;
-    const auto f = fleet.find(np.name);
-    const auto c = current.find(np.name);
-    nl.now = c != current.end() ? c->second : nullptr;
-    int count = 0;
-    if (f != fleet.end()) {
-      nl.gpu = f->second->gpu;
-      count = f->second->gpu_count;
-    } else if (nl.now != nullptr) {
-      nl.gpu = nl.now->gpu;
-      for (const current_gpu& g : nl.now->gpus) count = std::max(count, g.index + 1);
+    nl.gpu = pn.gpu;
+    nl.now = pn.now;
+    const std::size_t count = pn.groups.size();
+    std::vector<emitted_geometry> per_gpu(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (pn.groups[i] != nullptr)
+        per_gpu[i] = group_geometry(*pn.groups[i]);
+      else if (pn.current[i] != nullptr)
+        per_gpu[i] = current_geometry(*pn.current[i]);
     }
-    for (const plan_result::node_gpu& g : np.gpus) {
-      count = std::max(count, g.index + 1);
-      if (nl.gpu == nullptr && g.group >= 0)
-        nl.gpu = res.groups[static_cast<std::size_t>(g.group)].gpu;
-    }
-    std::vector<emitted_geometry> per_gpu(static_cast<std::size_t>(count));
-    for (int i = 0; i < count; ++i) {
-      int group = -1;
-      for (const plan_result::node_gpu& g : np.gpus)
-        if (g.index == i) group = g.group;
-      emitted_geometry& geo = per_gpu[static_cast<std::size_t>(i)];
-      if (group >= 0) {
-        assert(res.groups[static_cast<std::size_t>(group)].gpu == nl.gpu);
-        geo = group_geometry(res.groups[static_cast<std::size_t>(group)]);
-      } else if (nl.now != nullptr) {
-        for (const current_gpu& g : nl.now->gpus)
-          if (g.index == i) geo = current_geometry(g);
-      }
-    }
-    nl.gpus = count;
+    nl.gpus = static_cast<long long>(count);
     nl.disabled = all_disabled(per_gpu);
     nl.entries = nl.disabled ? disabled_entries() : entries_of(nl.gpu, per_gpu);
-    nl.keeps = nl.now != nullptr && !nl.now->label.empty() && changed.count(np.name) == 0;
+    nl.keeps = nl.now != nullptr && !nl.now->label.empty() && changed.count(pn.name) == 0;
     layouts.push_back(std::move(nl));
   }
   // A current label is kept only where every unchanged node that carries it
@@ -455,11 +472,29 @@ emitted_labels plan_labels(const plan_request& req, const plan_result& res) {
   return out;
 }
 
-std::string plan_emit_problem(plan_emit_kind kind, const plan_request&, const plan_result& res) {
+std::string plan_emit_problem(plan_emit_kind kind, const plan_request& req,
+                              const plan_result& res) {
   if (!res.feasible)
     return "the plan does not meet the demand, so there is no configuration to emit";
-  if (kind == plan_emit_kind::labels && res.nodes.empty())
-    return "--emit labels needs nodes: give a fleet file with nodes, or --current";
+  if ((kind == plan_emit_kind::labels || kind == plan_emit_kind::slurm) && res.nodes.empty())
+    return fmt::format("--emit {} needs nodes: give a fleet file with nodes, or --current",
+                       kind == plan_emit_kind::labels ? "labels" : "slurm");
+  if (kind == plan_emit_kind::slurm)
+    for (const planned_node& n : planned_nodes(req, res)) {
+      if (!slurm_node_name(n.name))
+        return fmt::format(
+            "--emit slurm: node {} is no Slurm node name (letters, digits, '-', '_' and '.')",
+            quote_token(n.name));
+      bool whole = false;  // a GPU with no MIG device (render/plan_slurm.cpp counts it whole)
+      for (std::size_t i = 0; i < n.groups.size(); ++i)
+        whole = whole || (n.groups[i] == nullptr &&
+                          (n.current[i] == nullptr || n.current[i]->instances.empty()));
+      if (whole && n.gpu != nullptr && slurm_gpu_type(*n.gpu).empty())
+        return fmt::format(
+            "--emit slurm: node {} has GPUs with MIG off, and the nvidia-smi names of its model "
+            "{} share no short word to type them by",
+            quote_token(n.name), n.gpu->slug);
+    }
   return {};
 }
 
@@ -490,6 +525,9 @@ void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
       write_config(out, labels, "    ");
       return;
     }
+    case plan_emit_kind::slurm:
+      plan_slurm(out, req, res);
+      return;
     case plan_emit_kind::labels: {
       out << "# migplan plan: the nvidia.com/mig.config label of each node whose label changes.\n"
              "# mig-manager reconfigures a node when its label changes: drain it first.\n";

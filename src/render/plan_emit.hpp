@@ -22,6 +22,7 @@ enum class plan_emit_kind {
   mig_parted,  ///< a mig-parted config (version: v1)
   configmap,   ///< that config as the GPU Operator's ConfigMap
   labels,      ///< `kubectl label node` commands, for the nodes whose label changes
+  slurm,       ///< Slurm GRES: gres.conf and each node's slurm.conf Gres counts
 };
 
 /// Settings of the emitted files.
@@ -73,6 +74,20 @@ struct emitted_labels {
   std::vector<node_label> nodes;  ///< in the order of plan_result::nodes
 };
 
+/// One node's GPUs as the plan leaves them.
+struct planned_node {
+  std::string name;
+  const gpu_model* gpu = nullptr;     ///< its model (every GPU of a node is one model)
+  const current_node* now = nullptr;  ///< the node as it is, in a re-plan
+  /// Per GPU index: the group whose geometry it gets, or null where it gets
+  /// none (it keeps `current`'s geometry in a re-plan, else MIG is off).
+  std::vector<const plan_group*> groups;
+  std::vector<const current_gpu*> current;  ///< per GPU index: the GPU as it is, if known
+};
+
+/// The plan's nodes (none without nodes), in the order of plan_result::nodes.
+std::vector<planned_node> planned_nodes(const plan_request& req, const plan_result& res);
+
 /// The labels of a plan. With nodes: one per distinct node layout, named
 /// "migplan-<model>-<8 hex digits of a hash of the layout>" (the same layout
 /// always gets the same name, so a re-plan keeps the labels of nodes that do
@@ -84,12 +99,19 @@ struct emitted_labels {
 emitted_labels plan_labels(const plan_request& req, const plan_result& res);
 
 /// Why `kind` cannot be written for this plan, or "" when it can: a plan
-/// that does not meet the demand; `labels` without nodes.
+/// that does not meet the demand; `labels` or `slurm` without nodes; `slurm`
+/// with a node name Slurm cannot take.
 std::string plan_emit_problem(plan_emit_kind kind, const plan_request& req, const plan_result& res);
 
 /// Writes `kind` for the plan (plan_emit_problem() must be "").
 void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
                const plan_result& res, const plan_emit_options& opt = {});
+
+/// Slurm GRES for the plan's nodes (render/plan_slurm.cpp): gres.conf's
+/// `AutoDetect=nvml` and a `NodeName=NODE Gres=...` line per node, MIG
+/// devices counted per type as render/slurm.hpp names them, a GPU with MIG
+/// off under its own name.
+void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& res);
 
 /// `text` as one sh word: as is when it holds only characters no shell
 /// treats specially, else in single quotes ("'" written as '\'').

@@ -92,6 +92,10 @@ const std::vector<golden>& goldens() {
       {"k8s-a100-80gb-7g.yaml", {"pack", "--gpu", "a100-80gb", "--emit", "k8s", "7g.80gb"}},
       {"k8s-rtx-pro-6000-me.yaml",
        {"pack", "--gpu", "rtx-pro-6000", "--emit", "k8s", "1g.24gb+me.all", "3x1g.24gb-me"}},
+      {"slurm-h200-1g-2g.conf",
+       {"pack", "--gpu", "h200", "--emit", "slurm", "1g.18gb+me", "3x1g.18gb", "2g.35gb"}},
+      {"slurm-a100-40gb-4-2-1.conf",
+       {"pack", "--gpu", "a100-40gb", "--emit", "slurm", "4g.20gb", "2g.10gb", "1g.5gb"}},
   };
   return cases;
 }
@@ -480,7 +484,7 @@ TEST_CASE("pack --emit refuses unknown kinds and other outputs as bad input", "[
   CHECK(unknown.out.empty());
   CHECK(unknown.err ==
         "migplan: unknown --emit kind 'nvidai-smi' (did you mean nvidia-smi?); kinds: "
-        "nvidia-smi, nvml, mig-parted, k8s, dra\n");
+        "nvidia-smi, nvml, mig-parted, k8s, dra, slurm\n");
   const auto empty = run_migplan({"pack", "--gpu", "a100-40gb", "--emit=", "1g.5gb"});
   CHECK(empty.code == 2);
   CHECK(empty.err.rfind("migplan: unknown --emit kind ''", 0) == 0);

@@ -254,7 +254,7 @@ TEST_CASE("plan: option errors are one line with exit 2", "[plan][cli]") {
       "emit");
   expect_plan_bad({"--gpu", "h100-80gb", "--emit", "mig-partd", "1g.10gb"},
                   "unknown --emit kind 'mig-partd' (did you mean mig-parted?); kinds: mig-parted, "
-                  "configmap, labels");
+                  "configmap, labels, slurm");
   expect_plan_bad({"--gpu", "h100-80gb", "--emit", "mig-parted", "--json", "1g.10gb"},
                   "--emit writes its own format; it does not combine with --json");
   expect_plan_bad({"--gpu", "h100-80gb", "--configmap-name", "x", "1g.10gb"},

@@ -89,7 +89,7 @@ expect 'migplan pla' place plan
 expect 'migplan plac' place
 expect 'migplan ' pack plan simulate place enumerate fit gpus profiles check emit-config import
 expect 'migplan emit' emit-config
-expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra
+expect 'migplan pack --emit ' nvidia-smi nvml mig-parted k8s dra slurm
 expect 'migplan pack --emit m' mig-parted
 expect 'migplan emit-config --gpu a10' a100-40gb a100-80gb
 expect 'migplan import --lg' --lgip --lgipp
@@ -110,7 +110,7 @@ expect 'migplan pack --gpu=h100-80gb 4g' 4g.40gb
 expect 'migplan check --format ' text json github
 expect 'migplan check fl' fleet.yaml
 expect 'migplan fit --m' --memory
-expect 'migplan plan --emit ' mig-parted configmap labels
+expect 'migplan plan --emit ' mig-parted configmap labels slurm
 expect 'migplan plan --gpu a10' a100-40gb a100-80gb
 expect 'migplan plan --gpu h100-80gb 3g.' 3g.40gb
 expect 'migplan plan --mi' --mig-config

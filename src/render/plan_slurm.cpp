@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan plan --emit slurm`: the GRES counts of each node of a plan, as
+// slurm.conf lists them (render/slurm.hpp names the types).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include "render/inferred.hpp"
+#include "render/mig_parted.hpp"
+#include "render/plan_emit.hpp"
+#include "render/plan_view.hpp"
+#include "render/slurm.hpp"
+
+namespace migplan::cli::render {
+namespace {
+
+// MIG devices per GPU-instance profile on one node (a GI split into compute
+// instances is one device per CI), largest profile first, and its GPUs with
+// MIG off.
+struct node_devices {
+  std::vector<std::pair<int, long long>> per_profile;
+  long long whole = 0;
+};
+
+node_devices devices_of(const planned_node& pn) {
+  std::map<int, long long> n;
+  long long whole = 0;
+  for (std::size_t i = 0; i < pn.groups.size(); ++i) {
+    if (const plan_group* grp = pn.groups[i]) {
+      for (const planned_instance& p : grp->instances)
+        n[p.where.profile] += p.cis.empty() ? 1 : static_cast<long long>(p.cis.size());
+    } else if (const current_gpu* now = pn.current[i]; now != nullptr && !now->instances.empty()) {
+      for (const current_instance& gi : now->instances)
+        n[gi.profile] += gi.compute.empty() ? 1 : static_cast<long long>(gi.compute.size());
+    } else {
+      ++whole;  // no MIG device: the GPU whole
+    }
+  }
+  node_devices out{{n.begin(), n.end()}, whole};
+  const gpu_model& g = *pn.gpu;
+  std::stable_sort(out.per_profile.begin(), out.per_profile.end(),
+                   [&](const auto& a, const auto& b) {
+                     const profile& pa = g.profiles[static_cast<std::size_t>(a.first)];
+                     const profile& pb = g.profiles[static_cast<std::size_t>(b.first)];
+                     if (pa.size != pb.size) return pa.size > pb.size;
+                     return pa.compute_slices > pb.compute_slices;
+                   });
+  return out;
+}
+
+}  // namespace
+
+void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& res) {
+  std::vector<slurm_line> lines;
+  std::vector<const gpu_model*> models;
+  long long gpus = 0;
+  bool any_whole = false;
+  for (const planned_node& pn : planned_nodes(req, res)) {
+    gpus += static_cast<long long>(pn.groups.size());
+    if (pn.gpu == nullptr) continue;  // a node with no GPU the plan knows
+    const node_devices d = devices_of(pn);
+    slurm_line l{fmt::format("NodeName={} Gres=", pn.name), pn.gpu,
+                 slurm_types(*pn.gpu, d.per_profile)};
+    if (d.whole > 0) {
+      slurm_add(l.counts.by_profile, slurm_gpu_type(*pn.gpu), d.whole);
+      slurm_add(l.counts.by_memory, slurm_gpu_type(*pn.gpu), d.whole);
+      any_whole = true;
+    }
+    if (std::find(models.begin(), models.end(), pn.gpu) == models.end()) models.push_back(pn.gpu);
+    lines.push_back(std::move(l));
+  }
+  out << comment_lines(fmt::format(
+      "migplan plan: Slurm GRES for {} node{} ({} GPU{}). Slurm does not create MIG devices: "
+      "apply the plan first (--emit mig-parted, configmap or labels). slurmd then finds them "
+      "(AutoDetect=nvml) and drains a node whose devices differ from its Gres.",
+      lines.size(), lines.size() == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s"));
+  out << slurm_types_note(models);
+  if (any_whole)
+    out << comment_lines(
+        "A GPU with MIG off is one device, typed by its model's short name (\"a100\", as "
+        "Slurm's docs write it). MIG devices' names contain it too, but slurmd tries the "
+        "longest types first, so it takes only the whole GPUs.");
+  for (const auto& [gpu, inferred] : plan_detail::inferred_of(res))
+    out << comment_lines(inferred_sentence(*gpu, inferred));
+  out << "# gres.conf, on every node:\nAutoDetect=nvml\n";
+  out << "# slurm.conf (with GresTypes=gpu): each node's Gres, for its NodeName line:\n";
+  for (const slurm_line& l : lines) out << l.head << slurm_gres(l.counts.by_profile) << "\n";
+  out << slurm_memory_note(lines);
+}
+
+}  // namespace migplan::cli::render
