@@ -22,13 +22,16 @@ namespace {
 struct node_devices {
   std::vector<std::pair<int, long long>> per_profile;
   long long whole = 0;
+  std::vector<int> empty;  // GPUs with MIG on and no MIG device
 };
 
 node_devices devices_of(const planned_node& pn) {
   std::map<int, long long> n;
   long long whole = 0;
+  std::vector<int> empty;
   for (std::size_t i = 0; i < pn.groups.size(); ++i) {
     if (const plan_group* grp = pn.groups[i]) {
+      if (grp->instances.empty()) empty.push_back(static_cast<int>(i));
       for (const planned_instance& p : grp->instances)
         n[p.where.profile] += p.cis.empty() ? 1 : static_cast<long long>(p.cis.size());
     } else if (const current_gpu* now = pn.current[i]; now != nullptr && !now->instances.empty()) {
@@ -38,7 +41,7 @@ node_devices devices_of(const planned_node& pn) {
       ++whole;  // no MIG device: the GPU whole
     }
   }
-  node_devices out{{n.begin(), n.end()}, whole};
+  node_devices out{{n.begin(), n.end()}, whole, std::move(empty)};
   const gpu_model& g = *pn.gpu;
   std::stable_sort(out.per_profile.begin(), out.per_profile.end(),
                    [&](const auto& a, const auto& b) {
@@ -57,10 +60,12 @@ void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& r
   std::vector<const gpu_model*> models;
   long long gpus = 0;
   bool any_whole = false;
+  std::vector<std::string> empty;  // "GPU 2 of gpu-a"
   for (const planned_node& pn : planned_nodes(req, res)) {
     gpus += static_cast<long long>(pn.groups.size());
     if (pn.gpu == nullptr) continue;  // a node with no GPU the plan knows
     const node_devices d = devices_of(pn);
+    for (int i : d.empty) empty.push_back(fmt::format("GPU {} of {}", i, pn.name));
     slurm_line l{fmt::format("NodeName={} Gres=", pn.name), pn.gpu,
                  slurm_types(*pn.gpu, d.per_profile)};
     if (d.whole > 0) {
@@ -84,6 +89,12 @@ void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& r
         "longest types first, so it takes only the whole GPUs.");
   for (const auto& [gpu, inferred] : plan_detail::inferred_of(res))
     out << comment_lines(inferred_sentence(*gpu, inferred));
+  if (!empty.empty())
+    out << comment_lines(fmt::format(
+        "{} {} MIG on and no MIG device: slurmd finds nothing there, and Slurm 22.05's stops "
+        "(\"MIG mode is enabled, but no MIG devices were found\", gpu_nvml.c). Create an "
+        "instance there or turn MIG off.",
+        fmt::join(empty, ", "), empty.size() == 1 ? "has" : "have"));
   out << "# gres.conf, on every node:\nAutoDetect=nvml\n";
   out << "# slurm.conf (with GresTypes=gpu): each node's Gres, for its NodeName line:\n";
   for (const slurm_line& l : lines) out << l.head << slurm_gres(l.counts.by_profile) << "\n";

@@ -6,6 +6,8 @@
 // their names from `gpus --json` and `profiles --json`, never from the
 // writer under test.
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
@@ -303,6 +305,43 @@ TEST_CASE("plan --emit slurm's Gres lines match each node's devices\\, both nami
   // Nodes with whole GPUs beside MIG devices, where the short type must come last.
   CHECK(whole_and_mig >= 2);
   CHECK(unwrapped(r.out).find("does not know the memory of 7g.180gb") != std::string::npos);
+}
+
+TEST_CASE("plan --emit slurm in a re-plan: kept geometries\\, and a GPU with MIG on and none",
+          "[cli][emit][slurm]") {
+  const std::map<std::string, model_info> all = models();
+  const std::string state = migplan::test::plan_fixture("state.json");
+  const auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"plan", "--current", state});
+    args.push_back("2x1g.10gb");
+    return run_migplan(args);
+  };
+  const auto r = run({"--emit", "slurm"});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const auto a = run({"--json"});
+  REQUIRE(a.code == 0);
+  const json plan = json::parse(a.out);
+  const auto lines = node_lines(r.out, false);
+  std::vector<std::string> empty;
+  for (const json& node : plan["nodes"]) {
+    const std::string name = node["name"].get<std::string>();
+    std::vector<std::string> devices;
+    for (const json& gpu : node["gpus"]) {
+      REQUIRE_FALSE(gpu["group"].is_null());
+      const json& group = plan["groups"][gpu["group"].get<std::size_t>()];
+      if (group["instances"].empty())
+        empty.push_back("GPU " + std::to_string(gpu["index"].get<int>()) + " of " + name);
+      for (const std::string& d :
+           devices_of(group["instances"], all.at(group["gpu"]["id"].get<std::string>()), false))
+        devices.push_back(d);
+    }
+    INFO(name);
+    CHECK(slurmd_match(lines.at(name), devices).empty());
+  }
+  // The state file's GPU 2 of gpu-a has MIG on and no instance: said, not counted.
+  REQUIRE(empty == std::vector<std::string>{"GPU 2 of gpu-a"});
+  CHECK(unwrapped(r.out).find("GPU 2 of gpu-a has MIG on and no MIG device") != std::string::npos);
 }
 
 TEST_CASE("plan --emit slurm needs nodes Slurm can name", "[cli][emit][slurm]") {
