@@ -240,6 +240,21 @@ std::map<std::string, std::vector<std::pair<std::string, long long>>> node_lines
   return lines;
 }
 
+// `plan ARGS --emit slurm` and `plan ARGS --json`, each required to succeed:
+// the Slurm text and the plan it was written from.
+std::pair<std::string, json> plan_slurm_and_json(const std::vector<std::string>& args,
+                                                 const std::string& input = "") {
+  std::vector<std::string> emit{"plan", "--emit", "slurm"}, as_json{"plan", "--json"};
+  emit.insert(emit.end(), args.begin(), args.end());
+  as_json.insert(as_json.end(), args.begin(), args.end());
+  const auto r = run_migplan(emit, input);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const auto a = run_migplan(as_json, input);
+  REQUIRE(a.code == 0);
+  return {r.out, json::parse(a.out)};
+}
+
 }  // namespace
 
 TEST_CASE("plan --emit slurm's Gres lines match each node's devices\\, both namings",
@@ -256,19 +271,12 @@ TEST_CASE("plan --emit slurm's Gres lines match each node's devices\\, both nami
                   "\n    gpus: " + std::to_string(m.second) + "\n";
   const std::vector<std::string> items{"3x1c.3g.40gb", "6x1g.10gb", "1g.10gb+me", "4x1g.18gb",
                                        "2g.35gb",      "7g.80gb",   "2x1g.23gb",  "7g.180gb"};
-  const auto run = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"plan", "--fleet", "-"});
-    args.insert(args.end(), items.begin(), items.end());
-    return run_migplan(args, fleet_yaml);
-  };
-  const auto r = run({"--emit", "slurm"});
-  INFO(r.out << r.err);
-  REQUIRE(r.code == 0);
-  const auto a = run({"--json"});
-  REQUIRE(a.code == 0);
-  const json plan = json::parse(a.out);
-  const auto by_profile = node_lines(r.out, false);
-  const auto by_memory = node_lines(r.out, true);
+  std::vector<std::string> args{"--fleet", "-"};
+  args.insert(args.end(), items.begin(), items.end());
+  const auto [out, plan] = plan_slurm_and_json(args, fleet_yaml);
+  INFO(out);
+  const auto by_profile = node_lines(out, false);
+  const auto by_memory = node_lines(out, true);
   REQUIRE(by_profile.size() == fleet.size());
   int whole_and_mig = 0;
   for (const json& node : plan["nodes"]) {
@@ -304,25 +312,16 @@ TEST_CASE("plan --emit slurm's Gres lines match each node's devices\\, both nami
   }
   // Nodes with whole GPUs beside MIG devices, where the short type must come last.
   CHECK(whole_and_mig >= 2);
-  CHECK(unwrapped(r.out).find("does not know the memory of 7g.180gb") != std::string::npos);
+  CHECK(unwrapped(out).find("does not know the memory of 7g.180gb") != std::string::npos);
 }
 
 TEST_CASE("plan --emit slurm in a re-plan: kept geometries\\, and a GPU with MIG on and none",
           "[cli][emit][slurm]") {
   const std::map<std::string, model_info> all = models();
   const std::string state = migplan::test::plan_fixture("state.json");
-  const auto run = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"plan", "--current", state});
-    args.push_back("2x1g.10gb");
-    return run_migplan(args);
-  };
-  const auto r = run({"--emit", "slurm"});
-  INFO(r.out << r.err);
-  REQUIRE(r.code == 0);
-  const auto a = run({"--json"});
-  REQUIRE(a.code == 0);
-  const json plan = json::parse(a.out);
-  const auto lines = node_lines(r.out, false);
+  const auto [out, plan] = plan_slurm_and_json({"--current", state, "2x1g.10gb"});
+  INFO(out);
+  const auto lines = node_lines(out, false);
   std::vector<std::string> empty;
   for (const json& node : plan["nodes"]) {
     const std::string name = node["name"].get<std::string>();
@@ -341,7 +340,7 @@ TEST_CASE("plan --emit slurm in a re-plan: kept geometries\\, and a GPU with MIG
   }
   // The state file's GPU 2 of gpu-a has MIG on and no instance: said, not counted.
   REQUIRE(empty == std::vector<std::string>{"GPU 2 of gpu-a"});
-  CHECK(unwrapped(r.out).find("GPU 2 of gpu-a has MIG on and no MIG device") != std::string::npos);
+  CHECK(unwrapped(out).find("GPU 2 of gpu-a has MIG on and no MIG device") != std::string::npos);
 }
 
 TEST_CASE("plan --emit slurm needs nodes Slurm can name", "[cli][emit][slurm]") {
