@@ -92,8 +92,8 @@ slurm_counts slurm_types(const gpu_model& g, const std::vector<std::pair<int, lo
 
 std::string slurm_memory_note(std::span<const slurm_line> lines) {
   constexpr std::string_view older =
-      "slurmd of Slurm 22.05, and of 23.02 before 23.02.6, names a MIG device by its compute "
-      "slices and its memory in GiB, rounded";
+      "slurmd of Slurm 22.05 (and, by Slurm's changelog, of 23.02 before 23.02.6) names a MIG "
+      "device by its compute slices and its memory in GiB, rounded";
   std::vector<std::string> unknown, halves;
   const slurm_line* renamed = nullptr;
   bool any_mig = false;
