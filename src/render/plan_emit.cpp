@@ -17,7 +17,6 @@
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
 #include "render/plan_view.hpp"
-#include "render/slurm.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -479,22 +478,7 @@ std::string plan_emit_problem(plan_emit_kind kind, const plan_request& req,
   if ((kind == plan_emit_kind::labels || kind == plan_emit_kind::slurm) && res.nodes.empty())
     return fmt::format("--emit {} needs nodes: give a fleet file with nodes, or --current",
                        kind == plan_emit_kind::labels ? "labels" : "slurm");
-  if (kind == plan_emit_kind::slurm)
-    for (const planned_node& n : planned_nodes(req, res)) {
-      if (!slurm_node_name(n.name))
-        return fmt::format(
-            "--emit slurm: node {} is no Slurm node name (letters, digits, '-', '_' and '.')",
-            quote_token(n.name));
-      bool whole = false;  // a GPU with no MIG device (render/plan_slurm.cpp counts it whole)
-      for (std::size_t i = 0; i < n.groups.size(); ++i)
-        whole = whole || (n.groups[i] == nullptr &&
-                          (n.current[i] == nullptr || n.current[i]->instances.empty()));
-      if (whole && n.gpu != nullptr && slurm_gpu_type(*n.gpu).empty())
-        return fmt::format(
-            "--emit slurm: node {} has GPUs with MIG off, and the nvidia-smi names of its model "
-            "{} share no short word to type them by",
-            quote_token(n.name), n.gpu->slug);
-    }
+  if (kind == plan_emit_kind::slurm) return plan_slurm_problem(req, res);
   return {};
 }
 

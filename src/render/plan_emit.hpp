@@ -113,6 +113,10 @@ void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
 /// off under its own name.
 void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& res);
 
+/// Why plan_slurm cannot write this plan (a node name Slurm cannot hold, GPUs
+/// with MIG off on a model with no short name to type them by), or "".
+std::string plan_slurm_problem(const plan_request& req, const plan_result& res);
+
 /// `text` as one sh word: as is when it holds only characters no shell
 /// treats specially, else in single quotes ("'" written as '\'').
 std::string sh_quote(std::string_view text);

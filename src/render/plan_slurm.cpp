@@ -7,6 +7,7 @@
 #include <map>
 #include <ostream>
 
+#include "quote.hpp"
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
 #include "render/plan_emit.hpp"
@@ -54,6 +55,21 @@ node_devices devices_of(const planned_node& pn) {
 }
 
 }  // namespace
+
+std::string plan_slurm_problem(const plan_request& req, const plan_result& res) {
+  for (const planned_node& n : planned_nodes(req, res)) {
+    if (!slurm_node_name(n.name))
+      return fmt::format(
+          "--emit slurm: node {} is no Slurm node name (letters, digits, '-', '_' and '.')",
+          quote_token(n.name));
+    if (n.gpu != nullptr && devices_of(n).whole > 0 && slurm_gpu_type(*n.gpu).empty())
+      return fmt::format(
+          "--emit slurm: node {} has GPUs with MIG off, and the nvidia-smi names of its model "
+          "{} share no short word to type them by",
+          quote_token(n.name), n.gpu->slug);
+  }
+  return {};
+}
 
 void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& res) {
   std::vector<slurm_line> lines;

@@ -9,6 +9,17 @@
 #include "render/mig_parted.hpp"
 
 namespace migplan::cli::render {
+namespace {
+
+// A name as slurmd writes it: lower case, spaces as '_'.
+std::string underscored(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    out += c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
 
 std::string_view slurm_type(std::string_view profile_name) {
   return profile_name.substr(0, profile_name.find_first_of("+-"));
@@ -24,12 +35,7 @@ std::optional<slurm_memory_name> slurm_memory_type(const profile& p) {
 
 std::string slurm_gpu_prefix(const gpu_model& g) {
   if (g.name().empty()) return "...";  // a model file's model with no nvidia-smi name
-  std::string out;
-  for (char c : g.name()) {
-    if (c == '-') break;
-    out += c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
+  return underscored(g.name().substr(0, g.name().find('-')));
 }
 
 std::string slurm_types_note(std::span<const gpu_model* const> models) {
@@ -149,12 +155,6 @@ bool slurm_node_name(std::string_view name) {
 }
 
 std::string slurm_gpu_type(const gpu_model& g) {
-  const auto underscored = [](std::string_view name) {
-    std::string out;
-    for (char c : name)
-      out += c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
   // The name's first word after "NVIDIA", up to a '-': "a100", "h200", "gh200".
   std::string_view name = g.name();
   if (name.empty()) return {};

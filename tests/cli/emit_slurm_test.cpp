@@ -6,12 +6,15 @@
 // their names from `gpus --json` and `profiles --json`, never from the
 // writer under test.
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -357,4 +360,37 @@ TEST_CASE("plan --emit slurm needs nodes Slurm can name", "[cli][emit][slurm]") 
   CHECK(spaced.err ==
         "migplan: --emit slurm: node 'gpu node' is no Slurm node name (letters, digits, '-', '_' "
         "and '.'); nothing to emit\n");
+}
+
+TEST_CASE("plan --emit slurm types a model file's whole GPUs by a short word of its names",
+          "[cli][emit][slurm]") {
+  // examples/model.json, "NVIDIA Example 4U": whole GPUs are "examp", cut to
+  // stay shorter than every MIG type; without nvidia-smi names, no type.
+  const json model =
+      json::parse(migplan::test::read_file(migplan::test::source_path("examples/model.json")));
+  json nameless = model;
+  nameless["slug"] = "nameless-4u";
+  nameless["smi_names"] = json::array();
+  nameless["pci_ids"] = json::array();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("migplan-slurm-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string named = (dir / "named.json").string(), bare = (dir / "bare.json").string();
+  std::ofstream(named) << model.dump();
+  std::ofstream(bare) << nameless.dump();
+  const auto fleet = [](const std::string& slug) {
+    return "version: 1\nnodes:\n  - {name: e1, gpu: " + slug + ", gpus: 2}\n";
+  };
+  const auto [out, plan] = plan_slurm_and_json({"--gpu-file", named, "--fleet", "-", "2x1g.11gb"},
+                                               fleet(model["slug"].get<std::string>()));
+  CHECK(out.find("\nNodeName=e1 Gres=gpu:1g.11gb:2,gpu:examp:1\n") != std::string::npos);
+  const auto r =
+      run_migplan({"plan", "--gpu-file", bare, "--fleet", "-", "--emit", "slurm", "2x1g.11gb"},
+                  fleet("nameless-4u"));
+  std::filesystem::remove_all(dir);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: --emit slurm: node 'e1' has GPUs with MIG off, and the nvidia-smi names of its "
+        "model nameless-4u share no short word to type them by; nothing to emit\n");
 }
