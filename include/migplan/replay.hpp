@@ -22,10 +22,11 @@
 ///    slices (LeastAllocated: (capacity - used) * 100 / capacity; MostAllocated:
 ///    used * 100 / capacity), ties to the lowest node. On the node `first_fit`
 ///    takes the lowest GPU and the lowest start that fit (as the DRA allocator
-///    takes devices); `best_fit` takes the GPU and start that lose the least
-///    room (score(), capacity.hpp: reachable units, then reachable compute),
-///    then the fullest GPU (least reachable units before), then the most ways
-///    to grow after, then the lowest GPU and start.
+///    takes devices); `best_fit` takes a partly used GPU before an empty
+///    one, then the GPU and start that lose the least room (score(),
+///    capacity.hpp: reachable units, then reachable compute), then the
+///    fullest GPU (least reachable units before), then the most ways to grow
+///    after, then the lowest GPU and start.
 ///  A node is eligible when its GPUs can each hold, alone, enough more
 ///  instances of the profile to sum to `count` (max_more of addable_to()).
 ///
@@ -101,7 +102,7 @@ enum class node_choice : std::uint8_t {
 /// Where on the node.
 enum class gpu_choice : std::uint8_t {
   first_fit,  ///< lowest GPU, lowest start
-  best_fit,   ///< the GPU and start that keep the most room
+  best_fit,   ///< a partly used GPU first, then the GPU and start that keep the most room
 };
 
 /// A placement policy.
@@ -140,6 +141,7 @@ struct place_option {
   int node_score = 0;  ///< the node's kube-scheduler score under the policy, 0..100
   room before{};       ///< the GPU's room before the instance
   room after{};        ///< the GPU's room with it
+  bool opens = false;  ///< the GPU holds no instance before it
 };
 
 /// Every place one instance can go, and each GPU's room as it is.
@@ -477,8 +479,9 @@ class replay_engine {
     return true;
   }
   /// Every place one instance of item `item` can go (dynamic policy), most
-  /// preferred first: by node score, then node, then (best-fit) the room
-  /// the placement loses as choose() weighs it, then GPU and placement. Its
+  /// preferred first: by node score, then node, then (best-fit) a partly
+  /// used GPU before an empty one and the room the placement loses, as
+  /// choose() weighs them, then GPU and placement. Its
   /// first is the place arrive() takes. Also each GPU's room now.
   place_ranking rank(int item) {
     assert(policy_.mode == replay_mode::dynamic);
@@ -497,20 +500,22 @@ class replay_engine {
           const int to = sp.add(ref.state, i);
           sp.rank(to);  // may grow the state table: read both rooms after it
           out.options.push_back({static_cast<int>(n), g, i, sp.place(i), 100 - node_level_[n],
-                                 sp.at(ref.state).rm, sp.at(to).rm});
+                                 sp.at(ref.state).rm, sp.at(to).rm, sp.at(ref.state).busy == 0});
         }
       }
     }
     const bool best_fit = policy_.placement == gpu_choice::best_fit;
-    std::stable_sort(out.options.begin(), out.options.end(),
-                     [&](const place_option& a, const place_option& b) {
-                       if (a.node_score != b.node_score) return a.node_score > b.node_score;
-                       if (a.node != b.node) return a.node < b.node;
-                       if (best_fit && better(a.before, a.after, b.before, b.after)) return true;
-                       if (best_fit && better(b.before, b.after, a.before, a.after)) return false;
-                       if (a.gpu != b.gpu) return a.gpu < b.gpu;
-                       return a.placement < b.placement;
-                     });
+    std::stable_sort(
+        out.options.begin(), out.options.end(), [&](const place_option& a, const place_option& b) {
+          if (a.node_score != b.node_score) return a.node_score > b.node_score;
+          if (a.node != b.node) return a.node < b.node;
+          if (best_fit && better(a.opens, a.before, a.after, b.opens, b.before, b.after))
+            return true;
+          if (best_fit && better(b.opens, b.before, b.after, a.opens, a.before, a.after))
+            return false;
+          if (a.gpu != b.gpu) return a.gpu < b.gpu;
+          return a.placement < b.placement;
+        });
     return out;
   }
   int gpus_in_use() const noexcept { return in_use_; }
@@ -556,6 +561,7 @@ class replay_engine {
       return {-1, -1};
     }
     std::pair<int, int> best{-1, -1};
+    bool best_opens = false;
     const room* best_before = nullptr;
     const room* best_after = nullptr;
     for (int g = lo; g < hi; ++g) {
@@ -564,16 +570,27 @@ class replay_engine {
       if (sp.at(ref.state).first[pp] < 0) continue;
       sp.rank(ref.state);
       const gpu_state& st = sp.at(ref.state);
-      if (best.first < 0 || better(st.rm, st.after[pp], *best_before, *best_after)) {
+      const bool opens = st.busy == 0;
+      if (best.first < 0 ||
+          better(opens, st.rm, st.after[pp], best_opens, *best_before, *best_after)) {
         best = {g, st.best[pp]};
+        best_opens = opens;
         best_before = &st.rm;
         best_after = &st.after[pp];
       }
     }
     return best;
   }
-  // True when going from room b1 to a1 beats going from b2 to a2 (strictly).
-  static bool better(const room& b1, const room& a1, const room& b2, const room& a2) {
+  // True when placing on GPU 1 (empty when `opens1`) from room b1 to a1
+  // beats placing on GPU 2 from b2 to a2 (strictly). A partly used GPU comes
+  // before an empty one: comparing losses alone would open an empty GPU
+  // whenever its spare unit (unit 7 of an 8-unit board has no compute slice)
+  // makes a start there lose a slice fewer than the partly used GPU's best.
+  // Then the least loss of reachable units and compute slices, the fullest
+  // GPU, the most ways left to grow.
+  static bool better(bool opens1, const room& b1, const room& a1, bool opens2, const room& b2,
+                     const room& a2) {
+    if (opens1 != opens2) return opens2;
     const int lu1 = b1.reachable_units - a1.reachable_units;
     const int lu2 = b2.reachable_units - a2.reachable_units;
     if (lu1 != lu2) return lu1 < lu2;

@@ -232,13 +232,15 @@ std::pair<int, int> choose_on_node(const std::vector<gpu_box>& gpus,
       const room3 after = room_of(*b.gpu, with(b.held, s, p));
       bool wins = best_g < 0;
       if (!wins) {
-        // key: (loss of reachable units, loss of reachable compute,
-        // reachable units before, -extensions after), smallest wins
-        const auto key = [](const room3& x, const room3& y) {
-          return std::make_tuple(x.units - y.units, x.compute - y.compute, x.units,
+        // key: (the GPU is empty, loss of reachable units, loss of reachable
+        // compute, reachable units before, -extensions after), smallest
+        // wins: a partly used GPU first, then the start that loses least
+        const auto key = [](bool empty, const room3& x, const room3& y) {
+          return std::make_tuple(empty ? 1 : 0, x.units - y.units, x.compute - y.compute, x.units,
                                  -static_cast<long double>(y.extensions));
         };
-        wins = key(before, after) < key(bb, ba);
+        wins = key(b.held.empty(), before, after) <
+               key(gpus[static_cast<std::size_t>(best_g)].held.empty(), bb, ba);
       }
       if (wins) {
         best_g = static_cast<int>(g);

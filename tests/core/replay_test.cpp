@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "replay_oracle.hpp"
@@ -160,6 +161,33 @@ TEST_CASE("best-fit keeps the room first-fit strands", "[replay]") {
   CHECK(best.pods_rejected == 0);
   CHECK(best == oracle::replay(fleet, items, pods,
                                {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit}));
+}
+
+TEST_CASE("best-fit fills a partly used GPU before it opens an empty one", "[replay]") {
+  // On an empty h100-80gb a 1g.20gb at start 6 loses 2 units but 1 compute
+  // slice (unit 7 has none); on a GPU holding one at 6, every start loses 2
+  // slices. Comparing losses first put the second 1g.20gb on the empty GPU,
+  // and the whole GPU that came next found none.
+  const gpu_model& h100 = model("h100-80gb");
+  const replay_fleet fleet = one_model(h100, 1, 2);
+  const std::vector<replay_item> items{item_on(h100, "1g.20gb", 2), item_on(h100, "7g.80gb")};
+  const std::vector<replay_pod> pods{{0, 10, 0}, {1, 10, 1}};
+  for (const node_choice nodes : {node_choice::spread, node_choice::pack}) {
+    const replay_policy best{replay_mode::dynamic, nodes, gpu_choice::best_fit};
+    const replay_metrics m = replay(fleet, items, pods, best);
+    CHECK(m.pods_rejected == 0);
+    CHECK(m.peak_gpus_in_use == 2);
+    CHECK(m == oracle::replay(fleet, items, pods, best));
+    // One instance at a time: a 1g.20gb goes to the GPU holding one at 6.
+    layout g0;
+    g0.add({index_of(h100, "1g.20gb"), 6});
+    const std::vector<layout> held{layout{}, g0};
+    replay_tables tables;
+    const place_ranking next = rank_placements(fleet, item_on(h100, "1g.20gb"), held, best, tables);
+    REQUIRE_FALSE(next.options.empty());
+    CHECK(next.options.front().gpu == 1);
+    CHECK(oracle::place(fleet, item_on(h100, "1g.20gb"), held, best).first == 1);
+  }
 }
 
 TEST_CASE("a static GPU serves only the instances of its geometry", "[replay]") {
@@ -425,15 +453,17 @@ TEST_CASE("rank_placements' first place is where a replay puts the next pod", "[
   CHECK(first.options[0].where.start == 0);
   CHECK(first.options[1].gpu == 1);
   CHECK(first.options[1].where.start == 0);
-  // best-fit on one node: the places come by the room they lose, least first.
+  // best-fit on one node: the places on the partly used GPU first, then by
+  // the room they lose, least first.
   const place_ranking best = rank_placements(fleet, one, held, dynamic_policies[1], tables);
   REQUIRE(best.options.size() == 3);
-  const auto loss = [](const place_option& o) {
-    return std::pair{o.before.reachable_units - o.after.reachable_units,
-                     o.before.reachable_compute - o.after.reachable_compute};
+  const auto key = [](const place_option& o) {
+    return std::tuple{o.opens, o.before.reachable_units - o.after.reachable_units,
+                      o.before.reachable_compute - o.after.reachable_compute};
   };
   for (std::size_t k = 1; k < best.options.size(); ++k)
-    CHECK(loss(best.options[k - 1]) <= loss(best.options[k]));
+    CHECK(key(best.options[k - 1]) <= key(best.options[k]));
+  CHECK(best.options[0].gpu == 0);  // the partly used GPU first
   // A full fleet: nothing to rank, the rooms still told.
   layout full;
   full.add({index_of(gpu, "7g.40gb"), 0});
