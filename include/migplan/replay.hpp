@@ -847,42 +847,44 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
 }
 
 /// The most instances of each profile of fleet model `model` that run at once
-/// in `pods` (departures before arrivals at one time, as replay() orders
-/// them): what a static geometry must hold to reject nothing. Indexed by
-/// profile; items that the model cannot serve are left out.
+/// in `pods`, in replay()'s order of events: at one time departures first,
+/// then arrivals in pod order, a pod of no duration (end <= start) leaving
+/// right after its own arrival, so it adds its instances to those running
+/// then (and to nothing after). What a static geometry must hold to reject
+/// nothing. Indexed by profile; items that the model cannot serve are left out.
 inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
                                                   std::span<const replay_pod> pods,
                                                   std::size_t model, std::size_t profiles) {
   struct step {
     std::int64_t time;
-    int delta;  // departures (negative) sort first
-    int profile;
+    std::uint32_t arrival;  // departures (0) sort before arrivals (1)
+    std::uint32_t pod;      // arrivals at one time in pod order
   };
   std::vector<step> steps;
   steps.reserve(pods.size() * 2);
-  for (const replay_pod& p : pods) {
-    const replay_item& it = items[static_cast<std::size_t>(p.item)];
-    const int prof = it.profile[model];
-    if (prof < 0 || p.end <= p.start) continue;  // a pod of no duration overlaps nothing
-    steps.push_back({p.start, it.count, prof});
-    steps.push_back({p.end, -it.count, prof});
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const replay_pod& p = pods[i];
+    if (items[static_cast<std::size_t>(p.item)].profile[model] < 0) continue;
+    steps.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
+    if (p.end > p.start) steps.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
   }
   std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
-    return a.time != b.time ? a.time < b.time : a.delta < b.delta;
+    if (a.time != b.time) return a.time < b.time;
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.pod < b.pod;
   });
   std::vector<std::int64_t> now(profiles, 0), peak(profiles, 0);
   for (const step& s : steps) {
-    const auto p = static_cast<std::size_t>(s.profile);
-    now[p] += s.delta;
+    const replay_pod& pod = pods[s.pod];
+    const replay_item& it = items[static_cast<std::size_t>(pod.item)];
+    const auto p = static_cast<std::size_t>(it.profile[model]);
+    if (s.arrival == 0) {
+      now[p] -= it.count;
+      continue;
+    }
+    now[p] += it.count;
     peak[p] = std::max(peak[p], now[p]);
-  }
-  // A pod of no duration still needs its instances for an instant.
-  for (const replay_pod& p : pods) {
-    const replay_item& it = items[static_cast<std::size_t>(p.item)];
-    const int prof = it.profile[model];
-    if (prof >= 0 && p.end <= p.start)
-      peak[static_cast<std::size_t>(prof)] =
-          std::max<std::int64_t>(peak[static_cast<std::size_t>(prof)], it.count);
+    if (pod.end <= pod.start) now[p] -= it.count;  // leaves right after it arrived
   }
   return peak;
 }

@@ -340,6 +340,60 @@ TEST_CASE("concurrent peaks count a profile's instances running at once", "[repl
   CHECK(peaks[static_cast<std::size_t>(index_of(a100, "7g.40gb"))] == 0);
 }
 
+TEST_CASE("a pod of no duration adds to the instances running when it arrives", "[replay]") {
+  const gpu_model& h100 = model("h100-80gb");
+  const std::vector<replay_item> items{item_on(h100, "1g.10gb", 7), item_on(h100, "1g.10gb")};
+  const auto p = static_cast<std::size_t>(index_of(h100, "1g.10gb"));
+  // After the seven at time 0 it meets them: eight at once, two GPUs' worth.
+  const std::vector<replay_pod> after{{0, 10, 0}, {0, 0, 1}};
+  CHECK(concurrent_peaks(items, after, 0, h100.profiles.size())[p] == 8);
+  // Before them in pod order it has left when they arrive, as replay() orders it.
+  const std::vector<replay_pod> before{{0, 0, 1}, {0, 10, 0}};
+  CHECK(concurrent_peaks(items, before, 0, h100.profiles.size())[p] == 7);
+  // And so does a one-GPU replay: the eighth is rejected only in the first order.
+  const replay_fleet one = one_model(h100, 1, 1);
+  CHECK(replay(one, items, after, dynamic_spread_first).pods_rejected == 1);
+  CHECK(replay(one, items, before, dynamic_spread_first).pods_rejected == 0);
+}
+
+TEST_CASE("concurrent peaks equal a count of the pods present at each arrival",
+          "[replay][brute force]") {
+  const gpu_model& a100 = model("a100-40gb");
+  std::mt19937 rng(3838);
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int t = 0; t < 300; ++t) {
+    std::vector<replay_item> items;
+    for (int k = 0; k < 3; ++k)
+      items.push_back({{pick(0, 5) == 0 ? -1 : pick(0, static_cast<int>(a100.profiles.size()) - 1)},
+                       pick(1, 3)});
+    std::vector<replay_pod> pods;
+    for (int i = pick(1, 25); i > 0; --i) {
+      const int start = pick(0, 12);
+      pods.push_back({start, start + (pick(0, 3) == 0 ? -pick(0, 2) : pick(1, 6)), pick(0, 2)});
+    }
+    // Present when pod i arrives: pods arrived before it (earlier, or at its
+    // time earlier in the list) that have not left (left: ended by then, or of
+    // no duration), and pod i itself.
+    std::vector<std::int64_t> expected(a100.profiles.size(), 0);
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      const int p = items[static_cast<std::size_t>(pods[i].item)].profile[0];
+      if (p < 0) continue;
+      std::int64_t n = 0;
+      for (std::size_t j = 0; j < pods.size(); ++j) {
+        const replay_item& it = items[static_cast<std::size_t>(pods[j].item)];
+        if (it.profile[0] != p) continue;
+        const bool arrived =
+            pods[j].start < pods[i].start || (pods[j].start == pods[i].start && j <= i);
+        const bool left = j != i && (pods[j].end <= pods[i].start || pods[j].end <= pods[j].start);
+        if (arrived && !left) n += it.count;
+      }
+      expected[static_cast<std::size_t>(p)] = std::max(expected[static_cast<std::size_t>(p)], n);
+    }
+    INFO("trace " << t);
+    CHECK(concurrent_peaks(items, pods, 0, a100.profiles.size()) == expected);
+  }
+}
+
 TEST_CASE("fewest_gpus returns a count that meets with one fewer that does not", "[replay]") {
   int calls = 0;
   const auto at_least = [&](int need) {
