@@ -11,14 +11,15 @@
 #   pack/      pack's service (on io/ for request words)
 #   check/     check's service (on io/ for the files it reads)
 #   commands/  wiring: options -> io -> a service -> render; may use any
-# Top-level headers: error.hpp, quote.hpp, text.hpp, diagnostic.hpp (the one
+# Top-level headers: error.hpp, quote.hpp, text.hpp, k8s_names.hpp (the
+# names Kubernetes accepts), diagnostic.hpp (the one
 # diagnostic of every reader and of check) and messages.hpp (the sentences
 # that explain a reason code, for readers, services and renderers alike) are
 # for every layer. models.hpp (the set of models of a run) is the commands'
 # alone: readers and services take the models they need as a value.
 cmake_minimum_required(VERSION 3.25)
 
-set(common error.hpp quote.hpp text.hpp messages.hpp diagnostic.hpp)
+set(common error.hpp quote.hpp text.hpp k8s_names.hpp messages.hpp diagnostic.hpp)
 set(allowed_model model diagnostic.hpp)
 set(allowed_io io model ${common})
 set(allowed_render render model ${common})

@@ -20,6 +20,7 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "io/plan_request.hpp"
+#include "k8s_names.hpp"
 #include "models.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
@@ -28,9 +29,6 @@
 
 namespace migplan::cli {
 namespace {
-
-// The longest ConfigMap name: a DNS subdomain.
-constexpr std::size_t max_configmap_name = 253;
 
 struct plan_options {
   plan_request_options request;  // time_limit set from the two below
@@ -51,14 +49,6 @@ constexpr emit_name emit_names[] = {{"mig-parted", render::plan_emit_kind::mig_p
                                     {"configmap", render::plan_emit_kind::configmap},
                                     {"labels", render::plan_emit_kind::labels},
                                     {"slurm", render::plan_emit_kind::slurm}};
-
-// Lowercase letters, digits, '-' and '.', starting and ending with a letter or digit.
-bool dns_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > max_configmap_name) return false;
-  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(s.front()) || !alnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-' || c == '.'; });
-}
 
 // The exit status of a plan: 0 the demand met, 1 proven not to fit the
 // fleet, 3 no plan meeting it found in the time limit (none proven impossible).
@@ -97,11 +87,10 @@ int run_plan(const plan_options& o, context& ctx) {
   if (o.configmap_given->count() > 0) {
     if (!kind || *kind != render::plan_emit_kind::configmap)
       return bad("--configmap-name needs --emit configmap");
-    if (!dns_subdomain(o.configmap_name))
+    if (!k8s::dns_subdomain(o.configmap_name))
       return bad(fmt::format(
-          "--configmap-name {} is not a DNS subdomain (lowercase letters, digits, '-' and '.', "
-          "at most {} characters)",
-          quote_token(o.configmap_name), max_configmap_name));
+          "--configmap-name {} is not a DNS subdomain ({}; at most {} characters)",
+          quote_token(o.configmap_name), k8s::dns_subdomain_rule, k8s::max_dns_subdomain));
     emit_opt.configmap_name = o.configmap_name;
   }
   plan_request_options ro = o.request;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "k8s_names.hpp"
 #include "quote.hpp"
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
@@ -24,11 +25,9 @@ namespace {
 // cites each (k8s.io/api/resource/v1/types.go).
 constexpr std::size_t max_counters_per_set = 32;  // ResourceSliceMaxCountersPerCounterSet
 constexpr std::size_t max_devices_per_slice =
-    64;                                         // ...WithAdvancedFeatures: devices consume counters
-constexpr std::size_t max_dns_label = 63;       // device, counter and counter set names
-constexpr std::size_t max_dns_subdomain = 253;  // node and object names
-constexpr std::size_t max_driver_name = 63;     // DriverNameMaxLength
-constexpr std::size_t max_pool_name = 253;      // PoolNameMaxLength
+    64;                                      // ...WithAdvancedFeatures: devices consume counters
+constexpr std::size_t max_driver_name = 63;  // DriverNameMaxLength
+constexpr std::size_t max_pool_name = 253;   // PoolNameMaxLength
 constexpr std::size_t max_attribute_string = 64;  // DeviceAttributeMaxValueLength
 
 // When a model's counters do not fit one set, they go in two: units and
@@ -40,30 +39,11 @@ static_assert(max_units + 1 <= max_counters_per_set, "units and compute fit one 
 static_assert(engine_kinds + max_profiles <= max_counters_per_set,
               "engines and caps fit one counter set");
 
-bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// RFC 1123 label: lowercase letters, digits and '-', starting and ending
-// with a letter or digit.
-bool dns_label(std::string_view s) {
-  if (s.empty() || s.size() > max_dns_label) return false;
-  if (!alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
-  for (const char c : s)
-    if (!alnum_lower(c) && c != '-') return false;
-  return true;
-}
-
-// RFC 1123 subdomain: labels joined by '.', 253 characters at most.
-bool dns_subdomain(std::string_view s) {
-  if (s.empty() || s.size() > max_dns_subdomain) return false;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t dot = s.find('.', from);
-    const std::string_view label = s.substr(from, dot == std::string_view::npos ? dot : dot - from);
-    if (!dns_label(label)) return false;
-    if (dot == std::string_view::npos) return true;
-    from = dot + 1;
-  }
-}
+using k8s::alnum_lower;
+using k8s::dns_label;      // device, counter and counter set names
+using k8s::dns_subdomain;  // node and object names
+using k8s::max_dns_label;
+using k8s::max_dns_subdomain;
 
 // A pool name: DNS subdomains joined by '/', 253 characters at most.
 bool pool_name(std::string_view s) {
@@ -174,10 +154,8 @@ std::optional<std::string> dra_options_problem(const dra_options& opt) {
   if (opt.gpu_index < 0 || opt.gpu_index > max_dra_gpu_index)
     return fmt::format("GPU index {} is not between 0 and {}", opt.gpu_index, max_dra_gpu_index);
   if (!dns_subdomain(opt.node_name))
-    return fmt::format(
-        "node name {} is not a DNS subdomain (lowercase letters, digits, '-' and '.', at most {} "
-        "characters)",
-        quote_token(opt.node_name), max_dns_subdomain);
+    return fmt::format("node name {} is not a DNS subdomain ({}; at most {} characters)",
+                       quote_token(opt.node_name), k8s::dns_subdomain_rule, max_dns_subdomain);
   // The longest name built from it; the others are no longer.
   const std::string longest = slice_name(opt, fmt::format("devices-{}", max_device_slices - 1));
   if (!dns_subdomain(longest) || (opt.pool.empty() && !pool_name(default_pool(opt))))

@@ -320,8 +320,11 @@ TEST_CASE("dra refuses options the API would refuse, naming the option", "[dra]"
   };
   CHECK(problem([](dra_options&) {}) == "(none)");
   CHECK(problem([](dra_options& o) { o.node_name = "Worker_1"; }) ==
-        "node name 'Worker_1' is not a DNS subdomain (lowercase letters, digits, '-' and '.', at "
-        "most 253 characters)");
+        "node name 'Worker_1' is not a DNS subdomain (parts between dots of lowercase letters, "
+        "digits and '-', each starting and ending with a letter or digit; at most 253 "
+        "characters)");
+  CHECK(problem([](dra_options& o) { o.node_name = "a..b"; }).find("is not a DNS subdomain") !=
+        std::string::npos);
   CHECK(problem([](dra_options& o) { o.node_name = std::string(60, 'n'); }) ==
         "node name '" + std::string(40, 'n') + "...' is too long to name the slices: '" +
             std::string(60, 'n') +

@@ -261,8 +261,17 @@ TEST_CASE("plan: option errors are one line with exit 2", "[plan][cli]") {
                   "--configmap-name needs --emit configmap");
   expect_plan_bad(
       {"--gpu", "h100-80gb", "--emit", "configmap", "--configmap-name", "Bad_Name", "1g.10gb"},
-      "--configmap-name 'Bad_Name' is not a DNS subdomain (lowercase letters, digits, '-' "
-      "and '.', at most 253 characters)");
+      "--configmap-name 'Bad_Name' is not a DNS subdomain (parts between dots of lowercase "
+      "letters, digits and '-', each starting and ending with a letter or digit; at most 253 "
+      "characters)");
+  // Each part between dots is a DNS label: Kubernetes refuses these two.
+  for (const char* name : {"a..b", "a.-b", "a-.b", ".a"})
+    expect_plan_bad(
+        {"--gpu", "h100-80gb", "--emit", "configmap", "--configmap-name", name, "1g.10gb"},
+        fmt::format("--configmap-name '{}' is not a DNS subdomain (parts between dots of "
+                    "lowercase letters, digits and '-', each starting and ending with a letter "
+                    "or digit; at most 253 characters)",
+                    name));
   expect_plan_bad({"--gpu", "h100-80gb", "--demand", plan_fixture("bad-demand.yaml")},
                   plan_fixture("bad-demand.yaml") + ":7: count 0 must be at least 1");
   const auto missing = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "no-such-file.yaml"});
