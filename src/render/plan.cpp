@@ -222,6 +222,22 @@ std::string item_name(const plan_request& req, int i) {
   return req.demand[static_cast<std::size_t>(i)].name;
 }
 
+double bound_value(double v) {
+  if (!std::isfinite(v) || v == 0) return v;
+  return std::stod(fmt::format("{:.9g}", v));
+}
+
+std::string bound_text(double v) {
+  v = bound_value(v);
+  if (!std::isfinite(v) || v == 0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(v))));
+  const int decimals = std::clamp(2 - magnitude, 2, 20);
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
 namespace {
 
 std::string_view status_name(plan_status s) {
@@ -273,8 +289,7 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
     w.key("gpu_count").value(res.gpu_count);
     w.key("cost").number(res.cost);
     w.key("lower_bound").number(res.lower_bound);
-    // To a millionth: the LP's floating point says 2.0000000000000004 for 2.
-    w.key("lp_bound").number(std::round(res.lp_bound * 1e6) / 1e6);
+    w.key("lp_bound").number(bound_value(res.lp_bound));
     w.key("optimal").value(res.optimal);
     w.key("later_objectives_optimal").value(res.later_optimal);
     w.key("time_limit_hit").value(res.first_cut_short);

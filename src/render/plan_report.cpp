@@ -292,11 +292,11 @@ void bound_line(std::ostream& os, const plan_result& res, bool costs) {
                                                 res.lower_bound == 1 ? "" : "s");
   if (res.optimal)
     os << fmt::format("lower bound {}: proven optimal (LP relaxation {})\n", bound,
-                      number_text(res.lp_bound));
+                      bound_text(res.lp_bound));
   else
     os << fmt::format("lower bound {}: not proven optimal{}, gap {} (LP relaxation {})\n", bound,
                       res.first_cut_short ? " within the time limit" : " in integer arithmetic",
-                      gap_text(res.gap), number_text(res.lp_bound));
+                      gap_text(res.gap), bound_text(res.lp_bound));
   if (res.optimal && !res.later_optimal)
     os << "room kept and fewest geometries: the best found, not proven\n";
 }

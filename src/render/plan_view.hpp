@@ -90,6 +90,15 @@ const ci_profile& ci_of(const gpu_model& gpu, const planned_instance& pi, const 
 /// The item the k-th compute instance of `pi` serves, or -1.
 int ci_serves_of(const planned_instance& pi, std::size_t k);
 
+/// An LP bound as JSON gives it: nine significant digits, so the LP's
+/// 2.0000000000000004 is 2 and a bound of 1.43e-8 (at costs of 1e-9) stays.
+double bound_value(double v);
+
+/// An LP bound as text, in fixed notation: at least two decimals and at least
+/// three significant digits, trailing zeros dropped ("2", "2.33",
+/// "0.0000000143"), so a bound at tiny costs is never printed as 0.
+std::string bound_text(double v);
+
 /// The name of demand item `i`, or "?".
 std::string item_name(const plan_request& req, int i);
 

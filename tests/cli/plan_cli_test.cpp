@@ -481,6 +481,22 @@ TEST_CASE("plan: demand no model of the fleet serves is unmet with the reason pe
                      "a30 has no 1g.10gb\n") != std::string::npos);
 }
 
+TEST_CASE("plan: the LP bound at tiny costs is printed, not rounded to 0", "[plan][cli]") {
+  // 100 one-slice instances on 7-slice GPUs: the LP relaxation is 100/7 GPUs,
+  // each costing 1e-9.
+  const std::vector<std::string> args{"--gpu", "h100-80gb", "--cost", "h100-80gb=1e-9",
+                                      "100x1g.10gb"};
+  const json doc = checked_plan(args, 0);
+  CHECK(doc["lp_bound"].get<double>() == Approx(100.0 / 7 * 1e-9).epsilon(1e-6));
+  std::vector<std::string> text_args{"plan"};
+  text_args.insert(text_args.end(), args.begin(), args.end());
+  const auto text = run_migplan(text_args);
+  CHECK(text.out.find("(LP relaxation 0.0000000143)\n") != std::string::npos);
+  // Whole numbers stay whole, and an LP bound of 14.2857 GPUs keeps two decimals.
+  const auto gpus = run_migplan({"plan", "--gpu", "h100-80gb", "100x1g.10gb"});
+  CHECK(gpus.out.find("(LP relaxation 14.29)\n") != std::string::npos);
+}
+
 TEST_CASE("plan: two models at different costs are proven in whole GPUs", "[plan][cli]") {
   // 1,109 compute slices need 159 GPUs of 7, and 159 cost at least 159 x 0.6:
   // the LP relaxation (95.06) alone proves only 95.2.
