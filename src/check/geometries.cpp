@@ -11,6 +11,9 @@
 #include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "check/checker.hpp"
 #include "io/check_input.hpp"
@@ -238,6 +241,7 @@ class checker {
     if (failed.empty()) return;
     if (!unfiltered_guess || fit.empty()) {
       gc.status = geometry_status::invalid;
+      merge_alike(gc, first_diagnostic);
       return;
     }
     // No device-filter: the entry fits some of the models (of the catalog, or
@@ -256,6 +260,76 @@ class checker {
             join_and(fit)));
       }
     }
+    merge_alike(gc, first_diagnostic);
+  }
+
+  // Models on which an entry fails alike (the same diagnostics but for the
+  // model's name, as an instance cap that every model of a profile shares)
+  // get one set of diagnostics naming them all ("does not fit on a100-80gb,
+  // h100-80gb and h100-pcie: 3g.40gb allows at most 2 instances on each"),
+  // not one copy per model. `first` holds where each model's diagnostics
+  // start in the file's, and one past the last.
+  void merge_alike(const geometry_check& gc, const std::vector<std::size_t>& first) {
+    constexpr char mark = '\x01';  // stands for the model's name
+    const auto without = [&](std::string text, std::string_view slug) {
+      for (std::size_t at = text.find(slug); at != std::string::npos; at = text.find(slug, at + 1))
+        text.replace(at, slug.size(), 1, mark);
+      return text;
+    };
+    // Per model, its diagnostics as (position, level, message, notes) with
+    // its name replaced by the mark; models with none are left alone.
+    using shape =
+        std::vector<std::tuple<int, int, severity, std::string, std::vector<std::string>>>;
+    std::vector<shape> shapes(gc.models.size());
+    for (std::size_t i = 0; i < gc.models.size(); ++i) {
+      const std::string_view slug = gc.models[i].gpu->slug;
+      for (std::size_t d = first[i]; d < first[i + 1]; ++d) {
+        const diagnostic& diag = f_.diagnostics[d];
+        std::vector<std::string> notes;
+        for (const std::string& n : diag.notes) notes.push_back(without(n, slug));
+        shapes[i].emplace_back(diag.line, diag.column, diag.level, without(diag.message, slug),
+                               std::move(notes));
+      }
+    }
+    std::vector<bool> drop(f_.diagnostics.size(), false);
+    for (std::size_t i = 0; i < gc.models.size(); ++i) {
+      if (shapes[i].empty() || drop[first[i]]) continue;
+      std::vector<std::string> slugs{std::string(gc.models[i].gpu->slug)};
+      for (std::size_t j = i + 1; j < gc.models.size(); ++j) {
+        if (shapes[j] != shapes[i] || drop[first[j]]) continue;
+        slugs.emplace_back(gc.models[j].gpu->slug);
+        for (std::size_t d = first[j]; d < first[j + 1]; ++d) drop[d] = true;
+      }
+      if (slugs.size() == 1) continue;
+      // The first mention names them all, later ones say "each".
+      const auto named = [&](const std::string& text) {
+        std::string out;
+        bool first_mention = true;
+        for (const char c : text) {
+          if (c != mark) {
+            out += c;
+            continue;
+          }
+          out += first_mention ? join_and(slugs) : std::string("each");
+          first_mention = false;
+        }
+        return out;
+      };
+      for (std::size_t k = 0; k < shapes[i].size(); ++k) {
+        diagnostic& diag = f_.diagnostics[first[i] + k];
+        diag.message = named(std::get<3>(shapes[i][k]));
+        for (std::size_t n = 0; n < diag.notes.size(); ++n)
+          diag.notes[n] = named(std::get<4>(shapes[i][k])[n]);
+      }
+    }
+    std::size_t kept = first.front();
+    for (std::size_t d = first.front(); d < first.back(); ++d)
+      if (!drop[d]) {
+        if (kept != d) f_.diagnostics[kept] = std::move(f_.diagnostics[d]);
+        ++kept;
+      }
+    f_.diagnostics.erase(f_.diagnostics.begin() + static_cast<std::ptrdiff_t>(kept),
+                         f_.diagnostics.begin() + static_cast<std::ptrdiff_t>(first.back()));
   }
 
   // An entry without a device-filter applies to every GPU: check it on every
@@ -304,11 +378,23 @@ class checker {
       for (const gpu_model* m : settings_.models)
         if (has_all(*m)) owners.emplace_back(m->slug);
       if (!owners.empty()) {
-        add(severity::note, fault::invalid, g.items_at,
+        const std::string whose =
+            fmt::format("({} {})", join_and(owners), owners.size() == 1 ? "has them" : "have them");
+        // Selected with -c, the label is meant for this fleet, and mig-parted
+        // fails on every node of it: an error. Otherwise it is likely a label
+        // for other GPUs (NVIDIA's shipped config has one per profile, most
+        // without a device-filter): a note, a warning under --strict.
+        if (f_.input.format == input_format::mig_parted && !settings_.configs.empty()) {
+          add(severity::error, fault::invalid, g.items_at,
+              fmt::format("{} entry {} applies to every gpu, and no gpu given with --gpu has all "
+                          "of its profiles {}: mig-parted would fail on every node of this fleet",
+                          what(g), g.entry, whose));
+          return false;
+        }
+        add(settings_.strict ? severity::warning : severity::note, fault::invalid, g.items_at,
             fmt::format("{} entry {} is not checked: no gpu given with --gpu has all of its "
-                        "profiles ({} {})",
-                        what(g), g.entry, join_and(owners),
-                        owners.size() == 1 ? "has them" : "have them"));
+                        "profiles {}",
+                        what(g), g.entry, whose));
         skipped = true;
         return false;
       }
