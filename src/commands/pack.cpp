@@ -176,7 +176,8 @@ int run_pack(const pack_options& o, context& ctx) {
 void add_pack(CLI::App& app, context& ctx) {
   auto o = std::make_shared<pack_options>();
   CLI::App* cmd = app.add_subcommand("pack", "Place instances on a GPU, or say why not");
-  cmd->add_option("--gpu,-g", o->gpu, "GPU model; inferred from the profiles if omitted");
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model; inferred from the profiles if omitted")
+      ->type_name("MODEL");
   cmd->add_flag("--all,-a", o->all, "Show every layout with its score");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--batch", o->batch, "FILE of requests, one per line ('-': stdin)");

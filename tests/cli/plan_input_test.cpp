@@ -725,9 +725,9 @@ void golden(const std::string& name, const std::string& text) {
 // `migplan check` on a text, from standard input: every geometry valid.
 void passes_check(const std::string& text) {
   const auto r = run_migplan({"check", "-"}, text);
-  INFO(r.err);
+  INFO(r.out);
   CHECK(r.code == 0);
-  CHECK(r.err.find("error") == std::string::npos);
+  CHECK(r.out.find("error") == std::string::npos);
 }
 
 }  // namespace
