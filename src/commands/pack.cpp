@@ -190,7 +190,7 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
   cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");
   cmd->footer(
-      "Example: migplan pack --gpu h100-80gb 2x3g.40gb 1g.10gb\n"
+      "Example: migplan pack --gpu h100-80gb 3g.40gb 2g.20gb 1g.10gb\n"
       "Exit codes: 0 fits, 1 does not fit, 2 bad input.");
   cmd->callback([o, &ctx] { ctx.code = run_pack(*o, ctx); });
 }
