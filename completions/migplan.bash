@@ -153,8 +153,8 @@ _migplan() {
       value_options='-g --gpu --gpu-file'
       ;;
     check)
-      options='-h --help --gpu -c --config --strict --format --max-errors -v --verbose --gpu-file'
-      value_options='--gpu -c --config --format --max-errors --gpu-file'
+      options='-h --help -g --gpu -c --config --strict --format --json --max-errors -v --verbose --gpu-file'
+      value_options='-g --gpu -c --config --format --max-errors --gpu-file'
       ;;
     import)
       options='-h --help --lgip --lgipp --name --description --pci-id --index -o --output --gpu-file'

@@ -139,10 +139,11 @@ complete -c migplan -n '__fish_seen_subcommand_from profiles' -l json -d 'One JS
 complete -c migplan -n '__fish_seen_subcommand_from profiles' -l ci -d 'List the compute-instance profiles of each GPU-instance profile'
 
 # check
-complete -c migplan -n '__fish_seen_subcommand_from check' -l gpu -x -a '(__migplan_gpus)' -d 'A GPU model of the fleet (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from check' -s g -l gpu -x -a '(__migplan_gpus)' -d 'A GPU model of the fleet (repeatable)'
 complete -c migplan -n '__fish_seen_subcommand_from check' -s c -l config -x -d 'Check only this mig-parted config label (repeatable)'
 complete -c migplan -n '__fish_seen_subcommand_from check' -l strict -d 'Treat warnings as errors'
 complete -c migplan -n '__fish_seen_subcommand_from check' -l format -x -a 'text json github' -d 'Output format'
+complete -c migplan -n '__fish_seen_subcommand_from check' -l json -d 'Same as --format json'
 complete -c migplan -n '__fish_seen_subcommand_from check' -l max-errors -x -d 'Diagnostics shown per file (0: all)'
 complete -c migplan -n '__fish_seen_subcommand_from check' -s v -l verbose -d 'Also report where each geometry fits'
 complete -c migplan -n '__fish_seen_subcommand_from check; and __migplan_not_option' -F -a - -d 'standard input'

@@ -141,6 +141,37 @@ void refuse_empty_gpu(const CLI::App& app, model_list models) {
   }
 }
 
+// The options `cmd` takes, as written on the command line: "--json", "-g".
+std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : cmd.get_options()) {
+    for (const std::string& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// " (did you mean --json?)" for the first option of `args` that `cmd` (or
+// migplan itself) does not take and that CLI11's `message` names, "" when
+// there is none or nothing is close.
+std::string option_suggestion(const CLI::App& app, const CLI::App& cmd,
+                              const std::vector<std::string>& args, std::string_view message) {
+  std::vector<std::string> names = option_names(cmd);
+  if (&cmd != &app) {
+    const std::vector<std::string> own = option_names(app);
+    names.insert(names.end(), own.begin(), own.end());
+  }
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    const std::string& a = args[i];
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (message.find(name) == std::string_view::npos) continue;
+    return did_you_mean(name, names);
+  }
+  return {};
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, context& ctx) {
@@ -151,7 +182,8 @@ int run(const std::vector<std::string>& args, context& ctx) {
   app.set_version_flag("--version", version);
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage.\n"
+      "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage,\n"
+      "3 no plan found within plan's --time-limit.\n"
       "Run 'migplan COMMAND --help' for a command's options.");
   add_pack(app, ctx);
   add_gpus(app, ctx);
@@ -248,6 +280,12 @@ int run(const std::vector<std::string>& args, context& ctx) {
     }
     std::string msg = clip_token(e.what(), max_parse_message);
     if (!msg.empty()) msg[0] = detail::ascii_lower(msg[0]);
+    // An option the command does not take: the nearest one it does.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      const CLI::App* cmd = &app;
+      for (const CLI::App* s : app.get_subcommands()) cmd = s;
+      msg += option_suggestion(app, *cmd, split, e.what());
+    }
     report_bad_input(ctx, msg);
     return exit_bad_input;
   }

@@ -31,6 +31,8 @@ struct check_options {
   std::vector<std::string> configs;
   bool strict = false;
   std::string format = "text";
+  bool json = false;  // --json: --format json, as every other command spells it
+  const CLI::Option* format_given = nullptr;
   bool verbose = false;
   int max_errors = 50;  // diagnostics shown per file in text and github output
   std::vector<std::string> files;
@@ -46,6 +48,13 @@ int run_check(const check_options& opt, context& ctx) {
     report_bad_input(ctx, "check: '-' (standard input) is named more than once");
     return exit_bad_input;
   }
+  if (opt.json && opt.format_given->count() > 0 && opt.format != "json") {
+    report_bad_input(ctx, fmt::format("check: --json is --format json; it does not combine with "
+                                      "--format {}",
+                                      opt.format));
+    return exit_bad_input;
+  }
+  const std::string format = opt.json ? "json" : opt.format;
   check::check_settings settings;
   settings.models = ctx.models->models();
   settings.verbose = opt.verbose;
@@ -64,22 +73,24 @@ int run_check(const check_options& opt, context& ctx) {
   // memory follows the largest file, not the sum of them.
   const auto max_errors = static_cast<std::size_t>(opt.max_errors);
   std::optional<render::check_json_stream> json;
-  if (opt.format == "json") json.emplace(ctx.out);
+  if (format == "json") json.emplace(ctx.out);
   check::summary sum;
   for (const source& s : expand_sources(opt.files)) {
     const check::file_check f = check::check_source(s, ctx.in, settings);
     check::tally(sum, f);
     if (json)
       json->file(f);
-    else if (opt.format == "github")
+    else if (format == "github")
       render::check_github(ctx.out, f, max_errors);
     else
-      render::check_text(ctx.err, f, max_errors);
+      render::check_text(ctx.out, f, max_errors);
   }
+  // The report is the result, on stdout in every format (GitHub reads
+  // workflow commands there too); stderr keeps migplan's own errors.
   if (json)
     json->finish(sum);
   else
-    ctx.err << render::check_summary_line(sum) << "\n";
+    ctx.out << render::check_summary_line(sum) << "\n";
   return sum.exit_code;
 }
 
@@ -89,15 +100,17 @@ void add_check(CLI::App& app, context& ctx) {
   auto opt = std::make_shared<check_options>();
   CLI::App* cmd = app.add_subcommand(
       "check", "Validate geometry files, mig-parted configs, HAMi MIG templates");
-  cmd->add_option("--gpu", opt->gpus, "GPU model of the fleet, repeatable")
-      ->option_text("GPU")
+  cmd->add_option("--gpu,-g", opt->gpus, "GPU model of the fleet, repeatable")
+      ->type_name("MODEL")
       ->allow_extra_args(false);
   cmd->add_option("-c,--config", opt->configs, "Only this mig-parted config label, repeatable")
       ->option_text("LABEL")
       ->allow_extra_args(false);
   cmd->add_flag("--strict", opt->strict, "Treat warnings as errors (exit 1)");
-  cmd->add_option("--format", opt->format, "Output: text (stderr), json or github (stdout)")
-      ->check(CLI::IsMember({"text", "json", "github"}));
+  opt->format_given =
+      cmd->add_option("--format", opt->format, "Output: text, json or github (on stdout)")
+          ->check(CLI::IsMember({"text", "json", "github"}));
+  cmd->add_flag("--json", opt->json, "Same as --format json");
   cmd->add_option("--max-errors", opt->max_errors,
                   "Diagnostics shown per file (0: all; default 50)")
       ->option_text("N")

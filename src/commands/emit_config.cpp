@@ -114,6 +114,7 @@ void add_emit_config(CLI::App& app, context& ctx) {
   auto o = std::make_shared<emit_config_options>();
   CLI::App* cmd = app.add_subcommand("emit-config", "Write a mig-parted config with all-* labels");
   cmd->add_option("--gpu,-g", o->gpus, "GPU model, repeatable (default: all with a PCI ID)")
+      ->type_name("MODEL")
       ->allow_extra_args(false);
   cmd->add_option("--output,-o", o->output, "FILE to write ('-' or omitted: stdout)");
   cmd->footer(

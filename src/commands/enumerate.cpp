@@ -22,10 +22,14 @@ void add_enumerate(CLI::App& app, context& ctx) {
   };
   auto o = std::make_shared<opts>();
   CLI::App* cmd = app.add_subcommand("enumerate", "List every feasible geometry of a GPU");
-  cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")->required();
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")
+      ->type_name("MODEL")
+      ->required();
   cmd->add_flag("--maximal", o->maximal, "Only geometries to which no instance can be added");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
-  cmd->footer("Example: migplan enumerate --gpu a30 --maximal");
+  cmd->footer(
+      "Example: migplan enumerate --gpu a30 --maximal\n"
+      "Exit codes: 0 listed, 2 bad input.");
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(ctx.models->models(), o->gpu);
     if (!g) {

@@ -35,7 +35,9 @@ void add_fit(CLI::App& app, context& ctx) {
   };
   auto o = std::make_shared<opts>();
   CLI::App* cmd = app.add_subcommand("fit", "Size a workload: the smallest profile, GPUs needed");
-  cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")->required();
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model (slug, nvidia-smi name or PCI ID)")
+      ->type_name("MODEL")
+      ->required();
   cmd->add_option("--memory,-m", o->memory, "Memory per instance: 12Gi (2^30 bytes), 12G (10^9)")
       ->type_name("SIZE")
       ->required();

@@ -176,7 +176,8 @@ int run_pack(const pack_options& o, context& ctx) {
 void add_pack(CLI::App& app, context& ctx) {
   auto o = std::make_shared<pack_options>();
   CLI::App* cmd = app.add_subcommand("pack", "Place instances on a GPU, or say why not");
-  cmd->add_option("--gpu,-g", o->gpu, "GPU model; inferred from the profiles if omitted");
+  cmd->add_option("--gpu,-g", o->gpu, "GPU model; inferred from the profiles if omitted")
+      ->type_name("MODEL");
   cmd->add_flag("--all,-a", o->all, "Show every layout with its score");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--batch", o->batch, "FILE of requests, one per line ('-': stdin)");
@@ -189,7 +190,7 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
   cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");
   cmd->footer(
-      "Example: migplan pack --gpu h100-80gb 2x3g.40gb 1g.10gb\n"
+      "Example: migplan pack --gpu h100-80gb 3g.40gb 2g.20gb 1g.10gb\n"
       "Exit codes: 0 fits, 1 does not fit, 2 bad input.");
   cmd->callback([o, &ctx] { ctx.code = run_pack(*o, ctx); });
 }

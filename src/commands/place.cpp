@@ -169,7 +169,7 @@ void add_place(CLI::App& app, context& ctx) {
       ->type_name("FILE");
   cmd->add_option("--gpu,-g", o->fleet.gpu, "--current is an nvidia-smi mig -lgi listing of MODEL")
       ->type_name("MODEL");
-  cmd->add_option("--policy", o->policies, "spread|pack-first-fit|best-fit; repeatable")
+  cmd->add_option("--policy", o->policies, "A policy listed below; repeatable")
       ->type_name("NAME")
       ->allow_extra_args(false);
   cmd->add_option("--alternatives", o->alternatives, "Places listed after each choice (3)")
@@ -178,6 +178,7 @@ void add_place(CLI::App& app, context& ctx) {
   cmd->add_option("--emit", o->emit, "nvidia-smi: the script creating the choice")
       ->type_name("KIND");
   cmd->footer(
+      policy_help(true) +
       "Default policies: all four; --emit takes the one --policy names (spread-first-fit).\n"
       "Example: migplan place 3g.40gb --current state.yaml\n"
       "Exit codes: 0 placed, 1 no GPU can take it, 2 bad input.");

@@ -135,7 +135,7 @@ void add_plan(CLI::App& app, context& ctx) {
   cmd->add_option("--cost", o->request.costs, "Cost of one GPU of MODEL (default 1); repeatable")
       ->type_name("MODEL=X")
       ->allow_extra_args(false);
-  cmd->add_option("--fleet", o->request.fleet, "Fleet file: nodes and/or models, not --gpu")
+  cmd->add_option("--fleet", o->request.fleet, "Fleet file (below), not with --gpu")
       ->type_name("FILE");
   cmd->add_option("--current", o->request.current, "Re-plan the fleet now: state file or kubectl")
       ->type_name("FILE");
@@ -154,6 +154,9 @@ void add_plan(CLI::App& app, context& ctx) {
                                        "--emit configmap's name (custom-mig-config)")
                            ->type_name("NAME");
   cmd->footer(
+      "Fleet file (YAML or JSON; nodes, or models, or both): version: 1\n"
+      "  nodes: [{name: gpu-a, gpu: h100-80gb, gpus: 8}]\n"
+      "  models: [{gpu: h100-80gb, available: 4, cost: 2.5}]\n"
       "Example: migplan plan --gpu h100-80gb 300x1g.10gb 80x3g.40gb 25x7g.80gb\n"
       "Exit codes: 0 met, 1 cannot be met, 2 bad input, 3 not found in time.");
   cmd->callback([o, &ctx] { ctx.code = run_plan(*o, ctx); });

@@ -20,10 +20,12 @@ void add_profiles(CLI::App& app, context& ctx) {
   auto ci = std::make_shared<bool>(false);
   CLI::App* cmd =
       app.add_subcommand("profiles", "List a GPU's profiles and placements, with sources");
-  cmd->add_option("--gpu,-g", *gpu, "GPU model; every model when omitted");
+  cmd->add_option("--gpu,-g", *gpu, "GPU model; every model when omitted")->type_name("MODEL");
   cmd->add_flag("--json", *json, "One JSON object on stdout (schema_version 1)");
   cmd->add_flag("--ci", *ci, "List compute-instance profiles instead");
-  cmd->footer("Example: migplan profiles --gpu a100-40gb --ci");
+  cmd->footer(
+      "Example: migplan profiles --gpu a100-40gb --ci\n"
+      "Exit codes: 0 listed, 2 bad input.");
   cmd->callback([gpu, json, ci, &ctx] {
     std::vector<const gpu_model*> models;
     if (!gpu->empty()) {

@@ -18,6 +18,7 @@
 
 #include "app.hpp"
 #include "error.hpp"
+#include "io/policies.hpp"
 #include "io/simulate_input.hpp"
 #include "model/simulate.hpp"
 #include "models.hpp"
@@ -121,8 +122,7 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_option("--mig-config", o->current.mig_config,
                   "With kubectl --current: the mig-parted config")
       ->type_name("FILE");
-  cmd->add_option("--policy", o->policies,
-                  "static, static-pack, spread|pack-first-fit|best-fit; repeatable")
+  cmd->add_option("--policy", o->policies, "A policy listed below; repeatable")
       ->type_name("NAME")
       ->allow_extra_args(false);
   cmd->add_option("--share", o->share, "gpu_milli by compute (default) or memory share")
@@ -135,11 +135,11 @@ void add_simulate(CLI::App& app, context& ctx) {
       ->type_name("FILE");
   cmd->add_option("--plot-metric", o->plot_metric, "--plot: slices (default) or gpus in use")
       ->type_name("WHAT");
-  cmd->footer(
-      "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
-      "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
-      "Exit codes: 0 within the rejection target (--size: every policy sized),\n"
-      "1 some policy rejects more (--size: none within 100000 GPUs), 2 bad input.");
+  cmd->footer(policy_help(false) +
+              "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
+              "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
+              "Exit codes: 0 within the rejection target (--size: every policy sized),\n"
+              "1 some policy rejects more (--size: none within 100000 GPUs), 2 bad input.");
   cmd->callback([o, &ctx] {
     ctx.json_errors = o->json;
     const int code = run_simulate(*o, ctx);

@@ -11,11 +11,32 @@
 
 namespace migplan::cli {
 
-result<std::vector<policy_name>> parse_policies(std::span<const std::string> given,
-                                                bool dynamic_only, std::string_view command) {
+std::vector<std::string> policy_list(bool dynamic_only) {
   std::vector<std::string> names;
   for (const policy_name& p : policy_names)
     if (!dynamic_only || p.policy.mode == replay_mode::dynamic) names.emplace_back(p.name);
+  return names;
+}
+
+std::string policy_help(bool dynamic_only) {
+  constexpr std::size_t width = 80;
+  std::string text = "Policies (--policy):";
+  std::size_t line_start = 0;
+  const std::vector<std::string> names = policy_list(dynamic_only);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string word = names[i] + (i + 1 < names.size() ? "," : ".");
+    if (text.size() - line_start + 1 + word.size() > width) {
+      text += "\n ";
+      line_start = text.size() - 1;
+    }
+    text += " " + word;
+  }
+  return text + "\n";
+}
+
+result<std::vector<policy_name>> parse_policies(std::span<const std::string> given,
+                                                bool dynamic_only, std::string_view command) {
+  const std::vector<std::string> names = policy_list(dynamic_only);
   std::vector<policy_name> out;
   for (const std::string& c : given) {
     const auto it = std::find_if(std::begin(policy_names), std::end(policy_names),

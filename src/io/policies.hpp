@@ -13,6 +13,15 @@
 
 namespace migplan::cli {
 
+/// The names --policy takes, in policy_names' order; with `dynamic_only`
+/// (place) only the dynamic ones. The one list that help, errors and the
+/// parser share.
+std::vector<std::string> policy_list(bool dynamic_only);
+
+/// "Policies (--policy): a, b, ...\n" for a command's --help: policy_list,
+/// its lines broken within 80 columns.
+std::string policy_help(bool dynamic_only);
+
 /// The policies `given` names, in order; with `dynamic_only` (place) only the
 /// dynamic ones are accepted. An error says which name is unknown (with the
 /// nearest and the list; "place's policies" when `command` is "place"), is

@@ -121,9 +121,82 @@ std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
+// The longest Kubernetes label value: the node label nvidia.com/mig.config
+// carries the name.
+constexpr std::size_t max_label_value = 63;
+// Room left for label_table::place's "-2" ... "-99" after a name.
+constexpr std::size_t max_base_name = max_label_value - 3;
+
+// A valid Kubernetes label value: at most 63 of [A-Za-z0-9-_.], beginning
+// and ending with a letter or digit (what mig-manager's node label takes).
+bool label_value(std::string_view s) {
+  const auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (s.empty() || s.size() > max_label_value || !alnum(s.front()) || !alnum(s.back()))
+    return false;
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// An entry's geometry as words, largest profile first as pack names its
+// layouts: "3g.40gb-2g.20gb-2x1g.10gb", "disabled" with MIG off, "empty".
+std::string geometry_words(const gpu_model& g, const emitted_geometry& geo) {
+  if (!geo.mig_enabled) return "disabled";
+  struct word {
+    const profile* gi;
+    int ci_slices;  // -1: the whole GPU instance
+    std::string text;
+  };
+  const auto counted = [](int n, std::string_view name) {
+    return fmt::format("{}{}", n == 1 ? "" : fmt::format("{}x", n), label_word(name));
+  };
+  std::vector<word> words;
+  for (const auto& [p, n] : geo.counts) {
+    const profile& gi = g.profiles[static_cast<std::size_t>(p)];
+    words.push_back({&gi, -1, counted(n, gi.name)});
+  }
+  for (const auto& [gi_ci, n] : geo.ci_counts) {
+    const profile& gi = g.profiles[static_cast<std::size_t>(gi_ci.first)];
+    words.push_back({&gi, gi.ci_profiles[static_cast<std::size_t>(gi_ci.second)].compute_slices,
+                     counted(n, ci_name(g, gi_ci))});
+  }
+  if (words.empty()) return "empty";
+  std::stable_sort(words.begin(), words.end(), [](const word& a, const word& b) {
+    if (a.gi->size != b.gi->size) return a.gi->size > b.gi->size;
+    if (a.gi->compute_slices != b.gi->compute_slices)
+      return a.gi->compute_slices > b.gi->compute_slices;
+    if ((a.ci_slices < 0) != (b.ci_slices < 0)) return a.ci_slices < 0;
+    return a.ci_slices > b.ci_slices;
+  });
+  std::string out;
+  for (const word& w : words) out += (out.empty() ? "" : "-") + w.text;
+  return out;
+}
+
+// A label's name, from the layout alone, so that a re-plan renames only the
+// nodes whose layout changes: "migplan-MODEL-" and the geometry, as pack
+// --emit names its layouts ("migplan-h100-80gb-3g.40gb-2g.20gb-2x1g.10gb").
+// Where a node's GPUs differ, each entry's geometry (apart by "_") and a hash
+// of what mig-parted sees, since the words leave out which GPUs take which.
+// Where that is too long for a label value (or is none), "migplan-MODEL-"
+// and the hash alone.
 std::string derived_name(const gpu_model* g, const std::vector<emitted_entry>& entries) {
-  return fmt::format("migplan-{}-{:08x}", g != nullptr ? g->slug : std::string_view("any"),
-                     static_cast<std::uint32_t>(fnv1a(canonical(entries)) >> 32));
+  const std::string_view slug = g != nullptr ? g->slug : std::string_view("any");
+  const std::string hash =
+      fmt::format("{:08x}", static_cast<std::uint32_t>(fnv1a(canonical(entries)) >> 32));
+  std::string readable = fmt::format("migplan-{}", slug);
+  for (std::size_t i = 0; i < entries.size() && !readable.empty(); ++i) {
+    const emitted_entry& e = entries[i];
+    if (e.gpu == nullptr)
+      readable.clear();  // no model to name the profiles by
+    else
+      readable += (i == 0 ? "-" : "_") + geometry_words(*e.gpu, e.geometry);
+  }
+  if (entries.size() > 1 && !readable.empty()) readable += "-" + hash;
+  if (!readable.empty() && readable.size() <= max_base_name && label_value(readable))
+    return readable;
+  return fmt::format("migplan-{}-{}", slug, hash);
 }
 
 // The labels being built: each a set of entries per device-filter model.

@@ -206,15 +206,15 @@ TEST_CASE("nesting past a parser's limit is said as nesting", "[bounds]") {
   const temp_file yaml("deep.yaml", deep);
   const auto y = run_migplan({"check", yaml.path()});
   CHECK(y.code == 2);
-  CHECK(y.err.find("bad file") == std::string::npos);
-  CHECK(y.err.find(":2:1: error: invalid yaml: values nest more than 500 levels deep, the most "
+  CHECK(y.out.find("bad file") == std::string::npos);
+  CHECK(y.out.find(":2:1: error: invalid yaml: values nest more than 500 levels deep, the most "
                    "the yaml parser reads\n") != std::string::npos);
   const temp_file js("deep.json", deep);
   const auto j = run_migplan({"check", js.path()});
   CHECK(j.code == 2);
-  CHECK(j.err.find("bad file") == std::string::npos);
+  CHECK(j.out.find("bad file") == std::string::npos);
   // Valid JSON: what refuses it is the YAML reader mig-parted reads JSON with too.
-  CHECK(j.err.find(":2:1: error: json read as yaml, as mig-parted reads it: values nest more "
+  CHECK(j.out.find(":2:1: error: json read as yaml, as mig-parted reads it: values nest more "
                    "than 500 levels deep") != std::string::npos);
   const auto d = parse_demand(builtin_models(), deep, "d.yaml", plan_file_format::yaml);
   REQUIRE(!d);
@@ -258,10 +258,10 @@ TEST_CASE("a mig-parted count past 64 bits is too large, not no number", "[bound
                       "true\n      mig-devices:\n        1g.5gb: 99999999999999999999\n");
   const auto r = run_migplan({"check", cfg.path()});
   CHECK(r.code != 0);
-  INFO(r.err);
-  CHECK(r.err.find(":7:17: error: count of 1g.5gb 99999999999999999999 is too large (at most "
+  INFO(r.out);
+  CHECK(r.out.find(":7:17: error: count of 1g.5gb 99999999999999999999 is too large (at most "
                    "9223372036854775807)\n") != std::string::npos);
-  CHECK(r.err.find("must be a whole number") == std::string::npos);
+  CHECK(r.out.find("must be a whole number") == std::string::npos);
 }
 
 TEST_CASE("plan refuses --available and --cost given twice for a model are refused", "[bounds]") {

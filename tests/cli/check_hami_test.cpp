@@ -90,8 +90,8 @@ TEST_CASE("check reads HAMi's knownMigGeometries: each geometry on each model it
   }
   // Why an entry is for a model: said where a geometry fails there (none
   // does here), and with -v for every entry and model.
-  CHECK(run_migplan({"check", file}).err.find(" is for ") == std::string::npos);
-  const std::string verbose = run_migplan({"check", "-v", file}).err;
+  CHECK(run_migplan({"check", file}).out.find(" is for ") == std::string::npos);
+  const std::string verbose = run_migplan({"check", "-v", file}).out;
   for (const auto& [slug, e] : owner)
     CHECK(verbose.find(fmt::format("note: knownMigGeometries[{}] is for {}: its model '", e,
                                    slug)) != std::string::npos);
@@ -103,7 +103,7 @@ TEST_CASE("check finds the defects of HAMi templates", "[check][hami]") {
   CHECK(r.code == 1);
   const auto has = [&](const std::string& what) {
     INFO(what);
-    CHECK(r.err.find(what) != std::string::npos);
+    CHECK(r.out.find(what) != std::string::npos);
   };
   // A name no driver prints, with the one nvidia-smi prints.
   has(file +
@@ -186,12 +186,12 @@ TEST_CASE("check --gpu says which of the fleet's models no HAMi entry is for", "
   const auto r = run_migplan(
       {"check", "--gpu", "h100-nvl", "--gpu", "a30", hami_fixture("device-config.yaml")});
   CHECK(r.code == 0);
-  CHECK(r.err.find(": warning: no entry of knownMigGeometries is for h100-nvl (type "
+  CHECK(r.out.find(": warning: no entry of knownMigGeometries is for h100-nvl (type "
                    "\"NVIDIA-NVIDIA H100 NVL\"): the scheduler gives its GPUs no MIG geometry") !=
         std::string::npos);
-  CHECK(r.err.find("is for a30") == std::string::npos);
+  CHECK(r.out.find("is for a30") == std::string::npos);
   CHECK(
-      r.err.ends_with("checked 1 file: 2 geometries valid, 0 invalid, 5 not checked; 1 "
+      r.out.ends_with("checked 1 file: 2 geometries valid, 0 invalid, 5 not checked; 1 "
                       "warning\n"));
 }
 
@@ -220,25 +220,25 @@ TEST_CASE("check refuses malformed HAMi templates with one message each", "[chec
     INFO(body);
     const auto r = run_migplan({"check", "-"}, head + body);
     CHECK(r.code == 2);
-    CHECK(r.err.starts_with(expected));
+    CHECK(r.out.starts_with(expected));
   }
   // Count 0 is read (a warning), an empty list of entries too.
   auto r = run_migplan({"check", "-"}, head +
                                            "    - models: [A30]\n      allowedGeometries:\n"
                                            "        - - {name: 1g.6gb, count: 0}\n");
   CHECK(r.code == 0);
-  CHECK(r.err.find("warning: '1g.6gb' has count 0") != std::string::npos);
+  CHECK(r.out.find("warning: '1g.6gb' has count 0") != std::string::npos);
   r = run_migplan({"check", "-"}, head + "    []\n");
-  CHECK(r.err.find("warning: 'knownMigGeometries' is empty") != std::string::npos);
+  CHECK(r.out.find("warning: 'knownMigGeometries' is empty") != std::string::npos);
   r = run_migplan({"check", "-"}, head);  // null, as Go reads an empty value: no entries
   CHECK(r.code == 0);
-  CHECK(r.err.starts_with("<stdin>:2:3: warning: 'knownMigGeometries' is empty"));
+  CHECK(r.out.starts_with("<stdin>:2:3: warning: 'knownMigGeometries' is empty"));
   // An entry with no models is for no GPU: its geometries are not checked.
   r = run_migplan({"check", "-"}, head +
                                       "    - models: []\n      allowedGeometries:\n"
                                       "        - - {name: 1g.6gb, count: 9}\n");
   CHECK(r.code == 0);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>:3:15: warning: 'models' is empty: knownMigGeometries[0] is for no GPU\n"
         "    - models: []\n"
         "              ^\n"
@@ -250,10 +250,10 @@ TEST_CASE("check reads HAMi's device config from its ConfigMap, at the manifest'
   const std::string file = hami_fixture("configmap.yaml");
   auto r = run_migplan({"check", file});
   CHECK(r.code == 1);
-  CHECK(r.err.find(file + ":17:24: error: 'knownMigGeometries[0].allowedGeometries[1]' does not "
+  CHECK(r.out.find(file + ":17:24: error: 'knownMigGeometries[0].allowedGeometries[1]' does not "
                           "fit on a100-40gb: 4g.20gb allows at most 1 instance on a100-40gb") !=
         std::string::npos);
-  CHECK(r.err.find(file + ":14:11: note: knownMigGeometries[0] is for a100-40gb") !=
+  CHECK(r.out.find(file + ":14:11: note: knownMigGeometries[0] is for a100-40gb") !=
         std::string::npos);
   r = run_migplan({"check", "--format", "json", file});
   const json f = json::parse(r.out)["files"][0];
@@ -288,7 +288,7 @@ TEST_CASE("check reads HAMi's device config from its ConfigMap, at the manifest'
                   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hami-scheduler-device}\n"
                   "data:\n  device-config.yaml: |\n    nvidia:\n      deviceSplitCount: 10\n");
   CHECK(r.code == 0);
-  CHECK(r.err.find("warning: a Kubernetes manifest with no ConfigMap holding config.yaml") !=
+  CHECK(r.out.find("warning: a Kubernetes manifest with no ConfigMap holding config.yaml") !=
         std::string::npos);
   // A mig-parted config where HAMi reads its device config.
   r = run_migplan({"check", "-"},
@@ -296,7 +296,7 @@ TEST_CASE("check reads HAMi's device config from its ConfigMap, at the manifest'
                   "data:\n  device-config.yaml: |\n    version: v1\n    mig-configs: {}\n");
   CHECK(r.code == 2);
   CHECK(
-      r.err.starts_with("<stdin>:5:3: error: device-config.yaml of ConfigMap "
+      r.out.starts_with("<stdin>:5:3: error: device-config.yaml of ConfigMap "
                         "'hami-scheduler-device' is a mig-parted config"));
   // And a HAMi device config where the GPU Operator reads its mig-parted config.
   r = run_migplan({"check", "-"},
@@ -304,7 +304,7 @@ TEST_CASE("check reads HAMi's device config from its ConfigMap, at the manifest'
                   "data:\n  config.yaml: |\n    nvidia:\n      knownMigGeometries: []\n");
   CHECK(r.code == 2);
   CHECK(
-      r.err.starts_with("<stdin>:5:3: error: config.yaml of ConfigMap 'custom-mig-config' is "
+      r.out.starts_with("<stdin>:5:3: error: config.yaml of ConfigMap 'custom-mig-config' is "
                         "a HAMi device config; the GPU Operator reads a mig-parted config "
                         "(version: v1, mig-configs: ...) there\n"));
 }

@@ -55,20 +55,20 @@ TEST_CASE("check needs a file", "[check]") {
         "migplan: check: no files given (name files or directories, or - for standard input)\n");
 }
 
-TEST_CASE("check accepts a valid geometry file silently", "[check]") {
+TEST_CASE("check reports on stdout, as every command answers, and leaves stderr empty", "[check]") {
   const auto r = run_migplan({"check", check_fixture("valid.yaml")});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
-  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  CHECK(r.err.empty());
+  CHECK(r.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
 }
 
 TEST_CASE("check reports instances pinned onto the same units", "[check]") {
   const std::string f = check_fixture("overlap.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:5:5: error: 'pinned' does not fit on a100-40gb: the totals fit but no arrangement of the allowed starts on a100-40gb does: 2g.10gb@4 3g.20gb@4 cannot be placed together
     instances: ["3g.20gb@4", "2g.10gb@4"]
@@ -84,9 +84,9 @@ TEST_CASE("check reports more instances of a profile than its cap", "[check]") {
   const std::string f = check_fixture("over-cap.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:5:9: error: 'gpus[0]' does not fit on a100-40gb: 1g.5gb allows at most 7 instances on a100-40gb (the request has 8)
       - 8x1g.5gb
@@ -101,9 +101,9 @@ TEST_CASE("check reports too many compute slices", "[check]") {
   const std::string f = check_fixture("compute.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:5:5: error: 'too-much-compute' does not fit on a100-40gb: 2 x 2g.10gb (2 slices each) + 1 x 4g.20gb (4 slices) = 8 compute slices but a100-40gb has 7
     instances: [4g.20gb, 2x2g.10gb]
@@ -119,9 +119,9 @@ TEST_CASE("check reports two +me instances", "[check]") {
   const std::string f = check_fixture("two-me.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:5:18: error: 'media' does not fit on h100-80gb: 1g.10gb+me allows at most 1 instance on h100-80gb (the request has 2)
     instances: ["1g.10gb+me", "1g.10gb+me", "3g.40gb"]
@@ -136,9 +136,9 @@ TEST_CASE("check names the model a foreign profile belongs to", "[check]") {
   const std::string f = check_fixture("other-model.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:5:29: error: unknown profile '4g.96gb+gfx' on a100-40gb (it is a profile of rtx-pro-6000)
     instances: ["3g.20gb", "4g.96gb+gfx"]
@@ -152,8 +152,8 @@ TEST_CASE("check suggests the nearest profile for a misspelt name", "[check]") {
   const std::string f = check_fixture("misspelt.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
-  CHECK(r.err ==
+  CHECK(r.err.empty());
+  CHECK(r.out ==
         with_path(R"({F}:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
       - 2x1g.5bg
         ^
@@ -166,8 +166,8 @@ TEST_CASE("check reports a yaml syntax error with its line", "[check]") {
   const std::string f = check_fixture("yaml-syntax.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err == with_path(R"({F}:5:3: error: invalid yaml: illegal block entry
+  CHECK(r.err.empty());
+  CHECK(r.out == with_path(R"({F}:5:3: error: invalid yaml: illegal block entry
   - model: a100-40gb
   ^
 checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
@@ -179,9 +179,9 @@ TEST_CASE("check reports a json syntax error at its line and column", "[check]")
   const std::string f = check_fixture("json-syntax.json");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:4:52: error: invalid json: syntax error while parsing value - unexpected ']'; expected '[', '{', or a literal
     {"model": "a100-40gb", "instances": ["3g.20gb",]}
@@ -195,8 +195,8 @@ TEST_CASE("check reports an unknown key once, with the nearest valid key", "[che
   const std::string f = check_fixture("unknown-key.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err == with_path(R"({F}:4:5: error: unknown key 'instance' (did you mean instances?)
+  CHECK(r.err.empty());
+  CHECK(r.out == with_path(R"({F}:4:5: error: unknown key 'instance' (did you mean instances?)
     instance: ["3g.20gb"]
     ^
 checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
@@ -208,8 +208,8 @@ TEST_CASE("check names the supported geometry-file version", "[check]") {
   const std::string f = check_fixture("wrong-version.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err ==
+  CHECK(r.err.empty());
+  CHECK(r.out ==
         with_path(R"({F}:1:10: error: unsupported version '2': migplan geometry files are version 1
 version: 2
          ^
@@ -222,9 +222,9 @@ TEST_CASE("check rejects a bare integer for mig-parted devices", "[check]") {
   const std::string f = check_fixture("bare-int-devices.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:4:16: error: 'devices' must be "all" or a list of gpu indices; mig-parted rejects a bare integer (write [0])
     - devices: 0
@@ -238,9 +238,9 @@ TEST_CASE("check rejects mig-devices on a disabled mig-parted entry", "[check]")
   const std::string f = check_fixture("disabled-with-devices.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:6:7: error: 'mig-devices' must be empty when 'mig-enabled' is false; mig-parted rejects config 'half-disabled'
       mig-devices:
@@ -255,7 +255,7 @@ TEST_CASE("check rejects an unquoted pci id, which yaml reads as a number", "[ch
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 2);
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:4:22: error: device-filter 0x20B010DE is read as a number; quote it ("0x20B010DE"): mig-parted wants a string
     - device-filter: 0x20B010DE
@@ -274,9 +274,9 @@ TEST_CASE("check tries an unfiltered mig-parted entry on every model with its pr
   const std::string f = check_fixture("all-devices.yaml");
   auto r = run_migplan({"check", "-v", f});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:6:7: note: config 'all-1g.10gb' fits on a100-80gb: 1g.10gb@0 1g.10gb@1 1g.10gb@2 1g.10gb@3 1g.10gb@4 (21 layouts)
       mig-devices:
@@ -298,34 +298,34 @@ checked 1 file: 1 geometry valid, 0 invalid; 1 warning
   // --strict: the warning fails the check, and the geometry is invalid.
   r = run_migplan({"check", "--strict", f});
   CHECK(r.code == 1);
-  CHECK(r.err.find("7:9: error: config 'all-1g.10gb' does not fit on a100-40gb") !=
+  CHECK(r.out.find("7:9: error: config 'all-1g.10gb' does not fit on a100-40gb") !=
         std::string::npos);
-  CHECK(r.err.find("[--strict]") != std::string::npos);
-  CHECK(r.err.find("checked 1 file: 0 geometries valid, 1 invalid\n") != std::string::npos);
+  CHECK(r.out.find("[--strict]") != std::string::npos);
+  CHECK(r.out.find("checked 1 file: 0 geometries valid, 1 invalid\n") != std::string::npos);
   // Naming the fleet settles it either way.
   r = run_migplan({"check", "--gpu", "h100-80gb", "--gpu", "a100-80gb", f});
   CHECK(r.code == 0);
-  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  CHECK(r.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
   // A fleet where it fits one model and not the other: still a warning (a
   // node picks its label), and an error with --strict.
   r = run_migplan({"check", "--gpu", "h100-80gb", "--gpu", "a100-40gb", f});
   CHECK(r.code == 0);
-  CHECK(r.err.find("7:9: warning: config 'all-1g.10gb' does not fit on a100-40gb") !=
+  CHECK(r.out.find("7:9: warning: config 'all-1g.10gb' does not fit on a100-40gb") !=
         std::string::npos);
-  CHECK(r.err.find("it fits on h100-80gb;") != std::string::npos);
+  CHECK(r.out.find("it fits on h100-80gb;") != std::string::npos);
   CHECK(run_migplan({"check", "--strict", "--gpu", "h100-80gb", "--gpu", "a100-40gb", f}).code ==
         1);
   // A fleet where no model has 1g.10gb: the entry is for other nodes.
   r = run_migplan({"check", "--gpu", "h200", f});
   CHECK(r.code == 0);
-  CHECK(r.err.find("6:7: note: config 'all-1g.10gb' entry 0 is not checked: no gpu given with "
+  CHECK(r.out.find("6:7: note: config 'all-1g.10gb' entry 0 is not checked: no gpu given with "
                    "--gpu has all of its profiles (a100-40gb, a100-80gb, h100-80gb and "
                    "h100-pcie have them)") != std::string::npos);
-  CHECK(r.err.find("1 not checked") != std::string::npos);
+  CHECK(r.out.find("1 not checked") != std::string::npos);
   // A fleet where it fits on none of the models that have it: an error.
   r = run_migplan({"check", "--gpu", "a100-40gb", "--gpu", "h200", f});
   CHECK(r.code == 1);
-  CHECK(r.err.find("7:9: error: config 'all-1g.10gb' does not fit on a100-40gb") !=
+  CHECK(r.out.find("7:9: error: config 'all-1g.10gb' does not fit on a100-40gb") !=
         std::string::npos);
 }
 
@@ -375,9 +375,9 @@ TEST_CASE("check resolves unfiltered mig-parted profile names across the catalog
   const std::string f = check_fixture("unfiltered.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:7:9: error: unknown profile '2g.11gb': no gpu in migplan's catalog has it (did you mean 2g.12gb, 2g.10gb or 1g.10gb?)
         "2g.11gb": 2
@@ -400,7 +400,7 @@ TEST_CASE("check --gpu gives geometry entries without a model their model", "[ch
   const std::string text = "version: 1\ngpus:\n  - instances: [\"4x1g.6gb\"]\n";
   auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 2);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>:3:5: error: missing required key 'model' in 'gpus[0]' (or give a "
         "default with --gpu)\n"
         "  - instances: [\"4x1g.6gb\"]\n"
@@ -408,7 +408,7 @@ TEST_CASE("check --gpu gives geometry entries without a model their model", "[ch
         "checked 1 file: 0 geometries valid, 0 invalid, 1 not checked; 1 file malformed\n");
   r = run_migplan({"check", "--gpu", "NVIDIA A30", "-"}, text);
   CHECK(r.code == 0);
-  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  CHECK(r.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
 }
 
 TEST_CASE("check: an entry failing alike on several models is one error naming them", "[check]") {
@@ -473,12 +473,12 @@ TEST_CASE("check --gpu limits a mig-parted config to one model", "[check]") {
   const std::string f = check_fixture("all-devices.yaml");
   auto r = run_migplan({"check", "--gpu", "h100-80gb", f});
   CHECK(r.code == 0);
-  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  CHECK(r.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
   // An A30 fleet: the label is for other nodes (no A30 has 1g.10gb).
   r = run_migplan({"check", "--gpu", "a30", f});
   CHECK(r.code == 0);
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:6:7: note: config 'all-1g.10gb' entry 0 is not checked: no gpu given with --gpu has all of its profiles (a100-40gb, a100-80gb, h100-80gb and h100-pcie have them)
       mig-devices:
@@ -492,7 +492,7 @@ checked 1 file: 0 geometries valid, 0 invalid, 1 not checked
       "version: v1\nmig-configs:\n  a:\n    - device-filter: \"0x20B710DE\"\n"
       "      devices: all\n      mig-enabled: true\n      mig-devices: {\"1g.10gb\": 1}\n");
   CHECK(r.code == 1);
-  CHECK(r.err.find("error: unknown profile '1g.10gb' on a30 (it is a profile of a100-40gb") !=
+  CHECK(r.out.find("error: unknown profile '1g.10gb' on a30 (it is a profile of a100-40gb") !=
         std::string::npos);
   r = run_migplan({"check", "--gpu", "a100-40gbb", f});
   CHECK(r.code == 2);
@@ -503,9 +503,9 @@ TEST_CASE("check warns about a name only an older driver uses, with the current 
   const std::string f = check_fixture("gb200-early.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:5:18: warning: 3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; early NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); current drivers need '3g.93gb'
     instances: ["2x3g.95gb"]
@@ -520,14 +520,14 @@ TEST_CASE("check over several files exits with the worst outcome", "[check]") {
                     malformed = check_fixture("wrong-version.yaml");
   auto r = run_migplan({"check", valid, invalid});
   CHECK(r.code == 1);
-  CHECK(r.err.substr(r.err.rfind("checked")) == "checked 2 files: 1 geometry valid, 1 invalid\n");
+  CHECK(r.out.substr(r.out.rfind("checked")) == "checked 2 files: 1 geometry valid, 1 invalid\n");
   r = run_migplan({"check", malformed, valid, invalid});
   CHECK(r.code == 2);
-  CHECK(r.err.substr(r.err.rfind("checked")) ==
+  CHECK(r.out.substr(r.out.rfind("checked")) ==
         "checked 3 files: 1 geometry valid, 1 invalid; 1 file malformed\n");
   r = run_migplan({"check", valid, test_path("fixtures/check/no-such-file.yaml")});
   CHECK(r.code == 2);
-  CHECK(r.err == test_path("fixtures/check/no-such-file.yaml") +
+  CHECK(r.out == test_path("fixtures/check/no-such-file.yaml") +
                      ": error: cannot read file: No such file or directory\n"
                      "checked 2 files: 1 geometry valid, 0 invalid; 1 file unreadable\n");
 }
@@ -536,9 +536,9 @@ TEST_CASE("check reads every yaml and json file under a directory, sorted", "[ch
   const std::string dir = test_path("fixtures/check/dir");
   const auto r = run_migplan({"check", dir});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}/sub/too-many.json:5:63: error: config 'too-many' does not fit on a30: 1g.6gb allows at most 4 instances on a30 (the request has 5)
       {"devices": "all", "mig-enabled": true, "mig-devices": {"1g.6gb": 5}}
@@ -552,21 +552,22 @@ checked 2 files: 1 geometry valid, 1 invalid
 TEST_CASE("check reads standard input for -, as json when it opens with a brace", "[check]") {
   auto r = run_migplan({"check", "-"}, migplan::test::read_file(check_fixture("misspelt.yaml")));
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
-  CHECK(r.err == R"(<stdin>:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
+  CHECK(r.err.empty());
+  CHECK(r.out == R"(<stdin>:7:9: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
       - 2x1g.5bg
         ^
 checked 1 file: 0 geometries valid, 1 invalid
 )");
   r = run_migplan({"check", "-"}, migplan::test::read_file(check_fixture("json-syntax.json")));
   CHECK(r.code == 2);
-  CHECK(r.err.rfind("<stdin>:4:52: error: invalid json: ", 0) == 0);
+  CHECK(r.out.rfind("<stdin>:4:52: error: invalid json: ", 0) == 0);
   r = run_migplan({"check", "-"}, migplan::test::read_file(source_path("examples/geometry.json")));
   CHECK(r.code == 0);
-  CHECK(r.err == "checked 1 file: 4 geometries valid, 0 invalid\n");
+  CHECK(r.out == "checked 1 file: 4 geometries valid, 0 invalid\n");
 }
 
-TEST_CASE("check --format github prints workflow annotations on stdout", "[check]") {
+TEST_CASE("check --format github prints workflow annotations and the summary on stdout",
+          "[check]") {
   const std::string f = check_fixture("overlap.yaml"), g = check_fixture("gb200-early.yaml");
   const auto r = run_migplan({"check", "--format", "github", f, g});
   CHECK(r.code == 1);
@@ -582,8 +583,9 @@ TEST_CASE("check --format github prints workflow annotations on stdout", "[check
             gp +
             ",line=5,col=18::3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; early "
             "NVIDIA GB200 MIG config (mig-parted commit 89dd81a3; gpu-operator PR 1303 era)); "
-            "current drivers need '3g.93gb'\n");
-  CHECK(r.err == "checked 2 files: 1 geometry valid, 1 invalid; 1 warning\n");
+            "current drivers need '3g.93gb'\n"
+            "checked 2 files: 1 geometry valid, 1 invalid; 1 warning\n");
+  CHECK(r.err.empty());
 }
 
 TEST_CASE("github annotations escape data and property values", "[check]") {
@@ -714,7 +716,7 @@ TEST_CASE("check finds exactly the known problems in NVIDIA's default mig-parted
   const std::string f = test_path("fixtures/mig-parted/config-default.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   // - H800 (0x2322, 0x2324), H100-96GB (0x233D) and PG506-96GB (0x20B6)
   //   resolve to the tables NVIDIA's config gives them (marked as such in
   //   the catalog), so those entries are checked without a note.
@@ -725,7 +727,7 @@ TEST_CASE("check finds exactly the known problems in NVIDIA's default mig-parted
   //   names; production GB200 boards call them 3g.93gb / 4g.93gb / 7g.186gb
   //   (mig-profiles.md, GB200 table and section 7), which the file also has.
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:54:9: warning: config 'all-1g.24gb.gfx' does not fit on rtx-pro-5000: 1g.24gb+gfx allows at most 2 instances on rtx-pro-5000 (the request has 4)
         "1g.24gb+gfx": 4
@@ -769,22 +771,22 @@ checked 1 file: 94 geometries valid, 0 invalid; 8 warnings
 TEST_CASE("check finds nothing wrong in NVIDIA's example mig-parted configs", "[check]") {
   auto r = run_migplan({"check", test_path("fixtures/mig-parted/example-config.yaml")});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
-  CHECK(r.err == "checked 1 file: 13 geometries valid, 0 invalid\n");
+  CHECK(r.err.empty());
+  CHECK(r.out == "checked 1 file: 13 geometries valid, 0 invalid\n");
   // The DGX Station's display GPU (0x1FB0) is not in the catalog, but every
   // entry for it has MIG disabled: nothing to check, nothing to say.
   r = run_migplan({"check", test_path("fixtures/mig-parted/example-dgx-station-80gb-config.yaml")});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
-  CHECK(r.err == "checked 1 file: 21 geometries valid, 0 invalid\n");
+  CHECK(r.err.empty());
+  CHECK(r.out == "checked 1 file: 21 geometries valid, 0 invalid\n");
 }
 
 TEST_CASE("the geometry examples check cleanly, in yaml and in json", "[check]") {
   const auto r = run_migplan(
       {"check", source_path("examples/geometry.yaml"), source_path("examples/geometry.json")});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
-  CHECK(r.err == "checked 2 files: 8 geometries valid, 0 invalid\n");
+  CHECK(r.err.empty());
+  CHECK(r.out == "checked 2 files: 8 geometries valid, 0 invalid\n");
   const auto y = run_migplan({"check", "--format", "json", source_path("examples/geometry.yaml")});
   const auto j = run_migplan({"check", "--format", "json", source_path("examples/geometry.json")});
   auto yd = nlohmann::json::parse(y.out), jd = nlohmann::json::parse(j.out);
@@ -800,8 +802,8 @@ TEST_CASE("the invalid example reports each planted problem", "[check]") {
   const std::string f = source_path("examples/invalid-geometry.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
-  CHECK(r.err ==
+  CHECK(r.err.empty());
+  CHECK(r.out ==
         with_path(R"({F}:10:29: error: unknown profile '1g.5bg' on a100-40gb (did you mean 1g.5gb?)
     instances: ["3g.20gb", "2x1g.5bg"]        # 1g.5bg: did you mean 1g.5gb?
                             ^
@@ -901,11 +903,11 @@ TEST_CASE("check -c names a label the file lacks, with the nearest one", "[check
   const std::string f = check_fixture("all-devices.yaml");
   const auto r = run_migplan({"check", "-c", "all-1g.10g", f});
   CHECK(r.code == 1);
-  CHECK(r.err.find(f + ": error: config 'all-1g.10g' (-c) is not in this file; mig-parted "
+  CHECK(r.out.find(f + ": error: config 'all-1g.10g' (-c) is not in this file; mig-parted "
                        "would stop with \"selected mig-config not present\" (did you mean "
                        "all-1g.10gb?)\n") == 0);
   // Only the labels named are checked: none here, so no geometry is counted.
-  CHECK(r.err.find("checked 1 file: 0 geometries valid, 0 invalid\n") != std::string::npos);
+  CHECK(r.out.find("checked 1 file: 0 geometries valid, 0 invalid\n") != std::string::npos);
 }
 
 TEST_CASE("check reports what mig-parted rejects in a config", "[check]") {
@@ -933,7 +935,7 @@ mig-configs:
 )";
   const auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 2);
-  CHECK(r.err == R"(<stdin>:4:20: error: 'devices' must list gpu indices, not the string "1"
+  CHECK(r.out == R"(<stdin>:4:20: error: 'devices' must list gpu indices, not the string "1"
     - devices: [0, "1"]
                    ^
 <stdin>:5:20: error: 'mig-enabled' must be true or false, not the string "true"
@@ -966,7 +968,7 @@ TEST_CASE("check explains files that are neither format", "[check]") {
   for (const char* empty : {"", "# nothing yet\n", "---\n"}) {
     auto e = run_migplan({"check", "-"}, empty);
     CHECK(e.code == 0);
-    CHECK(e.err ==
+    CHECK(e.out ==
           "<stdin>: warning: empty file: nothing to check (mig-parted accepts it as a config "
           "with no labels; any label selected from it is missing)\n"
           "checked 1 file: 0 geometries valid, 0 invalid; 1 warning\n");
@@ -974,7 +976,7 @@ TEST_CASE("check explains files that are neither format", "[check]") {
   }
   auto r = run_migplan({"check", "-"}, "hello: world\n");
   CHECK(r.code == 2);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>:1:1: error: not a migplan geometry file (version: 1, gpus: ...), a "
         "mig-parted config (version: v1, mig-configs: ...) or a HAMi device config (nvidia: "
         "knownMigGeometries: ...)\n"
@@ -983,7 +985,7 @@ TEST_CASE("check explains files that are neither format", "[check]") {
         "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
   r = run_migplan({"check", "-"}, "version: 1\ngpus: []\n---\nversion: 1\n");
   CHECK(r.code == 2);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>:4:1: error: a second yaml document starts here; check reads one "
         "document per file\n"
         "version: 1\n"
@@ -1015,32 +1017,32 @@ std::string unknown_key_error(int i) {
 TEST_CASE("check shows 50 diagnostics per file by default, then counts the rest", "[check]") {
   const auto r = run_migplan({"check", "-"}, unknown_keys_file(60));
   CHECK(r.code == 2);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   std::string expected;
   for (int i = 0; i < 50; ++i) expected += unknown_key_error(i);
   expected +=
       "and 10 more errors in <stdin> (--max-errors 0 shows all)\n"
       "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n";
-  CHECK(r.err == expected);
+  CHECK(r.out == expected);
 }
 
 TEST_CASE("check --max-errors sets the cap, 0 lifts it, and the exit code stays", "[check]") {
   auto r = run_migplan({"check", "--max-errors", "2", "-"}, unknown_keys_file(3));
   CHECK(r.code == 2);
-  CHECK(r.err == unknown_key_error(0) + unknown_key_error(1) +
+  CHECK(r.out == unknown_key_error(0) + unknown_key_error(1) +
                      "and 1 more error in <stdin> (--max-errors 0 shows all)\n"
                      "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
   r = run_migplan({"check", "--max-errors", "0", "-"}, unknown_keys_file(60));
   CHECK(r.code == 2);
   std::string all;
   for (int i = 0; i < 60; ++i) all += unknown_key_error(i);
-  CHECK(r.err == all + "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  CHECK(r.out == all + "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
   // A cap on a file of warnings and errors counts each kind; a file within
   // the cap prints no count.
   const std::string f = check_fixture("device-overlap.yaml");
   r = run_migplan({"check", "--max-errors", "1", f});
   CHECK(r.code == 1);
-  CHECK(r.err.substr(r.err.rfind("^\n") + 2) ==
+  CHECK(r.out.substr(r.out.rfind("^\n") + 2) ==
         with_path("and 2 more errors in {F} (--max-errors 0 shows all)\n"
                   "checked 1 file: 3 geometries valid, 2 invalid\n",
                   f));
@@ -1048,7 +1050,7 @@ TEST_CASE("check --max-errors sets the cap, 0 lifts it, and the exit code stays"
                   "version: v1\nmig-configs:\n  a:\n    - devices: [0, 0, -1]\n"
                   "      mig-enabled: false\n      mig-enabled: false\n");
   CHECK(r.code == 1);
-  CHECK(r.err.substr(r.err.rfind("^\n") + 2) ==
+  CHECK(r.out.substr(r.out.rfind("^\n") + 2) ==
         "and 2 more diagnostics in <stdin>: 1 error and 1 warning (--max-errors 0 shows all)\n"
         "checked 1 file: 0 geometries valid, 1 invalid; 2 warnings\n");
   r = run_migplan({"check", "--max-errors", "-1", "-"}, unknown_keys_file(1));
@@ -1065,8 +1067,9 @@ TEST_CASE("check --format github caps annotations with a notice; json keeps ever
   CHECK(r.out ==
         "::error file=<stdin>,line=5,col=5::unknown key 'bogus0' (expected model, index, name, "
         "comment, instances)\n"
-        "::notice file=<stdin>::and 2 more errors in <stdin> (--max-errors 0 shows all)\n");
-  CHECK(r.err == "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+        "::notice file=<stdin>::and 2 more errors in <stdin> (--max-errors 0 shows all)\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  CHECK(r.err.empty());
   r = run_migplan({"check", "--format", "json", "--max-errors", "1", "-"}, unknown_keys_file(60));
   CHECK(r.code == 2);
   CHECK(r.err.empty());
@@ -1088,9 +1091,9 @@ TEST_CASE("check skips hidden entries and files of neither format when it scans 
   const std::string dir = test_path("fixtures/check/scan");
   auto r = run_migplan({"check", dir});
   CHECK(r.code == 0);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   // .github/workflows/ci.yml, .hidden.yaml and .hidden-dir/ are not read.
-  CHECK(r.err == with_path("{F}/compose.yaml: note: skipped: neither a migplan geometry file "
+  CHECK(r.out == with_path("{F}/compose.yaml: note: skipped: neither a migplan geometry file "
                            "(version: 1, gpus: ...) nor a mig-parted config (version: v1, "
                            "mig-configs: ...)\n"
                            "{F}/package.json: note: skipped: neither a migplan geometry file "
@@ -1117,7 +1120,7 @@ TEST_CASE("check reads hidden and foreign files named on the command line, as er
   const auto r = run_migplan({"check", compose, workflow, hidden});
   CHECK(r.code == 2);
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}/compose.yaml:1:10: error: unsupported version the string "3.8": migplan geometry files are version 1
 version: "3.8"
@@ -1159,7 +1162,7 @@ TEST_CASE("check resolves yaml merge keys in mig-parted configs as mig-parted do
   r = run_migplan({"check", bad});
   CHECK(r.code == 2);
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:9:20: error: unknown field 'mig-device' (did you mean mig-devices?); mig-parted rejects unknown fields
     - <<: [*base, {mig-device: {}}]
@@ -1215,7 +1218,7 @@ mig-configs:
       mig-enabled: false
 )");
   CHECK(r.code == 2);
-  CHECK(r.err == R"(<stdin>:5:7: error: merge key '<<' names a mapping that contains it
+  CHECK(r.out == R"(<stdin>:5:7: error: merge key '<<' names a mapping that contains it
       <<: *loop
       ^
 checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed
@@ -1234,7 +1237,7 @@ mig-configs:
 )");
   CHECK(r.code == 2);
   CHECK(
-      r.err ==
+      r.out ==
       R"(<stdin>:5:7: error: unknown field '<<' (expected device-filter, devices, mig-enabled, mig-devices); mig-parted rejects unknown fields
       !foo <<: {mig-enabled: false}
       ^
@@ -1254,7 +1257,7 @@ TEST_CASE("check stops a file whose aliases and merge keys expand past its budge
   const auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 2);
   const std::string budget = std::to_string(4 * text.size() + 100'000);
-  CHECK(r.err.find("<stdin>: error: aliases and merge keys make this file name more than " +
+  CHECK(r.out.find("<stdin>: error: aliases and merge keys make this file name more than " +
                    budget + " values; check stops reading it there\n") != std::string::npos);
 }
 
@@ -1263,9 +1266,9 @@ TEST_CASE("check reports a gpu index given by two entries of a config, and a neg
   const std::string f = check_fixture("device-overlap.yaml");
   const auto r = run_migplan({"check", f});
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       with_path(
           R"({F}:7:17: error: gpu index 1 is already given to entry 0 of config 'overlap' (line 4); mig-parted applies the entries in order, so this one replaces it on gpu 1
     - devices: [1, 2, -1]
@@ -1290,14 +1293,14 @@ TEST_CASE("check refuses a file over the size limit without reading it", "[check
   auto r = run_migplan({"check", p.string()});
   fs::remove(p);
   CHECK(r.code == 2);
-  CHECK(r.err == p.string() +
+  CHECK(r.out == p.string() +
                      ": error: larger than 16 MiB, the most check reads of one file\n"
                      "checked 1 file: 0 geometries valid, 0 invalid; 1 file unreadable\n");
   // A device that never ends is read to the limit, then refused.
   if (fs::exists("/dev/zero")) {
     r = run_migplan({"check", "/dev/zero"});
     CHECK(r.code == 2);
-    CHECK(r.err ==
+    CHECK(r.out ==
           "/dev/zero: error: larger than 16 MiB, the most check reads of one file\n"
           "checked 1 file: 0 geometries valid, 0 invalid; 1 file unreadable\n");
   }
@@ -1328,9 +1331,9 @@ TEST_CASE("check quotes at most 64 bytes of a hostile key", "[check]") {
   // An explicit key ("? KEY"): yaml-cpp refuses a plain key over 1024 bytes.
   const auto r = run_migplan({"check", "-"}, "version: 1\n? " + key + "\n: 1\ngpus: []\n");
   CHECK(r.code == 2);
-  CHECK(r.err.find("<stdin>:2:3: error: unknown key '" + std::string(64, 'k') +
+  CHECK(r.out.find("<stdin>:2:3: error: unknown key '" + std::string(64, 'k') +
                    "...' (expected version, gpus, comment)\n") == 0);
-  CHECK(r.err.size() < 1000);
+  CHECK(r.out.size() < 1000);
 }
 
 TEST_CASE("check escapes control characters in the quoted source line and the message", "[check]") {
@@ -1341,7 +1344,7 @@ TEST_CASE("check escapes control characters in the quoted source line and the me
       "      mig-devices: {}\n      \"\x1b[31m\xe2\x80\xae\x01\tx\xff\": 1\n";
   const auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 2);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>:7:7: error: unknown field '\\x1b[31m\\u202e\\x01\\tx\xEF\xBF\xBD' (expected "
         "device-filter, devices, mig-enabled, mig-devices); mig-parted rejects unknown fields\n"
         "      \"\\x1b[31m\\u202e\\x01\tx\xEF\xBF\xBD\": 1\n"
@@ -1349,7 +1352,7 @@ TEST_CASE("check escapes control characters in the quoted source line and the me
         "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
   // The caret counts the escapes: an error after them lines up under its column.
   const auto r2 = run_migplan({"check", "-"}, "version: v1\nmig-configs: {\"\x01\": [], x: 1}\n");
-  CHECK(r2.err.find("mig-configs: {\"\\x01\": [], x: 1}\n") != std::string::npos);
+  CHECK(r2.out.find("mig-configs: {\"\\x01\": [], x: 1}\n") != std::string::npos);
 }
 
 TEST_CASE("check --format json writes one document over many files, a file at a time", "[check]") {
@@ -1407,9 +1410,9 @@ TEST_CASE("check puts each reason's diagnostic on the line at fault", "[check]")
   for (const where_case& c : cases) {
     INFO(c.code);
     const auto r = run_migplan({"check", "-"}, c.text);
-    INFO(r.err);
+    INFO(r.out);
     CHECK(r.code == 1);
-    CHECK(r.err.rfind(c.at, 0) == 0);
+    CHECK(r.out.rfind(c.at, 0) == 0);
     const auto j = run_migplan({"check", "--format", "json", "-"}, c.text);
     const auto doc = nlohmann::json::parse(j.out);
     const auto& model = doc["files"][0]["geometries"][0]["models"][0];
@@ -1424,9 +1427,9 @@ TEST_CASE("check names the real profile for a name tools circulate", "[check]") 
         run_migplan({"check", "-"},
                     std::string("version: v1\nmig-configs:\n  a:\n    - devices: all\n") + filter +
                         "      mig-enabled: true\n      mig-devices: {\"7g.79gb\": 1}\n");
-    INFO(r.err);
+    INFO(r.out);
     CHECK(r.code == 1);
-    CHECK(r.err.find("7g.79gb is not a name nvidia-smi prints; nvidia-smi calls it 7g.80gb on "
+    CHECK(r.out.find("7g.79gb is not a name nvidia-smi prints; nvidia-smi calls it 7g.80gb on "
                      "a100-80gb") != std::string::npos);
   }
 }
@@ -1436,7 +1439,7 @@ TEST_CASE("check reads the mig-parted config of a GPU Operator ConfigMap in a ma
   const std::string f = check_fixture("configmap-manifest.yaml");
   auto r = run_migplan({"check", f});
   CHECK(r.code == 0);
-  CHECK(r.err == "checked 1 file: 2 geometries valid, 0 invalid\n");
+  CHECK(r.out == "checked 1 file: 2 geometries valid, 0 invalid\n");
   r = run_migplan({"check", "--format", "json", f});
   const auto doc = nlohmann::json::parse(r.out);
   CHECK(doc["files"][0]["format"] == "mig-parted");
@@ -1447,7 +1450,7 @@ TEST_CASE("check reads the mig-parted config of a GPU Operator ConfigMap in a ma
   // -c picks labels inside the ConfigMap.
   r = run_migplan({"check", "-c", "h100-seven-1g", f});
   CHECK(r.code == 0);
-  CHECK(r.err == "checked 1 file: 1 geometry valid, 0 invalid\n");
+  CHECK(r.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
 }
 
 TEST_CASE("check reports a ConfigMap's config at the manifest's own lines and columns",
@@ -1476,7 +1479,7 @@ TEST_CASE("check reports a ConfigMap's config at the manifest's own lines and co
       "            \"1g.10gb\": 8\n";              // 19
   const auto r = run_migplan({"check", "-"}, manifest);
   CHECK(r.code == 1);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>:17:11: warning: duplicate key 'mig-enabled' (first at line 16); mig-parted keeps "
         "only the last one\n"
         "          mig-enabled: true\n"
@@ -1495,7 +1498,7 @@ TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
   const std::string deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n";
   auto r = run_migplan({"check", "-"}, deployment);
   CHECK(r.code == 0);
-  CHECK(r.err ==
+  CHECK(r.out ==
         "<stdin>: warning: a Kubernetes manifest with no ConfigMap holding config.yaml (the key "
         "the GPU Operator reads a mig-parted config from) or a device-config.yaml with MIG "
         "templates (HAMi's and Volcano's nvidia.knownMigGeometries): nothing to check\n"
@@ -1508,7 +1511,7 @@ TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
   { std::ofstream(dir / "deploy.yaml") << deployment; }
   r = run_migplan({"check", dir.string()});
   CHECK(r.code == 0);
-  CHECK(r.err == (dir / "deploy.yaml").string() +
+  CHECK(r.out == (dir / "deploy.yaml").string() +
                      ": note: skipped: a Kubernetes manifest with no ConfigMap holding "
                      "config.yaml (the key the GPU Operator reads a mig-parted config from)\n"
                      "checked 0 files: 0 geometries valid, 0 invalid; 1 file skipped\n");
@@ -1547,4 +1550,25 @@ TEST_CASE("every catalog name and pci id resolves in check's model: and device-f
       CHECK(doc["files"][0]["diagnostics"].empty());  // no "not in migplan's catalog" note
     }
   }
+}
+
+TEST_CASE("check takes -g for --gpu and --as_json for --format json, as other commands do",
+          "[check]") {
+  const std::string f = check_fixture("overlap.yaml");
+  const auto long_gpu = run_migplan({"check", "--gpu", "a30", f});
+  const auto short_gpu = run_migplan({"check", "-g", "a30", f});
+  CHECK(short_gpu.code == long_gpu.code);
+  CHECK(short_gpu.out == long_gpu.out);
+  CHECK(short_gpu.err.empty());
+  const auto format = run_migplan({"check", "--format", "json", f});
+  const auto as_json = run_migplan({"check", "--json", f});
+  CHECK(as_json.code == 1);
+  CHECK(as_json.err.empty());
+  CHECK(as_json.out == format.out);
+  CHECK(run_migplan({"check", "--json", "--format", "json", f}).out == format.out);
+  const auto both = run_migplan({"check", "--json", "--format", "github", f});
+  CHECK(both.code == 2);
+  CHECK(both.err ==
+        "migplan: check: --json is --format json; it does not combine with --format github\n");
+  CHECK(nlohmann::json::parse(both.out)["error"]["code"] == "bad_input");
 }

@@ -390,9 +390,9 @@ mig-configs:
 )";
   const auto r = run_migplan({"check", "-"}, config);
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       R"(<stdin>:22:9: error: config 'too-many' does not fit on a100-40gb: 3g.20gb allows at most 2 instances on a100-40gb (the request has 3)
         "1c.3g.20gb": 7
         ^
@@ -409,9 +409,9 @@ checked 1 file: 2 geometries valid, 3 invalid
   // The two valid ones, and the reason codes in JSON.
   const auto v = run_migplan({"check", "-v", "-c", "two-gis", "-c", "shared", "-"}, config);
   CHECK(v.code == 0);
-  CHECK(v.err.find("config 'two-gis' fits on a100-40gb: 3g.20gb@0 3g.20gb@4 (1 layout)") !=
+  CHECK(v.out.find("config 'two-gis' fits on a100-40gb: 3g.20gb@0 3g.20gb@4 (1 layout)") !=
         std::string::npos);
-  CHECK(v.err.find("config 'shared' fits on a100-40gb: 4g.20gb@0 3g.20gb@4 (1 layout)") !=
+  CHECK(v.out.find("config 'shared' fits on a100-40gb: 4g.20gb@0 3g.20gb@4 (1 layout)") !=
         std::string::npos);
   CHECK(check_reason_codes(config) == std::vector<std::string>{"", "", "instance_cap",
                                                                "unknown_ci_profile",
@@ -439,9 +439,9 @@ gpus:
 )";
   const auto r = run_migplan({"check", "-"}, file);
   CHECK(r.code == 1);
-  CHECK(r.out.empty());
+  CHECK(r.err.empty());
   CHECK(
-      r.err ==
+      r.out ==
       R"(<stdin>:8:18: error: 'too-many' does not fit on a100-40gb: '3g.20gb[2c,2c]' asks 2 x 2c.3g.20gb of one 3g.20gb GPU instance, but one holds at most 1
     instances: ["3g.20gb[2c,2c]"]
                  ^
@@ -459,8 +459,8 @@ checked 1 file: 2 geometries valid, 3 invalid
   // The valid ones place their GIs where the CIs leave them (the CIs never move a GI).
   const auto v = run_migplan({"check", "-v", "-"}, file);
   CHECK(v.code == 1);
-  CHECK(v.err.find("'ok' fits on a100-40gb: ") != std::string::npos);
-  CHECK(v.err.find("'pinned' fits on a100-40gb: 4g.20gb@0 3g.20gb@4 (1 layout)") !=
+  CHECK(v.out.find("'ok' fits on a100-40gb: ") != std::string::npos);
+  CHECK(v.out.find("'pinned' fits on a100-40gb: 4g.20gb@0 3g.20gb@4 (1 layout)") !=
         std::string::npos);
   CHECK(check_reason_codes(file) ==
         std::vector<std::string>{"", "ci_cap", "memory_units", "unknown_ci_profile", ""});

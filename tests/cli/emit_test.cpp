@@ -355,7 +355,7 @@ TEST_CASE("pack --emit mig-parted and k8s keep the compute instances", "[cli][em
   const json doc = check_config(config);
   const auto v = run_migplan({"check", "--strict", "-v", "-"}, config);
   CHECK(v.code == 0);
-  CHECK(v.err.find("fits on a100-40gb: 3g.20gb@0 3g.20gb@4 (1 layout)") != std::string::npos);
+  CHECK(v.out.find("fits on a100-40gb: 3g.20gb@0 3g.20gb@4 (1 layout)") != std::string::npos);
 
   // k8s: each CI is a MIG device, counted under its GI profile's resource.
   args = request;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden tests of the built binary: stdout, stderr and exit code, checked separately.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <migplan/catalog.hpp>
 #include <migplan/search.hpp>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,21 @@ std::vector<json> parse_lines(const std::string& text) {
     const std::size_t nl = text.find('\n', pos);
     out.push_back(json::parse(text.substr(pos, nl - pos)));
     pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+
+// The commands `migplan --help` lists under "Subcommands:".
+std::vector<std::string> help_commands() {
+  const std::string help = run_migplan({"--help"}).out;
+  std::vector<std::string> out;
+  std::size_t at = help.find("Subcommands:\n");
+  REQUIRE(at != std::string::npos);
+  at = help.find('\n', at) + 1;
+  while (at < help.size() && help.compare(at, 2, "  ") == 0) {
+    const std::size_t from = help.find_first_not_of(' ', at);
+    out.push_back(help.substr(from, help.find(' ', from) - from));
+    at = help.find('\n', at) + 1;
   }
   return out;
 }
@@ -195,6 +212,19 @@ TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
       {{"fit", "--gpu", "a100-40gb", "--memory", "12"},
        "migplan: size '12' has no unit: use Gi or GiB, Mi or MiB, Ti or TiB (powers of 2), or G or "
        "GB, M or MB, T or TB (powers of 10)\n"},
+      // An unknown option: the nearest one the command takes.
+      {{"pack", "--jsno", "1g.5gb"},
+       "migplan: the following argument was not expected: --jsno (did you mean --json?)\n"},
+      {{"check", "--strcit", "x.yaml"},
+       "migplan: the following argument was not expected: --strcit (did you mean --strict?)\n"},
+      {{"plan", "--time-limt=5", "1g.10gb"},
+       "migplan: the following argument was not expected: --time-limt=5 (did you mean "
+       "--time-limit?)\n"},
+      {{"gpus", "--gpu-fil", "m.json"},
+       "migplan: the following arguments were not expected: m.json --gpu-fil (did you mean "
+       "--gpu-file?)\n"},
+      {{"fit", "--gpu", "a30", "--memory", "1Gi", "--zzzzzz"},
+       "migplan: the following argument was not expected: --zzzzzz\n"},
   };
   for (const bad& b : cases) {
     INFO("args: " << Catch::Detail::stringify(b.args));
@@ -279,19 +309,21 @@ TEST_CASE("pack --batch answers one JSON line per request and keeps going after 
   CHECK(some_no.code == 1);
 }
 
-TEST_CASE("every command answers --help with exit 0", "[cli][help]") {
-  for (const char* cmd : {"pack", "gpus", "profiles", "enumerate", "fit", "check"}) {
+TEST_CASE("every command answers --help with exit 0 and its exit codes", "[cli][help]") {
+  const auto top = run_migplan({"--help"});
+  CHECK(top.code == 0);
+  CHECK(top.out.find("Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or "
+                     "usage,\n3 no plan found within plan's --time-limit.\n") != std::string::npos);
+  const std::vector<std::string> commands = help_commands();
+  CHECK(commands.size() == 11);
+  for (const std::string& cmd : commands) {
     INFO(cmd);
     const auto r = run_migplan({cmd, "--help"});
     CHECK(r.code == 0);
     CHECK(r.err.empty());
-    CHECK(r.out.find(std::string("Usage: migplan ") + cmd) != std::string::npos);
+    CHECK(r.out.find("Usage: migplan " + cmd) != std::string::npos);
+    CHECK(r.out.find("\nExit codes: 0 ") != std::string::npos);
   }
-  const auto top = run_migplan({"--help"});
-  CHECK(top.code == 0);
-  CHECK(top.out.find(
-            "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage.") !=
-        std::string::npos);
   const auto none = run_migplan({});  // the usage, on stderr (names_test.cpp checks it)
   CHECK(none.code == 2);
   CHECK(none.err.starts_with("migplan: exact planner"));
@@ -309,10 +341,68 @@ TEST_CASE("each command's --help fits one screen and names its man page", "[cli]
       INFO(r.out.substr(start, end - start));
       CHECK(end - start <= 80);
     }
-    // plan has fifteen options: two lines more than a 24-line screen's share.
-    CHECK(lines <= (cmd == "plan" ? 26U : 24U));
+    // plan has fifteen options and a three-line sketch of the fleet file:
+    // five lines more than a 24-line screen's share.
+    CHECK(lines <= (cmd == "plan" ? 29U : 24U));
     CHECK(r.out.find("\nExample: migplan " + cmd + " ") != std::string::npos);
     CHECK(r.out.ends_with("\nSee migplan-" + cmd + "(1).\n"));
+  }
+}
+
+TEST_CASE("each --help example that needs no file answers yes", "[cli][help]") {
+  std::size_t ran = 0;
+  for (const std::string& cmd : help_commands()) {
+    const std::string help = run_migplan({cmd, "--help"}).out;
+    const std::string head = "\nExample: migplan ";
+    const std::size_t at = help.find(head);
+    REQUIRE(at != std::string::npos);
+    std::istringstream line(
+        help.substr(at + head.size(), help.find('\n', at + 1) - at - head.size()));
+    std::vector<std::string> args;
+    for (std::string word; line >> word;) args.push_back(word);
+    // Examples that read or write files, or need a shell, are the man pages'
+    // examples_test's to run.
+    const bool files = std::any_of(args.begin(), args.end(), [](const std::string& w) {
+      return w.find('/') != std::string::npos || w == ">" || w.ends_with(".csv") ||
+             w.ends_with(".yaml") || w.ends_with(".json") || w.ends_with(".txt");
+    });
+    if (files) continue;
+    INFO(Catch::Detail::stringify(args));
+    const auto r = run_migplan(args);
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    ++ran;
+  }
+  CHECK(ran == 6);  // pack, gpus, profiles, enumerate, fit and plan
+}
+
+TEST_CASE("plan --help's sketch of a fleet file is a fleet file plan reads", "[cli][help]") {
+  const std::string help = run_migplan({"plan", "--help"}).out;
+  const std::string head = "\nFleet file (YAML or JSON; nodes, or models, or both): ";
+  std::size_t at = help.find(head);
+  REQUIRE(at != std::string::npos);
+  // Its first line after the head, then the lines indented under it.
+  at += head.size();
+  std::string fleet = help.substr(at, help.find('\n', at) + 1 - at);
+  for (at = help.find('\n', at) + 1; help.compare(at, 2, "  ") == 0; at = help.find('\n', at) + 1)
+    fleet += help.substr(at + 2, help.find('\n', at) + 1 - at - 2);
+  const auto r = run_migplan({"plan", "--fleet", "-", "--json", "20x1g.10gb"}, fleet);
+  INFO(fleet << r.err);
+  REQUIRE(r.code == 0);
+  const json j = parse_json(r.out);
+  // 7 1g.10gb per H100 (seven compute slices): 3 GPUs for 20, at 2.5 each.
+  CHECK(j["gpu_count"] == 3);
+  CHECK(j["cost"] == 7.5);
+}
+
+TEST_CASE("every command's --gpu takes -g and is a MODEL in its --help", "[cli][help]") {
+  for (const std::string& cmd : help_commands()) {
+    INFO(cmd);
+    const std::string help = run_migplan({cmd, "--help"}).out;
+    // gpus and import take no --gpu.
+    if (help.find(",--gpu ") == std::string::npos && help.find("\n  --gpu ") == std::string::npos)
+      continue;
+    CHECK(help.find("\n  -g,--gpu MODEL ") != std::string::npos);
   }
 }
 

@@ -388,9 +388,9 @@ TEST_CASE("check applies geometries and device-filters to a loaded model", "[mod
       "    instances: [3x2g.22gb]\n";
   const auto g = run_migplan({"check", "--gpu-file", example(), "-"}, geometry);
   CHECK(g.code == 1);
-  CHECK(g.err.find("<stdin>:6:17: error: 'gpus[1]' does not fit on example-4u: 2g.22gb allows at "
+  CHECK(g.out.find("<stdin>:6:17: error: 'gpus[1]' does not fit on example-4u: 2g.22gb allows at "
                    "most 2 instances on example-4u (the request has 3)\n") != std::string::npos);
-  CHECK(g.err.ends_with("checked 1 file: 1 geometry valid, 1 invalid\n"));
+  CHECK(g.out.ends_with("checked 1 file: 1 geometry valid, 1 invalid\n"));
 
   const std::string config =
       "version: v1\n"
@@ -409,8 +409,8 @@ TEST_CASE("check applies geometries and device-filters to a loaded model", "[mod
       "        \"4g.44gb\": 1\n";
   const auto c = run_migplan({"--gpu-file", example(), "check", "-v", "-"}, config);
   CHECK(c.code == 0);
-  CHECK(c.err.find("fits on example-4u") != std::string::npos);
-  CHECK(c.err.ends_with("checked 1 file: 2 geometries valid, 0 invalid\n"));
+  CHECK(c.out.find("fits on example-4u") != std::string::npos);
+  CHECK(c.out.ends_with("checked 1 file: 2 geometries valid, 0 invalid\n"));
   // Without the file, the filter names no known GPU and 4g.44gb no known profile.
   CHECK(run_migplan({"check", "-"}, config).code == 1);
   // --gpu names a loaded model as a fleet member.

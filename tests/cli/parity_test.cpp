@@ -260,10 +260,10 @@ TEST_CASE("check agrees with mig-parted's own test cases, or says why not", "[ch
   for (const parity_case& c : cases()) {
     INFO(c.source << " " << c.name);
     const auto r = run_migplan({"check", "-"}, c.yaml);
-    INFO(r.err);
+    INFO(r.out);
     CHECK(r.code == c.migplan_exit);
-    CHECK(r.out.empty());
-    if (*c.message != '\0') CHECK(r.err.find(c.message) != std::string::npos);
+    CHECK(r.err.empty());
+    if (*c.message != '\0') CHECK(r.out.find(c.message) != std::string::npos);
     // A verdict migplan does not share is one the table explains.
     const bool agrees = (c.mig_parted == verdict::accepts) == (c.migplan_exit == 0);
     if (!agrees) CHECK(*c.why != '\0');
@@ -276,6 +276,6 @@ TEST_CASE("check's exit codes split as mig-parted's verdicts do", "[check][parit
   for (const parity_case& c : cases()) {
     INFO(c.source << " " << c.name);
     if (c.mig_parted == verdict::rejects && c.migplan_exit == 2)
-      CHECK(run_migplan({"check", "-"}, c.yaml).err.find("malformed") != std::string::npos);
+      CHECK(run_migplan({"check", "-"}, c.yaml).out.find("malformed") != std::string::npos);
   }
 }

@@ -273,3 +273,63 @@ TEST_CASE("place names the profile asked for where a model's values are inferred
   CHECK(h100["inferred"] == json::array());
   CHECK(expected.size() == want.size());  // h100-80gb's 7g.80gb is captured
 }
+
+namespace {
+
+// "a, b, c" as its items.
+std::vector<std::string> comma_list(std::string list) {
+  std::vector<std::string> items;
+  for (std::size_t comma; (comma = list.find(", ")) != std::string::npos; list.erase(0, comma + 2))
+    items.push_back(list.substr(0, comma));
+  items.push_back(list);
+  return items;
+}
+
+// The names `migplan COMMAND --help` lists after "Policies (--policy): ", up
+// to the full stop, its lines joined.
+std::vector<std::string> help_policies(const std::string& command) {
+  const auto r = run_migplan({command, "--help"});
+  const std::string head = "\nPolicies (--policy): ";
+  const std::size_t at = r.out.find(head);
+  REQUIRE(at != std::string::npos);
+  std::string list = r.out.substr(at + head.size(), r.out.find(".\n", at) - at - head.size());
+  for (std::size_t nl; (nl = list.find("\n  ")) != std::string::npos;) list.replace(nl, 3, " ");
+  return comma_list(list);
+}
+
+// The names an unknown --policy's error lists as the command's policies.
+std::vector<std::string> refused_lists(const std::vector<std::string>& args) {
+  const auto r = run_migplan(args, "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  CHECK(r.code == 2);
+  const std::size_t at = r.err.find("policies: ");
+  REQUIRE(at != std::string::npos);
+  return comma_list(r.err.substr(at + 10, r.err.size() - at - 11));
+}
+
+}  // namespace
+
+TEST_CASE("--policy's help lists exactly the names simulate and place accept",
+          "[place][simulate]") {
+  const std::string trace = "name,start,end,count,item\na,0,10,1,1g.10gb\n";
+  const auto simulate_names = help_policies("simulate");
+  CHECK(simulate_names == refused_lists({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus",
+                                         "1", "--policy", "none"}));
+  for (const std::string& name : simulate_names) {
+    INFO("simulate --policy " << name);
+    const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                                "--json", "--policy", name},
+                               trace);
+    CHECK(r.err.empty());
+    REQUIRE(r.code == 0);
+    CHECK(json::parse(r.out)["policies"][0]["name"] == name);
+  }
+  const auto place_names = help_policies("place");
+  CHECK(place_names == refused_lists({"place", "1g.10gb", "--current", place_fixture("state.yaml"),
+                                      "--policy", "none"}));
+  for (const std::string& name : place_names) {
+    INFO("place --policy " << name);
+    const json j =
+        place_json({"1g.10gb", "--current", place_fixture("state.yaml"), "--policy", name}, 0);
+    CHECK(j["policies"][0]["name"] == name);
+  }
+}

@@ -406,7 +406,7 @@ TEST_CASE("plan: compute-instance items share GPU instances, and the config name
   const std::string path = temp_file(r.out);
   const auto check = run_migplan({"check", "--strict", path});
   std::remove(path.c_str());
-  INFO(r.out << check.err);
+  INFO(r.out << check.out);
   CHECK(check.code == 0);
   // A CI profile no model's GI offers is bad input, with what the GI offers.
   expect_plan_bad({"--gpu", "a100-40gb", "3c.4g.20gb"},
@@ -653,7 +653,7 @@ TEST_CASE("plan: --emit mig-parted passes migplan check --strict", "[plan][cli]"
     const std::string path = temp_file(r.out);
     const auto check = run_migplan({"check", "--strict", path});
     std::remove(path.c_str());
-    INFO(r.out << check.err);
+    INFO(r.out << check.out);
     CHECK(check.code == 0);
   }
   const auto cm = run_migplan({"plan", "--emit", "configmap", "--configmap-name", "my-mig", "--gpu",

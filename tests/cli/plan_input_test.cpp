@@ -12,6 +12,7 @@
 #include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/search.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -725,9 +726,9 @@ void golden(const std::string& name, const std::string& text) {
 // `migplan check` on a text, from standard input: every geometry valid.
 void passes_check(const std::string& text) {
   const auto r = run_migplan({"check", "-"}, text);
-  INFO(r.err);
+  INFO(r.out);
   CHECK(r.code == 0);
-  CHECK(r.err.find("error") == std::string::npos);
+  CHECK(r.out.find("error") == std::string::npos);
 }
 
 }  // namespace
@@ -887,6 +888,62 @@ TEST_CASE("without nodes, emitting mig-parted writes one label per distinct geom
   CHECK(l.nodes.empty());
   CHECK(render::plan_emit_problem(render::plan_emit_kind::labels, req, res) ==
         "--emit labels needs nodes: give a fleet file with nodes, or --current");
+}
+
+namespace {
+
+// A Kubernetes label value, as the API server checks one (its regular
+// expression, apimachinery validation.go): at most 63 characters.
+bool label_value(const std::string& s) {
+  static const std::regex re("^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$");
+  return s.size() <= 63 && std::regex_match(s, re);
+}
+
+}  // namespace
+
+TEST_CASE("plan's label names read as pack's: the model and the geometry", "[plan-io][emit]") {
+  auto [req, res] = nodes_plan();
+  const render::emitted_labels l = render::plan_labels(req, res);
+  std::vector<std::string> names;
+  for (const render::emitted_label& e : l.labels) {
+    CHECK(label_value(e.name));
+    names.push_back(e.name);
+  }
+  // As pack --emit mig-parted names the same layouts: largest profile
+  // first, a count before a repeated profile.
+  const auto pack_label = [](const std::vector<std::string>& args) {
+    std::vector<std::string> all{"pack", "--emit", "mig-parted"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = run_migplan(all);
+    const std::size_t at = r.out.find("\n  migplan-");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at + 3, r.out.find(':', at) - at - 3);
+  };
+  const std::string a = pack_label({"--gpu", "h100-80gb", "1g.10gb", "2g.20gb", "3g.40gb"});
+  const std::string c = pack_label({"--gpu", "a100-40gb", "3g.20gb", "3g.20gb"});
+  CHECK(a == "migplan-h100-80gb-3g.40gb-2g.20gb-1g.10gb");
+  CHECK(l.nodes[0].label == a);
+  CHECK(l.nodes[2].label == c);
+  // gpu-b's GPUs differ: each geometry, and the hash that tells which GPUs
+  // take which.
+  CHECK(l.nodes[1].label.starts_with(a + "_7x1g.10gb-"));
+  CHECK(l.nodes[1].label.size() == a.size() + std::string("_7x1g.10gb-").size() + 8);
+  std::sort(names.begin(), names.end());
+  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
+}
+
+TEST_CASE("a label name too long for a label value is the model and a hash", "[plan-io][emit]") {
+  auto [req, res] = nodes_plan();
+  const gpu_model& h100 = model("h100-80gb");
+  // gpu-b's GPUs in three geometries: the name in words would take 70 characters.
+  res.groups.push_back(group(h100, 2, {"1g.20gb@0", "1g.20gb@2", "1g.20gb@4", "1g.20gb@6"}));
+  res.nodes[1] = node_plan("gpu-b", {0, 0, 0, 0, 1, 1, 3, 3});
+  const render::emitted_labels l = render::plan_labels(req, res);
+  const std::string& name = l.nodes[1].label;
+  INFO(name);
+  CHECK(label_value(name));
+  CHECK(std::regex_match(name, std::regex("migplan-h100-80gb-[0-9a-f]{8}")));
+  passes_check(emit(render::plan_emit_kind::mig_parted, req, res));
 }
 
 TEST_CASE("a layout's label name depends on the layout alone", "[plan-io][emit]") {

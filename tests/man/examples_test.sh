@@ -42,6 +42,15 @@ if [[ $mode == readme ]]; then
   ln -s "$src/data" data && ln -s "$src/examples" examples || exit 1
   failures=0
   count=0
+  # The tour runs `migplan` from PATH, as these tests do: the install command
+  # must put it there (cmake --install) and then run it by that name.
+  install=$(grep -m 1 -E '^\$\(command -v sudo\) apt-get update' "$src/README.md")
+  if [[ $install != *'&& $(command -v sudo) cmake --install build/release && migplan '* ]]; then
+    echo "FAIL: README.md's install command does not end with" \
+      "'\$(command -v sudo) cmake --install build/release && migplan ...':" \
+      "the tour's migplan would not be on PATH"
+    failures=$((failures + 1))
+  fi
   # One NUL-terminated command, then its NUL-terminated expected output.
   while IFS= read -r -d '' command && IFS= read -r -d '' expected; do
     count=$((count + 1))
