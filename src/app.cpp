@@ -89,6 +89,23 @@ std::size_t command_at(const std::vector<std::string>& args) {
   return i;
 }
 
+// The commands, in the order `migplan --help` lists them.
+struct command_entry {
+  std::string_view name;
+  void (*add)(CLI::App&, context&);
+};
+constexpr command_entry commands[] = {{"pack", add_pack},
+                                      {"gpus", add_gpus},
+                                      {"profiles", add_profiles},
+                                      {"enumerate", add_enumerate},
+                                      {"fit", add_fit},
+                                      {"check", add_check},
+                                      {"emit-config", add_emit_config},
+                                      {"import", add_import},
+                                      {"plan", add_plan},
+                                      {"simulate", add_simulate},
+                                      {"place", add_place}};
+
 // A model file could not be loaded: thrown from the parse-complete callback,
 // before any command runs, and reported by run().
 struct gpu_file_error {
@@ -185,17 +202,19 @@ int run(const std::vector<std::string>& args, context& ctx) {
       "Exit codes: 0 fits or valid, 1 does not fit or invalid, 2 bad input or usage,\n"
       "3 no plan found within plan's --time-limit.\n"
       "Run 'migplan COMMAND --help' for a command's options.");
-  add_pack(app, ctx);
-  add_gpus(app, ctx);
-  add_profiles(app, ctx);
-  add_enumerate(app, ctx);
-  add_fit(app, ctx);
-  add_check(app, ctx);
-  add_emit_config(app, ctx);
-  add_import(app, ctx);
-  add_plan(app, ctx);
-  add_simulate(app, ctx);
-  add_place(app, ctx);
+  // Only the command that runs is built: each brings dozens of options, and
+  // building all eleven was most of a one-shot `pack`'s instructions
+  // (bench/README.md "Start-up"). All of them for the usage and --help, and
+  // none for --version alone.
+  const std::size_t at = command_at(args);
+  const std::string_view word = at < args.size() ? std::string_view(args[at]) : "";
+  const auto named = std::find_if(std::begin(commands), std::end(commands),
+                                  [&](const command_entry& c) { return c.name == word; });
+  if (named != std::end(commands)) {
+    named->add(app, ctx);
+  } else if (!(word == "--version" && at + 1 == args.size())) {
+    for (const command_entry& c : commands) c.add(app, ctx);
+  }
   // --help is a one-screen summary; the man page is the reference.
   for (CLI::App* sub : app.get_subcommands({}))
     sub->footer(sub->get_footer() + "\nSee migplan-" + sub->get_name() + "(1).");
@@ -233,10 +252,9 @@ int run(const std::vector<std::string>& args, context& ctx) {
     return exit_bad_input;
   }
   // An unknown first word is a mistyped command: say so and suggest one.
-  if (const std::size_t at = command_at(args);
-      at < args.size() && !args[at].empty() && args[at][0] != '-') {
+  if (at < args.size() && !args[at].empty() && args[at][0] != '-') {
     std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    for (const command_entry& c : commands) names.emplace_back(c.name);
     if (std::find(names.begin(), names.end(), args[at]) == names.end()) {
       report_bad_input(ctx, "unknown command " + quote_token(args[at]) +
                                 did_you_mean(args[at], names) + "; 'migplan --help' lists them");
