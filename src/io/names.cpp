@@ -220,6 +220,13 @@ std::vector<std::string> all_profile_names(model_list models) {
   return out;
 }
 
+int profile_index(const gpu_model& gpu, std::string_view text) {
+  const std::string_view name = strip_profile_name(text);
+  if (name.empty()) return -1;
+  int id = 0;
+  return parse_int(name, id) ? find_profile_by_id(gpu, id) : find_profile(gpu, name);
+}
+
 result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string_view text) {
   const std::string_view name = strip_profile_name(text);
   if (name.empty()) return error{"empty profile name"};

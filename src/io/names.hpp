@@ -48,6 +48,11 @@ std::string_view strip_profile_name(std::string_view text);
 /// and which of `models` have the profile when `gpu` does not.
 result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string_view text);
 
+/// What resolve_profile() finds, without the message when it finds nothing
+/// (-1): for asking many models whether they have a profile, where building
+/// each refusal's did-you-mean was most of a one-shot `pack`'s time.
+int profile_index(const gpu_model& gpu, std::string_view text);
+
 /// "3g.95gb is what older gb200 drivers called 3g.93gb (profile 9; NOTE)":
 /// `name` must be a former name of profile `p` of `gpu`.
 std::string former_name_text(const gpu_model& gpu, int p, std::string_view name);

@@ -169,7 +169,7 @@ std::vector<const gpu_model*> candidate_models(model_list models, std::span<cons
   for (const gpu_model* g : models) {
     bool all = true;
     for (const token& t : tokens)
-      if (!resolve_profile(models, *g, t.profile)) {
+      if (profile_index(*g, t.profile) < 0) {
         all = false;
         break;
       }
@@ -187,7 +187,7 @@ error no_common_model(model_list models, std::span<const token> tokens) {
   for (const token& t : tokens) {
     std::vector<std::string> owners;
     for (const gpu_model* g : models)
-      if (resolve_profile(models, *g, t.profile)) owners.emplace_back(g->slug);
+      if (profile_index(*g, t.profile) >= 0) owners.emplace_back(g->slug);
     const std::string_view name = strip_profile_name(t.profile);
     if (owners.empty()) {
       std::string msg = fmt::format("unknown profile {}", quote_token(name));
