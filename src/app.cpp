@@ -184,7 +184,8 @@ std::string option_suggestion(const CLI::App& app, const CLI::App& cmd,
     const std::string name = a.substr(0, a.find('='));
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     if (message.find(name) == std::string_view::npos) continue;
-    return did_you_mean(name, names);
+    // One letter is as near every other: "-x" suggests nothing.
+    return name.size() > 2 ? did_you_mean(name, names) : std::string();
   }
   return {};
 }

@@ -76,6 +76,12 @@ struct plan_request {
   std::optional<std::vector<current_node>> current;  ///< --current: the fleet as it is
   bool allow_evict = false;
   std::optional<double> time_limit_s;
+  /// For tests, >= 0: the time limit runs out after this many of the
+  /// solver's searches, whatever the clock says (0: before any plan is
+  /// found). A time limit cuts the search where the machine has got to, so
+  /// only this reaches the cut-short answers on every machine
+  /// (MIGPLAN_TEST_SEARCHES_IN_TIME for the CLI).
+  int searches_in_time = -1;
 };
 
 /// One placed instance of a planned geometry, and the demand item it serves.

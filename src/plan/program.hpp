@@ -158,6 +158,7 @@ struct problem {
   bool unmet_proven = false;        // stage 0's proof that no plan leaves less unmet
   long long unmet_bound = 0;
   bool later = true;  // stages 2 and 3 solved to optimality
+  int searches_ = 0;  // MIP searches run, for plan_request::searches_in_time
 
   /// True for the first item of its class.
   bool is_rep(std::size_t i) const { return rep[i] == i; }
@@ -176,6 +177,7 @@ struct problem {
   void starting_plan();
   // stages.cpp
   mip::answer run_stage(double share);
+  mip::answer solve_in_time(std::optional<double> limit);
   bool stage_unmet();
   void stage_first();
   void stage_room();

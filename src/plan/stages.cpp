@@ -35,7 +35,18 @@ mip::answer problem::run_stage(double share) {
   } else {
     prog.set_start(start);
   }
-  return prog.solve(budget.take(share));
+  return solve_in_time(budget.take(share));
+}
+
+// A search with `limit` seconds; past plan_request::searches_in_time, one
+// that the time limit stopped before it found anything.
+mip::answer problem::solve_in_time(std::optional<double> limit) {
+  if (req.searches_in_time >= 0 && searches_++ >= req.searches_in_time) {
+    mip::answer cut;
+    cut.time_limit = true;
+    return cut;
+  }
+  return prog.solve(limit);
 }
 
 // A time limit that would likely find a plan meeting the demand, after
@@ -233,7 +244,7 @@ void problem::stage_geometries() {
       for (const int x : xs)
         if (std::round(s[static_cast<std::size_t>(x)]) > 0) s[static_cast<std::size_t>(z)] = 1;
     prog.set_start(s);
-    mip::answer a = prog.solve(budget.take(1.0));
+    mip::answer a = solve_in_time(budget.take(1.0));
     if (a.has_solution()) {
       later = later && a.state == mip::status::optimal;
       best = std::move(a);

@@ -12,20 +12,20 @@ constexpr auto quiet_for = std::chrono::seconds(1);
 constexpr auto every = std::chrono::milliseconds(100);
 }  // namespace
 
-progress_line::progress_line(std::ostream& err, bool enabled)
-    : err_(&err), enabled_(enabled), start_(clock::now()), last_(start_ - every) {}
+progress_line::progress_line(std::ostream& err, bool enabled, clock_source now)
+    : err_(&err), now_(now), enabled_(enabled), start_(current_time()), last_(start_ - every) {}
 
 progress_line::~progress_line() { clear(); }
 
 bool progress_line::due() {
   if (!enabled_) return false;
-  const clock::time_point now = clock::now();
+  const clock::time_point now = current_time();
   return now - start_ >= quiet_for && now - last_ >= every;
 }
 
 void progress_line::show(std::string_view text) {
   if (!enabled_) return;
-  last_ = clock::now();
+  last_ = current_time();
   std::string line = "\r";
   line += text;
   if (text.size() < shown_) line.append(shown_ - text.size(), ' ');

@@ -16,8 +16,13 @@ namespace migplan::cli::render {
 /// run for a second, rewritten at most ten times a second.
 class progress_line {
  public:
-  /// `enabled`: standard error is a terminal and nothing asks for quiet (JSON output).
-  progress_line(std::ostream& err, bool enabled);
+  using clock = std::chrono::steady_clock;
+  /// The time now: steady_clock's, or a test's own, which it moves by hand.
+  using clock_source = clock::time_point (*)();
+
+  /// `enabled`: standard error is a terminal and nothing asks for quiet
+  /// (JSON output). `now` tells the time (null: the steady clock).
+  progress_line(std::ostream& err, bool enabled, clock_source now = nullptr);
   progress_line(const progress_line&) = delete;
   progress_line& operator=(const progress_line&) = delete;
   /// Clears the line.
@@ -30,8 +35,9 @@ class progress_line {
   void clear();
 
  private:
-  using clock = std::chrono::steady_clock;
+  clock::time_point current_time() const { return now_ != nullptr ? now_() : clock::now(); }
   std::ostream* err_;
+  clock_source now_;
   bool enabled_;
   clock::time_point start_;
   clock::time_point last_;

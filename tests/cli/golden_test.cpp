@@ -225,6 +225,7 @@ TEST_CASE("bad input gets one clear message and exit code 2", "[cli][errors]") {
        "--gpu-file?)\n"},
       {{"fit", "--gpu", "a30", "--memory", "1Gi", "--zzzzzz"},
        "migplan: the following argument was not expected: --zzzzzz\n"},
+      {{"check", "-x", "x.yaml"}, "migplan: the following argument was not expected: -x\n"},
   };
   for (const bad& b : cases) {
     INFO("args: " << Catch::Detail::stringify(b.args));

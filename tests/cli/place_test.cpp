@@ -308,7 +308,7 @@ std::vector<std::string> refused_lists(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TEST_CASE("--policy's help lists exactly the names simulate and place accept",
+TEST_CASE("place and simulate --help list exactly the policies --policy accepts",
           "[place][simulate]") {
   const std::string trace = "name,start,end,count,item\na,0,10,1,1g.10gb\n";
   const auto simulate_names = help_policies("simulate");

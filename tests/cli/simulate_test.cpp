@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "render/progress.hpp"
@@ -91,6 +90,35 @@ TEST_CASE("simulate --size finds a count that meets the target and one fewer tha
   const json j = simulate({"--size", "--gpus-per-node", "2"}, 0);
   for (const json& p : j["policies"])
     check_sized(trace_csv, "h100-80gb", p["name"].get<std::string>(), p["sized_gpus"].get<int>());
+}
+
+TEST_CASE("simulate --size finds the fleet a hand-sized trace needs under every policy",
+          "[simulate]") {
+  // At 0, two whole-GPU pods and two 7g.80gb take four H100s; at 1, seven
+  // 1g.10gb fill a fifth (an H100 holds seven); at 20, when all have left,
+  // five whole-GPU pods take the same five. Every dynamic policy needs 5 (on
+  // 4 the 1g.10gb find no room). A static geometry keeps the 1g.10gb GPU as
+  // it is, so the five whole GPUs at 20 need five others: 6.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,10,2,gpu\n"
+      "b,0,10,2,7g.80gb\n"
+      "c,1,10,7,1g.10gb\n"
+      "d,20,30,5,gpu\n";
+  std::vector<std::string> args{"simulate", "--trace",         "-", "--gpu", "h100-80gb", "--json",
+                                "--size",   "--gpus-per-node", "2"};
+  for (const char* p : {"static", "static-pack", "spread-first-fit", "spread-best-fit",
+                        "pack-first-fit", "pack-best-fit"})
+    args.insert(args.end(), {"--policy", p});
+  const auto r = run_migplan(args, trace);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["policies"].size() == 6);
+  for (const json& p : j["policies"]) {
+    INFO(p["name"]);
+    CHECK(p["sized_gpus"] == (p["name"].get<std::string>().starts_with("static") ? 6 : 5));
+  }
 }
 
 TEST_CASE("simulate prints a table with one column per policy", "[simulate]") {
@@ -198,11 +226,21 @@ TEST_CASE("simulate --plot reports bad input with exit code 2", "[simulate][plot
   CHECK(r.err == "migplan: unknown --plot-metric 'pods'; it is slices or gpus\n");
 }
 
+namespace {
+
+// The progress line's clock in the test below: it moves only when told.
+using progress_clock = migplan::cli::render::progress_line::clock;
+progress_clock::time_point fake_now{};
+progress_clock::time_point fake_clock() { return fake_now; }
+
+}  // namespace
+
 TEST_CASE("the progress line stays quiet for a second and leaves nothing behind", "[progress]") {
+  using std::chrono::milliseconds;
   std::ostringstream off;
   {
-    migplan::cli::render::progress_line line(off, false);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    migplan::cli::render::progress_line line(off, false, &fake_clock);
+    fake_now += milliseconds(1100);
     CHECK_FALSE(line.due());
     line.show("never");
   }
@@ -210,12 +248,18 @@ TEST_CASE("the progress line stays quiet for a second and leaves nothing behind"
 
   std::ostringstream on;
   {
-    migplan::cli::render::progress_line line(on, true);
+    migplan::cli::render::progress_line line(on, true, &fake_clock);
     CHECK_FALSE(line.due());
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    fake_now += milliseconds(999);
+    CHECK_FALSE(line.due());  // quiet for a second
+    fake_now += milliseconds(1);
     CHECK(line.due());
     line.show("abc");
+    CHECK_FALSE(line.due());  // at most ten times a second
+    fake_now += milliseconds(99);
     CHECK_FALSE(line.due());
+    fake_now += milliseconds(1);
+    CHECK(line.due());
     line.show("a");
   }
   // Each rewrite covers the last; the end blanks the line and returns to its start.

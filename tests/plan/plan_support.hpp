@@ -116,12 +116,45 @@ inline void check_plan(const plan_request& req, const plan_result& res) {
 }
 
 // Room summed over the plan's GPUs, measured by the core.
+// The room a layout keeps, by brute force and sharing no code with the
+// planner's room_value or capacity.hpp's room_of: every set of further
+// instances that fits beside it (fits(), with the layout's instances pinned
+// where they are), the most units such a set occupies and, apart, the most
+// compute slices one uses, weighed as doc/plan.md says the planner weighs
+// them: units first, so units * (compute slices + 1) + compute slices.
+inline long long brute_room(const gpu_model& gpu, const layout& l) {
+  const rules r(gpu);
+  std::vector<item> items;
+  for (const instance& in : l) items.push_back({in.profile, in.start});
+  std::vector<item> further;  // every (profile, start) the model allows
+  for (int p = 0; p < static_cast<int>(gpu.profiles.size()); ++p)
+    for (int s = 0; s < max_units; ++s)
+      if (gpu.profiles[static_cast<std::size_t>(p)].allows_start(s)) further.push_back({p, s});
+  int most_units = 0, most_compute = 0;
+  // Each set once: its instances in the order of `further`.
+  const auto grow = [&](auto&& self, std::size_t from, int units, int compute) -> void {
+    most_units = std::max(most_units, units);
+    most_compute = std::max(most_compute, compute);
+    for (std::size_t i = from; i < further.size(); ++i) {
+      items.push_back(further[i]);
+      if (fits(r, items)) {
+        const profile& p = gpu.profiles[static_cast<std::size_t>(further[i].profile)];
+        self(self, i + 1, units + p.size, compute + p.compute_slices);
+      }
+      items.pop_back();
+    }
+  };
+  grow(grow, 0, 0, 0);
+  return static_cast<long long>(most_units) * (gpu.compute_slices + 1) + most_compute;
+}
+
+// The room a plan keeps: each group's layout's brute_room, times its GPUs.
 inline long long summed_room(const plan_result& res) {
   long long total = 0;
   for (const plan_group& g : res.groups) {
     layout l;
     for (const planned_instance& in : g.instances) l.add(in.where);
-    total += g.count * plan::room_value(*g.gpu, room_of(*g.gpu, l));
+    total += g.count * brute_room(*g.gpu, l);
   }
   return total;
 }

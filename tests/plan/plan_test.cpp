@@ -14,7 +14,7 @@ using namespace plan_test;
 namespace {
 
 // The brute force: every geometry by trying every count vector with fits();
-// its best room from the search's preferred layout; then every multiset of
+// its room, by brute_room, from the search's preferred layout; then every multiset of
 // k = 1..3 geometries, projected on the demand's profiles.
 struct brute {
   struct best {
@@ -39,7 +39,9 @@ struct brute {
         solve_options one;
         one.max_layouts = 1;
         const solution s = migplan::solve(gpu, items, one);
-        const long long rv = plan::room_value(gpu, s.layouts.front().left);
+        // The room of the layout the planner keeps for the geometry (the
+        // search's preferred), found without the planner's room_value.
+        const long long rv = brute_room(gpu, s.layouts.front().where);
         std::vector<int> v;
         for (int q : profiles) v.push_back(counts[static_cast<std::size_t>(q)]);
         if (std::all_of(v.begin(), v.end(), [](int x) { return x == 0; })) return;
