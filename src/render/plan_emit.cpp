@@ -13,6 +13,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "k8s_names.hpp"
 #include "quote.hpp"
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
@@ -121,23 +122,10 @@ std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
-// The longest Kubernetes label value: the node label nvidia.com/mig.config
-// carries the name.
-constexpr std::size_t max_label_value = 63;
-// Room left for label_table::place's "-2" ... "-99" after a name.
-constexpr std::size_t max_base_name = max_label_value - 3;
-
-// A valid Kubernetes label value: at most 63 of [A-Za-z0-9-_.], beginning
-// and ending with a letter or digit (what mig-manager's node label takes).
-bool label_value(std::string_view s) {
-  const auto alnum = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-  };
-  if (s.empty() || s.size() > max_label_value || !alnum(s.front()) || !alnum(s.back()))
-    return false;
-  return std::all_of(s.begin(), s.end(),
-                     [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
+// Room left for label_table::place's "-2" ... "-99" after a name, in a
+// label value (the node label nvidia.com/mig.config carries the name).
+constexpr std::size_t max_base_name = k8s::max_label_value - 3;
+using k8s::label_value;
 
 // An entry's geometry as words, largest profile first as pack names its
 // layouts: "3g.40gb-2g.20gb-2x1g.10gb", "disabled" with MIG off, "empty".
