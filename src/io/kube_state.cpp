@@ -444,7 +444,8 @@ result<kube_state> parse_kube_state(model_list models, std::string_view nodes_js
 }
 
 result<kube_state> read_current_state(model_list models, const std::string& path,
-                                      const std::string& config_path, std::istream& in) {
+                                      const std::string& config_path, std::istream& in,
+                                      std::string_view command) {
   if (path == "-" && config_path == "-")
     return error{"--current and --mig-config cannot both read standard input"};
   const std::string shown = shown_path(path);
@@ -455,15 +456,15 @@ result<kube_state> read_current_state(model_list models, const std::string& path
   auto text = read_source_bounded(path, in, max_nodes_json_bytes, too_large,
                                   {max_plan_file_bytes, looks_like_kube_nodes});
   const std::string state_too_large =
-      fmt::format("{} is larger than {} MiB, the most plan reads of a state file", q(shown),
-                  max_plan_file_bytes >> 20);
+      fmt::format("{} is larger than {} MiB, the most {} reads of a state file", q(shown),
+                  max_plan_file_bytes >> 20, command);
   if (!text && !too_large)
     return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
   if (!text && text.error().message == fmt::format("larger than {} MiB", max_plan_file_bytes >> 20))
     return error{state_too_large};
   if (!text)
-    return error{fmt::format("{} is {}, the most plan reads of kubectl's JSON for nodes", q(shown),
-                             text.error().message)};
+    return error{fmt::format("{} is {}, the most {} reads of kubectl's JSON for nodes", q(shown),
+                             text.error().message, command)};
   const plan_file_format format = plan_format_of(path, *text);
   if (format == plan_file_format::json && looks_like_kube_nodes(*text)) {
     if (config_path.empty())
@@ -471,7 +472,7 @@ result<kube_state> read_current_state(model_list models, const std::string& path
           fmt::format("{} is kubectl's output for nodes: give the mig-parted config that "
                       "defines their {} labels with --mig-config",
                       q(shown), config_label)};
-    auto config = read_plan_file(config_path, in);
+    auto config = read_plan_file(config_path, in, command);
     if (!config) return config.error();
     return parse_kube_state(models, *text, shown, *config, shown_path(config_path),
                             plan_format_of(config_path, *config) == plan_file_format::json &&

@@ -378,8 +378,9 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
   return fleet_from_tree(models, text, shown, json);
 }
 
-result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in) {
-  auto text = read_plan_file(path, in);
+result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in,
+                              std::string_view command) {
+  auto text = read_plan_file(path, in, command);
   if (!text) return text.error();
   return parse_fleet(models, *text, shown_path(path),
                      plan_format_of(path, *text) == plan_file_format::json);

@@ -40,7 +40,7 @@ error first_error(const doc::walker& r) { return error{to_text(r.first())}; }
 doc::budget plan_budget(std::string_view key, std::size_t most, std::string_view what) {
   doc::budget b;
   b.bytes = max_plan_file_bytes;
-  b.reader = "plan";
+  b.reader = "migplan";  // demand, fleet and state files are read by plan, simulate and place
   b.limited_key = key;
   b.limited_most = most;
   b.limited_what = what;
@@ -412,14 +412,15 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text) 
   return plan_file_format::yaml;
 }
 
-result<std::string> read_plan_file(const std::string& path, std::istream& in, std::size_t limit) {
+result<std::string> read_plan_file(const std::string& path, std::istream& in,
+                                   std::string_view command, std::size_t limit) {
   const std::string shown = shown_path(path);
   bool too_large = false;
   auto text = read_source_bounded(path, in, limit, too_large);
   if (text) return text;
   if (too_large)
-    return error{
-        fmt::format("{} is {}, the most plan reads of one file", q(shown), text.error().message)};
+    return error{fmt::format("{} is {}, the most {} reads of one file", q(shown),
+                             text.error().message, command)};
   return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
 }
 
@@ -431,7 +432,7 @@ result<std::vector<demand_item>> parse_demand(model_list models, std::string_vie
 
 result<std::vector<demand_item>> read_demand(model_list models, const std::string& path,
                                              std::istream& in) {
-  auto text = read_plan_file(path, in);
+  auto text = read_plan_file(path, in, "plan");
   if (!text) return text.error();
   return parse_demand(models, *text, shown_path(path), plan_format_of(path, *text));
 }

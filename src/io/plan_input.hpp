@@ -56,8 +56,10 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text);
 
 /// Reads a whole file (or `in` for "-") of at most `limit` bytes; the error
 /// is the whole message ("cannot read 'FILE': No such file or directory",
-/// "'FILE' is larger than 16 MiB, the most plan reads of one file").
+/// "'FILE' is larger than 16 MiB, the most plan reads of one file"), naming
+/// `command`, the command that reads it.
 result<std::string> read_plan_file(const std::string& path, std::istream& in,
+                                   std::string_view command,
                                    std::size_t limit = max_plan_file_bytes);
 
 /// Parses a demand file. YAML and JSON: `version: 1` and `demand:`, a list of
@@ -95,7 +97,8 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
                                bool json);
 
 /// read_plan_file() then parse_fleet().
-result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in);
+result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in,
+                              std::string_view command);
 
 /// Parses migplan's state file (YAML or JSON): `version: 1`, `nodes:`
 /// [{name, gpu, label?, gpus: [{index, label?, instances: [{profile, start?,
@@ -133,8 +136,10 @@ bool looks_like_kube_nodes(std::string_view text);
 
 /// `--current FILE [--mig-config CONFIG]`: kubectl's nodes (which need
 /// `config_path`) or migplan's state file (which must come without it).
-/// "-" reads `in` (for one of the two at most).
+/// "-" reads `in` (for one of the two at most). `command` names the reader in
+/// the message for a file too large.
 result<kube_state> read_current_state(model_list models, const std::string& path,
-                                      const std::string& config_path, std::istream& in);
+                                      const std::string& config_path, std::istream& in,
+                                      std::string_view command);
 
 }  // namespace migplan::cli

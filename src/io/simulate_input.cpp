@@ -41,7 +41,7 @@ result<std::vector<simulate_model>> models_named(model_list models, const simula
     add(*g, std::nullopt);
   }
   if (!o.fleet.empty()) {
-    auto f = read_fleet(models, o.fleet, in);
+    auto f = read_fleet(models, o.fleet, in, "simulate");
     if (!f) return f.error();
     for (const fleet_model& m : f->models) add(m.gpu, m.available);
     for (const fleet_node& n : f->nodes) add(n.gpu, std::nullopt);
@@ -62,6 +62,7 @@ result<std::vector<simulate_model>> models_named(model_list models, const simula
 result<fleet_now> current_fleet_of(model_list models, const simulate_options& o, std::istream& in,
                                    std::vector<std::string>& notes) {
   fleet_now_source src = o.current;
+  src.command = "simulate";
   if (!o.gpu.empty()) src.gpu = o.gpu.front();
   auto f = read_fleet_now(models, src, in);
   if (!f) return f.error();

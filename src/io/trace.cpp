@@ -370,7 +370,7 @@ result<trace> parse_trace(model_list models, std::string_view text, std::string_
 }
 
 result<trace> read_trace(model_list models, const std::string& path, std::istream& in) {
-  auto text = read_plan_file(path, in, max_trace_bytes);
+  auto text = read_plan_file(path, in, "simulate", max_trace_bytes);
   if (!text) return text.error();
   return parse_trace(models, *text, plan_io::shown_path(path), plan_format_of(path, *text));
 }

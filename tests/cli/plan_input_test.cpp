@@ -631,22 +631,22 @@ TEST_CASE("the current state is kubectl's nodes or a state file, told apart by c
   CHECK_FALSE(looks_like_kube_nodes("version: 1\n"));
   std::istringstream in;
   const auto state =
-      read_current_state(builtin_models(), test_path("fixtures/plan/state.json"), "", in);
+      read_current_state(builtin_models(), test_path("fixtures/plan/state.json"), "", in, "plan");
   REQUIRE(state.has_value());
   CHECK(state->nodes.size() == 2);
   CHECK(state->notes.empty());
   const auto k = read_current_state(builtin_models(), test_path("fixtures/plan/kube-nodes.json"),
-                                    test_path("fixtures/plan/kube-config.yaml"), in);
+                                    test_path("fixtures/plan/kube-config.yaml"), in, "plan");
   REQUIRE(k.has_value());
   CHECK(k->nodes.size() == 3);
   CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/kube-nodes.json"),
-                                    "", in))
+                                    "", in, "plan"))
             .ends_with("is kubectl's output for nodes: give the mig-parted config that defines "
                        "their nvidia.com/mig.config labels with --mig-config"));
   CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/state.json"),
-                                    test_path("fixtures/plan/kube-config.yaml"), in))
+                                    test_path("fixtures/plan/kube-config.yaml"), in, "plan"))
             .starts_with("--mig-config is only for kubectl's nodes"));
-  CHECK(error_of(read_current_state(builtin_models(), "/nonexistent/state.json", "", in)) ==
+  CHECK(error_of(read_current_state(builtin_models(), "/nonexistent/state.json", "", in, "plan")) ==
         "cannot read '/nonexistent/state.json': No such file or directory");
 }
 
