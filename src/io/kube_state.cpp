@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/check_input.hpp"
+#include "io/current.hpp"
 #include "io/kube_nodes.hpp"
 #include "io/manifest.hpp"
 #include "io/mig_parted.hpp"
@@ -484,6 +485,13 @@ result<kube_state> read_current_state(model_list models, const std::string& path
                     "json`), and {} is a migplan state file",
                     q(shown))};
   if (text->size() > max_plan_file_bytes) return error{state_too_large};
+  // pack's rule: a listing is told by its text, and only --gpu names its model.
+  if (is_smi_listing(*text))
+    return error{command == "plan"
+                     ? fmt::format("{}: an nvidia-smi listing does not name the GPU model or the "
+                                   "node; plan --current reads a state file or kubectl's nodes",
+                                   shown)
+                     : listing_needs_gpu(shown)};
   auto nodes = parse_state(models, *text, shown, format == plan_file_format::json);
   if (!nodes) return nodes.error();
   return kube_state{std::move(*nodes), {}};
