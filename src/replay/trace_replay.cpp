@@ -7,12 +7,15 @@
 #include <map>
 #include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
+#include <migplan/search.hpp>
 #include <migplan/sizing.hpp>
 #include <optional>
+#include <span>
 #include <tuple>
 
 #include "plan/solver.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -200,6 +203,43 @@ std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group
 }
 
 }  // namespace
+
+unholdable_pods pods_no_node_holds(const trace& t, const trace_replay& tr, int per_node) {
+  const gpu_model& gpu = *tr.gpu;
+  const rules r(gpu);
+  std::vector<int> per_gpu(gpu.profiles.size(), -1);  // instances of a profile alone, once each
+  const auto most_on_one_gpu = [&](int p) {
+    int& k = per_gpu[static_cast<std::size_t>(p)];
+    if (k >= 0) return k;
+    const std::vector<item> alone(
+        static_cast<std::size_t>(gpu.profiles[static_cast<std::size_t>(p)].max_instances), item{p});
+    for (k = static_cast<int>(alone.size());
+         k > 0 && !fits(r, std::span<const item>(alone.data(), static_cast<std::size_t>(k))); --k) {
+    }
+    return k;
+  };
+  unholdable_pods out;
+  std::size_t pod = 0;  // pods_of() makes each row's pods in turn
+  for (const trace_row& row : t.rows) {
+    if (pod >= tr.pods.size()) break;
+    const replay_item& it = tr.items[static_cast<std::size_t>(tr.pods[pod].item)];
+    pod += static_cast<std::size_t>(row.count);
+    const int p = it.profile.front();
+    const long long most = static_cast<long long>(per_node) * most_on_one_gpu(p);
+    if (it.count <= most) continue;
+    if (out.pods == 0)
+      out.first = fmt::format(
+          "{}: no node of {} {} GPU{} holds a pod of {}: it needs {} instances of {} on one node, "
+          "and a node holds {} at most",
+          row.where, per_node, gpu.slug, plural(per_node),
+          row.need == trace_need::item && row.instances > 1
+              ? quote_token(fmt::format("{}x{}", row.instances, row.item.name))
+              : describe_row(row),
+          it.count, gpu.profiles[static_cast<std::size_t>(p)].name, most);
+    out.pods += row.count;
+  }
+  return out;
+}
 
 replay_fleet fleet_of(const gpu_model& gpu, int gpus, int per_node) {
   replay_fleet f{{&gpu}, {}};
