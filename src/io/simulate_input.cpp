@@ -85,6 +85,8 @@ result<fleet_now> current_fleet_of(model_list models, const simulate_options& o,
 }  // namespace
 
 std::optional<std::string> option_conflict(const simulate_options& o) {
+  if (!o.plot_metric.empty() && o.plot.empty())
+    return "--plot-metric chooses what --plot draws; give --plot FILE with it";
   if (!o.current.current.empty()) {
     if (!o.gpus.empty() || !o.per_node.empty())
       return "--current replays the fleet as it is; --gpus and --gpus-per-node shape a fleet of "
@@ -135,7 +137,7 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
     if (!n) return n.error();
     r.gpus = static_cast<int>(*n);
   }
-  if (o.plot_metric != "slices" && o.plot_metric != "gpus")
+  if (!o.plot_metric.empty() && o.plot_metric != "slices" && o.plot_metric != "gpus")
     return error{
         fmt::format("unknown --plot-metric {}; it is slices or gpus", quote_token(o.plot_metric))};
   r.metric = o.plot_metric == "gpus" ? plot_metric::gpus : plot_metric::slices;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "replay/trace_replay.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -109,8 +110,9 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
     for (simulate_policy& p : res.policies) {
       const std::optional<int> sized = fewest_gpus(
           [&](int n) {
-            simulate_watch watch(nullptr, progress,
-                                 fmt::format("sizing {} at {} {} GPUs", p.name, n, m.gpu->slug));
+            simulate_watch watch(
+                nullptr, progress,
+                fmt::format("sizing {} at {} {} GPU{}", p.name, n, m.gpu->slug, plural(n)));
             const replay_metrics got = replay(fleet_of(*m.gpu, n, res.per_node), tr.items, tr.pods,
                                               p.policy, tr.geometry(n), tables, watch);
             return static_cast<double>(got.pods_rejected) * 100.0 <=

@@ -609,3 +609,28 @@ TEST_CASE("an Alibaba pod list without times says it does not replay", "[simulat
         "gpu_milli and creation_time at least); a list without times, such as "
         "openb_pod_list_multigpu50.csv, does not replay\n");
 }
+
+TEST_CASE("simulate refuses --plot-metric without --plot", "[simulate]") {
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot-metric", "gpus"},
+                  "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: --plot-metric chooses what --plot draws; give --plot FILE with it\n");
+}
+
+TEST_CASE("simulate says one pod, one GPU and this GPU in the singular", "[simulate]") {
+  const auto plan = run_migplan({"plan", "--gpu", "h100-80gb", "7x1g.10gb", "7g.80gb", "--json"});
+  REQUIRE(plan.code == 0);
+  const std::string file = temp_file("plan-two.json", plan.out);
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                              "--static-plan", file, "--policy", "static"},
+                             "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  std::remove(file.c_str());
+  INFO(r.out + r.err);
+  CHECK(r.out.rfind("trace <stdin>: 1 pod, 1 instance over", 0) == 0);
+  CHECK(r.out.find("\nfleet: 1 h100-80gb GPU, 1 node of up to 8\n") != std::string::npos);
+  CHECK(r.out.find("\nstatic geometry: plan for the peaks, 1 GPU\n") != std::string::npos);
+  CHECK(r.out.find("\nstatic geometry on this GPU: the plan in " + file) != std::string::npos);
+  CHECK(r.out.find("1 GPUs") == std::string::npos);
+}
