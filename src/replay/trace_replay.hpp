@@ -45,7 +45,8 @@ struct trace_replay {
 
   std::vector<plan_group> static_groups;  ///< the plan geometry() takes GPUs from
   std::vector<layout> group_layouts;      ///< one per static group
-  std::vector<int> order;                 ///< the groups a smaller fleet takes, GPU by GPU
+  std::vector<int>
+      order;  ///< the groups a smaller fleet takes, GPU by GPU (max_simulate_gpus at most)
 };
 
 /// What a trace needs of `gpu`, its static plan solved within
