@@ -120,6 +120,13 @@ struct config_source {
 // Reads the config into `c`; the error, if any.
 std::optional<error> read_config(model_list models, config_source& c, std::string_view text,
                                  bool json) {
+  // The first keys tell another migplan file before it is parsed whole.
+  const std::string_view wanted =
+      "--mig-config takes the mig-parted config (version: v1, mig-configs: ...) that defines the "
+      "nodes' labels";
+  if (const yaml_kind kind = json ? yaml_kind::unknown : yaml_kind_of(text);
+      kind != yaml_kind::unknown && kind != yaml_kind::mig_parted)
+    return error{at(c.shown, 0, fmt::format("this is {}; {}", describe(kind), wanted))};
   // The one reader of mig-parted configs (io/mig_parted), as `migplan check` reads them.
   std::vector<check::location> configmaps;
   c.input = check::read_mig_parted_input(models, text, json, &configmaps);
@@ -136,9 +143,8 @@ std::optional<error> read_config(model_list models, config_source& c, std::strin
                                   configmaps.size()))};
   }
   if (c.input.format == check::input_format::geometry)
-    return error{at(c.shown, 0,
-                    "this is a migplan geometry file; --current needs the mig-parted config "
-                    "(version: v1, mig-configs: ...) that defines the nodes' labels")};
+    return error{
+        at(c.shown, 0, fmt::format("this is {}; {}", describe(yaml_kind::geometry), wanted))};
   for (const check::diagnostic& d : c.input.diagnostics)
     if (d.level == check::severity::error && d.kind == check::fault::malformed)
       return error{at(c.shown, d.line, d.message)};
@@ -485,6 +491,10 @@ result<kube_state> read_current_state(model_list models, const std::string& path
                     "json`), and {} is a migplan state file",
                     q(shown))};
   if (text->size() > max_plan_file_bytes) return error{state_too_large};
+  if (auto e = wrong_kind(*text, format, shown, {yaml_kind::nodes},
+                          "--current takes a state file (version: 1, nodes: ...) or kubectl's "
+                          "nodes"))
+    return *e;
   // pack's rule: a listing is told by its text, and only --gpu names its model.
   if (is_smi_listing(*text))
     return error{command == "plan"

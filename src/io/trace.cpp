@@ -388,7 +388,11 @@ result<trace> parse_trace(model_list models, std::string_view text, std::string_
 result<trace> read_trace(model_list models, const std::string& path, std::istream& in) {
   auto text = read_plan_file(path, in, "simulate", max_trace_bytes);
   if (!text) return text.error();
-  return parse_trace(models, *text, plan_io::shown_path(path), plan_format_of(path, *text));
+  const plan_file_format format = plan_format_of(path, *text);
+  if (auto e = wrong_kind(*text, format, plan_io::shown_path(path), {yaml_kind::trace},
+                          "--trace takes a trace (version: 1, pods: ...)"))
+    return *e;
+  return parse_trace(models, *text, plan_io::shown_path(path), format);
 }
 
 }  // namespace migplan::cli
