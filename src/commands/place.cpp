@@ -156,6 +156,7 @@ int run_place(const place_options& o, context& ctx) {
 
 void add_place(CLI::App& app, context& ctx) {
   auto o = std::make_shared<place_options>();
+  o->fleet.command = "place";
   // One screen (migplan-place(1) has the reference).
   CLI::App* cmd = app.add_subcommand(
       "place", "Where one arriving instance goes on the fleet as it is, per placement policy");

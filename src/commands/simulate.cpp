@@ -51,6 +51,8 @@ int run_simulate(const simulate_options& o, context& ctx) {
   auto request = read_simulate_request(ctx.models->models(), o, ctx.in, notes);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!request) return bad(request.error().message);
+  for (const std::string& w : request->pods.warnings)
+    ctx.err << "migplan: warning: " << one_line(w) << "\n";
 
   // The plot's file opens before the replays, so that a path that cannot be
   // written fails at once rather than after a long replay.

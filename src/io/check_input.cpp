@@ -50,7 +50,7 @@ doc::budget check_budget() {
   doc::budget limits;
   limits.bytes = std::numeric_limits<std::size_t>::max();
   limits.depth = 2'001;
-  limits.reader = "check";
+  limits.reader = "migplan";  // mig-parted configs are read by check, plan and place
   return limits;
 }
 
@@ -94,7 +94,7 @@ diagnostic from_document(const cli::diagnostic& d, std::string_view text, bool j
   constexpr std::string_view yaml_prefix = "invalid yaml: ";
   if (d.code == "aliases")
     message = fmt::format(
-        "aliases and merge keys make this file name more than {} values; check stops reading it "
+        "aliases and merge keys make this file name more than {} values; migplan stops reading it "
         "there",
         alias_budget(text));
   else if (json && message.starts_with(yaml_prefix))

@@ -262,6 +262,14 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
 
 }  // namespace
 
+bool is_smi_listing(std::string_view text) {
+  return smi::detect_listing(text) != smi::listing_kind::unknown;
+}
+
+std::string listing_needs_gpu(std::string_view shown) {
+  return fmt::format("{}: an nvidia-smi listing does not name the GPU model; pass --gpu", shown);
+}
+
 result<current_listing> read_current(model_list models, std::string_view text,
                                      std::string_view shown, const gpu_model* gpu,
                                      std::optional<int> index) {
@@ -279,7 +287,9 @@ result<current_listing> read_current(model_list models, std::string_view text,
   }
   if (gpu == nullptr)
     return error{
-        fmt::format("{}: an nvidia-smi listing does not name the GPU model; pass --gpu", shown)};
+        is_smi_listing(text)
+            ? listing_needs_gpu(shown)
+            : fmt::format("{}: neither a pack --json answer nor an nvidia-smi listing", shown)};
   return read_smi(text, shown, *gpu, index);
 }
 

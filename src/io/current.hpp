@@ -38,6 +38,14 @@ struct current_listing {
   bool from_json = false;                 ///< read from a `pack --json` answer
 };
 
+/// True when `text` is nvidia-smi's output (detect_listing of io/smi.hpp):
+/// the one rule by which every --current reader tells a listing, which
+/// names no GPU model and so needs --gpu, from a state file or an answer.
+bool is_smi_listing(std::string_view text);
+
+/// "FILE: an nvidia-smi listing does not name the GPU model; pass --gpu".
+std::string listing_needs_gpu(std::string_view shown);
+
 /// Reads a --current file's text. `shown` names it in messages ("FILE:LINE:
 /// ..."); `gpu` is --gpu's model (nullptr when not given: only a JSON answer
 /// names its model, which resolves among `models`); `index` is --index (that GPU only). Without

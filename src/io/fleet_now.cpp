@@ -28,7 +28,7 @@ result<std::vector<current_node>> listing_nodes(model_list models, const fleet_n
   auto g = resolve_gpu(models, src.gpu);
   if (!g) return error{"--gpu: " + g.error().message};
   const std::string shown = plan_io::shown_path(src.current);
-  auto read = read_listing_file(models, src.current, in, *g, std::nullopt, "migplan");
+  auto read = read_listing_file(models, src.current, in, *g, std::nullopt, src.command);
   if (!read) return read.error();
   notes = std::move(read->notes);
   const current_listing* listing = &read->listing;
@@ -93,7 +93,7 @@ result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src,
     if (!l) return l.error();
     nodes = std::move(*l);
   } else {
-    auto s = read_current_state(models, src.current, src.mig_config, in);
+    auto s = read_current_state(models, src.current, src.mig_config, in, src.command);
     if (!s) return s.error();
     res.notes = std::move(s->notes);
     nodes = std::move(s->nodes);

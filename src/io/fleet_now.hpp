@@ -21,6 +21,7 @@ struct fleet_now_source {
   std::string current;     ///< --current: a path, or "-" for standard input
   std::string mig_config;  ///< --mig-config: with kubectl's nodes
   std::string gpu;         ///< --gpu: `current` is an nvidia-smi listing of this model
+  std::string command;     ///< the command that reads it ("place"), for messages
 };
 
 /// A --current file of nvidia-smi (or `pack --json`) text as read_current

@@ -131,7 +131,7 @@ result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::strin
   }
   if (r.too_many)
     return error{at(shown, 0,
-                    fmt::format("more than {} nodes; the most plan reads is {}", max_plan_nodes,
+                    fmt::format("more than {} nodes; the most migplan reads is {}", max_plan_nodes,
                                 max_plan_nodes))};
   if (!r.what.empty())
     return error{

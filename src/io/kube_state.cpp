@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/check_input.hpp"
+#include "io/current.hpp"
 #include "io/kube_nodes.hpp"
 #include "io/manifest.hpp"
 #include "io/mig_parted.hpp"
@@ -119,6 +120,13 @@ struct config_source {
 // Reads the config into `c`; the error, if any.
 std::optional<error> read_config(model_list models, config_source& c, std::string_view text,
                                  bool json) {
+  // The first keys tell another migplan file before it is parsed whole.
+  const std::string_view wanted =
+      "--mig-config takes the mig-parted config (version: v1, mig-configs: ...) that defines the "
+      "nodes' labels";
+  if (const yaml_kind kind = json ? yaml_kind::unknown : yaml_kind_of(text);
+      kind != yaml_kind::unknown && kind != yaml_kind::mig_parted)
+    return error{at(c.shown, 0, fmt::format("this is {}; {}", describe(kind), wanted))};
   // The one reader of mig-parted configs (io/mig_parted), as `migplan check` reads them.
   std::vector<check::location> configmaps;
   c.input = check::read_mig_parted_input(models, text, json, &configmaps);
@@ -135,9 +143,8 @@ std::optional<error> read_config(model_list models, config_source& c, std::strin
                                   configmaps.size()))};
   }
   if (c.input.format == check::input_format::geometry)
-    return error{at(c.shown, 0,
-                    "this is a migplan geometry file; --current needs the mig-parted config "
-                    "(version: v1, mig-configs: ...) that defines the nodes' labels")};
+    return error{
+        at(c.shown, 0, fmt::format("this is {}; {}", describe(yaml_kind::geometry), wanted))};
   for (const check::diagnostic& d : c.input.diagnostics)
     if (d.level == check::severity::error && d.kind == check::fault::malformed)
       return error{at(c.shown, d.line, d.message)};
@@ -444,7 +451,8 @@ result<kube_state> parse_kube_state(model_list models, std::string_view nodes_js
 }
 
 result<kube_state> read_current_state(model_list models, const std::string& path,
-                                      const std::string& config_path, std::istream& in) {
+                                      const std::string& config_path, std::istream& in,
+                                      std::string_view command) {
   if (path == "-" && config_path == "-")
     return error{"--current and --mig-config cannot both read standard input"};
   const std::string shown = shown_path(path);
@@ -455,15 +463,15 @@ result<kube_state> read_current_state(model_list models, const std::string& path
   auto text = read_source_bounded(path, in, max_nodes_json_bytes, too_large,
                                   {max_plan_file_bytes, looks_like_kube_nodes});
   const std::string state_too_large =
-      fmt::format("{} is larger than {} MiB, the most plan reads of a state file", q(shown),
-                  max_plan_file_bytes >> 20);
+      fmt::format("{} is larger than {} MiB, the most {} reads of a state file", q(shown),
+                  max_plan_file_bytes >> 20, command);
   if (!text && !too_large)
     return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
   if (!text && text.error().message == fmt::format("larger than {} MiB", max_plan_file_bytes >> 20))
     return error{state_too_large};
   if (!text)
-    return error{fmt::format("{} is {}, the most plan reads of kubectl's JSON for nodes", q(shown),
-                             text.error().message)};
+    return error{fmt::format("{} is {}, the most {} reads of kubectl's JSON for nodes", q(shown),
+                             text.error().message, command)};
   const plan_file_format format = plan_format_of(path, *text);
   if (format == plan_file_format::json && looks_like_kube_nodes(*text)) {
     if (config_path.empty())
@@ -471,7 +479,7 @@ result<kube_state> read_current_state(model_list models, const std::string& path
           fmt::format("{} is kubectl's output for nodes: give the mig-parted config that "
                       "defines their {} labels with --mig-config",
                       q(shown), config_label)};
-    auto config = read_plan_file(config_path, in);
+    auto config = read_plan_file(config_path, in, command);
     if (!config) return config.error();
     return parse_kube_state(models, *text, shown, *config, shown_path(config_path),
                             plan_format_of(config_path, *config) == plan_file_format::json &&
@@ -483,6 +491,17 @@ result<kube_state> read_current_state(model_list models, const std::string& path
                     "json`), and {} is a migplan state file",
                     q(shown))};
   if (text->size() > max_plan_file_bytes) return error{state_too_large};
+  if (auto e = wrong_kind(*text, format, shown, {yaml_kind::nodes},
+                          "--current takes a state file (version: 1, nodes: ...) or kubectl's "
+                          "nodes"))
+    return *e;
+  // pack's rule: a listing is told by its text, and only --gpu names its model.
+  if (is_smi_listing(*text))
+    return error{command == "plan"
+                     ? fmt::format("{}: an nvidia-smi listing does not name the GPU model or the "
+                                   "node; plan --current reads a state file or kubectl's nodes",
+                                   shown)
+                     : listing_needs_gpu(shown)};
   auto nodes = parse_state(models, *text, shown, format == plan_file_format::json);
   if (!nodes) return nodes.error();
   return kube_state{std::move(*nodes), {}};

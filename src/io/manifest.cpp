@@ -47,7 +47,7 @@ bool is_object(const node* n) {
 doc::budget manifest_budget() {
   doc::budget limits;
   limits.depth = 2'001;
-  limits.reader = "check";
+  limits.reader = "migplan";  // manifests are read by check, plan and place
   return limits;
 }
 

@@ -243,13 +243,13 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
                                               p.starts.size(), p.starts.size() == 1 ? "" : "s"));
     if (n * p.size > spec.units)
       return bad("max_instances",
-                 fmt::format("max_instances {} of {} units each need {} units; the model has {}", n,
-                             p.size, n * p.size, spec.units));
+                 fmt::format("max_instances {} of {} unit{} each need {} units; the model has {}",
+                             n, p.size, plural(p.size), n * p.size, spec.units));
     if (n * p.compute_slices > spec.compute_slices)
-      return bad("max_instances",
-                 fmt::format("max_instances {} of {} compute slices each need {} "
-                             "compute slices; the model has {}",
-                             n, p.compute_slices, n * p.compute_slices, spec.compute_slices));
+      return bad("max_instances", fmt::format("max_instances {} of {} compute slice{} each need {} "
+                                              "compute slices; the model has {}",
+                                              n, p.compute_slices, plural(p.compute_slices),
+                                              n * p.compute_slices, spec.compute_slices));
     if (p.memory_gib_x100 && *p.memory_gib_x100 < 0)
       return bad("memory_gib", "memory_gib is negative");
     if (p.sm_count && *p.sm_count < 1)

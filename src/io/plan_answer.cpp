@@ -128,7 +128,7 @@ std::optional<plan_group> group_of(doc::walker& w, const doc::node& g, const gpu
 
 result<std::vector<plan_group>> read_plan_answer(const std::string& path, std::istream& in,
                                                  const gpu_model& gpu) {
-  auto text = read_plan_file(path, in);
+  auto text = read_plan_file(path, in, "simulate");
   if (!text) return text.error();
   return parse_plan_answer(*text, plan_io::shown_path(path), gpu);
 }

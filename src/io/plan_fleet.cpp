@@ -378,11 +378,15 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
   return fleet_from_tree(models, text, shown, json);
 }
 
-result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in) {
-  auto text = read_plan_file(path, in);
+result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in,
+                              std::string_view command) {
+  auto text = read_plan_file(path, in, command);
   if (!text) return text.error();
-  return parse_fleet(models, *text, shown_path(path),
-                     plan_format_of(path, *text) == plan_file_format::json);
+  const plan_file_format format = plan_format_of(path, *text);
+  if (auto e = wrong_kind(*text, format, shown_path(path), {yaml_kind::fleet, yaml_kind::nodes},
+                          "--fleet takes a fleet file (version: 1, models: or nodes: ...)"))
+    return *e;
+  return parse_fleet(models, *text, shown_path(path), format == plan_file_format::json);
 }
 
 result<std::vector<current_node>> parse_state(model_list models, std::string_view text,

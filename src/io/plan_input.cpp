@@ -40,7 +40,7 @@ error first_error(const doc::walker& r) { return error{to_text(r.first())}; }
 doc::budget plan_budget(std::string_view key, std::size_t most, std::string_view what) {
   doc::budget b;
   b.bytes = max_plan_file_bytes;
-  b.reader = "plan";
+  b.reader = "migplan";  // demand, fleet and state files are read by plan, simulate and place
   b.limited_key = key;
   b.limited_most = most;
   b.limited_what = what;
@@ -386,6 +386,63 @@ result<std::vector<std::string>> plan_io::csv_fields(std::string_view line) {
   return out;
 }
 
+yaml_kind yaml_kind_of(std::string_view text) {
+  static constexpr std::pair<std::string_view, yaml_kind> telling[] = {
+      {"demand", yaml_kind::demand}, {"pods", yaml_kind::trace},
+      {"models", yaml_kind::fleet},  {"nodes", yaml_kind::nodes},
+      {"gpus", yaml_kind::geometry}, {"mig-configs", yaml_kind::mig_parted}};
+  text = text.substr(0, std::size_t{64} << 10);
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte-order mark
+  for (std::size_t from = 0; from < text.size();) {
+    const std::size_t nl = text.find('\n', from);
+    const std::string_view line = text.substr(from, nl == std::string_view::npos ? nl : nl - from);
+    from = nl == std::string_view::npos ? text.size() : nl + 1;
+    // A top-level key starts its line: not indented, no list item, no comment.
+    if (line.empty() || line.front() == ' ' || line.front() == '\t' || line.front() == '#' ||
+        line.front() == '-')
+      continue;
+    if (line.front() == '{' || line.front() == '[') return yaml_kind::unknown;  // flow style
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = trim(line.substr(0, colon));
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front())
+      key = key.substr(1, key.size() - 2);
+    for (const auto& [name, kind] : telling)
+      if (key == name) return kind;
+  }
+  return yaml_kind::unknown;
+}
+
+std::string_view describe(yaml_kind kind) {
+  switch (kind) {
+    case yaml_kind::demand:
+      return "a migplan demand file (version: 1, demand: ...)";
+    case yaml_kind::trace:
+      return "a migplan trace (version: 1, pods: ...)";
+    case yaml_kind::fleet:
+      return "a migplan fleet file (version: 1, models: ...)";
+    case yaml_kind::nodes:
+      return "a migplan state or fleet file (version: 1, nodes: ...)";
+    case yaml_kind::geometry:
+      return "a migplan geometry file (version: 1, gpus: ...)";
+    case yaml_kind::mig_parted:
+      return "a mig-parted config (version: v1, mig-configs: ...)";
+    case yaml_kind::unknown:
+      break;
+  }
+  return "a file of unknown kind";
+}
+
+std::optional<error> wrong_kind(std::string_view text, plan_file_format format,
+                                std::string_view shown, std::initializer_list<yaml_kind> takes,
+                                std::string_view wanted) {
+  if (format != plan_file_format::yaml) return std::nullopt;
+  const yaml_kind kind = yaml_kind_of(text);
+  if (kind == yaml_kind::unknown || std::find(takes.begin(), takes.end(), kind) != takes.end())
+    return std::nullopt;
+  return error{fmt::format("{} is {}; {}", q(shown), describe(kind), wanted)};
+}
+
 plan_file_format plan_format_of(const std::string& path, std::string_view text) {
   if (path != "-") {
     const std::string ext = lower(std::filesystem::path(path).extension().string());
@@ -412,14 +469,15 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text) 
   return plan_file_format::yaml;
 }
 
-result<std::string> read_plan_file(const std::string& path, std::istream& in, std::size_t limit) {
+result<std::string> read_plan_file(const std::string& path, std::istream& in,
+                                   std::string_view command, std::size_t limit) {
   const std::string shown = shown_path(path);
   bool too_large = false;
   auto text = read_source_bounded(path, in, limit, too_large);
   if (text) return text;
   if (too_large)
-    return error{
-        fmt::format("{} is {}, the most plan reads of one file", q(shown), text.error().message)};
+    return error{fmt::format("{} is {}, the most {} reads of one file", q(shown),
+                             text.error().message, command)};
   return error{fmt::format("cannot read {}: {}", q(shown), text.error().message)};
 }
 
@@ -431,9 +489,13 @@ result<std::vector<demand_item>> parse_demand(model_list models, std::string_vie
 
 result<std::vector<demand_item>> read_demand(model_list models, const std::string& path,
                                              std::istream& in) {
-  auto text = read_plan_file(path, in);
+  auto text = read_plan_file(path, in, "plan");
   if (!text) return text.error();
-  return parse_demand(models, *text, shown_path(path), plan_format_of(path, *text));
+  const plan_file_format format = plan_format_of(path, *text);
+  if (auto e = wrong_kind(*text, format, shown_path(path), {yaml_kind::demand},
+                          "--demand takes a demand file (version: 1, demand: ...)"))
+    return *e;
+  return parse_demand(models, *text, shown_path(path), format);
 }
 
 result<demand_item> parse_demand_word(model_list models, std::string_view word) {

@@ -11,8 +11,10 @@
 // only: which profile serves a memory need is the solver's question, per model.
 
 #include <cstddef>
+#include <initializer_list>
 #include <iosfwd>
 #include <migplan/lookup.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,10 +56,33 @@ enum class plan_file_format { yaml, json, csv };
 /// a first line with commas and no ':' is CSV, anything else YAML.
 plan_file_format plan_format_of(const std::string& path, std::string_view text);
 
+/// The kinds of YAML file migplan reads, as their top-level keys tell them.
+enum class yaml_kind { unknown, demand, trace, fleet, nodes, geometry, mig_parted };
+
+/// What a YAML file is by its first top-level keys, read no further than the
+/// first key that tells (demand, pods, models, nodes, gpus, mig-configs), and
+/// no further than its first 64 KiB: a file given to the wrong option is
+/// named without parsing it whole. JSON, and a file whose first keys tell
+/// nothing, are unknown.
+yaml_kind yaml_kind_of(std::string_view text);
+
+/// What a kind is, for messages: "a migplan demand file (version: 1,
+/// demand: ...)".
+std::string_view describe(yaml_kind kind);
+
+/// The error for a YAML file (by `format`) whose first keys show it to be of
+/// a kind other than `takes` (unknown always passes): "'FILE' is KIND;
+/// WANTED", `wanted` saying what the option takes.
+std::optional<error> wrong_kind(std::string_view text, plan_file_format format,
+                                std::string_view shown, std::initializer_list<yaml_kind> takes,
+                                std::string_view wanted);
+
 /// Reads a whole file (or `in` for "-") of at most `limit` bytes; the error
 /// is the whole message ("cannot read 'FILE': No such file or directory",
-/// "'FILE' is larger than 16 MiB, the most plan reads of one file").
+/// "'FILE' is larger than 16 MiB, the most plan reads of one file"), naming
+/// `command`, the command that reads it.
 result<std::string> read_plan_file(const std::string& path, std::istream& in,
+                                   std::string_view command,
                                    std::size_t limit = max_plan_file_bytes);
 
 /// Parses a demand file. YAML and JSON: `version: 1` and `demand:`, a list of
@@ -95,7 +120,8 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
                                bool json);
 
 /// read_plan_file() then parse_fleet().
-result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in);
+result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in,
+                              std::string_view command);
 
 /// Parses migplan's state file (YAML or JSON): `version: 1`, `nodes:`
 /// [{name, gpu, label?, gpus: [{index, label?, instances: [{profile, start?,
@@ -133,8 +159,10 @@ bool looks_like_kube_nodes(std::string_view text);
 
 /// `--current FILE [--mig-config CONFIG]`: kubectl's nodes (which need
 /// `config_path`) or migplan's state file (which must come without it).
-/// "-" reads `in` (for one of the two at most).
+/// "-" reads `in` (for one of the two at most). `command` names the reader in
+/// the message for a file too large.
 result<kube_state> read_current_state(model_list models, const std::string& path,
-                                      const std::string& config_path, std::istream& in);
+                                      const std::string& config_path, std::istream& in,
+                                      std::string_view command);
 
 }  // namespace migplan::cli

@@ -117,12 +117,12 @@ result<plan_request> plan_request_of(model_list models, const plan_request_optio
       req.models.push_back({*g, std::nullopt, 1.0});
     }
   } else if (!o.fleet.empty()) {
-    auto f = read_fleet(models, o.fleet, in);
+    auto f = read_fleet(models, o.fleet, in, "plan");
     if (!f) return f.error();
     req.models = std::move(f->models);
     req.nodes = std::move(f->nodes);
   } else if (!o.current.empty()) {
-    auto s = read_current_state(models, o.current, o.mig_config, in);
+    auto s = read_current_state(models, o.current, o.mig_config, in, "plan");
     if (!s) return s.error();
     notes.insert(notes.end(), s->notes.begin(), s->notes.end());
     for (const current_node& n : s->nodes)

@@ -41,7 +41,7 @@ result<std::vector<simulate_model>> models_named(model_list models, const simula
     add(*g, std::nullopt);
   }
   if (!o.fleet.empty()) {
-    auto f = read_fleet(models, o.fleet, in);
+    auto f = read_fleet(models, o.fleet, in, "simulate");
     if (!f) return f.error();
     for (const fleet_model& m : f->models) add(m.gpu, m.available);
     for (const fleet_node& n : f->nodes) add(n.gpu, std::nullopt);
@@ -62,6 +62,7 @@ result<std::vector<simulate_model>> models_named(model_list models, const simula
 result<fleet_now> current_fleet_of(model_list models, const simulate_options& o, std::istream& in,
                                    std::vector<std::string>& notes) {
   fleet_now_source src = o.current;
+  src.command = "simulate";
   if (!o.gpu.empty()) src.gpu = o.gpu.front();
   auto f = read_fleet_now(models, src, in);
   if (!f) return f.error();
@@ -84,6 +85,8 @@ result<fleet_now> current_fleet_of(model_list models, const simulate_options& o,
 }  // namespace
 
 std::optional<std::string> option_conflict(const simulate_options& o) {
+  if (!o.plot_metric.empty() && o.plot.empty())
+    return "--plot-metric chooses what --plot draws; give --plot FILE with it";
   if (!o.current.current.empty()) {
     if (!o.gpus.empty() || !o.per_node.empty())
       return "--current replays the fleet as it is; --gpus and --gpus-per-node shape a fleet of "
@@ -134,7 +137,7 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
     if (!n) return n.error();
     r.gpus = static_cast<int>(*n);
   }
-  if (o.plot_metric != "slices" && o.plot_metric != "gpus")
+  if (!o.plot_metric.empty() && o.plot_metric != "slices" && o.plot_metric != "gpus")
     return error{
         fmt::format("unknown --plot-metric {}; it is slices or gpus", quote_token(o.plot_metric))};
   r.metric = o.plot_metric == "gpus" ? plot_metric::gpus : plot_metric::slices;

@@ -29,8 +29,8 @@ struct simulate_options {
   bool size = false;
   std::string reject_target = "0";
   bool json = false;
-  std::string plot;  ///< --plot FILE ('-': standard output)
-  std::string plot_metric = "slices";
+  std::string plot;          ///< --plot FILE ('-': standard output)
+  std::string plot_metric;   ///< --plot-metric: slices (also when not given) or gpus
   fleet_now_source current;  ///< --current, --mig-config, and --gpu for a listing
 };
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/source.hpp"
 
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <istream>
 #include <iterator>
 #include <limits>
@@ -25,10 +29,95 @@ bool checkable(const fs::path& p) {
   return has_extension(p, ".yaml") || has_extension(p, ".yml") || has_extension(p, ".json");
 }
 
+// A file read through its descriptor. It keeps the errno of a failed read,
+// which a stream buffer cannot pass through sgetn().
+class fd_buf : public std::streambuf {
+ public:
+  explicit fd_buf(int fd) : fd_(fd) {}
+  ~fd_buf() override { ::close(fd_); }
+  fd_buf(const fd_buf&) = delete;
+  fd_buf& operator=(const fd_buf&) = delete;
+  int read_error() const noexcept { return error_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    ssize_t got = 0;
+    do {
+      got = ::read(fd_, buf_, sizeof buf_);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+      if (got < 0) error_ = errno;
+      return traits_type::eof();
+    }
+    setg(buf_, buf_, buf_ + got);
+    return traits_type::to_int_type(*gptr());
+  }
+  // What line_reader::ready() asks: bytes a pipe holds now.
+  std::streamsize showmanyc() override {
+    int n = 0;
+    return ::ioctl(fd_, FIONREAD, &n) == 0 && n > 0 ? n : 0;
+  }
+
+ private:
+  int fd_;
+  int error_ = 0;
+  char buf_[1 << 16];
+};
+
+// An input stream that owns its fd_buf.
+class fd_stream : public std::istream {
+ public:
+  explicit fd_stream(int fd) : std::istream(nullptr), buf_(fd) { rdbuf(&buf_); }
+  const fd_buf& buf() const noexcept { return buf_; }
+
+ private:
+  fd_buf buf_;
+};
+
+// An open file and what fstat said of it.
+struct opened_file {
+  std::unique_ptr<fd_stream> stream;
+  struct stat st {};
+};
+
+// Opens `path` for reading without waiting: open(2) of a named pipe waits for
+// a writer, forever when none comes. O_NONBLOCK returns at once; it is then
+// cleared, so reads wait for a writer's data as usual, and a pipe that no
+// writer holds open reads as empty. A pipe whose writer is already there (a
+// shell's <(...), a writer started first) reads as any pipe does.
+result<opened_file> open_file(const std::string& path) {
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return error{std::strerror(errno)};
+  opened_file out;
+  out.stream = std::make_unique<fd_stream>(fd);
+  if (::fstat(fd, &out.st) != 0) return error{std::strerror(errno)};
+  if (S_ISDIR(out.st.st_mode)) return error{"is a directory"};
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    return error{std::strerror(errno)};
+  return out;
+}
+
 error larger_than(std::size_t limit) {
   return error{limit % (std::size_t{1} << 20) == 0
                    ? "larger than " + std::to_string(limit >> 20) + " MiB"
                    : "larger than " + std::to_string(limit) + " bytes"};
+}
+
+// No input migplan reads (YAML, JSON, CSV, nvidia-smi's text) holds a NUL
+// byte, so the first one ends the read: /dev/zero or a binary file is
+// refused at its first chunk, not at the limit, and the message says where.
+error nul_at(std::string_view text, std::size_t at) {
+  const std::string_view before = text.substr(0, at);
+  const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+  const std::size_t nl = before.rfind('\n');
+  const std::size_t column = nl == std::string_view::npos ? at + 1 : at - nl;
+  return error{"a NUL byte at line " + std::to_string(line) + ", column " + std::to_string(column) +
+               ": migplan reads text (is the file binary, or UTF-16?)"};
 }
 
 }  // namespace
@@ -57,6 +146,8 @@ result<std::string> read_bounded(std::streambuf& buf, std::size_t limit, bool& t
     text.resize(old + want);
     const std::streamsize got = buf.sgetn(text.data() + old, static_cast<std::streamsize>(want));
     text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+    if (const std::size_t nul = text.find('\0', old); nul != std::string::npos)
+      return nul_at(text, nul);
     if (!asked && text.size() > soft.at) {
       asked = true;
       if (!soft.may_pass(text)) {
@@ -77,40 +168,27 @@ result<std::string> read_source_bounded(const std::string& path, std::istream& i
                                         std::size_t limit, bool& too_large,
                                         const soft_limit& soft) {
   too_large = false;
-  std::unique_ptr<std::ifstream> file;
-  std::istream* stream = &in;
-  if (path != "-") {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) return error{"is a directory"};
-    file = std::make_unique<std::ifstream>(path, std::ios::binary);
-    if (!*file) return error{std::strerror(errno)};
-    // A regular file that says it is too large is refused unread. The size
-    // only ever refuses: a pipe, a device or a /proc file (which says 0)
-    // tells nothing by it, and every file is read the same way, no further
-    // than one byte past the limit.
-    if (fs::is_regular_file(path, ec)) {
-      const std::uintmax_t size = fs::file_size(path, ec);
-      if (!ec && size > limit) {
-        too_large = true;
-        return larger_than(limit);
-      }
-    }
-    stream = file.get();
+  if (path == "-") return read_bounded(*in.rdbuf(), limit, too_large, soft);
+  auto file = open_file(path);
+  if (!file) return file.error();
+  // A regular file that says it is too large is refused unread. The size
+  // only ever refuses: a pipe, a device or a /proc file (which says 0)
+  // tells nothing by it, and every file is read the same way, no further
+  // than one byte past the limit.
+  if (S_ISREG(file->st.st_mode) && static_cast<std::uintmax_t>(file->st.st_size) > limit) {
+    too_large = true;
+    return larger_than(limit);
   }
-  try {
-    return read_bounded(*stream->rdbuf(), limit, too_large, soft);
-  } catch (const std::ios_base::failure&) {
-    // libstdc++'s filebuf throws on a read error (a directory opened as a file).
-    return error{std::strerror(errno)};
-  }
+  auto text = read_bounded(*file->stream->rdbuf(), limit, too_large, soft);
+  if (text && file->stream->buf().read_error() != 0)
+    return error{std::strerror(file->stream->buf().read_error())};
+  return text;
 }
 
 result<std::unique_ptr<std::istream>> open_source(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return error{"is a directory"};
-  auto f = std::make_unique<std::ifstream>(path, std::ios::binary);
-  if (!*f) return error{std::strerror(errno)};
-  return std::unique_ptr<std::istream>(std::move(f));
+  auto file = open_file(path);
+  if (!file) return file.error();
+  return std::unique_ptr<std::istream>(std::move(file->stream));
 }
 
 line_reader::status line_reader::next(std::string& line) {

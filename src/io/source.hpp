@@ -32,7 +32,11 @@ struct soft_limit {
 /// already too large is refused unread. A longer input sets `too_large` and
 /// the error is "larger than 1 MiB" (or "larger than N bytes"); the caller
 /// says whose limit it is. Otherwise the error says why not ("No such file
-/// or directory", "is a directory"); the caller names the file.
+/// or directory", "is a directory"); the caller names the file. A file is
+/// opened without waiting: a named pipe that no writer holds open reads as
+/// empty instead of blocking until one comes. The first NUL byte ends the
+/// read with an error naming its line and column: no input migplan reads is
+/// binary, and /dev/zero is refused at once.
 result<std::string> read_source_bounded(const std::string& path, std::istream& in,
                                         std::size_t limit, bool& too_large,
                                         const soft_limit& soft = {});
@@ -42,7 +46,8 @@ result<std::string> read_bounded(std::streambuf& buf, std::size_t limit, bool& t
                                  const soft_limit& soft = {});
 
 /// Opens a file for reading line by line (for "-", the caller reads its own
-/// input stream). The error says why not.
+/// input stream), without waiting, as read_source_bounded() does. The error
+/// says why not.
 result<std::unique_ptr<std::istream>> open_source(const std::string& path);
 
 /// Reads lines one at a time, as they arrive: a request written to a pipe is

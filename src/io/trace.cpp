@@ -101,6 +101,10 @@ struct reader {
     auto t = parse_trace_time(text);
     if (!t) return fail(at, fmt::format("{}: {}", what, t.error().message));
     out = *t;
+    // Which form it was written in, as parse_trace_time tells them apart.
+    const bool seconds = trim(text).find_first_not_of("0123456789-+") == std::string_view::npos;
+    int& first = seconds ? first_seconds : first_date;
+    if (first == 0) first = at.line;
     return true;
   }
   bool count(doc::position at, std::string_view text, trace_row& row) {
@@ -135,8 +139,17 @@ struct reader {
   // The trace, or the first problem as the one-line error plan's readers give.
   result<trace> answer(trace&& t) const {
     if (!w.ok()) return error{to_text(w.first())};
+    // Seconds count from 1970 once a date is in the trace: "600" beside
+    // "2023-07-01T00:10:00Z" is 53 years before it, not ten minutes.
+    if (first_seconds != 0 && first_date != 0)
+      t.warnings.push_back(fmt::format(
+          "{}: times mix whole seconds (line {}) and RFC 3339 dates (line {}); seconds count "
+          "from 1970-01-01T00:00:00Z, so the trace spans decades: write every time one way",
+          w.file(), first_seconds, first_date));
     return std::move(t);
   }
+  int first_seconds = 0;  // line of the first time in whole seconds; 0: none yet
+  int first_date = 0;     // line of the first RFC 3339 time
 };
 
 constexpr std::array<std::string_view, 5> trace_columns{"name", "start", "end", "count", "item"};
@@ -168,8 +181,11 @@ bool header_columns(reader& r, const std::vector<std::string>& header, bool alib
     for (const std::size_t k : {3u, 4u, 8u})
       if (col[k] < 0)
         return r.fail(line, fmt::format("an Alibaba pod list needs the column {} (num_gpu, "
-                                        "gpu_milli and creation_time at least)",
-                                        q(alibaba_columns[k])));
+                                        "gpu_milli and creation_time at least){}",
+                                        q(alibaba_columns[k]),
+                                        k == 8 ? "; a list without times, such as "
+                                                 "openb_pod_list_multigpu50.csv, does not replay"
+                                               : ""));
   } else if (col[1] < 0 || col[4] < 0) {
     return r.fail(line,
                   "the header must name the columns start and item (and may name name, end and "
@@ -370,9 +386,13 @@ result<trace> parse_trace(model_list models, std::string_view text, std::string_
 }
 
 result<trace> read_trace(model_list models, const std::string& path, std::istream& in) {
-  auto text = read_plan_file(path, in, max_trace_bytes);
+  auto text = read_plan_file(path, in, "simulate", max_trace_bytes);
   if (!text) return text.error();
-  return parse_trace(models, *text, plan_io::shown_path(path), plan_format_of(path, *text));
+  const plan_file_format format = plan_format_of(path, *text);
+  if (auto e = wrong_kind(*text, format, plan_io::shown_path(path), {yaml_kind::trace},
+                          "--trace takes a trace (version: 1, pods: ...)"))
+    return *e;
+  return parse_trace(models, *text, plan_io::shown_path(path), format);
 }
 
 }  // namespace migplan::cli

@@ -37,9 +37,10 @@ struct trace_row {
 
 /// A trace as read.
 struct trace {
-  std::vector<trace_row> rows;  ///< in file order (the order of arrivals at one time)
-  bool alibaba = false;         ///< read as Alibaba's cluster-trace-gpu-v2023 pod list
-  long long skipped = 0;        ///< Alibaba rows without a GPU (num_gpu 0), skipped
+  std::vector<trace_row> rows;        ///< in file order (the order of arrivals at one time)
+  bool alibaba = false;               ///< read as Alibaba's cluster-trace-gpu-v2023 pod list
+  long long skipped = 0;              ///< Alibaba rows without a GPU (num_gpu 0), skipped
+  std::vector<std::string> warnings;  ///< what the trace reads as but likely does not mean
 };
 
 }  // namespace migplan::cli

@@ -10,6 +10,7 @@
 
 #include "render/inferred.hpp"
 #include "render/json.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -47,8 +48,10 @@ void enumerate_text(std::ostream& os, const gpu_model& gpu, const geometry_set& 
     os << fmt::format("{:<48} {:>7}  {}\n", geometry_text(gpu, geo.counts), geo.layout_count,
                       geo.maximal ? "yes" : "");
   }
-  os << fmt::format("\n{}: {} geometries ({} maximal), {} layouts\n", gpu.slug,
-                    all.geometries.size(), all.maximal_count, all.layout_count);
+  os << fmt::format("\n{}: {} geometr{} ({} maximal), {} layout{}\n", gpu.slug,
+                    all.geometries.size(), all.geometries.size() == 1 ? "y" : "ies",
+                    all.maximal_count, all.layout_count,
+                    plural(static_cast<long long>(all.layout_count)));
   // Inferred values are shown, never hidden.
   os << inferred_note(gpu, listed_inferred(gpu, all, maximal_only));
 }

@@ -12,6 +12,7 @@
 
 #include "render/inferred.hpp"
 #include "render/json.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -83,6 +84,40 @@ std::vector<std::pair<const gpu_model*, std::vector<int>>> asked_inferred(const 
 
 }  // namespace
 
+namespace {
+
+// Why a GPU cannot take one more instance of `p`: the units or compute
+// slices further instances can reach, where they fall short; else the
+// starts, where none of the profile's allowed starts is free.
+std::string why_not_here(const gpu_model& gpu, const profile& p, const room& rm) {
+  std::vector<std::string> short_of;
+  if (rm.reachable_units < p.size)
+    short_of.push_back(
+        fmt::format("{} of the {} unit{}", rm.reachable_units, p.size, plural(p.size)));
+  if (rm.reachable_compute < p.compute_slices)
+    short_of.push_back(fmt::format("{} of the {} compute slice{}", rm.reachable_compute,
+                                   p.compute_slices, plural(p.compute_slices)));
+  if (!short_of.empty()) return fmt::format("{} it needs", fmt::join(short_of, " and "));
+  std::vector<int> starts;
+  bool start_free = false;
+  for (int s = 0; s < gpu.units; ++s) {
+    if (!p.allows_start(s)) continue;
+    starts.push_back(s);
+    start_free = start_free || (p.mask_at(s) & ~rm.free_mask) == 0;
+  }
+  const std::string room =
+      fmt::format("{} unit{} and {} compute slice{} within reach", rm.reachable_units,
+                  plural(rm.reachable_units), rm.reachable_compute, plural(rm.reachable_compute));
+  if (!start_free)
+    return fmt::format(
+        "{}, but the start is the cause: {} starts only at unit{} {}, and none is free", room,
+        p.name, plural(static_cast<long long>(starts.size())), fmt::join(starts, ", "));
+  return fmt::format("{}, but a rule of the driver refuses it here (pack --current shows which)",
+                     room);
+}
+
+}  // namespace
+
 void place_text(std::ostream& os, const place_result& r) {
   std::string out;
   std::vector<std::string> models;
@@ -111,10 +146,8 @@ void place_text(std::ostream& os, const place_result& r) {
         const gpu_model& gpu = *node_of(r, g).gpu;
         const profile& p = gpu.profiles[static_cast<std::size_t>(find_profile(gpu, r.profile))];
         const room& rm = rooms[static_cast<std::size_t>(g)];
-        out += fmt::format(
-            "  {} GPU {}: {} of the {} units and {} of the {} compute slices it needs\n",
-            node_name(r, g), gpu_of(r, g).index, rm.reachable_units, p.size, rm.reachable_compute,
-            p.compute_slices);
+        out += fmt::format("  {} GPU {}: {}\n", node_name(r, g), gpu_of(r, g).index,
+                           why_not_here(gpu, p, rm));
       }
     }
     os << out;

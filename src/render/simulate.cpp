@@ -13,6 +13,7 @@
 
 #include "render/inferred.hpp"
 #include "render/json.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 
@@ -91,22 +92,22 @@ std::vector<int> replayed_inferred(const simulate_result& r) {
 
 void simulate_text(std::ostream& os, const simulate_result& r) {
   const replay_metrics& any = r.policies.front().metrics;
-  os << fmt::format("trace {}: {} pods, {} instances over {}", r.trace, r.pods, r.instances,
-                    span_text(any.end - any.start));
+  os << fmt::format("trace {}: {} pod{}, {} instance{} over {}", r.trace, r.pods, plural(r.pods),
+                    r.instances, plural(r.instances), span_text(any.end - any.start));
   if (r.alibaba)
     os << fmt::format(" (Alibaba pod list; {} row{} without a GPU skipped)", r.skipped,
-                      r.skipped == 1 ? "" : "s");
+                      plural(r.skipped));
   os << "\n";
   const int nodes = r.nodes;
-  os << fmt::format("fleet: {} {} GPUs, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug, nodes,
-                    nodes == 1 ? "" : "s", r.per_node,
+  os << fmt::format("fleet: {} {} GPU{}, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug,
+                    plural(r.gpus), nodes, plural(nodes), r.per_node,
                     r.current.empty() ? "" : fmt::format(", as {} has it", r.current));
   if (!r.peaks.empty()) {
     os << "peak instances at once:";
     for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
     os << "\n";
-    os << fmt::format("static geometry: plan for the peaks, {} GPUs{}\n", r.plan_gpus,
-                      r.plan_optimal ? "" : " (not proven least)");
+    os << fmt::format("static geometry: plan for the peaks, {} GPU{}{}\n", r.plan_gpus,
+                      plural(r.plan_gpus), r.plan_optimal ? "" : " (not proven least)");
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
   if (r.static_from != "plan" || r.static_subset) {
@@ -116,7 +117,8 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
                            : std::string("the plan's");
     if (r.static_subset)
       from += ", the planned GPUs that keep each profile nearest its share of the peak";
-    os << fmt::format("static geometry on these {} GPUs: {}\n", r.gpus, from);
+    os << (r.gpus == 1 ? fmt::format("static geometry on this GPU: {}\n", from)
+                       : fmt::format("static geometry on these {} GPUs: {}\n", r.gpus, from));
     for (const auto& [text, n] : r.static_geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
   os << "\n";
@@ -186,7 +188,8 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     for (const simulate_policy& p : r.policies)
       os << fmt::format(
           "  {:<20}{}\n", policy_label(p),
-          p.sized ? std::to_string(*p.sized) : fmt::format("none within {} GPUs", r.size_limit));
+          p.sized ? std::to_string(*p.sized)
+                  : fmt::format("none within {} GPU{}", r.size_limit, plural(r.size_limit)));
     os << fmt::format("  {:<20}{}\n", "plan at the peaks", r.plan_gpus);
   }
   // Inferred values are shown, never hidden: the replayed model's, then

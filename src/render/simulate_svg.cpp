@@ -15,6 +15,7 @@
 
 #include "quote.hpp"
 #include "render/simulate.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -180,8 +181,8 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       width, height);
-  const std::string title =
-      fmt::format("migplan simulate: {} on {} {} GPUs", r.trace, r.gpus, r.gpu->slug);
+  const std::string title = fmt::format("migplan simulate: {} on {} {} GPU{}", r.trace, r.gpus,
+                                        r.gpu->slug, plural(r.gpus));
   os << fmt::format("<title>{}</title>\n", xml_text(title));
   os << fmt::format("<desc>{} over time per policy; x marks pods rejected</desc>\n", what);
   os << fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width, height);

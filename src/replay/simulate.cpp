@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "replay/trace_replay.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -89,6 +90,15 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
       other = std::move(*p);
     }
     const trace_replay& tr = other ? *other : main;
+    // A pod that no node holds is rejected at every size: when such pods
+    // alone pass the target, no size meets it, and the replays would only
+    // count up to the limit to say so.
+    const unholdable_pods unheld = pods_no_node_holds(r.pods, tr, res.per_node);
+    if (static_cast<double>(unheld.pods) * 100.0 > r.reject_target * static_cast<double>(res.pods))
+      return error{fmt::format(
+          "{} (pods no node holds: {} of {}); no number of {} GPUs rejects at most {}% of "
+          "pods (--gpus-per-node sets a node's GPUs)",
+          unheld.first, unheld.pods, res.pods, m.gpu->slug, r.reject_target)};
     simulate_sizing s;
     s.gpu = m.gpu;
     s.limit =
@@ -100,8 +110,9 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
     for (simulate_policy& p : res.policies) {
       const std::optional<int> sized = fewest_gpus(
           [&](int n) {
-            simulate_watch watch(nullptr, progress,
-                                 fmt::format("sizing {} at {} {} GPUs", p.name, n, m.gpu->slug));
+            simulate_watch watch(
+                nullptr, progress,
+                fmt::format("sizing {} at {} {} GPU{}", p.name, n, m.gpu->slug, plural(n)));
             const replay_metrics got = replay(fleet_of(*m.gpu, n, res.per_node), tr.items, tr.pods,
                                               p.policy, tr.geometry(n), tables, watch);
             return static_cast<double>(got.pods_rejected) * 100.0 <=

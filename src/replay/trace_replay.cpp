@@ -4,15 +4,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
+#include <migplan/search.hpp>
 #include <migplan/sizing.hpp>
 #include <optional>
+#include <span>
 #include <tuple>
 
+#include "model/simulate.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -155,19 +160,37 @@ std::vector<peak_share> shares_after(const std::vector<std::int64_t>& served,
 // the most compute slices in use, then to the first. A fleet of n GPUs takes
 // the first n of this order, so every profile keeps a share of its peak as
 // near to the others' as the planned geometries allow.
+//
+// Groups that hold the same instances per profile score alike, so they are
+// one candidate, whose GPUs go in group order (the first group wins their
+// ties); a GPU has at most a few hundred such kinds (127 geometries on an
+// H100), so a step costs the kinds, not the groups. No fleet is larger than
+// `most` GPUs, so the order stops there: time is linear in the groups plus
+// `most` steps, however many GPUs the plan has.
 std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group>& groups,
-                              const std::vector<std::int64_t>& peaks) {
+                              const std::vector<std::int64_t>& peaks, long long most) {
   const std::size_t np = gpu.profiles.size();
-  std::vector<std::vector<int>> held(groups.size(), std::vector<int>(np, 0));
-  std::vector<int> slices(groups.size(), 0);
-  std::vector<long long> left;
+  struct kind {
+    std::vector<int> held;        // instances per profile on one GPU
+    int slices = 0;               // compute slices in use on one GPU
+    std::vector<std::size_t> of;  // its groups, in plan order
+    std::size_t next = 0;         // the first of them with GPUs left
+    long long left_in_next = 0;   // GPUs left in that group
+  };
+  std::vector<kind> kinds;
+  std::map<std::vector<int>, std::size_t> kind_of;
   long long total = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].count <= 0) continue;
+    std::vector<int> held(np, 0);
+    int slices = 0;
     for (const planned_instance& in : groups[g].instances) {
-      ++held[g][static_cast<std::size_t>(in.where.profile)];
-      slices[g] += gpu.profiles[static_cast<std::size_t>(in.where.profile)].compute_slices;
+      ++held[static_cast<std::size_t>(in.where.profile)];
+      slices += gpu.profiles[static_cast<std::size_t>(in.where.profile)].compute_slices;
     }
-    left.push_back(groups[g].count);
+    const auto [it, fresh] = kind_of.try_emplace(held, kinds.size());
+    if (fresh) kinds.push_back({std::move(held), slices, {}, 0, groups[g].count});
+    kinds[it->second].of.push_back(g);
     total += groups[g].count;
   }
   std::vector<std::size_t> with_peak;
@@ -175,31 +198,73 @@ std::vector<int> subset_order(const gpu_model& gpu, const std::vector<plan_group
     if (p < peaks.size() && peaks[p] > 0) with_peak.push_back(p);
   std::vector<std::int64_t> served(np, 0);
   std::vector<int> order;
-  order.reserve(static_cast<std::size_t>(total));
-  for (long long k = 0; k < total; ++k) {
-    int pick = -1;
-    std::vector<peak_share> best;
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      if (left[g] == 0) continue;
-      std::vector<peak_share> after = shares_after(served, held[g], peaks, with_peak);
-      const auto gi = static_cast<std::size_t>(pick);
-      const bool better =
-          pick < 0 || best < after ||
-          (!(after < best) && slices[g] > slices[gi]);  // equal shares: the fuller GPU
+  const long long steps = std::min(total, most);
+  order.reserve(static_cast<std::size_t>(std::max<long long>(steps, 0)));
+  std::vector<peak_share> best;
+  for (long long k = 0; k < steps; ++k) {
+    std::size_t pick = kinds.size();
+    for (std::size_t c = 0; c < kinds.size(); ++c) {
+      const kind& kc = kinds[c];
+      if (kc.next == kc.of.size()) continue;
+      std::vector<peak_share> after = shares_after(served, kc.held, peaks, with_peak);
+      bool better = pick == kinds.size() || best < after;
+      if (!better && !(after < best)) {  // equal shares: the fuller GPU, then the first group
+        const kind& kp = kinds[pick];
+        better =
+            kc.slices > kp.slices || (kc.slices == kp.slices && kc.of[kc.next] < kp.of[kp.next]);
+      }
       if (better) {
-        pick = static_cast<int>(g);
+        pick = c;
         best = std::move(after);
       }
     }
-    const auto gp = static_cast<std::size_t>(pick);
-    --left[gp];
-    for (std::size_t p = 0; p < np; ++p) served[p] += held[gp][p];
-    order.push_back(pick);
+    kind& kp = kinds[pick];
+    order.push_back(static_cast<int>(kp.of[kp.next]));
+    for (std::size_t p = 0; p < np; ++p) served[p] += kp.held[p];
+    if (--kp.left_in_next == 0 && ++kp.next < kp.of.size())
+      kp.left_in_next = groups[kp.of[kp.next]].count;
   }
   return order;
 }
 
 }  // namespace
+
+unholdable_pods pods_no_node_holds(const trace& t, const trace_replay& tr, int per_node) {
+  const gpu_model& gpu = *tr.gpu;
+  const rules r(gpu);
+  std::vector<int> per_gpu(gpu.profiles.size(), -1);  // instances of a profile alone, once each
+  const auto most_on_one_gpu = [&](int p) {
+    int& k = per_gpu[static_cast<std::size_t>(p)];
+    if (k >= 0) return k;
+    const std::vector<item> alone(
+        static_cast<std::size_t>(gpu.profiles[static_cast<std::size_t>(p)].max_instances), item{p});
+    for (k = static_cast<int>(alone.size());
+         k > 0 && !fits(r, std::span<const item>(alone.data(), static_cast<std::size_t>(k))); --k) {
+    }
+    return k;
+  };
+  unholdable_pods out;
+  std::size_t pod = 0;  // pods_of() makes each row's pods in turn
+  for (const trace_row& row : t.rows) {
+    if (pod >= tr.pods.size()) break;
+    const replay_item& it = tr.items[static_cast<std::size_t>(tr.pods[pod].item)];
+    pod += static_cast<std::size_t>(row.count);
+    const int p = it.profile.front();
+    const long long most = static_cast<long long>(per_node) * most_on_one_gpu(p);
+    if (it.count <= most) continue;
+    if (out.pods == 0)
+      out.first = fmt::format(
+          "{}: no node of {} {} GPU{} holds a pod of {}: it needs {} instances of {} on one node, "
+          "and a node holds {} at most",
+          row.where, per_node, gpu.slug, plural(per_node),
+          row.need == trace_need::item && row.instances > 1
+              ? quote_token(fmt::format("{}x{}", row.instances, row.item.name))
+              : describe_row(row),
+          it.count, gpu.profiles[static_cast<std::size_t>(p)].name, most);
+    out.pods += row.count;
+  }
+  return out;
+}
 
 replay_fleet fleet_of(const gpu_model& gpu, int gpus, int per_node) {
   replay_fleet f{{&gpu}, {}};
@@ -219,17 +284,18 @@ std::string geometry_text(const gpu_model& gpu, const std::vector<planned_instan
 
 geometry_counts geometries_of(const gpu_model& gpu, const std::vector<layout>& gpus) {
   geometry_counts out;
+  std::map<std::string, std::size_t> at;  // text -> its entry in out
   for (const layout& l : gpus) {
     std::string text;
     for (const instance& in : l)
       text += fmt::format("{}{}@{}", text.empty() ? "" : " ",
                           gpu.profiles[static_cast<std::size_t>(in.profile)].name, in.start);
     if (text.empty()) text = "(none)";
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == text; });
-    if (it == out.end())
+    const auto [it, fresh] = at.try_emplace(text, out.size());
+    if (fresh)
       out.emplace_back(std::move(text), 1);
     else
-      ++it->second;
+      ++out[it->second].second;
   }
   return out;
 }
@@ -238,15 +304,16 @@ std::vector<layout> trace_replay::geometry(int n) const {
   std::vector<layout> out;
   const auto planned = static_cast<long long>(order.size());
   if (planned == 0) return std::vector<layout>(static_cast<std::size_t>(n));
-  if (n >= planned) {
-    for (int i = 0; i < n; ++i) {
-      long long at = i % planned;  // the plan's GPU at, in group order
-      std::size_t g = 0;
-      while (at >= static_groups[g].count) at -= static_groups[g++].count;
-      out.push_back(group_layouts[g]);
-    }
+  const auto want = static_cast<std::size_t>(n);
+  if (n >= planned) {  // the plan's GPUs in group order, round and round
+    out.reserve(want);
+    while (out.size() < want)
+      for (std::size_t g = 0; g < static_groups.size() && out.size() < want; ++g)
+        for (long long c = 0; c < static_groups[g].count && out.size() < want; ++c)
+          out.push_back(group_layouts[g]);
     return out;
   }
+  assert(want <= order.size());  // n is at most max_simulate_gpus, where the order stops
   std::vector<long long> take(static_groups.size(), 0);
   for (int i = 0; i < n; ++i) ++take[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
   for (std::size_t g = 0; g < static_groups.size(); ++g)
@@ -262,7 +329,7 @@ void trace_replay::set_static(std::vector<plan_group> planned) {
     for (const planned_instance& in : grp.instances) l.add(in.where);
     group_layouts.push_back(l);
   }
-  order = subset_order(*gpu, static_groups, peaks);
+  order = subset_order(*gpu, static_groups, peaks, max_simulate_gpus);
 }
 
 long long trace_replay::static_gpus() const {

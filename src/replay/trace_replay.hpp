@@ -45,7 +45,8 @@ struct trace_replay {
 
   std::vector<plan_group> static_groups;  ///< the plan geometry() takes GPUs from
   std::vector<layout> group_layouts;      ///< one per static group
-  std::vector<int> order;                 ///< the groups a smaller fleet takes, GPU by GPU
+  std::vector<int>
+      order;  ///< the groups a smaller fleet takes, GPU by GPU (max_simulate_gpus at most)
 };
 
 /// What a trace needs of `gpu`, its static plan solved within
@@ -54,6 +55,17 @@ struct trace_replay {
 /// gpu_milli by memory share (else by compute share).
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
                                     double plan_time_limit_s);
+
+/// Pods of a trace that no node of some number of GPUs holds, however many
+/// nodes a fleet has: all of a pod's instances go on one node.
+struct unholdable_pods {
+  long long pods = 0;  ///< pods that no such node holds
+  std::string first;   ///< the first row that asks for one, said ("FILE:LINE: ...")
+};
+
+/// The pods of `tr` (read from `t`) that no node of `per_node` empty GPUs
+/// of tr.gpu holds.
+unholdable_pods pods_no_node_holds(const trace& t, const trace_replay& tr, int per_node);
 
 /// A fleet of `gpus` GPUs of `gpu` in nodes of `per_node` (the last may have fewer).
 replay_fleet fleet_of(const gpu_model& gpu, int gpus, int per_node);

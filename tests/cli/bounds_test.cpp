@@ -4,6 +4,10 @@
 // a long list is refused while it is parsed, and a message stays one line of
 // valid UTF-8 whatever bytes the input holds.
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -21,17 +25,21 @@
 
 using namespace migplan::cli;
 using migplan::test::run_migplan;
+using migplan::test::run_migplan_tty;
 using migplan::test::source_path;
 using json = nlohmann::json;
 
 namespace {
 
-// A file under the system's temporary directory, removed at the end.
+// A file under the system's temporary directory, removed at the end; with
+// `sparse_mib`, `text` then a hole up to that many MiB (read as NUL bytes).
 class temp_file {
  public:
-  temp_file(const std::string& name, const std::string& text)
+  temp_file(const std::string& name, const std::string& text, std::uintmax_t sparse_mib = 0)
       : path_(std::string(P_tmpdir) + "/migplan-bounds-" + name) {
     std::ofstream(path_, std::ios::binary) << text;
+    if (sparse_mib > 0)
+      REQUIRE(::truncate(path_.c_str(), static_cast<off_t>(sparse_mib << 20)) == 0);
   }
   ~temp_file() { std::remove(path_.c_str()); }
   temp_file(const temp_file&) = delete;
@@ -92,8 +100,8 @@ TEST_CASE("a bounded read never holds more than the limit and one byte", "[bound
 TEST_CASE("a soft limit stops an input its head does not allow past it", "[bounds]") {
   const soft_limit soft{16, [](std::string_view head) { return head.starts_with('{'); }};
   bool too_large = false;
-  std::istringstream zeros(std::string(100, '\0'));
-  auto refused = read_source_bounded("-", zeros, 64, too_large, soft);
+  std::istringstream xs(std::string(100, 'x'));
+  auto refused = read_source_bounded("-", xs, 64, too_large, soft);
   REQUIRE(!refused);
   CHECK(too_large);
   CHECK(refused.error().message == "larger than 16 bytes");
@@ -103,22 +111,146 @@ TEST_CASE("a soft limit stops an input its head does not allow past it", "[bound
   CHECK(read->size() == 42);
 }
 
-TEST_CASE("pack --current stops /dev/zero at its limit", "[bounds]") {
-  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "/dev/zero", "1g.5gb"});
-  CHECK(r.code == 2);
-  CHECK(r.err ==
-        "migplan: /dev/zero: larger than 1 MiB, the most pack reads of a --current file\n");
-  // Standard input, the same.
+TEST_CASE("pack --current stops standard input at its limit", "[bounds]") {
   const auto in = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-", "1g.5gb"},
-                              std::string((std::size_t{1} << 20) + 1, '\0'));
+                              std::string((std::size_t{1} << 20) + 1, ' '));
+  CHECK(in.code == 2);
   CHECK(in.err == "migplan: <stdin>: larger than 1 MiB, the most pack reads of a --current file\n");
 }
 
-TEST_CASE("plan --current stops /dev/zero at a state file's limit", "[bounds]") {
-  const auto r = run_migplan({"plan", "--current", "/dev/zero", "1g.10gb"});
-  CHECK(r.code == 2);
-  CHECK(r.err ==
-        "migplan: '/dev/zero' is larger than 16 MiB, the most plan reads of a state file\n");
+namespace {
+
+// An endless input of NUL bytes, as /dev/zero is, that counts what is read.
+class zeros : public std::streambuf {
+ public:
+  std::size_t taken = 0;
+
+ protected:
+  int_type underflow() override {
+    taken += sizeof block_;
+    setg(block_, block_, block_ + sizeof block_);
+    return 0;
+  }
+
+ private:
+  char block_[4096] = {};
+};
+
+const std::string nul_first =
+    "a NUL byte at line 1, column 1: migplan reads text (is the file binary, or UTF-16?)";
+
+}  // namespace
+
+TEST_CASE("a read stops at the first NUL byte and says where it is", "[bounds]") {
+  zeros z;
+  bool too_large = true;
+  const auto r = read_bounded(z, std::size_t{256} << 20, too_large);
+  REQUIRE(!r);
+  CHECK(!too_large);
+  CHECK(r.error().message == nul_first);
+  CHECK(z.taken <= std::size_t{1} << 16);  // the first chunk, not the limit
+  using namespace std::string_literals;
+  std::istringstream later("version: 1\ndemand:\n  - {count: 1, profile: \"1g.\0x\"}\n"s);
+  const auto l = read_source_bounded("-", later, 1 << 20, too_large);
+  REQUIRE(!l);
+  CHECK(l.error().message ==
+        "a NUL byte at line 3, column 29: migplan reads text (is the file binary, or UTF-16?)");
+}
+
+TEST_CASE("every reader refuses /dev/zero at its first NUL byte", "[bounds]") {
+  const std::vector<std::vector<std::string>> runs{
+      {"simulate", "--trace", "/dev/zero", "--gpu", "h100-80gb"},
+      {"pack", "--gpu", "a100-40gb", "--current", "/dev/zero", "1g.5gb"},
+      {"plan", "--current", "/dev/zero", "1g.10gb"},
+      {"plan", "--gpu", "h100-80gb", "--demand", "/dev/zero"},
+      {"--gpu-file", "/dev/zero", "gpus"},
+      {"import", "--lgip", "/dev/zero", "--lgipp", "/dev/zero"},
+  };
+  for (const auto& args : runs) {
+    const auto r = run_migplan(args);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(nul_first) != std::string::npos);
+    CHECK(r.err.find("larger than") == std::string::npos);
+  }
+  const auto c = run_migplan({"check", "/dev/zero"});
+  INFO(c.out + c.err);
+  CHECK(c.code == 2);
+  CHECK((c.out + c.err).find(nul_first) != std::string::npos);
+}
+
+TEST_CASE("a named pipe with no writer reads as empty, never waited on", "[bounds]") {
+  const std::string fifo = std::string(P_tmpdir) + "/migplan-bounds-fifo";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::vector<std::vector<std::string>> runs{
+      {"simulate", "--trace", fifo, "--gpu", "h100-80gb"},
+      {"plan", "--gpu", "h100-80gb", "--demand", fifo},
+      {"plan", "--current", fifo, "1g.10gb"},
+      {"pack", "--gpu", "a100-40gb", "--current", fifo, "1g.5gb"},
+      {"--gpu-file", fifo, "gpus"},
+      {"import", "--lgip", fifo, "--lgipp", fifo},
+      {"pack", "--gpu", "a100-40gb", "--batch", fifo},
+  };
+  for (const auto& args : runs) {
+    // Before the fix each of these waited for a writer forever.
+    const auto r = run_migplan_tty(args, {}, 10);
+    INFO(args[0] + " " + args[1] + ": " + r.out + r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("timed out") == std::string::npos);
+  }
+  // check finds an empty file, as it does of any.
+  const auto c = run_migplan_tty({"check", fifo}, {}, 10);
+  CHECK(c.code == 0);
+  CHECK((c.out + c.err).find("warning: empty file: nothing to check") != std::string::npos);
+  // What a writer left in the pipe is read as from any pipe.
+  const int r = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(r >= 0);
+  const int w = ::open(fifo.c_str(), O_WRONLY);
+  REQUIRE(w >= 0);
+  const std::string demand = "version: 1\ndemand:\n  - {count: 8, profile: 1g.10gb}\n";
+  REQUIRE(::write(w, demand.data(), demand.size()) == static_cast<ssize_t>(demand.size()));
+  ::close(w);
+  const auto ok = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", fifo});
+  ::close(r);
+  std::remove(fifo.c_str());
+  INFO(ok.err);
+  CHECK(ok.code == 0);
+  CHECK(ok.out.rfind("plan: 2 gpus (h100-80gb x2)\n", 0) == 0);
+}
+
+TEST_CASE("a file too large is refused in the name of the command that reads it", "[bounds]") {
+  const temp_file trace("small.csv", "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  const temp_file plan("big-plan.json", "{", 17);
+  const auto s = run_migplan(
+      {"simulate", "--trace", trace.path(), "--gpu", "h100-80gb", "--static-plan", plan.path()});
+  CHECK(s.code == 2);
+  CHECK(s.err == "migplan: '" + plan.path() +
+                     "' is larger than 16 MiB, the most simulate reads of one file\n");
+  const temp_file big_trace("big-trace.csv", "name,start", 257);
+  const auto t = run_migplan({"simulate", "--trace", big_trace.path(), "--gpu", "h100-80gb"});
+  CHECK(t.err == "migplan: '" + big_trace.path() +
+                     "' is larger than 256 MiB, the most simulate reads of one file\n");
+  // Written, not sparse: a state file is read up to its limit, where the
+  // holes of a sparse one would be NUL bytes.
+  const temp_file state("big-state.yaml", "version: 1\n" + std::string(std::size_t{17} << 20, ' '));
+  const auto p = run_migplan({"place", "1g.10gb", "--current", state.path()});
+  CHECK(p.code == 2);
+  CHECK(p.err == "migplan: '" + state.path() +
+                     "' is larger than 16 MiB, the most place reads of a state file\n");
+  // A mig-parted config read for place names no other command.
+  std::string bomb = "version: v1\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b', prev = 'a'; c <= 'k'; ++c, ++prev)
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ", *" + prev + ", *" + prev + ", *" +
+            prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n";
+  const temp_file config("bomb.yaml", bomb);
+  const auto m =
+      run_migplan({"place", "1g.10gb", "--current", migplan::test::plan_fixture("kube-nodes.json"),
+                   "--mig-config", config.path()});
+  INFO(m.err);
+  CHECK(m.code == 2);
+  CHECK(m.err.find("migplan stops reading it there") != std::string::npos);
+  CHECK(m.err.find("check") == std::string::npos);
 }
 
 TEST_CASE("a demand list past its limit is refused at the first item too many", "[bounds]") {
@@ -184,7 +316,12 @@ TEST_CASE("a NUL byte in a value leaves the message one line", "[bounds]") {
   // each reader refuses the file, and the message never splits or carries it.
   const temp_file quoted("nul-q.yaml",
                          "version: 1\ndemand:\n  - {count: 1, profile: \"1g.\0x\"}\n"s);
-  one_line_error(run_migplan({"plan", "--gpu", "h100-80gb", "--demand", quoted.path()}));
+  const auto q = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", quoted.path()});
+  one_line_error(q);
+  // Said as a NUL byte where it is, not as yaml-cpp's escape on another line.
+  CHECK(q.err == "migplan: cannot read '" + quoted.path() +
+                     "': a NUL byte at line 3, column 29: migplan reads text (is the file binary, "
+                     "or UTF-16?)\n");
   const temp_file plain("nul-p.yaml", "version: 1\ndemand:\n  - {count: 1, profile: 1g.10\0gb}\n"s);
   one_line_error(run_migplan({"plan", "--gpu", "h100-80gb", "--demand", plain.path()}));
   const temp_file js("nul.json",

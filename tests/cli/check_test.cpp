@@ -1258,7 +1258,7 @@ TEST_CASE("check stops a file whose aliases and merge keys expand past its budge
   CHECK(r.code == 2);
   const std::string budget = std::to_string(4 * text.size() + 100'000);
   CHECK(r.out.find("<stdin>: error: aliases and merge keys make this file name more than " +
-                   budget + " values; check stops reading it there\n") != std::string::npos);
+                   budget + " values; migplan stops reading it there\n") != std::string::npos);
 }
 
 TEST_CASE("check reports a gpu index given by two entries of a config, and a negative one",
@@ -1296,12 +1296,13 @@ TEST_CASE("check refuses a file over the size limit without reading it", "[check
   CHECK(r.out == p.string() +
                      ": error: larger than 16 MiB, the most check reads of one file\n"
                      "checked 1 file: 0 geometries valid, 0 invalid; 1 file unreadable\n");
-  // A device that never ends is read to the limit, then refused.
+  // A device that never ends is refused at its first NUL byte.
   if (fs::exists("/dev/zero")) {
     r = run_migplan({"check", "/dev/zero"});
     CHECK(r.code == 2);
     CHECK(r.out ==
-          "/dev/zero: error: larger than 16 MiB, the most check reads of one file\n"
+          "/dev/zero: error: cannot read file: a NUL byte at line 1, column 1: migplan reads text "
+          "(is the file binary, or UTF-16?)\n"
           "checked 1 file: 0 geometries valid, 0 invalid; 1 file unreadable\n");
   }
 }

@@ -370,6 +370,22 @@ TEST_CASE("an nvidia-smi listing needs --gpu, and its reading errors point into 
   CHECK(nogpu.code == 2);
   CHECK(nogpu.err ==
         "migplan: " + file + ": an nvidia-smi listing does not name the GPU model; pass --gpu\n");
+  // place and simulate tell a listing by the same rule, and say the same.
+  const auto place = run_migplan({"place", "1g.5gb", "--current", file});
+  CHECK(place.code == 2);
+  CHECK(place.err == nogpu.err);
+  const auto simulate = run_migplan({"simulate", "--trace", "-", "--current", file},
+                                    "name,start,end,count,item\na,0,10,1,1g.5gb\n");
+  CHECK(simulate.err == nogpu.err);
+  const auto plan = run_migplan({"plan", "--current", file, "1g.5gb"});
+  CHECK(plan.code == 2);
+  CHECK(plan.err == "migplan: " + file +
+                        ": an nvidia-smi listing does not name the GPU model or the node; plan "
+                        "--current reads a state file or kubectl's nodes\n");
+  // What is neither an answer nor a listing is not called a listing.
+  const auto neither = run_migplan({"pack", "--current", "-", "1g.5gb"}, "version: 1\n");
+  CHECK(neither.err ==
+        "migplan: <stdin>: neither a pack --json answer nor an nvidia-smi listing\n");
   const auto index = run_migplan({"pack", "--gpu", "a100-40gb", "--index", "0", "1g.5gb"});
   CHECK(index.code == 2);
   CHECK(index.err == "migplan: --index needs --current or --emit\n");

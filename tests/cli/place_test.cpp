@@ -333,3 +333,18 @@ TEST_CASE("place and simulate --help list exactly the policies --policy accepts"
     CHECK(j["policies"][0]["name"] == name);
   }
 }
+
+TEST_CASE("place says when a profile's starts, not its room, keep it off a GPU", "[place]") {
+  // Units 1-3 and 5-7 free, 5 compute slices: room for a 3g.40gb, which
+  // starts only at 0 or 4.
+  const std::string state =
+      "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n    gpus:\n      - index: 0\n"
+      "        instances:\n          - {profile: 1g.10gb, start: 0}\n"
+      "          - {profile: 1g.10gb, start: 4}\n";
+  const auto r = run_migplan({"place", "3g.40gb", "--current", "-"}, state);
+  CHECK(r.code == 1);
+  INFO(r.out);
+  CHECK(r.out.find("but the start is the cause: 3g.40gb starts only at units 0, 4, and none is "
+                   "free\n") != std::string::npos);
+  CHECK(r.out.find("of the 4 units") == std::string::npos);
+}

@@ -620,9 +620,55 @@ TEST_CASE("kubectl's nodes that do not match the config each get one message", "
                       "version: v1\nmig-configs:\n  split:\n    - devices: all\n"
                       "      mig-enabled: maybe\n")) ==
         "mig.yaml:5: 'mig-enabled' must be true or false, not 'maybe'");
+  const std::string wanted =
+      "--mig-config takes the mig-parted config (version: v1, mig-configs: ...) that defines the "
+      "nodes' labels";
   CHECK(error_of(kube(good, "version: 1\ngpus: []\n")) ==
-        "mig.yaml: this is a migplan geometry file; --current needs the mig-parted config "
-        "(version: v1, mig-configs: ...) that defines the nodes' labels");
+        "mig.yaml: this is a migplan geometry file (version: 1, gpus: ...); " + wanted);
+  CHECK(error_of(kube(good, "{\"version\": 1, \"gpus\": []}", true)) ==
+        "mig.yaml: this is a migplan geometry file (version: 1, gpus: ...); " + wanted);
+  // Named by its first keys, before the rest is parsed: what follows them
+  // here is no YAML at all.
+  CHECK(error_of(
+            kube(good, "version: 1\ndemand:\n  - {count: 1, profile: 1g.10gb}\n  - {\n: : [\n")) ==
+        "mig.yaml: this is a migplan demand file (version: 1, demand: ...); " + wanted);
+}
+
+TEST_CASE("a YAML file's kind is told by its first top-level keys", "[plan-io]") {
+  CHECK(yaml_kind_of("# a comment\nversion: 1\ncomment: x\ndemand:\n  - {}\n") ==
+        yaml_kind::demand);
+  CHECK(yaml_kind_of("version: 1\npods: []\n") == yaml_kind::trace);
+  CHECK(yaml_kind_of("version: 1\nmodels:\n  - {gpu: a30}\nnodes: []\n") == yaml_kind::fleet);
+  CHECK(yaml_kind_of("version: 1\nnodes:\n  - name: a\n    gpus: 2\n") == yaml_kind::nodes);
+  CHECK(yaml_kind_of("version: 1\n\"gpus\":\n  - {}\n") == yaml_kind::geometry);
+  CHECK(yaml_kind_of("version: v1\nmig-configs: {}\n") == yaml_kind::mig_parted);
+  // Nested keys, flow style and JSON tell nothing.
+  CHECK(yaml_kind_of("version: 1\ncomment:\n  demand: 1\n") == yaml_kind::unknown);
+  CHECK(yaml_kind_of("{version: 1, demand: []}\n") == yaml_kind::unknown);
+  CHECK(yaml_kind_of("apiVersion: v1\nkind: ConfigMap\ndata:\n  config.yaml: |\n    "
+                     "mig-configs: {}\n") == yaml_kind::unknown);
+}
+
+TEST_CASE("a migplan file given to the wrong option is named for what it is", "[plan-io]") {
+  const std::string demand = plan_fixture_text("demand.yaml");
+  const std::string fleet = plan_fixture_text("fleet.yaml");
+  const auto current = run_migplan({"plan", "--current", "-", "1g.10gb"}, demand);
+  CHECK(current.code == 2);
+  CHECK(current.err ==
+        "migplan: '<stdin>' is a migplan demand file (version: 1, demand: ...); --current takes "
+        "a state file (version: 1, nodes: ...) or kubectl's nodes\n");
+  const auto as_fleet = run_migplan({"plan", "--fleet", "-", "1g.10gb"}, demand);
+  CHECK(as_fleet.err ==
+        "migplan: '<stdin>' is a migplan demand file (version: 1, demand: ...); --fleet takes a "
+        "fleet file (version: 1, models: or nodes: ...)\n");
+  const auto as_demand = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"}, fleet);
+  CHECK(as_demand.err ==
+        "migplan: '<stdin>' is a migplan fleet file (version: 1, models: ...); --demand takes a "
+        "demand file (version: 1, demand: ...)\n");
+  const auto as_trace = run_migplan({"simulate", "--gpu", "h100-80gb", "--trace", "-"}, demand);
+  CHECK(as_trace.err ==
+        "migplan: '<stdin>' is a migplan demand file (version: 1, demand: ...); --trace takes a "
+        "trace (version: 1, pods: ...)\n");
 }
 
 TEST_CASE("the current state is kubectl's nodes or a state file, told apart by content",
@@ -632,22 +678,22 @@ TEST_CASE("the current state is kubectl's nodes or a state file, told apart by c
   CHECK_FALSE(looks_like_kube_nodes("version: 1\n"));
   std::istringstream in;
   const auto state =
-      read_current_state(builtin_models(), test_path("fixtures/plan/state.json"), "", in);
+      read_current_state(builtin_models(), test_path("fixtures/plan/state.json"), "", in, "plan");
   REQUIRE(state.has_value());
   CHECK(state->nodes.size() == 2);
   CHECK(state->notes.empty());
   const auto k = read_current_state(builtin_models(), test_path("fixtures/plan/kube-nodes.json"),
-                                    test_path("fixtures/plan/kube-config.yaml"), in);
+                                    test_path("fixtures/plan/kube-config.yaml"), in, "plan");
   REQUIRE(k.has_value());
   CHECK(k->nodes.size() == 3);
   CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/kube-nodes.json"),
-                                    "", in))
+                                    "", in, "plan"))
             .ends_with("is kubectl's output for nodes: give the mig-parted config that defines "
                        "their nvidia.com/mig.config labels with --mig-config"));
   CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/state.json"),
-                                    test_path("fixtures/plan/kube-config.yaml"), in))
+                                    test_path("fixtures/plan/kube-config.yaml"), in, "plan"))
             .starts_with("--mig-config is only for kubectl's nodes"));
-  CHECK(error_of(read_current_state(builtin_models(), "/nonexistent/state.json", "", in)) ==
+  CHECK(error_of(read_current_state(builtin_models(), "/nonexistent/state.json", "", in, "plan")) ==
         "cannot read '/nonexistent/state.json': No such file or directory");
 }
 

@@ -593,3 +593,120 @@ TEST_CASE("simulate --size names the inferred profiles of each model it sizes", 
     CHECK((text.out.find(note) != std::string::npos) == !expected.empty());
   }
 }
+
+TEST_CASE("simulate --size says at once that no node holds a pod", "[simulate]") {
+  const std::string head = "name,start,end,count,item\n";
+  // A node of 8 h100-80gb holds 8 whole GPUs, and 8 x 7 = 56 1g.10gb.
+  const auto whole = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--size"},
+                                 head + "big,0,10,1,9xgpu\nsmall,0,10,1,1g.10gb\n");
+  CHECK(whole.code == 2);
+  CHECK(whole.out.empty());
+  CHECK(whole.err ==
+        "migplan: <stdin>:2: no node of 8 h100-80gb GPUs holds a pod of 9 whole GPUs: it needs 9 "
+        "instances of 7g.80gb on one node, and a node holds 8 at most (pods no node holds: 1 of "
+        "2); no number of h100-80gb GPUs rejects at most 0% of pods (--gpus-per-node sets a "
+        "node's GPUs)\n");
+  const auto many = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--size"},
+                                head + "small,0,10,1,1g.10gb\nwide,0,10,1,57x1g.10gb\n");
+  CHECK(many.code == 2);
+  CHECK(many.err.find("<stdin>:3: no node of 8 h100-80gb GPUs holds a pod of '57x1g.10gb': it "
+                      "needs 57 instances of 1g.10gb on one node, and a node holds 56 at most") !=
+        std::string::npos);
+  // 56 fit a node: sized as usual.
+  const auto fits = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--size"},
+                                head + "wide,0,10,1,56x1g.10gb\n");
+  CHECK(fits.code == 0);
+  // Pods no node holds within the target: the others are sized.
+  const auto within = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--size", "--reject-target", "50"},
+      head + "big,0,10,1,9xgpu\nsmall,0,10,1,1g.10gb\n");
+  INFO(within.err);
+  CHECK(within.code == 0);
+}
+
+TEST_CASE("simulate warns once when a trace mixes seconds and dates", "[simulate]") {
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb"},
+      "name,start,end,count,item\na,0,3600,1,1g.10gb\nb,2023-07-01T00:10:00Z,,1,1g.10gb\n"
+      "c,600,,1,1g.10gb\nd,2023-07-01T00:20:00Z,,1,1g.10gb\n");
+  CHECK(r.err ==
+        "migplan: warning: <stdin>: times mix whole seconds (line 2) and RFC 3339 dates (line 3); "
+        "seconds count from 1970-01-01T00:00:00Z, so the trace spans decades: write every time "
+        "one way\n");
+  // doc/simulate.md's trace example writes its times one way.
+  const std::string doc = migplan::test::read_file(migplan::test::source_path("doc/simulate.md"));
+  const std::size_t from = doc.find("name,start,end,count,item\n");
+  REQUIRE(from != std::string::npos);
+  const std::string example = doc.substr(from, doc.find("```", from) - from);
+  const auto d = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb"}, example);
+  CHECK(d.err.empty());
+  CHECK(d.out.rfind("trace <stdin>: 22 pods, 23 instances over 2h 00m\n", 0) == 0);
+}
+
+TEST_CASE("an Alibaba pod list without times says it does not replay", "[simulate]") {
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb"},
+                             "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+                             "openb-pod-0000,12000,16384,1,1000,\n");
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: <stdin>:1: an Alibaba pod list needs the column 'creation_time' (num_gpu, "
+        "gpu_milli and creation_time at least); a list without times, such as "
+        "openb_pod_list_multigpu50.csv, does not replay\n");
+}
+
+TEST_CASE("simulate refuses --plot-metric without --plot", "[simulate]") {
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--plot-metric", "gpus"},
+                  "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: --plot-metric chooses what --plot draws; give --plot FILE with it\n");
+}
+
+TEST_CASE("simulate says one pod, one GPU and this GPU in the singular", "[simulate]") {
+  const auto plan = run_migplan({"plan", "--gpu", "h100-80gb", "7x1g.10gb", "7g.80gb", "--json"});
+  REQUIRE(plan.code == 0);
+  const std::string file = temp_file("plan-two.json", plan.out);
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                              "--static-plan", file, "--policy", "static"},
+                             "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  std::remove(file.c_str());
+  INFO(r.out + r.err);
+  CHECK(r.out.rfind("trace <stdin>: 1 pod, 1 instance over", 0) == 0);
+  CHECK(r.out.find("\nfleet: 1 h100-80gb GPU, 1 node of up to 8\n") != std::string::npos);
+  CHECK(r.out.find("\nstatic geometry: plan for the peaks, 1 GPU\n") != std::string::npos);
+  CHECK(r.out.find("\nstatic geometry on this GPU: the plan in " + file) != std::string::npos);
+  CHECK(r.out.find("1 GPUs") == std::string::npos);
+}
+
+TEST_CASE("a fleet smaller than a plan of many large groups is chosen in linear time",
+          "[simulate]") {
+  // 120 groups of 100,000 GPUs: choosing 1,000 of them used to cost every
+  // planned GPU times every group (1.2e7 x 120 steps, minutes); it now
+  // costs the groups plus 100,000 steps at most (well under a second).
+  const std::vector<std::string> mixes{
+      R"({"profile": "1g.10gb", "start": 0})", R"({"profile": "2g.20gb", "start": 0})",
+      R"({"profile": "3g.40gb", "start": 4})", R"({"profile": "4g.40gb", "start": 0})"};
+  std::string plan = R"({"schema_version": 2, "groups": [)";
+  for (int i = 0; i < 120; ++i)
+    plan += fmt::format(R"({}{{"gpu": {{"id": "h100-80gb"}}, "count": 100000, "instances": [{}]}})",
+                        i == 0 ? "" : ", ", mixes[static_cast<std::size_t>(i) % mixes.size()]);
+  plan += "]}";
+  const std::string file = temp_file("plan-wide.json", plan);
+  const std::string trace = temp_file("wide.csv",
+                                      "name,start,end,count,item\na,0,100,40,1g.10gb\n"
+                                      "b,0,100,30,3g.40gb\n");
+  const auto r = migplan::test::run_migplan_tty(
+      {"simulate", "--trace", trace, "--gpu", "h100-80gb", "--static-plan", file, "--gpus", "1000",
+       "--policy", "static", "--json"},
+      {}, 60);
+  std::remove(file.c_str());
+  std::remove(trace.c_str());
+  INFO(r.err);
+  REQUIRE(r.code == 0);  // -1: timed out
+  const json j = json::parse(r.out);
+  CHECK(j["static_geometry"]["subset"] == true);
+  long long gpus = 0;
+  for (const json& g : j["static_geometry"]["geometries"]) gpus += g["count"].get<long long>();
+  CHECK(gpus == 1000);
+}
