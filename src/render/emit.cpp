@@ -347,9 +347,11 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
   if (devices.size() == 1) {
     out += comment(
         split ? fmt::format("Single strategy (--mig-strategy=single): every MIG device is "
-                            "advertised as nvidia.com/gpu; the {} devices are all {}, so it can "
-                            "serve them.",
-                            devices.front().count, devices.front().name)
+                            "advertised as nvidia.com/gpu; {} {}, so it can serve {}.",
+                            devices.front().count == 1
+                                ? std::string("the one device is")
+                                : fmt::format("the {} devices are all", devices.front().count),
+                            devices.front().name, devices.front().count == 1 ? "it" : "them")
               : std::string("Single strategy (--mig-strategy=single): every MIG device is "
                             "advertised as nvidia.com/gpu; the layout is uniform, so it can "
                             "serve it."));

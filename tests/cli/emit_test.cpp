@@ -426,6 +426,20 @@ TEST_CASE("a config plan --emit mig-parted writes with CI profiles reads back ev
   CHECK(again.err.find("unknown profile") == std::string::npos);
 }
 
+TEST_CASE("pack --emit k8s says one device in the singular", "[cli][emit]") {
+  // One compute instance splitting the only GI: one device, said as one.
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "k8s", "7g.40gb[4c]"});
+  REQUIRE(r.code == 0);
+  const std::string text = unwrapped(r.out);
+  CHECK(text.find("the one device is 4c.7g.40gb, so it can serve it.") != std::string::npos);
+  CHECK(text.find("the 1 devices") == std::string::npos);
+  // Several: the plural as before.
+  const auto two = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "k8s", "3g.20gb[1c,1c]"});
+  REQUIRE(two.code == 0);
+  CHECK(unwrapped(two.out).find("the 2 devices are all 1c.3g.20gb, so it can serve them.") !=
+        std::string::npos);
+}
+
 TEST_CASE("pack --emit refuses what would lose compute instances", "[cli][emit]") {
   // mig-parted counts CIs, not GIs, and fills the GI it made last: a 2c and a
   // 1c kept in two GIs could share one.
