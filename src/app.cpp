@@ -193,10 +193,18 @@ std::string option_suggestion(const CLI::App& app, const CLI::App& cmd,
 }  // namespace
 
 int run(const std::vector<std::string>& args, context& ctx) {
-  CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
-  app.name("migplan");
   const std::string version =
       fmt::format("migplan {} (catalog data {})", MIGPLAN_VERSION, catalog_revision());
+  // A lone --version answers before anything is built: CLI11 answers it by
+  // throwing, and the first throw in a static binary sorts every entry of its
+  // unwind table (bench/README.md "Start-up").
+  const std::size_t at = command_at(args);
+  if (at + 1 == args.size() && args[at] == "--version") {
+    ctx.out << version << "\n";
+    return exit_ok;
+  }
+  CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
+  app.name("migplan");
   app.set_version_flag("--version", version);
   app.require_subcommand(1);
   app.footer(
@@ -205,15 +213,13 @@ int run(const std::vector<std::string>& args, context& ctx) {
       "Run 'migplan COMMAND --help' for a command's options.");
   // Only the command that runs is built: each brings dozens of options, and
   // building all eleven was most of a one-shot `pack`'s instructions
-  // (bench/README.md "Start-up"). All of them for the usage and --help, and
-  // none for --version alone.
-  const std::size_t at = command_at(args);
+  // (bench/README.md "Start-up"). All of them for the usage and --help.
   const std::string_view word = at < args.size() ? std::string_view(args[at]) : "";
   const auto named = std::find_if(std::begin(commands), std::end(commands),
                                   [&](const command_entry& c) { return c.name == word; });
   if (named != std::end(commands)) {
     named->add(app, ctx);
-  } else if (!(word == "--version" && at + 1 == args.size())) {
+  } else {
     for (const command_entry& c : commands) c.add(app, ctx);
   }
   // --help is a one-screen summary; the man page is the reference.
