@@ -12,6 +12,7 @@
 #include <migplan/lookup.hpp>
 #include <migplan/search.hpp>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,6 +80,7 @@ class session {
 
   model_list models_;
   std::map<const gpu_model*, room_memo> memos_;
+  std::set<const gpu_model*> seen_;  // models asked for a memo once
   // Candidate models per sorted set of profile names; cleared when full, so
   // memory stays flat over a long batch.
   static constexpr std::size_t max_inferences = 4096;
