@@ -99,6 +99,18 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
               "mig-parted config (version: v1, mig-configs: ...)"));
     return f;
   }
+  return check_read(std::move(f), settings);
+}
+
+file_check check_text(std::string shown, std::string text, const check_settings& settings) {
+  file_check f;
+  f.path = std::move(shown);
+  f.text = std::move(text);
+  f.input = read_mig_parted_input(settings.models, f.text, false);
+  return check_read(std::move(f), settings);
+}
+
+file_check check_read(file_check f, const check_settings& settings) {
   f.diagnostics = f.input.diagnostics;
   check_geometries(f, settings);
   if (settings.strict) make_warnings_errors(f);

@@ -35,6 +35,13 @@ struct check_settings {
 /// applies to, diagnostics sorted by position.
 file_check check_source(const source& s, std::istream& in, const check_settings& settings);
 
+/// check_source() of YAML `text` already read, named `shown`: what
+/// `emit-config --merge` checks before it writes.
+file_check check_text(std::string shown, std::string text, const check_settings& settings);
+
+/// The checks of a file whose text and input are read (`f.text`, `f.input`).
+file_check check_read(file_check f, const check_settings& settings);
+
 /// Resolves and checks every geometry `f.input` holds, on every model it
 /// applies to, adding a geometry_check each and the diagnostics found
 /// (geometries.cpp).

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 
 namespace migplan::cli::render {
@@ -93,6 +94,36 @@ void mig_parted(std::ostream& os, const mig_parted_config& config) {
       for (const auto& [ci, n] : e.compute)
         out += fmt::format("        {}: {}\n", yaml_string(ci), n);
     }
+  }
+  for (const user_label& u : config.user_labels) {
+    if (!first) out += "\n";
+    first = false;
+    out += fmt::format("  # {}, from {} line {}, as written there\n", comment_safe(u.name),
+                       comment_safe(config.user_file), u.line);
+    out += u.text;
+  }
+  os << out;
+}
+
+std::string configmap_commands(std::string_view name) {
+  return fmt::format(
+      "#   kubectl apply -n gpu-operator -f FILE\n"
+      "#   kubectl patch clusterpolicies.nvidia.com/cluster-policy --type=json \\\n"
+      "#     -p='[{{\"op\":\"replace\",\"path\":\"/spec/migManager/config/name\","
+      "\"value\":\"{}\"}}]'\n",
+      name);
+}
+
+void config_map(std::ostream& os, std::string_view name, std::string_view config) {
+  std::string out = fmt::format(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {}\ndata:\n  config.yaml: |\n", name);
+  while (!config.empty()) {
+    std::size_t nl = config.find('\n');
+    if (nl == std::string_view::npos) nl = config.size();
+    const std::string_view line = config.substr(0, nl);
+    if (line.find_first_not_of(' ') != std::string_view::npos) out += "    " + std::string(line);
+    out += '\n';
+    config.remove_prefix(std::min(nl + 1, config.size()));
   }
   os << out;
 }

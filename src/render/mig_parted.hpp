@@ -34,6 +34,17 @@ std::string comment_lines(std::string_view text);
 /// label with one entry per model, each entry with a comment naming the model, a `device-filter` of
 /// its PCI IDs (inferred mappings named in a comment), `devices: all`, `mig-enabled` and the
 /// `mig-devices` counts.
+/// Then the user's own labels (`user_labels`), each as written under a comment naming
+/// `user_file` and its line.
 void mig_parted(std::ostream& os, const mig_parted_config& config);
+
+/// The comment lines of the commands that make ConfigMap `name` the GPU
+/// Operator's MIG config: `kubectl apply`, then a patch of the ClusterPolicy's
+/// /spec/migManager/config/name.
+std::string configmap_commands(std::string_view name);
+
+/// Writes a ConfigMap `name` (a DNS subdomain, written as is) whose
+/// `config.yaml` is `config`, a mig-parted config's text, as a literal block.
+void config_map(std::ostream& os, std::string_view name, std::string_view config);
 
 }  // namespace migplan::cli::render

@@ -555,12 +555,7 @@ void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
     case plan_emit_kind::configmap: {
       out << "# migplan plan: the GPU Operator's custom MIG config. Apply it, point the MIG\n"
              "# manager at it, then label the nodes (--emit labels):\n"
-             "#   kubectl apply -n gpu-operator -f FILE\n"
-             "#   kubectl patch clusterpolicies.nvidia.com/cluster-policy --type=json \\\n"
-          << fmt::format(
-                 "#     -p='[{{\"op\":\"replace\",\"path\":\"/spec/migManager/config/name\","
-                 "\"value\":\"{}\"}}]'\n",
-                 opt.configmap_name);
+          << configmap_commands(opt.configmap_name);
       if (needs_mixed(labels))
         out << "# Some labels hold more than one profile per node: set the mixed MIG strategy\n"
                "# (/spec/mig/strategy: mixed).\n";
