@@ -161,8 +161,8 @@ _migplan() {
       value_options='--lgip --lgipp --name --description --pci-id --index -o --output --gpu-file'
       ;;
     emit-config)
-      options='-h --help -g --gpu -o --output --gpu-file'
-      value_options='-g --gpu -o --output --gpu-file'
+      options='-h --help -g --gpu -o --output --merge --configmap-name --strict --gpu-file'
+      value_options='-g --gpu -o --output --merge --configmap-name --gpu-file'
       ;;
     *) return 0 ;;
   esac

@@ -151,6 +151,9 @@ complete -c migplan -n '__fish_seen_subcommand_from check; and __migplan_not_opt
 # emit-config
 complete -c migplan -n '__fish_seen_subcommand_from emit-config' -s g -l gpu -x -a '(__migplan_gpus)' -d 'GPU model (repeatable; every model when omitted)'
 complete -c migplan -n '__fish_seen_subcommand_from emit-config' -s o -l output -r -F -d 'File to write (- or omitted: stdout)'
+complete -c migplan -n '__fish_seen_subcommand_from emit-config' -l merge -r -F -d 'Your own labels: a mig-parted config or a ConfigMap'
+complete -c migplan -n '__fish_seen_subcommand_from emit-config' -l configmap-name -x -d 'Name of the ConfigMap to write'
+complete -c migplan -n '__fish_seen_subcommand_from emit-config' -l strict -d 'With --merge: warnings are errors'
 # import
 complete -c migplan -n '__fish_seen_subcommand_from import' -l lgip -r -F -a - -d 'nvidia-smi mig -lgip output (- for stdin)'
 complete -c migplan -n '__fish_seen_subcommand_from import' -l lgipp -r -F -a - -d 'nvidia-smi mig -lgipp output (- for stdin)'

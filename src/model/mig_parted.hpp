@@ -28,10 +28,22 @@ struct mig_parted_label {
   std::vector<mig_parted_entry> entries;  ///< one per model
 };
 
+/// One label of a user's own config (emit-config --merge), as written.
+struct user_label {
+  std::string name;  ///< the label, as YAML reads its key
+  int line = 0;      ///< where its key is in the user's file (1-based)
+  /// Its lines, from the key's to the line before the next label's, moved so
+  /// that the key is indented by two spaces (as emit-config writes labels),
+  /// each ending with "\n".
+  std::string text;
+};
+
 /// A whole config file.
 struct mig_parted_config {
   std::vector<std::string> header;  ///< comment lines at the top (without "# ")
   std::vector<mig_parted_label> labels;
+  std::vector<user_label> user_labels{};  ///< written after `labels`, as they are
+  std::string user_file{};                ///< where user_labels come from, as shown
 };
 
 }  // namespace migplan::cli
