@@ -5,6 +5,8 @@
 
 #include <ostream>
 
+#include "render/yaml.hpp"
+
 namespace migplan::cli::render {
 
 std::string label_word(std::string_view profile_name) {
@@ -12,15 +14,6 @@ std::string label_word(std::string_view profile_name) {
   for (char& c : out)
     if (c == '+') c = '.';
   return out;
-}
-
-std::string yaml_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
-  }
-  return out + "\"";
 }
 
 std::string comment_safe(std::string_view text) {
@@ -60,7 +53,7 @@ void mig_parted(std::ostream& os, const mig_parted_config& config) {
   for (const mig_parted_label& label : config.labels) {
     if (!first) out += "\n";
     first = false;
-    out += fmt::format("  {}:\n", label.name);
+    out += fmt::format("  {}:\n", yaml_scalar(label.name));
     for (const mig_parted_entry& e : label.entries) {
       const gpu_model& g = *e.gpu;
       const std::string name(g.name().empty() ? g.description : g.name());
@@ -89,9 +82,9 @@ void mig_parted(std::ostream& os, const mig_parted_config& config) {
       out += "      mig-devices:\n";
       for (const auto& [p, n] : e.devices)
         out += fmt::format("        {}: {}\n",
-                           yaml_string(g.profiles[static_cast<std::size_t>(p)].name), n);
+                           yaml_quoted(g.profiles[static_cast<std::size_t>(p)].name), n);
       for (const auto& [ci, n] : e.compute)
-        out += fmt::format("        {}: {}\n", yaml_string(ci), n);
+        out += fmt::format("        {}: {}\n", yaml_quoted(ci), n);
     }
   }
   os << out;

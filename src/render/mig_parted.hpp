@@ -17,10 +17,6 @@ namespace migplan::cli::render {
 /// ("1g.5gb+me" -> "1g.5gb.me", "1g.24gb+me.all" -> "1g.24gb.me.all").
 std::string label_word(std::string_view profile_name);
 
-/// `text` as a YAML double-quoted string ('"' and '\\' escaped, control
-/// characters as '?').
-std::string yaml_string(std::string_view text);
-
 /// `text` with every control character replaced by '?': for a comment line,
 /// which a newline would end.
 std::string comment_safe(std::string_view text);

@@ -18,6 +18,7 @@
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
 #include "render/plan_view.hpp"
+#include "render/yaml.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -245,37 +246,6 @@ class label_table {
   std::unordered_map<std::string, std::size_t> index_;
 };
 
-// A mapping key or scalar as YAML (and go-yaml, which reads YAML 1.1)
-// reads it back unchanged: plain when it is a simple name, else quoted.
-std::string yaml_scalar(std::string_view s) {
-  static constexpr std::string_view special[] = {"y",   "yes",  "n",     "no",   "on",
-                                                 "off", "true", "false", "null", "~"};
-  const bool simple = !s.empty() && std::isalnum(static_cast<unsigned char>(s.front())) != 0 &&
-                      std::all_of(s.begin(), s.end(),
-                                  [](char c) {
-                                    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-                                           c == '.' || c == '_' || c == '-';
-                                  }) &&
-                      !std::all_of(s.begin(), s.end(), [](char c) {
-                        return std::isdigit(static_cast<unsigned char>(c)) != 0;
-                      });
-  std::string lowered(s);
-  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (simple && std::find(std::begin(special), std::end(special), lowered) == std::end(special))
-    return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\')
-      out += fmt::format("\\{}", c);
-    else if (u < 0x20 || u == 0x7F)
-      out += fmt::format("\\x{:02x}", u);
-    else
-      out += c;
-  }
-  return out + "\"";
-}
-
 std::string node_list(const std::vector<std::string>& nodes) {
   constexpr std::size_t most = 5;
   std::string out;
@@ -335,10 +305,10 @@ void write_entry(std::ostream& os, const emitted_entry& e, std::string_view inde
   }
   key("mig-devices:\n");
   for (const auto& [p, n] : e.geometry.counts)
-    os << indent << "    \"" << e.gpu->profiles[static_cast<std::size_t>(p)].name << "\": " << n
-       << '\n';
+    os << indent << "    " << yaml_quoted(e.gpu->profiles[static_cast<std::size_t>(p)].name) << ": "
+       << n << '\n';
   for (const auto& [gi_ci, n] : e.geometry.ci_counts)
-    os << indent << "    \"" << ci_name(*e.gpu, gi_ci) << "\": " << n << '\n';
+    os << indent << "    " << yaml_quoted(ci_name(*e.gpu, gi_ci)) << ": " << n << '\n';
 }
 
 // The config itself; `indent` before every line (inside a ConfigMap).
