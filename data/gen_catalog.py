@@ -223,7 +223,9 @@ def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
             if "note" in n.obj:
                 n.text("note")
             key = re.sub(r"^nvidia ", "", name.lower())
-            if any(name == old for old, _ in names):
+            # Ignoring case, as lookups and model files do; with and without "NVIDIA " are
+            # two names (drivers print both).
+            if any(name.lower() == old.lower() for old, _ in names):
                 fail(f"{n.where}: nvidia-smi name {name!r} is listed twice")
             if smi_owner.setdefault(key, slug) != slug:
                 fail(f"{n.where}: nvidia-smi name {name!r} already belongs to {smi_owner[key]}")

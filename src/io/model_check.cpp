@@ -151,8 +151,10 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
       p->element = e;
       return p;
     }
+    // The same name with and without "NVIDIA " is not a repeat: drivers
+    // print both (the catalog's a100-40gb lists each, with its source).
     for (std::size_t j = 0; j < i; ++j)
-      if (detail::iequals(detail::strip_vendor(spec.smi_names[j]), detail::strip_vendor(n)))
+      if (detail::iequals(spec.smi_names[j], n))
         return at("smi_names", fmt::format("nvidia-smi name {} is listed twice", quote_token(n)),
                   -1, e);
     if (const gpu_model* m = find_model_by_smi_name(taken, n))
