@@ -213,7 +213,7 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
     if (p.compute_slices != slices)
       return bad("compute_slices",
                  fmt::format("compute_slices {} disagrees with the name ({}g: {} slice{})",
-                             p.compute_slices, slices, slices, slices == 1 ? "" : "s"));
+                             p.compute_slices, slices, slices, plural(slices)));
     if (p.compute_slices > spec.compute_slices)
       return bad("compute_slices", fmt::format("compute_slices {} is more than the model's {}",
                                                p.compute_slices, spec.compute_slices));
@@ -242,7 +242,7 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
     // "Total" instances coexist on an empty GPU, so they have starts and fit both budgets.
     if (static_cast<std::size_t>(n) > p.starts.size())
       return bad("max_instances", fmt::format("max_instances {} is more than its {} start{}", n,
-                                              p.starts.size(), p.starts.size() == 1 ? "" : "s"));
+                                              p.starts.size(), plural(p.starts.size())));
     if (n * p.size > spec.units)
       return bad("max_instances",
                  fmt::format("max_instances {} of {} unit{} each need {} units; the model has {}",

@@ -19,6 +19,7 @@
 #include "render/mig_parted.hpp"
 #include "render/plan_view.hpp"
 #include "render/yaml.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -324,11 +325,9 @@ void write_config(std::ostream& os, const emitted_labels& labels, std::string_vi
       os << indent
          << fmt::format("  # {}: {} node{} ({}), {} GPU{}\n",
                         l.name == disabled_label ? "MIG off" : models_of(l), l.nodes.size(),
-                        l.nodes.size() == 1 ? "" : "s", node_list(l.nodes), l.gpus,
-                        l.gpus == 1 ? "" : "s");
+                        plural(l.nodes.size()), node_list(l.nodes), l.gpus, plural(l.gpus));
     else
-      os << indent
-         << fmt::format("  # {}: {} GPU{}\n", models_of(l), l.gpus, l.gpus == 1 ? "" : "s");
+      os << indent << fmt::format("  # {}: {} GPU{}\n", models_of(l), l.gpus, plural(l.gpus));
     os << indent << "  " << yaml_scalar(l.name) << ":\n";
     const std::string entry_indent = std::string(indent) + "    ";
     for (const emitted_entry& e : l.entries) write_entry(os, e, entry_indent);
@@ -362,12 +361,11 @@ void write_header(std::ostream& os, const emitted_labels& labels) {
   long long gpus = 0;
   for (const emitted_label& l : labels.labels) gpus += l.gpus;
   os << fmt::format("# migplan plan: {} label{}", labels.labels.size(),
-                    labels.labels.size() == 1 ? "" : "s");
+                    plural(labels.labels.size()));
   if (nodes > 0)
-    os << fmt::format(" for {} node{} ({} GPU{})", nodes, nodes == 1 ? "" : "s", gpus,
-                      gpus == 1 ? "" : "s");
+    os << fmt::format(" for {} node{} ({} GPU{})", nodes, plural(nodes), gpus, plural(gpus));
   else
-    os << fmt::format(" for {} GPU{}", gpus, gpus == 1 ? "" : "s");
+    os << fmt::format(" for {} GPU{}", gpus, plural(gpus));
   os << ". Select one per node with\n"
         "#   kubectl label node NODE nvidia.com/mig.config=LABEL --overwrite\n"
         "# (--emit labels writes those commands). mig-parted creates each geometry's\n"
