@@ -2,8 +2,12 @@
 #include "render/mig_parted.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "render/yaml.hpp"
 
@@ -45,7 +49,70 @@ std::string comment_lines(std::string_view text) {
   return line.empty() && out.empty() ? "#\n" : out + (line.empty() ? "" : "# " + line + "\n");
 }
 
-void mig_parted(std::ostream& os, const mig_parted_config& config) {
+namespace {
+
+// The entry's comments and the PCI IDs its device-filter lists.
+std::vector<std::uint32_t> filter_ids(const mig_parted_entry& e, std::string& out) {
+  std::vector<std::uint32_t> ids;
+  if (e.gpu == nullptr) return ids;
+  const gpu_model& g = *e.gpu;
+  if (e.ids == mig_parted_ids::seen) {
+    if (g.pci_ids.empty())
+      out += fmt::format(
+          "    # {} has no known PCI device ID: this entry has no device-filter and "
+          "applies to any GPU\n",
+          comment_safe(g.slug));
+    const bool any_seen = std::any_of(g.pci_ids.begin(), g.pci_ids.end(),
+                                      [](const pci_id& id) { return !id.inferred; });
+    for (const pci_id& id : g.pci_ids)
+      if (!any_seen || !id.inferred) ids.push_back(id.value);
+    return ids;
+  }
+  const std::string name(g.name().empty() ? g.description : g.name());
+  out += fmt::format("    # {}: {}\n", comment_safe(g.slug), comment_safe(name));
+  std::string inferred;
+  for (const pci_id& id : g.pci_ids) {
+    ids.push_back(id.value);
+    if (id.inferred) inferred += fmt::format("{}0x{:08X}", inferred.empty() ? "" : ", ", id.value);
+  }
+  if (!inferred.empty())
+    out += fmt::format("    # {} {} {} by inference (no capture shows it)\n", inferred,
+                       inferred.find(',') == std::string::npos ? "maps to" : "map to", g.slug);
+  if (ids.empty())
+    out += "    # no PCI ID is known for this model: the entry applies to every GPU\n";
+  return ids;
+}
+
+void write_entry(std::string& out, const mig_parted_entry& e) {
+  const std::vector<std::uint32_t> ids = filter_ids(e, out);
+  std::string_view lead = "- ";
+  if (!ids.empty()) {
+    out += "    - device-filter: [";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      out += fmt::format("{}\"0x{:08X}\"", i == 0 ? "" : ", ", ids[i]);
+    out += "]\n";
+    lead = "  ";
+  }
+  if (e.gpu_indices.empty())
+    out += fmt::format("    {}devices: all\n", lead);
+  else
+    out += fmt::format("    {}devices: [{}]\n", lead, fmt::join(e.gpu_indices, ", "));
+  out += fmt::format("      mig-enabled: {}\n", e.enabled ? "true" : "false");
+  if (!e.enabled) return;
+  if (e.devices.empty() && e.compute.empty()) {
+    out += "      mig-devices: {}\n";
+    return;
+  }
+  out += "      mig-devices:\n";
+  for (const auto& [p, n] : e.devices)
+    out += fmt::format("        {}: {}\n",
+                       yaml_quoted(e.gpu->profiles[static_cast<std::size_t>(p)].name), n);
+  for (const auto& [ci, n] : e.compute) out += fmt::format("        {}: {}\n", yaml_quoted(ci), n);
+}
+
+}  // namespace
+
+void mig_parted(std::ostream& os, const mig_parted_config& config, std::string_view indent) {
   std::string out;
   for (const std::string& paragraph : config.header) out += comment_lines(paragraph);
   out += "version: v1\nmig-configs:\n";
@@ -53,41 +120,21 @@ void mig_parted(std::ostream& os, const mig_parted_config& config) {
   for (const mig_parted_label& label : config.labels) {
     if (!first) out += "\n";
     first = false;
+    if (!label.comment.empty()) out += fmt::format("  # {}\n", label.comment);
     out += fmt::format("  {}:\n", yaml_scalar(label.name));
-    for (const mig_parted_entry& e : label.entries) {
-      const gpu_model& g = *e.gpu;
-      const std::string name(g.name().empty() ? g.description : g.name());
-      out += fmt::format("    # {}: {}\n", comment_safe(g.slug), comment_safe(name));
-      std::string ids, inferred;
-      for (const pci_id& id : g.pci_ids) {
-        const std::string text = fmt::format("0x{:08X}", id.value);
-        ids += fmt::format("{}\"{}\"", ids.empty() ? "" : ", ", text);
-        if (id.inferred) inferred += fmt::format("{}{}", inferred.empty() ? "" : ", ", text);
-      }
-      if (!inferred.empty())
-        out += fmt::format("    # {} {} {} by inference (no capture shows it)\n", inferred,
-                           inferred.find(',') == std::string::npos ? "maps to" : "map to", g.slug);
-      if (ids.empty()) {
-        out += "    # no PCI ID is known for this model: the entry applies to every GPU\n";
-        out += "    - devices: all\n";
-      } else {
-        out += fmt::format("    - device-filter: [{}]\n      devices: all\n", ids);
-      }
-      out += fmt::format("      mig-enabled: {}\n", e.enabled ? "true" : "false");
-      if (!e.enabled) continue;
-      if (e.devices.empty() && e.compute.empty()) {
-        out += "      mig-devices: {}\n";
-        continue;
-      }
-      out += "      mig-devices:\n";
-      for (const auto& [p, n] : e.devices)
-        out += fmt::format("        {}: {}\n",
-                           yaml_quoted(g.profiles[static_cast<std::size_t>(p)].name), n);
-      for (const auto& [ci, n] : e.compute)
-        out += fmt::format("        {}: {}\n", yaml_quoted(ci), n);
-    }
+    for (const mig_parted_entry& e : label.entries) write_entry(out, e);
   }
-  os << out;
+  if (indent.empty()) {
+    os << out;
+    return;
+  }
+  // Every line ends in '\n'; a blank one (between labels) stays blank.
+  for (std::size_t at = 0, end = 0; at < out.size(); at = end + 1) {
+    end = out.find('\n', at);
+    if (end == std::string::npos) end = out.size() - 1;
+    if (end != at) os << indent;
+    os << std::string_view(out).substr(at, end + 1 - at);
+  }
 }
 
 }  // namespace migplan::cli::render

@@ -27,9 +27,9 @@ std::string comment_safe(std::string_view text);
 std::string comment_lines(std::string_view text);
 
 /// Writes the config: its header comments (each element one paragraph), `version: v1`, then each
-/// label with one entry per model, each entry with a comment naming the model, a `device-filter` of
-/// its PCI IDs (inferred mappings named in a comment), `devices: all`, `mig-enabled` and the
-/// `mig-devices` counts.
-void mig_parted(std::ostream& os, const mig_parted_config& config);
+/// label (after its comment) with one entry per model: comments, a `device-filter` of its PCI IDs
+/// (as `ids` says), `devices`, `mig-enabled` and the `mig-devices` counts. `indent` goes before
+/// every line but the blank ones (a config inside a ConfigMap).
+void mig_parted(std::ostream& os, const mig_parted_config& config, std::string_view indent = "");
 
 }  // namespace migplan::cli::render

@@ -267,71 +267,31 @@ std::string models_of(const emitted_label& l) {
   return out;
 }
 
-void write_entry(std::ostream& os, const emitted_entry& e, std::string_view indent) {
-  std::string_view lead = "- ";
-  const auto key = [&](std::string_view k) {
-    os << indent << lead << k;
-    lead = "  ";
-  };
-  if (e.gpu != nullptr && e.gpu->pci_ids.empty())
-    os << indent << "# " << e.gpu->slug
-       << " has no known PCI device ID: this entry has no device-filter and applies to any GPU\n";
-  if (e.gpu != nullptr && !e.gpu->pci_ids.empty()) {
-    // The IDs seen on the model; inferred ones only where none was seen, so
-    // that a wrong inference never applies the entry to another model.
-    const bool any_seen = std::any_of(e.gpu->pci_ids.begin(), e.gpu->pci_ids.end(),
-                                      [](const pci_id& id) { return !id.inferred; });
-    key("device-filter: [");
-    std::string_view sep;
-    for (const pci_id& id : e.gpu->pci_ids) {
-      if (any_seen && id.inferred) continue;
-      os << sep << fmt::format("\"0x{:08X}\"", id.value);
-      sep = ", ";
-    }
-    os << "]\n";
-  }
-  key("devices: ");
-  if (e.all_devices) {
-    os << "all\n";
-  } else {
-    os << '[';
-    for (std::size_t i = 0; i < e.devices.size(); ++i) os << (i == 0 ? "" : ", ") << e.devices[i];
-    os << "]\n";
-  }
-  key(e.geometry.mig_enabled ? "mig-enabled: true\n" : "mig-enabled: false\n");
-  if (!e.geometry.mig_enabled) return;
-  if (e.geometry.counts.empty() && e.geometry.ci_counts.empty()) {
-    key("mig-devices: {}\n");
-    return;
-  }
-  key("mig-devices:\n");
-  for (const auto& [p, n] : e.geometry.counts)
-    os << indent << "    " << yaml_quoted(e.gpu->profiles[static_cast<std::size_t>(p)].name) << ": "
-       << n << '\n';
-  for (const auto& [gi_ci, n] : e.geometry.ci_counts)
-    os << indent << "    " << yaml_quoted(ci_name(*e.gpu, gi_ci)) << ": " << n << '\n';
-}
-
 // The config itself; `indent` before every line (inside a ConfigMap).
 void write_config(std::ostream& os, const emitted_labels& labels, std::string_view indent) {
-  os << indent << "version: v1\n" << indent << "mig-configs:\n";
-  bool first = true;
+  mig_parted_config config;
   for (const emitted_label& l : labels.labels) {
-    if (!first) os << '\n';
-    first = false;
+    mig_parted_label out{l.name, {}};
     if (l.name == disabled_label && l.nodes.empty())
-      os << indent << "  # MIG off on every GPU: the GPU Operator's default label\n";
+      out.comment = "MIG off on every GPU: the GPU Operator's default label";
     else if (!l.nodes.empty())
-      os << indent
-         << fmt::format("  # {}: {} node{} ({}), {} GPU{}\n",
-                        l.name == disabled_label ? "MIG off" : models_of(l), l.nodes.size(),
-                        plural(l.nodes.size()), node_list(l.nodes), l.gpus, plural(l.gpus));
+      out.comment = fmt::format("{}: {} node{} ({}), {} GPU{}",
+                                l.name == disabled_label ? "MIG off" : models_of(l), l.nodes.size(),
+                                plural(l.nodes.size()), node_list(l.nodes), l.gpus, plural(l.gpus));
     else
-      os << indent << fmt::format("  # {}: {} GPU{}\n", models_of(l), l.gpus, plural(l.gpus));
-    os << indent << "  " << yaml_scalar(l.name) << ":\n";
-    const std::string entry_indent = std::string(indent) + "    ";
-    for (const emitted_entry& e : l.entries) write_entry(os, e, entry_indent);
+      out.comment = fmt::format("{}: {} GPU{}", models_of(l), l.gpus, plural(l.gpus));
+    for (const emitted_entry& e : l.entries) {
+      mig_parted_entry m{e.gpu, e.geometry.mig_enabled, {}};
+      m.ids = mig_parted_ids::seen;
+      if (!e.all_devices) m.gpu_indices = e.devices;
+      m.devices.assign(e.geometry.counts.begin(), e.geometry.counts.end());
+      for (const auto& [gi_ci, n] : e.geometry.ci_counts)
+        m.compute.emplace_back(ci_name(*e.gpu, gi_ci), n);
+      out.entries.push_back(std::move(m));
+    }
+    config.labels.push_back(std::move(out));
   }
+  mig_parted(os, config, indent);
 }
 
 // True when some label gives a node more than one profile, or MIG on some
