@@ -36,8 +36,8 @@ std::string sum_text(const gpu_model& gpu, const std::vector<int>& profiles,
     const long long each = per(prof(gpu, p));
     sum += n * each;
     if (!out.empty()) out += " + ";
-    out += fmt::format("{} x {} ({} {}{}{})", n, prof(gpu, p).name, each, what,
-                       each == 1 ? "" : "s", n == 1 ? "" : " each");
+    out += fmt::format("{} x {} ({} {}{}{})", n, prof(gpu, p).name, each, what, plural(each),
+                       n == 1 ? "" : " each");
   }
   return sum == total && !profiles.empty() ? out : std::string();
 }
@@ -95,9 +95,9 @@ std::string describe(const gpu_model& gpu, const reason& why) {
       std::string out;
       for (int p : why.profiles) {
         if (!out.empty()) out += "; ";
-        out += fmt::format("{} allows at most {} instance{} on {}", prof(gpu, p).name,
-                           prof(gpu, p).max_instances, prof(gpu, p).max_instances == 1 ? "" : "s",
-                           gpu.slug);
+        out +=
+            fmt::format("{} allows at most {} instance{} on {}", prof(gpu, p).name,
+                        prof(gpu, p).max_instances, plural(prof(gpu, p).max_instances), gpu.slug);
       }
       return out + fmt::format(" (the request has {})", why.needed);
     }

@@ -5,6 +5,7 @@
 // readers trim fields and test digits, writers pluralise, and both look a
 // profile up by index.
 
+#include <concepts>
 #include <migplan/gpu.hpp>
 #include <string>
 #include <string_view>
@@ -29,8 +30,11 @@ constexpr bool all_digits(std::string_view s) noexcept {
   return true;
 }
 
-/// "s" unless `n` is 1: "1 gpu", "2 gpus".
-constexpr std::string_view plural(long long n) noexcept { return n == 1 ? "" : "s"; }
+/// "s" unless `n` is 1: "1 gpu", "2 gpus", "1.5 gpus". Any number type, so
+/// that a count from size() needs no cast.
+template <class N>
+requires std::integral<N> || std::floating_point<N>
+constexpr std::string_view plural(N n) noexcept { return n == 1 ? "" : "s"; }
 
 /// "a", "a and b", "a, b and c".
 inline std::string join_and(const std::vector<std::string>& v) {

@@ -136,7 +136,8 @@ struct driver_observation {
 /// Every observation of the driver's own placement found so far
 /// (reference mig-profiles.md, section 5). Creation order is the order of the
 /// "Successfully created GPU instance ID N" lines, and each start is the
-/// -lgi placement of that instance ID.
+/// -lgi placement of that instance ID; tests/cli/driver_evidence_test.cpp
+/// reads each back from the captures it cites.
 inline constexpr std::array<driver_observation, 10> driver_observations{{
     {.gpu = "a100-40gb",
      .driver = "",

@@ -578,7 +578,7 @@ class checker {
             fmt::format("{} x {}", k, gi.ci_profiles[static_cast<std::size_t>(ci)].name));
       implied.push_back(fmt::format("its compute instances ({}) take {}{} {} GPU instance{}",
                                     fmt::join(terms, " + "), shared.over_cap ? "at least " : "", n,
-                                    gi.name, n == 1 ? "" : "s"));
+                                    gi.name, plural(n)));
     }
     mc.items = items;
     const answer& a = solved(gpu, items);
@@ -655,8 +655,7 @@ class checker {
       }
       add(severity::note, fault::invalid, g.items_at,
           fmt::format("{} fits on {}: {} ({} layout{})", what(g), m.gpu->slug,
-                      layout_text(*m.gpu, *m.preferred), m.layout_count,
-                      m.layout_count == 1 ? "" : "s"));
+                      layout_text(*m.gpu, *m.preferred), m.layout_count, plural(m.layout_count)));
     }
   }
 

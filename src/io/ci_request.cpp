@@ -399,7 +399,7 @@ result<resolved_request> resolve_request(model_list models, const gpu_model& gpu
           grouped.over_cap ? fmt::format("{} need at least {} {} GPU instances", from, n, gi.name)
                            : fmt::format("{} take{} {} {} GPU instance{}: {}", from,
                                          g.from.size() == 1 && tokens[i].count == 1 ? "s" : "", n,
-                                         gi.name, n == 1 ? "" : "s", fmt::join(shown, " ")));
+                                         gi.name, plural(n), fmt::join(shown, " ")));
       continue;
     }
     if (t.cis.empty()) {

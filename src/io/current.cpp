@@ -14,6 +14,7 @@
 #include "io/smi.hpp"
 #include "io/text_view.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -75,7 +76,7 @@ result<int> listed_profile(const gpu_model& g, int line, std::string_view shown,
                                 clip_token(name)));
   if (size != pr.size)
     return mismatch(fmt::format("{}{} is listed at {}:{}; the profile is {} unit{} wide", pr.name,
-                                instance, start, size, pr.size, pr.size == 1 ? "" : "s"));
+                                instance, start, size, pr.size, plural(pr.size)));
   if (!pr.allows_start(start))
     return mismatch(fmt::format("{}{} starts at {}, not an allowed start of {}", pr.name, instance,
                                 start, pr.name));
@@ -135,7 +136,7 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
             "{}:{}: compute instance {} at {}:{} does not fit in GPU instance {} ({}, {} compute "
             "slice{})",
             shown, row.line, row.ci_id, row.at->start, row.at->size, row.gi_id, pr.name,
-            pr.compute_slices, pr.compute_slices == 1 ? "" : "s")};
+            pr.compute_slices, plural(pr.compute_slices))};
       current_ci ci{row.name, row.profile_id, row.ci_id, std::nullopt, std::nullopt};
       if (row.at) {
         ci.start = row.at->start;

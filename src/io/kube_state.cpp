@@ -28,6 +28,7 @@
 #include "io/source.hpp"
 #include "messages.hpp"
 #include "quote.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -239,24 +240,24 @@ class kube_builder {
     }
     if (!no_gpu.empty())
       out.notes.push_back(fmt::format("skipped {} node{} without NVIDIA GPU labels ({}): {}",
-                                      no_gpu.size(), no_gpu.size() == 1 ? "" : "s", product_label,
+                                      no_gpu.size(), plural(no_gpu.size()), product_label,
                                       some_names(no_gpu)));
     if (!not_mig.empty())
       out.notes.push_back(
           fmt::format("skipped {} node{} whose GPUs are no MIG-capable model "
                       "migplan knows: {}",
-                      not_mig.size(), not_mig.size() == 1 ? "" : "s", some_names(not_mig)));
+                      not_mig.size(), plural(not_mig.size()), some_names(not_mig)));
     if (!unmanaged.empty())
       out.notes.push_back(fmt::format(
           "skipped {} node{} without an {} label (mig-manager does "
           "not manage them, so their geometry is unknown): {}",
-          unmanaged.size(), unmanaged.size() == 1 ? "" : "s", config_label, some_names(unmanaged)));
+          unmanaged.size(), plural(unmanaged.size()), config_label, some_names(unmanaged)));
     if (!reconfiguring.empty())
       out.notes.push_back(
           fmt::format("{} node{} {} being reconfigured ({} pending or rebooting): "
                       "taken as the geometry of {} label, which mig-manager is "
                       "applying: {}",
-                      reconfiguring.size(), reconfiguring.size() == 1 ? "" : "s",
+                      reconfiguring.size(), plural(reconfiguring.size()),
                       reconfiguring.size() == 1 ? "is" : "are", state_label,
                       reconfiguring.size() == 1 ? "its" : "their", some_names(reconfiguring)));
     if (out.nodes.empty())
@@ -360,8 +361,7 @@ class kube_builder {
                 *e, fmt::format("label {} gives gpu index {} a geometry, but node {} "
                                 "has {} GPU{} ({}={}): the label was written for "
                                 "another node",
-                                q(label), d, q(n.name), gpus, gpus == 1 ? "" : "s", count_label,
-                                *count));
+                                q(label), d, q(n.name), gpus, plural(gpus), count_label, *count));
       }
     } else {
       auto single = single_gpu_count(n, g, parts, entries, label, *count, pending);

@@ -151,8 +151,10 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
       p->element = e;
       return p;
     }
+    // The same name with and without "NVIDIA " is not a repeat: drivers
+    // print both (the catalog's a100-40gb lists each, with its source).
     for (std::size_t j = 0; j < i; ++j)
-      if (detail::iequals(detail::strip_vendor(spec.smi_names[j]), detail::strip_vendor(n)))
+      if (detail::iequals(spec.smi_names[j], n))
         return at("smi_names", fmt::format("nvidia-smi name {} is listed twice", quote_token(n)),
                   -1, e);
     if (const gpu_model* m = find_model_by_smi_name(taken, n))
@@ -211,7 +213,7 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
     if (p.compute_slices != slices)
       return bad("compute_slices",
                  fmt::format("compute_slices {} disagrees with the name ({}g: {} slice{})",
-                             p.compute_slices, slices, slices, slices == 1 ? "" : "s"));
+                             p.compute_slices, slices, slices, plural(slices)));
     if (p.compute_slices > spec.compute_slices)
       return bad("compute_slices", fmt::format("compute_slices {} is more than the model's {}",
                                                p.compute_slices, spec.compute_slices));
@@ -240,7 +242,7 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
     // "Total" instances coexist on an empty GPU, so they have starts and fit both budgets.
     if (static_cast<std::size_t>(n) > p.starts.size())
       return bad("max_instances", fmt::format("max_instances {} is more than its {} start{}", n,
-                                              p.starts.size(), p.starts.size() == 1 ? "" : "s"));
+                                              p.starts.size(), plural(p.starts.size())));
     if (n * p.size > spec.units)
       return bad("max_instances",
                  fmt::format("max_instances {} of {} unit{} each need {} units; the model has {}",

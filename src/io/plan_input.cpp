@@ -301,7 +301,7 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
     if (cells->size() != header.size())
       return fail(line_no,
                   fmt::format("{} field{} where the header (line {}) names {}", cells->size(),
-                              cells->size() == 1 ? "" : "s", header_line, header.size()));
+                              plural(cells->size()), header_line, header.size()));
     if (out.size() == max_demand_items)
       return fail(line_no, fmt::format("more than {} demand items; the most a file may list is {}",
                                        max_demand_items, max_demand_items));

@@ -241,7 +241,7 @@ void note_progress(listing_base& base, const messages_seen& seen) {
   if (count == 0) return;
   base.notes.push_back(fmt::format(
       "line {}: skipped {} line{} that nvidia-smi prints when it creates or destroys instances",
-      first, count, count == 1 ? "" : "s"));
+      first, count, plural(count)));
 }
 
 result<int> number(int line, std::string_view what, std::string_view tok) {

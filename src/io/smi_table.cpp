@@ -354,7 +354,7 @@ result<tokens> row_values(const text_line& l, const std::vector<std::string>& na
     std::string expected;
     for (const auto& n : names) expected += (expected.empty() ? "" : " ") + n;
     return fail(l.number, fmt::format("row of {} value{}, expected {} ({})", t.size(),
-                                      t.size() == 1 ? "" : "s", names.size(), expected));
+                                      plural(t.size()), names.size(), expected));
   }
   return t;
 }

@@ -250,7 +250,7 @@ result<trace> trace_from_csv(model_list models, std::string_view text, std::stri
       header_columns(r, header, out.alibaba, line_no, col);
     } else if (cells->size() != header.size()) {
       r.fail(line_no, fmt::format("{} field{} where the header (line {}) names {}", cells->size(),
-                                  cells->size() == 1 ? "" : "s", header_line, header.size()));
+                                  plural(cells->size()), header_line, header.size()));
     } else {
       const auto cell = [&](std::size_t k) -> std::string_view {
         return col[k] < 0 ? std::string_view{} : (*cells)[static_cast<std::size_t>(col[k])];

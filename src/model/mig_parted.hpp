@@ -3,8 +3,10 @@
 
 // A mig-parted v1 config as migplan writes one: `pack --emit mig-parted`
 // builds one label for a layout, `emit-config` one label per geometry kind
-// for many models; render/mig_parted writes either.
+// for many models, `plan --emit mig-parted` and `configmap` one label per
+// node group; render/mig_parted writes each.
 
+#include <cstdint>
 #include <migplan/gpu.hpp>
 #include <string>
 #include <utility>
@@ -12,20 +14,36 @@
 
 namespace migplan::cli {
 
+/// Which of a model's PCI IDs an entry's device-filter lists.
+enum class mig_parted_ids : std::uint8_t {
+  /// Every one, after a comment naming the model and one naming the inferred
+  /// mappings (pack, emit-config: a config for one model or for reference).
+  every,
+  /// Those seen on the model, inferred ones only where none was seen, so
+  /// that a wrong inference never applies the entry to another model (plan:
+  /// a config for a fleet).
+  seen,
+};
+
 /// One entry of a label: every GPU of one model (by its PCI IDs).
 struct mig_parted_entry {
+  /// Its model; null for an entry of no model (no device-filter: any GPU).
   const gpu_model* gpu = nullptr;
   bool enabled = true;                       ///< mig-enabled
   std::vector<std::pair<int, int>> devices;  ///< (profile index, count), in the order written
   /// Compute instances smaller than their GI, by the name mig-parted gives them
   /// ("1c.3g.20gb") with their count, written after `devices`.
   std::vector<std::pair<std::string, int>> compute{};
+  /// The GPU indices it applies to (`devices: [0, 2]`); empty for `devices: all`.
+  std::vector<int> gpu_indices{};
+  mig_parted_ids ids = mig_parted_ids::every;  ///< which PCI IDs the device-filter lists
 };
 
 /// One label of `mig-configs`.
 struct mig_parted_label {
   std::string name;                       ///< a valid Kubernetes label value
   std::vector<mig_parted_entry> entries;  ///< one per model
+  std::string comment{};                  ///< a comment line above it (without "# "), or none
 };
 
 /// One label of a user's own config (emit-config --merge), as written.

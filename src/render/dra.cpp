@@ -17,6 +17,7 @@
 #include "quote.hpp"
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
+#include "render/yaml.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -114,23 +115,6 @@ std::string counter_name(const counter& c, const std::vector<std::string>& label
   return {};
 }
 
-// A YAML double-quoted scalar (its escapes are JSON's, plus \xNN).
-std::string yaml_escaped(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7F) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string default_pool(const dra_options& opt) {
   return fmt::format("{}-gpu-{}", opt.node_name, opt.gpu_index);
 }
@@ -219,10 +203,11 @@ void dra_resource_slice(std::ostream& out, const gpu_model& g, const dra_options
 
   const auto header = [&](std::string_view object) {
     out << "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n";
-    out << fmt::format("  name: {}\n", slice_name(opt, object));
-    out << fmt::format("spec:\n  driver: {}\n  nodeName: {}\n", opt.driver, opt.node_name);
+    out << fmt::format("  name: {}\n", yaml_scalar(slice_name(opt, object)));
+    out << fmt::format("spec:\n  driver: {}\n  nodeName: {}\n", yaml_scalar(opt.driver),
+                       yaml_scalar(opt.node_name));
     out << fmt::format("  pool:\n    name: {}\n    generation: 1\n    resourceSliceCount: {}\n",
-                       pool, 1 + device_slices);
+                       yaml_scalar(pool), 1 + device_slices);
   };
 
   // The counters: since Kubernetes 1.35 they go in a slice of their own.
@@ -250,7 +235,7 @@ void dra_resource_slice(std::ostream& out, const gpu_model& g, const dra_options
         // The API caps a string attribute at 64 characters; a longer one
         // (only a model file could have it) is left out.
         if (value.empty() || value.size() > max_attribute_string) return;
-        out << fmt::format("      {}:\n        string: {}\n", key, yaml_escaped(value));
+        out << fmt::format("      {}:\n        string: {}\n", key, yaml_quoted(value));
       };
       const auto number = [&](std::string_view key, int value) {
         out << fmt::format("      {}:\n        int: {}\n", key, value);

@@ -19,6 +19,7 @@
 #include "render/json.hpp"
 #include "render/mig_parted.hpp"
 #include "render/slurm.hpp"
+#include "render/yaml.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::render {
@@ -30,16 +31,6 @@ std::string model_name(const gpu_model& g) {
 namespace {
 
 std::string comment(std::string_view text) { return comment_lines(text); }
-
-// A YAML plain scalar when `s` is made of characters that need no quotes in
-// a Kubernetes resource name, else a double-quoted one.
-std::string yaml_key(std::string_view s) {
-  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '-' || c == '/' || c == '_';
-  });
-  return plain ? std::string(s) : yaml_string(s);
-}
 
 // One kind of MIG device of a layout, as nvidia-smi, mig-parted and the
 // device plugin name it: a GPU instance with the CI that owns all of it (the
@@ -334,7 +325,7 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
   for (const auto& [p, n] : per_gi) {
     const profile& pr = prof(g, p);
     out += fmt::format("  {}: {}\n",
-                       yaml_key(fmt::format("nvidia.com/mig-{}", label_word(pr.name))), n);
+                       yaml_scalar(fmt::format("nvidia.com/mig-{}", label_word(pr.name))), n);
     for (const circulating_name& c : pr.circulating_names)
       notes +=
           comment(fmt::format("{}: the plugin names a profile by its own formula from the "

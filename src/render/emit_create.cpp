@@ -68,7 +68,7 @@ std::string fallback_text(const emit_plan& plan) {
   const std::size_t n = c.steps.size();
   const std::string steps =
       c.choices == static_cast<int>(n)
-          ? fmt::format("Each of its {} step{} leaves the driver a choice.", n, n == 1 ? "" : "s")
+          ? fmt::format("Each of its {} step{} leaves the driver a choice.", n, plural(n))
           : fmt::format(
                 "{} of its {} steps leave{} the driver a choice; the others have one free "
                 "start.",

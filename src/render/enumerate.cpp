@@ -50,8 +50,7 @@ void enumerate_text(std::ostream& os, const gpu_model& gpu, const geometry_set& 
   }
   os << fmt::format("\n{}: {} geometr{} ({} maximal), {} layout{}\n", gpu.slug,
                     all.geometries.size(), all.geometries.size() == 1 ? "y" : "ies",
-                    all.maximal_count, all.layout_count,
-                    plural(static_cast<long long>(all.layout_count)));
+                    all.maximal_count, all.layout_count, plural(all.layout_count));
   // Inferred values are shown, never hidden.
   os << inferred_note(gpu, listed_inferred(gpu, all, maximal_only));
 }

@@ -17,10 +17,6 @@ namespace migplan::cli::render {
 /// ("1g.5gb+me" -> "1g.5gb.me", "1g.24gb+me.all" -> "1g.24gb.me.all").
 std::string label_word(std::string_view profile_name);
 
-/// `text` as a YAML double-quoted string ('"' and '\\' escaped, control
-/// characters as '?').
-std::string yaml_string(std::string_view text);
-
 /// `text` with every control character replaced by '?': for a comment line,
 /// which a newline would end.
 std::string comment_safe(std::string_view text);
@@ -31,12 +27,12 @@ std::string comment_safe(std::string_view text);
 std::string comment_lines(std::string_view text);
 
 /// Writes the config: its header comments (each element one paragraph), `version: v1`, then each
-/// label with one entry per model, each entry with a comment naming the model, a `device-filter` of
-/// its PCI IDs (inferred mappings named in a comment), `devices: all`, `mig-enabled` and the
-/// `mig-devices` counts.
-/// Then the user's own labels (`user_labels`), each as written under a comment naming
-/// `user_file` and its line.
-void mig_parted(std::ostream& os, const mig_parted_config& config);
+/// label (after its comment) with one entry per model: comments, a `device-filter` of its PCI IDs
+/// (as `ids` says), `devices`, `mig-enabled` and the `mig-devices` counts. `indent` goes before
+/// every line but the blank ones (a config inside a ConfigMap).
+/// Then the user's own labels (`user_labels`), each as written under a
+/// comment naming `user_file` and its line.
+void mig_parted(std::ostream& os, const mig_parted_config& config, std::string_view indent = "");
 
 /// The comment lines of the commands that make ConfigMap `name` the GPU
 /// Operator's MIG config: `kubectl apply`, then a patch of the ClusterPolicy's

@@ -128,8 +128,7 @@ void layout_text_block(std::ostream& out, const pack_answer& a, const scored_lay
     out << fmt::format(
         "  {:<10}reaches {} more unit{} and {} more compute slice{}; {} way{} to grow\n", "score",
         sl.rank.reachable_units, plural(sl.rank.reachable_units), sl.rank.reachable_compute,
-        plural(sl.rank.reachable_compute), sl.rank.extensions,
-        plural(static_cast<long long>(sl.rank.extensions)));
+        plural(sl.rank.reachable_compute), sl.rank.extensions, plural(sl.rank.extensions));
 }
 
 void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
@@ -212,7 +211,7 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
 std::string verdict_text(const pack_answer& a, bool full) {
   if (!a.sol.feasible()) return fmt::format("does not fit ({})", answer_reason_name(a));
   const std::uint64_t n = a.sol.layout_count;
-  std::string out = fmt::format("fits ({} layout{}", n, n == 1 ? "" : "s");
+  std::string out = fmt::format("fits ({} layout{}", n, plural(n));
   if (full) out += "; preferred " + layout_text(*a.gpu, a.sol.layouts.front().where);
   return out + ")";
 }
@@ -305,7 +304,7 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
       out << fmt::format("\nfits as requested on {}\n", slugs_text(a.also_fits));
   } else {
     const std::uint64_t n = a.sol.layout_count;
-    out << paint(color, tone::good, fmt::format("fits: {} layout{}", n, n == 1 ? "" : "s"))
+    out << paint(color, tone::good, fmt::format("fits: {} layout{}", n, plural(n)))
         << (n > 1 ? ", the one that keeps the most room first" : "") << "\n";
     for (std::size_t i = 0; i < a.sol.layouts.size(); ++i) {
       if (all) out << fmt::format("\nlayout {} of {}\n", i + 1, n);
@@ -314,7 +313,7 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
       if (!all) break;
     }
     if (!all && n > 1)
-      out << fmt::format("\n{} other layout{}; --all shows every one\n", n - 1, n == 2 ? "" : "s");
+      out << fmt::format("\n{} other layout{}; --all shows every one\n", n - 1, plural(n - 1));
   }
   // Inferred values are shown, never hidden.
   out << inferred_note(g, inferred_profiles(a));

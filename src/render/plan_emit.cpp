@@ -18,6 +18,8 @@
 #include "render/inferred.hpp"
 #include "render/mig_parted.hpp"
 #include "render/plan_view.hpp"
+#include "render/yaml.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -245,37 +247,6 @@ class label_table {
   std::unordered_map<std::string, std::size_t> index_;
 };
 
-// A mapping key or scalar as YAML (and go-yaml, which reads YAML 1.1)
-// reads it back unchanged: plain when it is a simple name, else quoted.
-std::string yaml_scalar(std::string_view s) {
-  static constexpr std::string_view special[] = {"y",   "yes",  "n",     "no",   "on",
-                                                 "off", "true", "false", "null", "~"};
-  const bool simple = !s.empty() && std::isalnum(static_cast<unsigned char>(s.front())) != 0 &&
-                      std::all_of(s.begin(), s.end(),
-                                  [](char c) {
-                                    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-                                           c == '.' || c == '_' || c == '-';
-                                  }) &&
-                      !std::all_of(s.begin(), s.end(), [](char c) {
-                        return std::isdigit(static_cast<unsigned char>(c)) != 0;
-                      });
-  std::string lowered(s);
-  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (simple && std::find(std::begin(special), std::end(special), lowered) == std::end(special))
-    return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\')
-      out += fmt::format("\\{}", c);
-    else if (u < 0x20 || u == 0x7F)
-      out += fmt::format("\\x{:02x}", u);
-    else
-      out += c;
-  }
-  return out + "\"";
-}
-
 std::string node_list(const std::vector<std::string>& nodes) {
   constexpr std::size_t most = 5;
   std::string out;
@@ -296,73 +267,31 @@ std::string models_of(const emitted_label& l) {
   return out;
 }
 
-void write_entry(std::ostream& os, const emitted_entry& e, std::string_view indent) {
-  std::string_view lead = "- ";
-  const auto key = [&](std::string_view k) {
-    os << indent << lead << k;
-    lead = "  ";
-  };
-  if (e.gpu != nullptr && e.gpu->pci_ids.empty())
-    os << indent << "# " << e.gpu->slug
-       << " has no known PCI device ID: this entry has no device-filter and applies to any GPU\n";
-  if (e.gpu != nullptr && !e.gpu->pci_ids.empty()) {
-    // The IDs seen on the model; inferred ones only where none was seen, so
-    // that a wrong inference never applies the entry to another model.
-    const bool any_seen = std::any_of(e.gpu->pci_ids.begin(), e.gpu->pci_ids.end(),
-                                      [](const pci_id& id) { return !id.inferred; });
-    key("device-filter: [");
-    std::string_view sep;
-    for (const pci_id& id : e.gpu->pci_ids) {
-      if (any_seen && id.inferred) continue;
-      os << sep << fmt::format("\"0x{:08X}\"", id.value);
-      sep = ", ";
-    }
-    os << "]\n";
-  }
-  key("devices: ");
-  if (e.all_devices) {
-    os << "all\n";
-  } else {
-    os << '[';
-    for (std::size_t i = 0; i < e.devices.size(); ++i) os << (i == 0 ? "" : ", ") << e.devices[i];
-    os << "]\n";
-  }
-  key(e.geometry.mig_enabled ? "mig-enabled: true\n" : "mig-enabled: false\n");
-  if (!e.geometry.mig_enabled) return;
-  if (e.geometry.counts.empty() && e.geometry.ci_counts.empty()) {
-    key("mig-devices: {}\n");
-    return;
-  }
-  key("mig-devices:\n");
-  for (const auto& [p, n] : e.geometry.counts)
-    os << indent << "    \"" << e.gpu->profiles[static_cast<std::size_t>(p)].name << "\": " << n
-       << '\n';
-  for (const auto& [gi_ci, n] : e.geometry.ci_counts)
-    os << indent << "    \"" << ci_name(*e.gpu, gi_ci) << "\": " << n << '\n';
-}
-
 // The config itself; `indent` before every line (inside a ConfigMap).
 void write_config(std::ostream& os, const emitted_labels& labels, std::string_view indent) {
-  os << indent << "version: v1\n" << indent << "mig-configs:\n";
-  bool first = true;
+  mig_parted_config config;
   for (const emitted_label& l : labels.labels) {
-    if (!first) os << '\n';
-    first = false;
+    mig_parted_label out{l.name, {}};
     if (l.name == disabled_label && l.nodes.empty())
-      os << indent << "  # MIG off on every GPU: the GPU Operator's default label\n";
+      out.comment = "MIG off on every GPU: the GPU Operator's default label";
     else if (!l.nodes.empty())
-      os << indent
-         << fmt::format("  # {}: {} node{} ({}), {} GPU{}\n",
-                        l.name == disabled_label ? "MIG off" : models_of(l), l.nodes.size(),
-                        l.nodes.size() == 1 ? "" : "s", node_list(l.nodes), l.gpus,
-                        l.gpus == 1 ? "" : "s");
+      out.comment = fmt::format("{}: {} node{} ({}), {} GPU{}",
+                                l.name == disabled_label ? "MIG off" : models_of(l), l.nodes.size(),
+                                plural(l.nodes.size()), node_list(l.nodes), l.gpus, plural(l.gpus));
     else
-      os << indent
-         << fmt::format("  # {}: {} GPU{}\n", models_of(l), l.gpus, l.gpus == 1 ? "" : "s");
-    os << indent << "  " << yaml_scalar(l.name) << ":\n";
-    const std::string entry_indent = std::string(indent) + "    ";
-    for (const emitted_entry& e : l.entries) write_entry(os, e, entry_indent);
+      out.comment = fmt::format("{}: {} GPU{}", models_of(l), l.gpus, plural(l.gpus));
+    for (const emitted_entry& e : l.entries) {
+      mig_parted_entry m{e.gpu, e.geometry.mig_enabled, {}};
+      m.ids = mig_parted_ids::seen;
+      if (!e.all_devices) m.gpu_indices = e.devices;
+      m.devices.assign(e.geometry.counts.begin(), e.geometry.counts.end());
+      for (const auto& [gi_ci, n] : e.geometry.ci_counts)
+        m.compute.emplace_back(ci_name(*e.gpu, gi_ci), n);
+      out.entries.push_back(std::move(m));
+    }
+    config.labels.push_back(std::move(out));
   }
+  mig_parted(os, config, indent);
 }
 
 // True when some label gives a node more than one profile, or MIG on some
@@ -392,12 +321,11 @@ void write_header(std::ostream& os, const emitted_labels& labels) {
   long long gpus = 0;
   for (const emitted_label& l : labels.labels) gpus += l.gpus;
   os << fmt::format("# migplan plan: {} label{}", labels.labels.size(),
-                    labels.labels.size() == 1 ? "" : "s");
+                    plural(labels.labels.size()));
   if (nodes > 0)
-    os << fmt::format(" for {} node{} ({} GPU{})", nodes, nodes == 1 ? "" : "s", gpus,
-                      gpus == 1 ? "" : "s");
+    os << fmt::format(" for {} node{} ({} GPU{})", nodes, plural(nodes), gpus, plural(gpus));
   else
-    os << fmt::format(" for {} GPU{}", gpus, gpus == 1 ? "" : "s");
+    os << fmt::format(" for {} GPU{}", gpus, plural(gpus));
   os << ". Select one per node with\n"
         "#   kubectl label node NODE nvidia.com/mig.config=LABEL --overwrite\n"
         "# (--emit labels writes those commands). mig-parted creates each geometry's\n"

@@ -287,9 +287,9 @@ std::string gap_text(double gap) {
 }
 
 void bound_line(std::ostream& os, const plan_result& res, bool costs) {
-  const std::string bound = costs ? "cost " + cost_text(res, res.lower_bound_units, res.lower_bound)
-                                  : fmt::format("{} gpu{}", number_text(res.lower_bound),
-                                                res.lower_bound == 1 ? "" : "s");
+  const std::string bound =
+      costs ? "cost " + cost_text(res, res.lower_bound_units, res.lower_bound)
+            : fmt::format("{} gpu{}", number_text(res.lower_bound), plural(res.lower_bound));
   if (res.optimal)
     os << fmt::format("lower bound {}: proven optimal (LP relaxation {})\n", bound,
                       bound_text(res.lp_bound));
@@ -308,7 +308,7 @@ void changes_text(std::ostream& os, const plan_request& req, const plan_result& 
     if (std::find(nodes.begin(), nodes.end(), c.node) == nodes.end()) nodes.push_back(c.node);
   const auto n = static_cast<long long>(res.changes.size());
   os << fmt::format("\nchanges: {} gpu{} on {} node{}\n", n, plural(n), nodes.size(),
-                    plural(static_cast<long long>(nodes.size())));
+                    plural(nodes.size()));
   if (n == 0 && res.changes_lower_bound == 0)
     os << "  no gpu needs to change\n";
   else if (n == res.changes_lower_bound)
@@ -335,8 +335,8 @@ void changes_text(std::ostream& os, const plan_request& req, const plan_result& 
                                            : std::string("MIG off");
     std::string text = fmt::format("{} -> {}", from, to);
     if (!c.destroyed.empty())
-      text += fmt::format("; destroys {} instance{}", c.destroyed.size(),
-                          plural(static_cast<long long>(c.destroyed.size())));
+      text +=
+          fmt::format("; destroys {} instance{}", c.destroyed.size(), plural(c.destroyed.size()));
     if (!c.evicted.empty()) text += fmt::format(", evicts {} in use", c.evicted.size());
     entries.emplace_back(c.node, c.index, std::move(text));
   }

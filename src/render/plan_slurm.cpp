@@ -13,6 +13,7 @@
 #include "render/plan_emit.hpp"
 #include "render/plan_view.hpp"
 #include "render/slurm.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::render {
 namespace {
@@ -96,7 +97,7 @@ void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& r
       "migplan plan: Slurm GRES for {} node{} ({} GPU{}). Slurm does not create MIG devices: "
       "apply the plan first (--emit mig-parted, configmap or labels). slurmd then finds them "
       "(AutoDetect=nvml) and drains a node whose devices differ from its Gres.",
-      lines.size(), lines.size() == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s"));
+      lines.size(), plural(lines.size()), gpus, plural(gpus)));
   out << slurm_types_note(models);
   if (any_whole)
     out << comment_lines(

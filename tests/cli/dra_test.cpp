@@ -397,3 +397,24 @@ TEST_CASE("dra splits counters over two sets and devices over slices when one is
   CHECK(legal(wide, pool, row));
   CHECK_FALSE(pool_allows(pool, {0, 16}));  // profiles 0 and 1, both at unit 0
 }
+
+TEST_CASE("dra quotes a node, driver or pool name that YAML 1.1 reads as another type",
+          "[dra][yaml]") {
+  // Each is a DNS subdomain the API accepts, and go-yaml (kubectl) would read
+  // it plain as a boolean or a number.
+  const gpu_model& g = *migplan::find_model("a30");
+  for (const std::string node : {"yes", "on", "123", "1e3", "0x1f"}) {
+    CAPTURE(node);
+    dra_options opt;
+    opt.node_name = node;
+    opt.driver = "true";
+    REQUIRE_FALSE(migplan::cli::render::dra_options_problem(opt));
+    const std::vector<YAML::Node> docs = YAML::LoadAll(emit(g, opt));
+    REQUIRE_FALSE(docs.empty());
+    const YAML::Node spec = docs.front()["spec"];
+    CHECK(spec["nodeName"].Tag() == "!");  // quoted
+    CHECK(spec["nodeName"].as<std::string>() == node);
+    CHECK(spec["driver"].Tag() == "!");
+    CHECK(spec["pool"]["name"].as<std::string>() == node + "-gpu-0");
+  }
+}

@@ -95,6 +95,17 @@ TEST_CASE("a model file reads into its model", "[model_file]") {
   CHECK(full_profile(m.model()) == 2);
 }
 
+TEST_CASE("a model file may list a name with and without the NVIDIA prefix", "[model_file]") {
+  // Drivers print both forms, and the catalog lists both for the a100-40gb.
+  const auto r =
+      parse_model_file(with(base, "\"units\": 4,",
+                            "\"units\": 4, \"smi_names\": [\"NVIDIA Test 4U\", \"Test 4U\"],"),
+                       "m.json", builtin_models());
+  INFO((r ? "" : r.error().message));
+  REQUIRE(r);
+  CHECK(r->smi_names.size() == 2);
+}
+
 TEST_CASE("every malformed model file gets its one message with the line", "[model_file]") {
   struct bad {
     std::string text;
@@ -176,6 +187,8 @@ TEST_CASE("every malformed model file gets its one message with the line", "[mod
        "as nvidia-smi -q prints it)"},
       {with(base, "\"units\": 4,", "\"units\": 4, \"smi_names\": [\"A30\"],"),
        "m.json:5: nvidia-smi name 'A30' belongs to the built-in model a30"},
+      {with(base, "\"units\": 4,", "\"units\": 4, \"smi_names\": [\"Test 4U\", \"TEST 4u\"],"),
+       "m.json:5: nvidia-smi name 'TEST 4u' is listed twice"},
       {with(base, "\"a test model\"", "\"a test\\u001b[2J model\""),
        "m.json:4: description holds a control character"},
       {std::string(40, '[') + std::string(40, ']'),
@@ -454,4 +467,55 @@ TEST_CASE("plan and simulate resolve names among the loaded models", "[model_fil
   CHECK(s.out.find("fleet: 2 example-4u GPUs") != std::string::npos);
   // Without the file, neither knows the model.
   CHECK(run_migplan({"plan", "--gpu", "example-4u", "3x1g.11gb"}).code == 2);
+}
+
+namespace {
+
+// A built-in model as a model file would hold it: the model file's checks
+// (io/model_check.cpp) then state the same rules as data/gen_catalog.py and
+// catalog.hpp's static_asserts, or this test names the model they disagree on.
+model_spec spec_of(const gpu_model& g) {
+  model_spec s{.slug = std::string(g.slug),
+               .description = std::string(g.description),
+               .smi_names = {g.smi_names.begin(), g.smi_names.end()},
+               .pci_ids = {g.pci_ids.begin(), g.pci_ids.end()},
+               .memory_mib = g.memory_mib,
+               .units = g.units,
+               .compute_slices = g.compute_slices,
+               .source = std::string(g.evidence),
+               .profiles = {}};
+  for (const profile& p : g.profiles) {
+    profile_spec ps{.name = std::string(p.name),
+                    .id = p.id,
+                    .compute_slices = p.compute_slices,
+                    .size = p.size,
+                    .starts = {},
+                    .max_instances = p.max_instances,
+                    .memory_gib_x100 = p.memory_gib_x100,
+                    .sm_count = p.sm_count,
+                    .engines = p.engines,
+                    .min_driver = std::string(p.min_driver),
+                    .source = std::string(p.prov.source),
+                    .placements_source = std::string(p.prov.placements_source),
+                    .inferred = p.prov.inferred,
+                    .notes = std::string(p.prov.notes)};
+    for (int u = 0; u < max_units; ++u)
+      if (p.allows_start(u)) ps.starts.push_back(u);
+    s.profiles.push_back(std::move(ps));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every built-in model passes the model file's checks", "[model_file][catalog]") {
+  for (const gpu_model& g : catalog()) {
+    CAPTURE(g.slug);
+    // The other built-in models are taken: a model may not reuse their names or IDs.
+    std::vector<const gpu_model*> others;
+    for (const gpu_model& o : catalog())
+      if (&o != &g) others.push_back(&o);
+    const std::optional<spec_problem> p = check_model_spec(spec_of(g), others);
+    CHECK((p ? p->message : "(none)") == "(none)");
+  }
 }
