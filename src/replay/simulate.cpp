@@ -51,6 +51,7 @@ struct simulate_watch {
   void reject(std::int64_t time) {
     if (series) series->reject(time);
   }
+  void started(std::uint32_t /*pod*/, std::int64_t /*arrival*/, std::int64_t /*time*/) {}
   void finish() {
     if (series) series->finish();
   }
