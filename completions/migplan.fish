@@ -172,6 +172,8 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -l policy -x -a 's
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l share -x -a 'compute memory' -d 'Serve gpu_milli by compute or memory share'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l size -d 'The fewest GPUs each policy needs'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -x -d 'With --size: at most this percent of pods rejected'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l queue -d 'A pod that does not fit waits in a FIFO queue'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l backfill -d '--queue, and later pods that fit may go first'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l json -d 'One JSON object on stdout'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot -r -F -a - -d 'Write use over time per policy as an SVG (- for stdout)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot-metric -x -a 'slices gpus' -d 'What --plot draws'

@@ -132,6 +132,8 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_flag("--size", o->size, "The fewest GPUs each policy needs");
   cmd->add_option("--reject-target", o->reject_target, "--size: at most this % rejected (0)")
       ->type_name("PCT");
+  cmd->add_flag("--queue", o->queue, "A pod that does not fit waits in a FIFO queue");
+  cmd->add_flag("--backfill", o->backfill, "--queue, and later pods that fit may go first");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--plot", o->plot, "Write use over time per policy as an SVG ('-': stdout)")
       ->type_name("FILE");

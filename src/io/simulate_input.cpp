@@ -85,6 +85,8 @@ result<fleet_now> current_fleet_of(model_list models, const simulate_options& o,
 }  // namespace
 
 std::optional<std::string> option_conflict(const simulate_options& o) {
+  if (o.size && (o.queue || o.backfill))
+    return "--size counts rejected pods, and --queue rejects none that fit an empty fleet";
   if (!o.plot_metric.empty() && o.plot.empty())
     return "--plot-metric chooses what --plot draws; give --plot FILE with it";
   if (!o.current.current.empty()) {
@@ -156,6 +158,10 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   auto policies = parse_policies(chosen, false, "simulate");
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
+  r.pending = o.backfill ? pending_rule::backfill
+              : o.queue  ? pending_rule::fifo
+                         : pending_rule::reject;
+  for (policy_name& p : r.policies) p.policy.pending = r.pending;
 
   auto pods = read_trace(models, o.trace, in);
   if (!pods) return pods.error();

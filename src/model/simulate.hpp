@@ -86,11 +86,12 @@ struct simulate_result {
   /// The static geometry on the fleet replayed, as `geometries` lists the plan's.
   std::vector<std::pair<std::string, long long>> static_geometries;
   std::vector<simulate_policy> policies;
-  bool size = false;                         ///< --size was asked
-  double reject_target = 0;                  ///< --reject-target, percent of pods
-  int size_limit = 0;                        ///< the most GPUs sizing tries (the first model)
-  std::vector<simulate_sizing> sizing;       ///< --size: each model sized, --gpu's first
-  plot_metric metric = plot_metric::slices;  ///< --plot-metric
+  bool size = false;                            ///< --size was asked
+  double reject_target = 0;                     ///< --reject-target, percent of pods
+  int size_limit = 0;                           ///< the most GPUs sizing tries (the first model)
+  std::vector<simulate_sizing> sizing;          ///< --size: each model sized, --gpu's first
+  plot_metric metric = plot_metric::slices;     ///< --plot-metric
+  pending_rule pending = pending_rule::reject;  ///< --queue, --backfill
 };
 
 /// What one run of `migplan simulate` asks, its files read and checked
@@ -110,7 +111,8 @@ struct simulate_request {
   double reject_target = 0;                            ///< --reject-target, percent of pods
   bool plot = false;                                   ///< --plot: keep each policy's series
   plot_metric metric = plot_metric::slices;            ///< --plot-metric
-  std::vector<policy_name> policies;                   ///< --policy, in order
+  pending_rule pending = pending_rule::reject;         ///< --queue, --backfill
+  std::vector<policy_name> policies;                   ///< --policy, in order (with `pending`)
 };
 
 }  // namespace migplan::cli

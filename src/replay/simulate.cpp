@@ -173,6 +173,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   }
   res.static_geometries = geometries_of(gpu, geometry);
   res.metric = r.metric;
+  res.pending = r.pending;
 
   replay_tables tables;
   for (simulate_policy& p : res.policies) {

@@ -710,3 +710,75 @@ TEST_CASE("a fleet smaller than a plan of many large groups is chosen in linear 
   for (const json& g : j["static_geometry"]["geometries"]) gpus += g["count"].get<long long>();
   CHECK(gpus == 1000);
 }
+
+TEST_CASE("simulate --queue reports the waits and the queue of each policy", "[simulate][queue]") {
+  // One H100: b waits for a's GPU from 10 to 100 and is still running when
+  // the trace ends at 100; c asks for two whole GPUs, which no node of one
+  // GPU holds, and is refused.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,1,gpu\n"
+      "b,10,50,1,gpu\n"
+      "c,20,30,1,2xgpu\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                              "--json", "--queue", "--policy", "spread-first-fit"},
+                             trace);
+  INFO(r.err);
+  CHECK(r.code == 1);  // a pod refused: over the rejection target of 0%
+  const json j = json::parse(r.out);
+  const json& q = j["policies"][0]["queue"];
+  CHECK(q["backfill"] == false);
+  CHECK(q["pods_started"] == 2);
+  CHECK(q["pods_pending"] == 0);
+  CHECK(q["pods_refused"] == 1);
+  CHECK(j["policies"][0]["pods_rejected"] == 1);
+  // Waits 0 and 90: the median is the first, p95 and up the second.
+  CHECK(q["wait_seconds"] == json{{"p50", 0}, {"p95", 90}, {"p99", 90}, {"max", 90}});
+  CHECK(q["peak"] == 1);
+  CHECK(q["pod_seconds"] == 90);
+  CHECK(q["mean"] == 0.9);
+}
+
+TEST_CASE("simulate --queue keeps every pod: started, pending or refused", "[simulate][queue]") {
+  for (const char* rule : {"--queue", "--backfill"}) {
+    const json j = simulate({"--gpus", "1", rule}, 1);
+    for (const json& p : j["policies"]) {
+      INFO(rule << " " << p["name"]);
+      const json& q = p.at("queue");
+      CHECK(q["backfill"] == (std::string(rule) == "--backfill"));
+      CHECK(q["pods_started"].get<int>() + q["pods_pending"].get<int>() +
+                q["pods_refused"].get<int>() ==
+            18);
+      const json& w = q["wait_seconds"];
+      CHECK(w["p50"] <= w["p95"]);
+      CHECK(w["p95"] <= w["p99"]);
+      CHECK(w["p99"] <= w["max"]);
+    }
+  }
+  // Without a queue, the policies' members are as they were.
+  for (const json& p : simulate({"--gpus", "1"}, 1)["policies"]) CHECK_FALSE(p.contains("queue"));
+}
+
+TEST_CASE("simulate --queue prints the waits and the queue in the table", "[simulate][queue]") {
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--backfill"}, trace_csv);
+  CHECK(r.code == 1);
+  for (const char* label :
+       {"\nqueue: a pod that does not fit waits; later ones that fit may go first\n",
+        "\npods started ", "\npods pending at end ", "\npods refused ", "\nwait p50 ",
+        "\nwait p99 ", "\nwait max ", "\npods waiting, peak ", "\npods waiting, mean ",
+        "\nfirst refusal "})
+    CHECK(r.out.find(label) != std::string::npos);
+  CHECK(r.out.find("pods rejected") == std::string::npos);
+  // Three policies fit 80 columns (the static geometry's note aside).
+  for (std::size_t from = 0, nl; (nl = r.out.find('\n', from)) != std::string::npos; from = nl + 1)
+    if (r.out.compare(from, 18, "static geometry on") != 0) CHECK(nl - from <= 80);
+}
+
+TEST_CASE("simulate refuses --size with --queue without a wait target", "[simulate][queue]") {
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--size", "--queue"}, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err ==
+        "migplan: --size counts rejected pods, and --queue rejects none that fit an empty fleet\n");
+}
