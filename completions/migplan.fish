@@ -174,6 +174,7 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -l size -d 'The fe
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -x -d 'With --size: at most this percent of pods rejected'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l queue -d 'A pod that does not fit waits in a FIFO queue'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l backfill -d '--queue, and later pods that fit may go first'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l wait-target -x -a 'p50= p95= p99= max=' -d 'With --queue: a wait percentile\'s most (p99=10m)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l json -d 'One JSON object on stdout'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot -r -F -a - -d 'Write use over time per policy as an SVG (- for stdout)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot-metric -x -a 'slices gpus' -d 'What --plot draws'

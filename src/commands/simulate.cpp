@@ -92,9 +92,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
     return exit_ok;
   }
   for (const simulate_policy& p : res.policies)
-    if (static_cast<double>(p.metrics.pods_rejected) * 100.0 >
-        res.reject_target * static_cast<double>(res.pods))
-      return exit_no_fit;
+    if (!meets_targets(p.metrics, res.pods, res.reject_target, res.wait)) return exit_no_fit;
   return exit_ok;
 }
 
@@ -134,6 +132,8 @@ void add_simulate(CLI::App& app, context& ctx) {
       ->type_name("PCT");
   cmd->add_flag("--queue", o->queue, "A pod that does not fit waits in a FIFO queue");
   cmd->add_flag("--backfill", o->backfill, "--queue, and later pods that fit may go first");
+  cmd->add_option("--wait-target", o->wait_target, "--queue: a wait percentile's most (p99=10m)")
+      ->type_name("P=TIME");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--plot", o->plot, "Write use over time per policy as an SVG ('-': stdout)")
       ->type_name("FILE");

@@ -52,12 +52,19 @@ std::string policy_label(const simulate_policy& p) {
                      p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
 }
 
+// What --size met: "at most 0% of pods rejected", or with a wait target
+// "wait p99 at most 10m 00s, at most 0% of pods refused".
+std::string size_goal(const simulate_result& r) {
+  if (!r.wait) return fmt::format("at most {}% of pods rejected", r.reject_target);
+  return fmt::format("wait {} at most {}, at most {}% of pods refused", r.wait->name,
+                     span_text(r.wait->seconds), r.reject_target);
+}
+
 // --size on several models: a column per model, "> N" where none within
 // its limit of N GPUs does.
 void sizing_table(std::ostream& os, const simulate_result& r) {
-  os << fmt::format(
-      "\nfewest GPUs of each model with at most {}% of pods rejected (nodes of {}):\n",
-      r.reject_target, r.per_node);
+  os << fmt::format("\nfewest GPUs of each model with {} (nodes of {}):\n", size_goal(r),
+                    r.per_node);
   std::vector<std::size_t> widths;
   for (const simulate_sizing& s : r.sizing)
     widths.push_back(std::max<std::size_t>(s.gpu->slug.size() + 2, 10));
@@ -205,8 +212,7 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
   if (r.size && r.sizing.size() > 1) {
     sizing_table(os, r);
   } else if (r.size) {
-    os << fmt::format("\nfewest GPUs with at most {}% of pods rejected (nodes of {}):\n",
-                      r.reject_target, r.per_node);
+    os << fmt::format("\nfewest GPUs with {} (nodes of {}):\n", size_goal(r), r.per_node);
     for (const simulate_policy& p : r.policies)
       os << fmt::format(
           "  {:<20}{}\n", policy_label(p),
@@ -293,6 +299,11 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     if (r.size) {
       w.key("sizing").begin_object();
       w.key("reject_target_percent").number(r.reject_target);
+      if (r.wait) {
+        w.key("wait_target").flat().begin_object();
+        w.key("percentile").value(r.wait->name).key("seconds").value(r.wait->seconds);
+        w.end_object();
+      }
       w.key("limit").value(r.size_limit);
       w.key("models").begin_array();
       for (const simulate_sizing& m : r.sizing) {

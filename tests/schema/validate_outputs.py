@@ -215,7 +215,9 @@ class Checker:
                 (trace, ["--size", "--reject-target", "10", "--gpus-per-node", "2"], (0,)),
                 (alibaba, ["--share", "memory"], (0, 1)),
                 (trace, ["--gpus", "1", "--queue"], (1,)),
-                (trace, ["--gpus", "2", "--backfill", "--policy", "static"], (0, 1))]:
+                (trace, ["--gpus", "2", "--backfill", "--policy", "static"], (0, 1)),
+                (trace, ["--size", "--queue", "--wait-target", "p95=1m", "--gpus-per-node", "2"],
+                 (0,))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
         # Several models sized: --gpu twice (memory sizes resolve on both).
