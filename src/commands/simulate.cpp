@@ -142,8 +142,9 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->footer(policy_help(false) +
               "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
               "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
-              "Exit codes: 0 within the rejection target (--size: every policy sized),\n"
-              "1 some policy rejects more (--size: none within 100000 GPUs), 2 bad input.");
+              "Exit codes: 0 within --reject-target and --wait-target (--size: every\n"
+              "policy sized), 1 some policy misses one (--size: none within 100000 GPUs),\n"
+              "2 bad input.");
   cmd->callback([o, &ctx] {
     ctx.json_errors = o->json;
     const int code = run_simulate(*o, ctx);
