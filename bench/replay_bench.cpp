@@ -8,9 +8,12 @@
 //
 //   replay_bench [--benchmark_filter=...]
 //
-// replay/POLICY/PODS/GPUS: one replay (the tables are built once outside
-// the timing, as `migplan simulate` builds them once for all its replays).
-// Counters: rejected_pct, peak (GPUs in use), pods_per_s.
+// replay/POLICY/PODS/GPUS/PENDING: one replay (the tables are built once
+// outside the timing, as `migplan simulate` builds them once for all its
+// replays); PENDING 0 rejects (the default), 1 queues (`--queue`), 2
+// backfills (`--backfill`). Counters: rejected_pct (queued: refused),
+// peak (GPUs in use), pods_per_s; queued also pending, queue_peak and
+// wait_p99_s.
 // size/POLICY/PODS/GPUS: the fewest GPUs rejecting no pod (the trace
 // generated for GPUS), by doubling and bisection over whole replays.
 
@@ -88,6 +91,9 @@ const replay_policy policies[] = {
     {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit},
 };
 const char* const policy_names[] = {"static", "spread-first-fit", "pack-best-fit"};
+const pending_rule pending_rules[] = {pending_rule::reject, pending_rule::fifo,
+                                      pending_rule::backfill};
+const char* const pending_names[] = {"", " --queue", " --backfill"};
 
 // A static geometry for every GPU: the mix's share of the fleet, one all-1g,
 // all-2g, ... geometry per GPU in proportion, and full GPUs for the rest.
@@ -120,13 +126,21 @@ void bm_replay(benchmark::State& state) {
   const auto policy = static_cast<std::size_t>(state.range(0));
   const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
   const std::vector<layout> geometry = static_geometry(t);
+  const auto pending = static_cast<std::size_t>(state.range(3));
+  replay_policy chosen = policies[policy];
+  chosen.pending = pending_rules[pending];
   replay_tables tables;
-  replay_metrics m = replay(t.fleet, t.items, t.pods, policies[policy], geometry, tables);
+  replay_metrics m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
   for (auto _ : state) {
-    m = replay(t.fleet, t.items, t.pods, policies[policy], geometry, tables);
+    m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
     benchmark::DoNotOptimize(m);
   }
-  state.SetLabel(policy_names[policy]);
+  state.SetLabel(std::string(policy_names[policy]) + pending_names[pending]);
+  if (pending != 0) {
+    state.counters["pending"] = static_cast<double>(m.pods_pending);
+    state.counters["queue_peak"] = static_cast<double>(m.queue_peak);
+    state.counters["wait_p99_s"] = static_cast<double>(m.waits.p99);
+  }
   state.counters["rejected_pct"] =
       100.0 * static_cast<double>(m.pods_rejected) / static_cast<double>(t.pods.size());
   state.counters["peak"] = m.peak_gpus_in_use;
@@ -135,10 +149,11 @@ void bm_replay(benchmark::State& state) {
 }
 
 void replay_args(benchmark::internal::Benchmark* b) {
-  for (int policy = 0; policy < 3; ++policy) {
-    b->Args({policy, 250'000, 2'500});
-    b->Args({policy, 1'000'000, 10'000});
-  }
+  for (int pending = 0; pending < 3; ++pending)
+    for (int policy = 0; policy < 3; ++policy) {
+      b->Args({policy, 250'000, 2'500, pending});
+      b->Args({policy, 1'000'000, 10'000, pending});
+    }
 }
 
 // Sizing: the fewest GPUs at which the policy rejects no pod, by doubling and

@@ -7,10 +7,25 @@
 ///
 /// A pod asks for `count` instances of one profile, all on one node, all or
 /// nothing (whole GPUs are `count` instances of the full-GPU profile). Events
-/// at one time: departures first, then arrivals in pod order. A pod that
-/// cannot be placed on arrival is rejected and counted: there is no queue
-/// (detail::replay_engine places one arrival at a time and could retry a
-/// waiting one after each departure).
+/// at one time: departures first, then arrivals in pod order.
+///
+/// What happens to a pod that does not fit when it arrives (replay_policy's
+/// `pending`):
+///  - reject (the default): it is rejected and counted, and never runs.
+///  - fifo: it waits in one queue, in order of arrival (time, then pod
+///    order), as Kubernetes leaves a pod pending. At one time the departures
+///    all go first, then the queue is retried once; then each arrival joins
+///    the queue's tail and the queue is retried again. A retry starts the
+///    head while it fits and stops at the first that does not.
+///  - backfill: as fifo, but a retry scans the whole queue in order and
+///    starts every pod that fits; once a pod does not fit, the later pods
+///    of the same item are not tried in that scan (they ask for the same
+///    room, and a scan only fills the fleet).
+///  A queued pod runs for its trace duration (end - start) from the time it
+///  starts. A pod that even the empty fleet cannot hold under the policy is
+///  refused on arrival (counted as rejected) and never queued. The replay
+///  stops at the trace's last time: pods still queued then are pending, and
+///  pods running then never depart.
 ///
 /// Policies:
 ///  - static: every GPU keeps the geometry it is given for the whole trace; a
@@ -105,18 +120,36 @@ enum class gpu_choice : std::uint8_t {
   best_fit,   ///< a partly used GPU first, then the GPU and start that keep the most room
 };
 
+/// What a pod that does not fit on arrival does (see the file's comment).
+enum class pending_rule : std::uint8_t {
+  reject,    ///< rejected, never runs
+  fifo,      ///< waits in a FIFO queue; only its head may start
+  backfill,  ///< waits in a FIFO queue; any queued pod that fits may start
+};
+
 /// A placement policy.
 struct replay_policy {
   replay_mode mode = replay_mode::dynamic;       ///< static or dynamic
   node_choice nodes = node_choice::spread;       ///< node choice
   gpu_choice placement = gpu_choice::first_fit;  ///< on-node choice (dynamic only)
+  pending_rule pending = pending_rule::reject;   ///< a pod that does not fit on arrival
   friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
+};
+
+/// Percentiles of the pods' waits in a queued replay (replay_waits_of()).
+struct replay_waits {
+  std::int64_t p50 = 0;  ///< median
+  std::int64_t p95 = 0;  ///< 95th percentile
+  std::int64_t p99 = 0;  ///< 99th percentile
+  std::int64_t max = 0;  ///< longest
+  friend bool operator==(const replay_waits&, const replay_waits&) = default;
 };
 
 /// What a replay served. Areas are in instance (GPU, slice) x time units.
 struct replay_metrics {
-  std::int64_t pods_accepted = 0;               ///< pods placed
-  std::int64_t pods_rejected = 0;               ///< pods that found no room
+  std::int64_t pods_accepted = 0;               ///< pods placed (queued: started)
+  std::int64_t pods_rejected = 0;               ///< pods that found no room (queued: refused)
+  std::int64_t pods_pending = 0;                ///< queued: pods still waiting at the end
   std::int64_t instances_accepted = 0;          ///< instances of the placed pods
   std::int64_t instances_rejected = 0;          ///< instances of the rejected pods
   std::int64_t instance_time = 0;               ///< sum over placed pods of count x duration
@@ -128,8 +161,35 @@ struct replay_metrics {
   std::optional<std::int64_t> first_rejection;  ///< time of the first rejected pod
   std::int64_t start = 0;                       ///< the trace's first time
   std::int64_t end = 0;                         ///< the trace's last time
+  std::int64_t queue_peak = 0;                  ///< queued: most pods waiting between events
+  std::int64_t queue_time = 0;                  ///< queued: integral of the pods waiting
+  /// Queued: the waits (start - arrival) of the started pods and, as the
+  /// least they wait, of the pending ones (end - arrival).
+  replay_waits waits{};
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
+
+/// The p-th percentile (0 < p <= 100) of `values` by the nearest-rank rule:
+/// of n values sorted ascending, the ceil(p x n / 100)-th (1-based); 0 when
+/// there are none. Reorders `values`.
+inline std::int64_t nearest_rank(std::span<std::int64_t> values, int p) {
+  if (values.empty()) return 0;
+  const std::size_t n = values.size();
+  const std::size_t rank = std::max<std::size_t>((static_cast<std::size_t>(p) * n + 99) / 100, 1);
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+/// p50, p95, p99 and the most of `waits` (nearest_rank()); reorders them.
+inline replay_waits replay_waits_of(std::span<std::int64_t> waits) {
+  replay_waits w;
+  w.p50 = nearest_rank(waits, 50);
+  w.p95 = nearest_rank(waits, 95);
+  w.p99 = nearest_rank(waits, 99);
+  w.max = nearest_rank(waits, 100);
+  return w;
+}
 
 /// One place a single arriving instance can go under a dynamic policy, with
 /// the scores the policy ranks it by (rank_placements()).
@@ -662,15 +722,18 @@ class replay_engine {
 
 /// What replay() tells a watcher as it goes, and the watcher that listens to
 /// nothing. A watcher of one's own (replay_series, a progress line) has the
-/// same four members; replay() calls them inline, so this one costs nothing.
+/// same members; replay() calls them inline, so this one costs nothing.
 struct replay_watch {
   /// Before the first event: the span of the trace (see replay_metrics).
   void begin(std::int64_t /*start*/, std::int64_t /*end*/) noexcept {}
   /// After each change of the fleet at `time`: compute slices and GPUs held
   /// by busy instances. A pod of no duration is seen placed, then gone.
   void step(std::int64_t /*time*/, int /*slices*/, int /*gpus*/) noexcept {}
-  /// A pod rejected at `time`.
+  /// A pod rejected (queued: refused) at `time`.
   void reject(std::int64_t /*time*/) noexcept {}
+  /// Pod `pod` (index into the trace), which arrived at `arrival`, started
+  /// at `time` (after the step() that placed it).
+  void started(std::uint32_t /*pod*/, std::int64_t /*arrival*/, std::int64_t /*time*/) noexcept {}
   /// After the last event.
   void finish() noexcept {}
 };
@@ -723,6 +786,7 @@ class replay_series {
     mark(b.gpus, gpus);
   }
   void reject(std::int64_t time) noexcept { ++reach(time).rejected; }
+  void started(std::uint32_t /*pod*/, std::int64_t /*arrival*/, std::int64_t /*time*/) noexcept {}
   void finish() noexcept { reach(end_); }
 
  private:
@@ -753,18 +817,174 @@ class replay_series {
   std::size_t at_ = 0;  // the last bucket reached
 };
 
+namespace detail {
+
+/// replay() under a queue (pending_rule fifo or backfill); `pods` is not empty.
+template <class Watch>
+replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_item> items,
+                             std::span<const replay_pod> pods, const replay_policy& policy,
+                             std::span<const layout> geometry, replay_tables& tables,
+                             Watch& watch) {
+  replay_metrics out;
+  replay_engine engine(fleet, items, policy, geometry, tables);
+  const bool dynamic = policy.mode == replay_mode::dynamic;
+  const bool backfill = policy.pending == pending_rule::backfill;
+  std::vector<std::pair<int, int>> held;  // placements of all started pods
+  // Which items the empty fleet holds: a pod of any other would wait forever.
+  std::vector<std::uint8_t> holdable(items.size(), 0);
+  for (std::size_t it = 0; it < items.size(); ++it) {
+    if (!engine.arrive(static_cast<int>(it), held)) continue;
+    holdable[it] = 1;
+    engine.depart(held);
+    held.clear();
+  }
+  // Arrivals in (time, pod) order; a pod's position in it is its place in
+  // the queue, so each item's waiting pods are a FIFO of positions.
+  std::vector<std::uint32_t> order(pods.size());
+  out.start = pods[0].start;
+  out.end = pods[0].start;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    order[i] = static_cast<std::uint32_t>(i);
+    out.start = std::min(out.start, pods[i].start);
+    out.end = std::max({out.end, pods[i].start, pods[i].end});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return pods[a].start < pods[b].start; });
+  struct leave {
+    std::int64_t time;
+    std::uint32_t pod;
+  };
+  // A min-heap of departures: earliest first, then pod order.
+  const auto later = [](const leave& a, const leave& b) {
+    return a.time != b.time ? a.time > b.time : a.pod > b.pod;
+  };
+  std::vector<leave> leaves;
+  std::vector<std::vector<std::uint32_t>> waiting(items.size());  // per item: positions
+  std::vector<std::size_t> head(items.size(), 0);                 // per item: first still waiting
+  std::vector<std::uint8_t> failed(items.size(), 0);
+  std::vector<std::uint32_t> first(pods.size(), 0);
+  std::vector<std::uint32_t> last(pods.size(), 0);
+  std::vector<std::int64_t> waits;
+  waits.reserve(pods.size());
+  std::int64_t queued = 0;
+  const auto depart = [&](std::uint32_t pod, std::int64_t t) {
+    engine.depart(std::span(held).subspan(first[pod], last[pod] - first[pod]));
+    out.destructions +=
+        dynamic ? items[static_cast<std::size_t>(pods[pod].item)].count : std::int64_t{0};
+    watch.step(t, engine.slices_in_use(), engine.gpus_in_use());
+  };
+  const auto start = [&](std::uint32_t pod, std::int64_t t) {
+    const replay_pod& p = pods[pod];
+    const replay_item& item = items[static_cast<std::size_t>(p.item)];
+    first[pod] = static_cast<std::uint32_t>(held.size());
+    if (!engine.arrive(p.item, held)) return false;
+    last[pod] = static_cast<std::uint32_t>(held.size());
+    ++out.pods_accepted;
+    out.instances_accepted += item.count;
+    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
+    if (dynamic) out.creations += item.count;
+    watch.step(t, engine.slices_in_use(), engine.gpus_in_use());
+    watch.started(pod, p.start, t);
+    waits.push_back(t - p.start);
+    if (p.end > p.start) {
+      out.instance_time += item.count * (p.end - p.start);
+      leaves.push_back({t + (p.end - p.start), pod});
+      std::push_heap(leaves.begin(), leaves.end(), later);
+    } else {
+      depart(pod, t);
+    }
+    return true;
+  };
+  // One retry of the queue: the earliest waiting pod of an item not failed
+  // in this retry, until none is left (fifo: until one does not fit).
+  const auto retry = [&](std::int64_t t) {
+    if (queued == 0) return;
+    std::fill(failed.begin(), failed.end(), std::uint8_t{0});
+    for (;;) {
+      std::size_t kind = items.size();
+      std::uint32_t at = std::numeric_limits<std::uint32_t>::max();
+      for (std::size_t k = 0; k < items.size(); ++k)
+        if (failed[k] == 0 && head[k] < waiting[k].size() && waiting[k][head[k]] < at) {
+          kind = k;
+          at = waiting[k][head[k]];
+        }
+      if (kind == items.size()) return;
+      if (!start(order[at], t)) {
+        if (!backfill) return;
+        failed[kind] = 1;
+        continue;
+      }
+      ++head[kind];
+      --queued;
+    }
+  };
+  std::size_t next = 0;  // the next arrival, in `order`
+  std::int64_t now = out.start;
+  watch.begin(out.start, out.end);
+  for (;;) {
+    const bool arrival = next < order.size();
+    const bool departure = !leaves.empty() && leaves.front().time <= out.end;
+    if (!arrival && !departure) break;
+    const std::int64_t t = !departure ? pods[order[next]].start
+                           : !arrival ? leaves.front().time
+                                      : std::min(pods[order[next]].start, leaves.front().time);
+    out.gpu_time += engine.gpus_in_use() * (t - now);
+    out.stranded_slice_time += engine.stranded() * (t - now);
+    out.queue_time += queued * (t - now);
+    now = t;
+    bool departed = false;
+    while (!leaves.empty() && leaves.front().time == t) {
+      std::pop_heap(leaves.begin(), leaves.end(), later);
+      depart(leaves.back().pod, t);
+      leaves.pop_back();
+      departed = true;
+    }
+    if (departed) retry(t);
+    for (; next < order.size() && pods[order[next]].start == t; ++next) {
+      const replay_pod& p = pods[order[next]];
+      const auto kind = static_cast<std::size_t>(p.item);
+      if (holdable[kind] == 0) {
+        ++out.pods_rejected;
+        out.instances_rejected += items[kind].count;
+        if (!out.first_rejection) out.first_rejection = t;
+        watch.reject(t);
+        continue;
+      }
+      waiting[kind].push_back(static_cast<std::uint32_t>(next));
+      ++queued;
+      retry(t);
+    }
+    out.queue_peak = std::max(out.queue_peak, queued);
+  }
+  out.gpu_time += engine.gpus_in_use() * (out.end - now);
+  out.stranded_slice_time += engine.stranded() * (out.end - now);
+  out.queue_time += queued * (out.end - now);
+  out.pods_pending = queued;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    for (std::size_t i = head[k]; i < waiting[k].size(); ++i)
+      waits.push_back(out.end - pods[order[waiting[k][i]]].start);
+  out.waits = replay_waits_of(waits);
+  watch.finish();
+  return out;
+}
+
+}  // namespace detail
+
 /// Replays `pods` (in file order) on `fleet` under `policy`. Each item must
 /// name a profile index (or -1) per fleet model and a count > 0; a static
 /// policy needs one geometry per GPU of the fleet, in GPU order. The trace
 /// spans from its earliest start to its latest start or end. `tables` may be
 /// shared by replays of the same models. `watch` hears every change of the
-/// fleet and every rejection (replay_watch); it is not called for an empty trace.
+/// fleet, every start and every rejection (replay_watch); it is not called
+/// for an empty trace. Under a queue (policy.pending) see the file's comment.
 template <class Watch>
 replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
                       std::span<const replay_pod> pods, const replay_policy& policy,
                       std::span<const layout> geometry, replay_tables& tables, Watch& watch) {
   replay_metrics out;
   if (pods.empty()) return out;
+  if (policy.pending != pending_rule::reject)
+    return detail::replay_queued(fleet, items, pods, policy, geometry, tables, watch);
   detail::replay_engine engine(fleet, items, policy, geometry, tables);
   // Events: (time, departure 0 / arrival 1, pod), sorted; a pod that ends
   // when or before it starts leaves right after its arrival instead.
@@ -822,6 +1042,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
     out.instances_accepted += item.count;
     out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
     watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
+    watch.started(e.pod, e.time, e.time);
     if (policy.mode == replay_mode::dynamic) out.creations += item.count;
     if (pod.end > pod.start) {
       out.instance_time += item.count * (pod.end - pod.start);

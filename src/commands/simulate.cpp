@@ -92,9 +92,7 @@ int run_simulate(const simulate_options& o, context& ctx) {
     return exit_ok;
   }
   for (const simulate_policy& p : res.policies)
-    if (static_cast<double>(p.metrics.pods_rejected) * 100.0 >
-        res.reject_target * static_cast<double>(res.pods))
-      return exit_no_fit;
+    if (!meets_targets(p.metrics, res.pods, res.reject_target, res.wait)) return exit_no_fit;
   return exit_ok;
 }
 
@@ -132,6 +130,10 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_flag("--size", o->size, "The fewest GPUs each policy needs");
   cmd->add_option("--reject-target", o->reject_target, "--size: at most this % rejected (0)")
       ->type_name("PCT");
+  cmd->add_flag("--queue", o->queue, "A pod that does not fit waits in a FIFO queue");
+  cmd->add_flag("--backfill", o->backfill, "--queue, and later pods that fit may go first");
+  cmd->add_option("--wait-target", o->wait_target, "--queue: a wait percentile's most (p99=10m)")
+      ->type_name("P=TIME");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--plot", o->plot, "Write use over time per policy as an SVG ('-': stdout)")
       ->type_name("FILE");
@@ -140,8 +142,9 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->footer(policy_help(false) +
               "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
               "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
-              "Exit codes: 0 within the rejection target (--size: every policy sized),\n"
-              "1 some policy rejects more (--size: none within 100000 GPUs), 2 bad input.");
+              "Exit codes: 0 within --reject-target and --wait-target (--size: every\n"
+              "policy sized), 1 some policy misses one (--size: none within 100000 GPUs),\n"
+              "2 bad input.");
   cmd->callback([o, &ctx] {
     ctx.json_errors = o->json;
     const int code = run_simulate(*o, ctx);

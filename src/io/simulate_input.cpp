@@ -82,9 +82,44 @@ result<fleet_now> current_fleet_of(model_list models, const simulate_options& o,
   return f;
 }
 
+// Longest --wait-target: about 31,700 years, beyond any trace.
+constexpr std::int64_t max_wait_target_s = 1'000'000'000'000;
+
+// --wait-target NAME=DURATION.
+result<wait_target> parse_wait_target(std::string_view text) {
+  const std::size_t eq = text.find('=');
+  const std::string_view name = text.substr(0, eq);
+  wait_target t;
+  t.name = std::string(name);
+  if (name == "p50")
+    t.percentile = 50;
+  else if (name == "p95")
+    t.percentile = 95;
+  else if (name == "p99")
+    t.percentile = 99;
+  else if (name == "max")
+    t.percentile = 100;
+  else
+    t.percentile = 0;
+  if (t.percentile == 0 || eq == std::string_view::npos)
+    return error{fmt::format(
+        "--wait-target {} is no target: write p50, p95, p99 or max, '=', and a duration "
+        "(p99=10m)",
+        quote_token(text))};
+  auto s = parse_duration_s(text.substr(eq + 1), max_wait_target_s);
+  if (!s) return error{fmt::format("--wait-target {}: {}", name, s.error().message)};
+  t.seconds = *s;
+  return t;
+}
+
 }  // namespace
 
 std::optional<std::string> option_conflict(const simulate_options& o) {
+  const bool queued = o.queue || o.backfill;
+  if (!o.wait_target.empty() && !queued)
+    return "--wait-target is a target for the waits of a queue; give --queue or --backfill";
+  if (o.size && queued && o.wait_target.empty())
+    return "--size with --queue sizes by waits; give --wait-target (p99=10m, say)";
   if (!o.plot_metric.empty() && o.plot.empty())
     return "--plot-metric chooses what --plot draws; give --plot FILE with it";
   if (!o.current.current.empty()) {
@@ -156,6 +191,15 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   auto policies = parse_policies(chosen, false, "simulate");
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
+  r.pending = o.backfill ? pending_rule::backfill
+              : o.queue  ? pending_rule::fifo
+                         : pending_rule::reject;
+  for (policy_name& p : r.policies) p.policy.pending = r.pending;
+  if (!o.wait_target.empty()) {
+    auto w = parse_wait_target(o.wait_target);
+    if (!w) return w.error();
+    r.wait = std::move(*w);
+  }
 
   auto pods = read_trace(models, o.trace, in);
   if (!pods) return pods.error();

@@ -28,6 +28,9 @@ struct simulate_options {
   std::string share = "compute";
   bool size = false;
   std::string reject_target = "0";
+  bool queue = false;       ///< --queue: a pod that does not fit waits
+  std::string wait_target;  ///< --wait-target: p50, p95, p99 or max '=' a duration
+  bool backfill = false;  ///< --backfill: later queued pods that fit may go first (implies --queue)
   bool json = false;
   std::string plot;          ///< --plot FILE ('-': standard output)
   std::string plot_metric;   ///< --plot-metric: slices (also when not given) or gpus

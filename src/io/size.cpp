@@ -151,4 +151,55 @@ result<long long> parse_whole_number(std::string_view option, std::string_view t
   return static_cast<long long>(v);
 }
 
+result<std::int64_t> parse_duration_s(std::string_view text, std::int64_t most) {
+  const auto bad = [&] {
+    return error{fmt::format(
+        "{} is no duration: write whole seconds (600) or whole numbers with s, m, h or d, "
+        "largest first (10m, 1h30m)",
+        quote_token(text))};
+  };
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  if (text.empty()) return bad();
+  const bool bare = std::all_of(text.begin(), text.end(), is_digit);
+  std::int64_t total = 0;
+  std::int64_t previous = 0;  // the unit before, in seconds (0: none yet)
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = at;
+    while (end < text.size() && is_digit(text[end])) ++end;
+    if (end == at) return bad();
+    std::uint64_t n = 0;
+    const auto [p, ec] = std::from_chars(text.data() + at, text.data() + end, n);
+    if (ec != std::errc() || n > static_cast<std::uint64_t>(most))
+      return error{fmt::format("{} is more than {} seconds", clip_token(text), most)};
+    std::int64_t unit = 1;
+    if (!bare) {
+      if (end == text.size()) return bad();
+      switch (text[end]) {
+        case 's':
+          unit = 1;
+          break;
+        case 'm':
+          unit = 60;
+          break;
+        case 'h':
+          unit = 3600;
+          break;
+        case 'd':
+          unit = 86400;
+          break;
+        default:
+          return bad();
+      }
+      if (previous != 0 && unit >= previous) return bad();
+      previous = unit;
+      ++end;
+    }
+    total += static_cast<std::int64_t>(n) * unit;
+    if (total > most)
+      return error{fmt::format("{} is more than {} seconds", clip_token(text), most)};
+    at = end;
+  }
+  return total;
+}
+
 }  // namespace migplan::cli

@@ -27,4 +27,9 @@ result<std::int64_t> parse_size_mib(std::string_view text);
 result<long long> parse_whole_number(std::string_view option, std::string_view text, long long low,
                                      long long high);
 
+/// Parses a duration into whole seconds, at most `most`: whole seconds
+/// ("600"), or whole numbers each with a unit, s, m, h or d, largest first
+/// ("90s", "10m", "1h30m", "2d"). The error says what to write.
+result<std::int64_t> parse_duration_s(std::string_view text, std::int64_t most);
+
 }  // namespace migplan::cli

@@ -30,6 +30,28 @@ struct simulate_model {
   std::optional<long long> available;  ///< a fleet file's `available`
 };
 
+/// --wait-target: a percentile of a queued replay's waits and the most it may be.
+struct wait_target {
+  std::string name = "p99";  ///< p50, p95, p99 or max
+  int percentile = 99;       ///< 50, 95, 99, or 100 for max
+  std::int64_t seconds = 0;  ///< the most seconds it may be
+};
+
+/// Whether a replay of `pods` pods meets the targets: at most `reject_target`
+/// percent rejected (queued: refused) and, with `wait`, the wait it names
+/// within it. What --size asks of a fleet, and exit status 0 of each policy.
+inline bool meets_targets(const replay_metrics& m, long long pods, double reject_target,
+                          const std::optional<wait_target>& wait) {
+  if (static_cast<double>(m.pods_rejected) * 100.0 > reject_target * static_cast<double>(pods))
+    return false;
+  if (!wait) return true;
+  const std::int64_t got = wait->percentile == 50   ? m.waits.p50
+                           : wait->percentile == 95 ? m.waits.p95
+                           : wait->percentile == 99 ? m.waits.p99
+                                                    : m.waits.max;
+  return got <= wait->seconds;
+}
+
 /// One policy's answer.
 struct simulate_policy {
   std::string name;          ///< as --policy names it: static, spread-first-fit, ...
@@ -86,11 +108,13 @@ struct simulate_result {
   /// The static geometry on the fleet replayed, as `geometries` lists the plan's.
   std::vector<std::pair<std::string, long long>> static_geometries;
   std::vector<simulate_policy> policies;
-  bool size = false;                         ///< --size was asked
-  double reject_target = 0;                  ///< --reject-target, percent of pods
-  int size_limit = 0;                        ///< the most GPUs sizing tries (the first model)
-  std::vector<simulate_sizing> sizing;       ///< --size: each model sized, --gpu's first
-  plot_metric metric = plot_metric::slices;  ///< --plot-metric
+  bool size = false;                            ///< --size was asked
+  double reject_target = 0;                     ///< --reject-target, percent of pods
+  int size_limit = 0;                           ///< the most GPUs sizing tries (the first model)
+  std::vector<simulate_sizing> sizing;          ///< --size: each model sized, --gpu's first
+  plot_metric metric = plot_metric::slices;     ///< --plot-metric
+  pending_rule pending = pending_rule::reject;  ///< --queue, --backfill
+  std::optional<wait_target> wait;              ///< --wait-target
 };
 
 /// What one run of `migplan simulate` asks, its files read and checked
@@ -110,7 +134,9 @@ struct simulate_request {
   double reject_target = 0;                            ///< --reject-target, percent of pods
   bool plot = false;                                   ///< --plot: keep each policy's series
   plot_metric metric = plot_metric::slices;            ///< --plot-metric
-  std::vector<policy_name> policies;                   ///< --policy, in order
+  pending_rule pending = pending_rule::reject;         ///< --queue, --backfill
+  std::optional<wait_target> wait;                     ///< --wait-target
+  std::vector<policy_name> policies;                   ///< --policy, in order (with `pending`)
 };
 
 }  // namespace migplan::cli

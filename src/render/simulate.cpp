@@ -37,10 +37,13 @@ std::string percent(std::int64_t part, std::int64_t whole) {
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-double mean_in_use(const replay_metrics& m) {
-  return m.end > m.start ? static_cast<double>(m.gpu_time) / static_cast<double>(m.end - m.start)
+// The mean of an integral over the trace's span.
+double mean_over_span(const replay_metrics& m, std::int64_t integral) {
+  return m.end > m.start ? static_cast<double>(integral) / static_cast<double>(m.end - m.start)
                          : 0.0;
 }
+
+double mean_in_use(const replay_metrics& m) { return mean_over_span(m, m.gpu_time); }
 
 std::string policy_label(const simulate_policy& p) {
   if (p.policy.mode == replay_mode::static_geometry)
@@ -49,12 +52,19 @@ std::string policy_label(const simulate_policy& p) {
                      p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
 }
 
+// What --size met: "at most 0% of pods rejected", or with a wait target
+// "wait p99 at most 10m 00s, at most 0% of pods refused".
+std::string size_goal(const simulate_result& r) {
+  if (!r.wait) return fmt::format("at most {}% of pods rejected", r.reject_target);
+  return fmt::format("wait {} at most {}, at most {}% of pods refused", r.wait->name,
+                     span_text(r.wait->seconds), r.reject_target);
+}
+
 // --size on several models: a column per model, "> N" where none within
 // its limit of N GPUs does.
 void sizing_table(std::ostream& os, const simulate_result& r) {
-  os << fmt::format(
-      "\nfewest GPUs of each model with at most {}% of pods rejected (nodes of {}):\n",
-      r.reject_target, r.per_node);
+  os << fmt::format("\nfewest GPUs of each model with {} (nodes of {}):\n", size_goal(r),
+                    r.per_node);
   std::vector<std::size_t> widths;
   for (const simulate_sizing& s : r.sizing)
     widths.push_back(std::max<std::size_t>(s.gpu->slug.size() + 2, 10));
@@ -102,6 +112,11 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
   os << fmt::format("fleet: {} {} GPU{}, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug,
                     plural(r.gpus), nodes, plural(nodes), r.per_node,
                     r.current.empty() ? "" : fmt::format(", as {} has it", r.current));
+  const bool queued = r.pending != pending_rule::reject;
+  if (queued)
+    os << (r.pending == pending_rule::backfill
+               ? "queue: a pod that does not fit waits; later ones that fit may go first\n"
+               : "queue: a pod that does not fit waits, first in first out\n");
   if (!r.peaks.empty()) {
     os << "peak instances at once:";
     for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
@@ -142,13 +157,16 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     const std::size_t slash = label.find('/');
     return slash == std::string::npos ? std::string() : label.substr(slash + 1);
   });
-  row("pods accepted",
+  row(queued ? "pods started" : "pods accepted",
       [](const simulate_policy& p) { return std::to_string(p.metrics.pods_accepted); });
-  row("pods rejected", [&](const simulate_policy& p) {
+  if (queued)
+    row("pods pending at end",
+        [](const simulate_policy& p) { return std::to_string(p.metrics.pods_pending); });
+  row(queued ? "pods refused" : "pods rejected", [&](const simulate_policy& p) {
     return fmt::format("{} ({})", p.metrics.pods_rejected,
                        percent(p.metrics.pods_rejected, r.pods));
   });
-  row("instances rejected", [&](const simulate_policy& p) {
+  row(queued ? "instances refused" : "instances rejected", [&](const simulate_policy& p) {
     return fmt::format("{} ({})", p.metrics.instances_rejected,
                        percent(p.metrics.instances_rejected, r.instances));
   });
@@ -164,10 +182,21 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
       [](const simulate_policy& p) { return std::to_string(p.metrics.creations); });
   row("instances destroyed",
       [](const simulate_policy& p) { return std::to_string(p.metrics.destructions); });
-  row("first rejection", [](const simulate_policy& p) {
+  row(queued ? "first refusal" : "first rejection", [](const simulate_policy& p) {
     return p.metrics.first_rejection ? "+" + span_text(*p.metrics.first_rejection - p.metrics.start)
                                      : std::string("-");
   });
+  if (queued) {
+    row("wait p50", [](const simulate_policy& p) { return span_text(p.metrics.waits.p50); });
+    row("wait p95", [](const simulate_policy& p) { return span_text(p.metrics.waits.p95); });
+    row("wait p99", [](const simulate_policy& p) { return span_text(p.metrics.waits.p99); });
+    row("wait max", [](const simulate_policy& p) { return span_text(p.metrics.waits.max); });
+    row("pods waiting, peak",
+        [](const simulate_policy& p) { return std::to_string(p.metrics.queue_peak); });
+    row("pods waiting, mean", [](const simulate_policy& p) {
+      return fmt::format("{:.1f}", mean_over_span(p.metrics, p.metrics.queue_time));
+    });
+  }
   constexpr std::size_t label_width = 22;
   std::vector<std::size_t> widths(r.policies.size(), 13);
   for (const auto& [label, cells] : rows)
@@ -183,8 +212,7 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
   if (r.size && r.sizing.size() > 1) {
     sizing_table(os, r);
   } else if (r.size) {
-    os << fmt::format("\nfewest GPUs with at most {}% of pods rejected (nodes of {}):\n",
-                      r.reject_target, r.per_node);
+    os << fmt::format("\nfewest GPUs with {} (nodes of {}):\n", size_goal(r), r.per_node);
     for (const simulate_policy& p : r.policies)
       os << fmt::format(
           "  {:<20}{}\n", policy_label(p),
@@ -250,6 +278,20 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
       w.key("stranded_slice_seconds").value(m.stranded_slice_time);
       w.key("creations").value(m.creations).key("destructions").value(m.destructions);
       w.key("first_rejection").value(m.first_rejection);
+      if (r.pending != pending_rule::reject) {
+        w.key("queue").begin_object();
+        w.key("backfill").value(r.pending == pending_rule::backfill);
+        w.key("pods_started").value(m.pods_accepted).key("pods_pending").value(m.pods_pending);
+        w.key("pods_refused").value(m.pods_rejected);
+        w.key("wait_seconds").begin_object();
+        w.key("p50").value(m.waits.p50).key("p95").value(m.waits.p95);
+        w.key("p99").value(m.waits.p99).key("max").value(m.waits.max);
+        w.end_object();
+        w.key("peak").value(m.queue_peak);
+        w.key("mean").number(mean_over_span(m, m.queue_time));
+        w.key("pod_seconds").value(m.queue_time);
+        w.end_object();
+      }
       if (r.size) w.key("sized_gpus").value(p.sized);
       w.end_object();
     }
@@ -257,6 +299,11 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     if (r.size) {
       w.key("sizing").begin_object();
       w.key("reject_target_percent").number(r.reject_target);
+      if (r.wait) {
+        w.key("wait_target").flat().begin_object();
+        w.key("percentile").value(r.wait->name).key("seconds").value(r.wait->seconds);
+        w.end_object();
+      }
       w.key("limit").value(r.size_limit);
       w.key("models").begin_array();
       for (const simulate_sizing& m : r.sizing) {

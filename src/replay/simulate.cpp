@@ -51,6 +51,7 @@ struct simulate_watch {
   void reject(std::int64_t time) {
     if (series) series->reject(time);
   }
+  void started(std::uint32_t /*pod*/, std::int64_t /*arrival*/, std::int64_t /*time*/) {}
   void finish() {
     if (series) series->finish();
   }
@@ -115,8 +116,7 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
                 fmt::format("sizing {} at {} {} GPU{}", p.name, n, m.gpu->slug, plural(n)));
             const replay_metrics got = replay(fleet_of(*m.gpu, n, res.per_node), tr.items, tr.pods,
                                               p.policy, tr.geometry(n), tables, watch);
-            return static_cast<double>(got.pods_rejected) * 100.0 <=
-                   r.reject_target * static_cast<double>(res.pods);
+            return meets_targets(got, res.pods, r.reject_target, r.wait);
           },
           s.limit);
       if (m.gpu == r.models.front().gpu) p.sized = sized;
@@ -172,6 +172,8 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   }
   res.static_geometries = geometries_of(gpu, geometry);
   res.metric = r.metric;
+  res.pending = r.pending;
+  res.wait = r.wait;
 
   replay_tables tables;
   for (simulate_policy& p : res.policies) {

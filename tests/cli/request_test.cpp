@@ -128,6 +128,23 @@ TEST_CASE("the models a request could mean are those having every profile", "[re
             .message.starts_with("unknown profile '1g.5gbb' (did you mean 1g.5gb"));
 }
 
+TEST_CASE("durations are whole seconds or whole numbers with units, largest first",
+          "[request][simulate]") {
+  CHECK(*parse_duration_s("600", 1'000'000) == 600);
+  CHECK(*parse_duration_s("0", 1'000'000) == 0);
+  CHECK(*parse_duration_s("90s", 1'000'000) == 90);
+  CHECK(*parse_duration_s("10m", 1'000'000) == 600);
+  CHECK(*parse_duration_s("1h30m", 1'000'000) == 5400);
+  CHECK(*parse_duration_s("2d", 1'000'000) == 172800);
+  CHECK(*parse_duration_s("1d2h3m4s", 1'000'000) == 86400 + 7200 + 180 + 4);
+  CHECK(*parse_duration_s("1000000", 1'000'000) == 1'000'000);
+  for (const char* bad : {"", "s", "10x", "1m1h", "1m1m", "10m5", "1.5h", "-5", " 5", "5 m"})
+    CHECK_FALSE(parse_duration_s(bad, 1'000'000));
+  CHECK_FALSE(parse_duration_s("1000001", 1'000'000));
+  CHECK_FALSE(parse_duration_s("12d", 1'000'000));
+  CHECK_FALSE(parse_duration_s("99999999999999999999999h", 1'000'000));
+}
+
 TEST_CASE("sizes take binary units and Kubernetes quantities, rounded up to a MiB",
           "[request][fit]") {
   CHECK(*parse_size_mib("12GiB") == 12288);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "render/progress.hpp"
@@ -709,4 +710,147 @@ TEST_CASE("a fleet smaller than a plan of many large groups is chosen in linear 
   long long gpus = 0;
   for (const json& g : j["static_geometry"]["geometries"]) gpus += g["count"].get<long long>();
   CHECK(gpus == 1000);
+}
+
+TEST_CASE("simulate --queue reports the waits and the queue of each policy", "[simulate][queue]") {
+  // One H100: b waits for a's GPU from 10 to 100 and is still running when
+  // the trace ends at 100; c asks for two whole GPUs, which no node of one
+  // GPU holds, and is refused.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,1,gpu\n"
+      "b,10,50,1,gpu\n"
+      "c,20,30,1,2xgpu\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                              "--json", "--queue", "--policy", "spread-first-fit"},
+                             trace);
+  INFO(r.err);
+  CHECK(r.code == 1);  // a pod refused: over the rejection target of 0%
+  const json j = json::parse(r.out);
+  const json& q = j["policies"][0]["queue"];
+  CHECK(q["backfill"] == false);
+  CHECK(q["pods_started"] == 2);
+  CHECK(q["pods_pending"] == 0);
+  CHECK(q["pods_refused"] == 1);
+  CHECK(j["policies"][0]["pods_rejected"] == 1);
+  // Waits 0 and 90: the median is the first, p95 and up the second.
+  CHECK(q["wait_seconds"] == json{{"p50", 0}, {"p95", 90}, {"p99", 90}, {"max", 90}});
+  CHECK(q["peak"] == 1);
+  CHECK(q["pod_seconds"] == 90);
+  CHECK(q["mean"] == 0.9);
+}
+
+TEST_CASE("simulate --queue keeps every pod: started, pending or refused", "[simulate][queue]") {
+  for (const char* rule : {"--queue", "--backfill"}) {
+    const json j = simulate({"--gpus", "1", rule}, 1);
+    for (const json& p : j["policies"]) {
+      INFO(rule << " " << p["name"]);
+      const json& q = p.at("queue");
+      CHECK(q["backfill"] == (std::string(rule) == "--backfill"));
+      CHECK(q["pods_started"].get<int>() + q["pods_pending"].get<int>() +
+                q["pods_refused"].get<int>() ==
+            18);
+      const json& w = q["wait_seconds"];
+      CHECK(w["p50"] <= w["p95"]);
+      CHECK(w["p95"] <= w["p99"]);
+      CHECK(w["p99"] <= w["max"]);
+    }
+  }
+  // Without a queue, the policies' members are as they were.
+  for (const json& p : simulate({"--gpus", "1"}, 1)["policies"]) CHECK_FALSE(p.contains("queue"));
+}
+
+TEST_CASE("simulate --queue prints the waits and the queue in the table", "[simulate][queue]") {
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--backfill"}, trace_csv);
+  CHECK(r.code == 1);
+  for (const char* label :
+       {"\nqueue: a pod that does not fit waits; later ones that fit may go first\n",
+        "\npods started ", "\npods pending at end ", "\npods refused ", "\nwait p50 ",
+        "\nwait p99 ", "\nwait max ", "\npods waiting, peak ", "\npods waiting, mean ",
+        "\nfirst refusal "})
+    CHECK(r.out.find(label) != std::string::npos);
+  CHECK(r.out.find("pods rejected") == std::string::npos);
+  // Three policies fit 80 columns (the static geometry's note aside).
+  for (std::size_t from = 0, nl; (nl = r.out.find('\n', from)) != std::string::npos; from = nl + 1)
+    if (r.out.compare(from, 18, "static geometry on") != 0) CHECK(nl - from <= 80);
+}
+
+TEST_CASE("simulate refuses a queue's size or wait target given wrong", "[simulate][queue]") {
+  const auto err = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"simulate", "--trace", "-", "--gpu", "h100-80gb"});
+    const auto r = run_migplan(args, trace_csv);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    return r.err;
+  };
+  CHECK(err({"--size", "--queue"}) ==
+        "migplan: --size with --queue sizes by waits; give --wait-target (p99=10m, say)\n");
+  CHECK(err({"--wait-target", "p99=10m"}) ==
+        "migplan: --wait-target is a target for the waits of a queue; give --queue or "
+        "--backfill\n");
+  for (const char* bad : {"p90=10m", "p99", "10m", "=10m", "P99=10m"})
+    CHECK(err({"--queue", "--wait-target", bad}) ==
+          fmt::format("migplan: --wait-target '{}' is no target: write p50, p95, p99 or max, "
+                      "'=', and a duration (p99=10m)\n",
+                      bad));
+  for (const char* bad : {"", "10x", "1m1h", "m", "10m5", "1.5h", "-5"})
+    CHECK(err({"--queue", "--wait-target", fmt::format("p95={}", bad)}) ==
+          fmt::format("migplan: --wait-target p95: '{}' is no duration: write whole seconds (600) "
+                      "or whole numbers with s, m, h or d, largest first (10m, 1h30m)\n",
+                      bad));
+  CHECK(err({"--queue", "--wait-target", "max=99999999999999"}) ==
+        "migplan: --wait-target max: 99999999999999 is more than 1000000000000 seconds\n");
+}
+
+namespace {
+
+// The queue of `policy` replaying `trace` on `n` H100s in nodes of two.
+json queue_at(const std::string& trace, const std::string& policy, int n) {
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json", "--policy", policy,
+                   "--gpus", std::to_string(n), "--gpus-per-node", "2", "--queue"},
+                  trace);
+  return json::parse(r.out)["policies"][0]["queue"];
+}
+
+}  // namespace
+
+TEST_CASE("simulate --size --queue finds the fewest GPUs within a wait target",
+          "[simulate][queue]") {
+  for (const auto& [target, key, seconds] :
+       {std::tuple{"p50=0", "p50", 0}, std::tuple{"p95=1m", "p95", 60},
+        std::tuple{"p99=30s", "p99", 30}, std::tuple{"max=1m40s", "max", 100}}) {
+    const json j =
+        simulate({"--size", "--queue", "--wait-target", target, "--gpus-per-node", "2"}, 0);
+    REQUIRE(j["sizing"]["wait_target"] == json{{"percentile", key}, {"seconds", seconds}});
+    for (const json& p : j["policies"]) {
+      const std::string name = p["name"].get<std::string>();
+      const int n = p["sized_gpus"].get<int>();
+      INFO(target << " " << name << " sized at " << n);
+      const json at = queue_at(trace_csv, name, n);
+      CHECK(at["pods_refused"] == 0);
+      CHECK(at["wait_seconds"][key].get<int>() <= seconds);
+      if (n > 1) {
+        const json fewer = queue_at(trace_csv, name, n - 1);
+        CHECK((fewer["pods_refused"] > 0 || fewer["wait_seconds"][key].get<int>() > seconds));
+      }
+    }
+  }
+}
+
+TEST_CASE("simulate --queue exits 1 when a policy's waits pass the wait target",
+          "[simulate][queue]") {
+  // On one GPU b waits 90 seconds for a's.
+  const std::string trace = "name,start,end,count,item\na,0,100,1,gpu\nb,10,50,1,gpu\n";
+  const auto run = [&](const char* target) {
+    return run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--queue",
+                        "--wait-target", target},
+                       trace)
+        .code;
+  };
+  CHECK(run("max=90") == 0);
+  CHECK(run("max=89") == 1);
+  CHECK(run("max=1m30s") == 0);
+  CHECK(run("p50=0s") == 0);
 }

@@ -253,6 +253,176 @@ std::pair<int, int> choose_on_node(const std::vector<gpu_box>& gpus,
   return {best_g, best_s};
 }
 
+int count_in_use(const std::vector<gpu_box>& gpus) {
+  int n = 0;
+  for (const gpu_box& b : gpus) n += b.in_use() ? 1 : 0;
+  return n;
+}
+
+std::int64_t count_stranded(const std::vector<gpu_box>& gpus) {
+  std::int64_t n = 0;
+  for (const gpu_box& b : gpus) n += b.stranded();
+  return n;
+}
+
+using held_list = std::vector<std::pair<int, std::pair<int, int>>>;  // (gpu, (start, profile))
+
+// Places a pod of `item` all or nothing; its instances go to `held`. False
+// (the fleet unchanged) when it does not fit.
+bool place_pod(const migplan::replay_fleet& fleet, std::vector<gpu_box>& gpus,
+               const std::vector<int>& node_of, const migplan::replay_item& item,
+               const migplan::replay_policy& policy, held_list& held) {
+  const int chosen = choose_node(fleet, gpus, node_of, item, policy);
+  if (chosen < 0) return false;
+  const int p =
+      item.profile[static_cast<std::size_t>(fleet.nodes[static_cast<std::size_t>(chosen)].model)];
+  for (int k = 0; k < item.count; ++k) {
+    const auto [best_g, best_s] = choose_on_node(gpus, node_of, chosen, p, policy);
+    if (best_g < 0) {
+      for (const auto& [g, sp] : held)
+        gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
+      held.clear();
+      return false;
+    }
+    gpus[static_cast<std::size_t>(best_g)].add(p, best_s);
+    held.push_back({best_g, {best_s, p}});
+  }
+  return true;
+}
+
+// The p-th percentile by nearest rank, the slow way: the least value v such
+// that at least p% of the values are <= v.
+std::int64_t percentile(const std::vector<std::int64_t>& values, int p) {
+  if (values.empty()) return 0;
+  std::vector<std::int64_t> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::int64_t v : sorted) {
+    const auto at_most =
+        std::count_if(sorted.begin(), sorted.end(), [&](std::int64_t x) { return x <= v; });
+    if (at_most * 100 >= static_cast<std::int64_t>(sorted.size()) * p) return v;
+  }
+  return sorted.back();
+}
+
+// replay() under a queue: every time point found by scanning every pod, the
+// queue a list of pods in arrival order.
+migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
+                                      std::span<const migplan::replay_item> items,
+                                      std::span<const migplan::replay_pod> pods,
+                                      const migplan::replay_policy& policy,
+                                      std::span<const migplan::layout> geometry) {
+  migplan::replay_metrics out;
+  const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
+  const bool backfill = policy.pending == migplan::pending_rule::backfill;
+  std::vector<gpu_box> gpus;
+  std::vector<int> node_of;
+  fill_boxes(fleet, fixed, fixed ? geometry : std::span<const migplan::layout>(), gpus, node_of);
+  const std::vector<gpu_box> empty = gpus;
+  out.start = pods[0].start;
+  out.end = pods[0].start;
+  for (const migplan::replay_pod& p : pods) {
+    out.start = std::min(out.start, p.start);
+    out.end = std::max({out.end, p.start, p.end});
+  }
+  std::vector<held_list> held(pods.size());
+  std::vector<std::int64_t> started_at(pods.size(), -1);
+  std::vector<bool> running(pods.size(), false);
+  std::vector<std::size_t> queue;  // pods waiting, in arrival order
+  std::vector<std::int64_t> waits;
+  auto leave = [&](std::size_t i) {
+    for (const auto& [g, sp] : held[i])
+      gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
+    if (!fixed) out.destructions += static_cast<std::int64_t>(held[i].size());
+    held[i].clear();
+    running[i] = false;
+  };
+  auto try_start = [&](std::size_t i, std::int64_t t) {
+    const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
+    if (!place_pod(fleet, gpus, node_of, item, policy, held[i])) return false;
+    ++out.pods_accepted;
+    out.instances_accepted += item.count;
+    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use(gpus));
+    if (!fixed) out.creations += item.count;
+    started_at[i] = t;
+    waits.push_back(t - pods[i].start);
+    running[i] = true;
+    if (pods[i].end > pods[i].start)
+      out.instance_time += item.count * (pods[i].end - pods[i].start);
+    else
+      leave(i);
+    return true;
+  };
+  auto retry = [&](std::int64_t t) {
+    std::set<int> failed_items;
+    for (std::size_t q = 0; q < queue.size();) {
+      const std::size_t i = queue[q];
+      if (failed_items.count(pods[i].item) != 0) {
+        ++q;
+        continue;
+      }
+      if (try_start(i, t)) {
+        queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(q));
+        continue;
+      }
+      if (!backfill) return;
+      failed_items.insert(pods[i].item);
+      ++q;
+    }
+  };
+  // Arrival order: by time, then pod.
+  std::vector<std::size_t> arrivals(pods.size());
+  for (std::size_t i = 0; i < pods.size(); ++i) arrivals[i] = i;
+  std::stable_sort(arrivals.begin(), arrivals.end(),
+                   [&](std::size_t a, std::size_t b) { return pods[a].start < pods[b].start; });
+  std::int64_t now = out.start;
+  std::size_t peak = 0;
+  for (std::int64_t t = out.start;;) {
+    out.gpu_time += count_in_use(gpus) * (t - now);
+    out.stranded_slice_time += count_stranded(gpus) * (t - now);
+    out.queue_time += static_cast<std::int64_t>(queue.size()) * (t - now);
+    now = t;
+    bool departed = false;
+    for (std::size_t i = 0; i < pods.size(); ++i)
+      if (running[i] && started_at[i] + (pods[i].end - pods[i].start) == t) {
+        leave(i);
+        departed = true;
+      }
+    if (departed) retry(t);
+    for (const std::size_t i : arrivals) {
+      if (pods[i].start != t) continue;
+      std::vector<gpu_box> trial = empty;
+      held_list scratch;
+      if (!place_pod(fleet, trial, node_of, items[static_cast<std::size_t>(pods[i].item)], policy,
+                     scratch)) {
+        ++out.pods_rejected;
+        out.instances_rejected += items[static_cast<std::size_t>(pods[i].item)].count;
+        if (!out.first_rejection) out.first_rejection = t;
+        continue;
+      }
+      queue.push_back(i);
+      retry(t);
+    }
+    peak = std::max(peak, queue.size());
+    // The next time anything happens within the trace's span.
+    std::int64_t next = out.end + 1;
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      if (pods[i].start > t) next = std::min(next, pods[i].start);
+      if (running[i]) next = std::min(next, started_at[i] + (pods[i].end - pods[i].start));
+    }
+    if (next > out.end) break;
+    t = next;
+  }
+  out.gpu_time += count_in_use(gpus) * (out.end - now);
+  out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
+  out.queue_time += static_cast<std::int64_t>(queue.size()) * (out.end - now);
+  out.queue_peak = static_cast<std::int64_t>(peak);
+  out.pods_pending = static_cast<std::int64_t>(queue.size());
+  for (const std::size_t i : queue) waits.push_back(out.end - pods[i].start);
+  out.waits = {percentile(waits, 50), percentile(waits, 95), percentile(waits, 99),
+               waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end())};
+  return out;
+}
+
 }  // namespace
 
 migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
@@ -262,6 +432,8 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::layout> geometry) {
   migplan::replay_metrics out;
   if (pods.empty()) return out;
+  if (policy.pending != migplan::pending_rule::reject)
+    return replay_queued(fleet, items, pods, policy, geometry);
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
   const bool dynamic = !fixed;
   std::vector<gpu_box> gpus;
@@ -276,18 +448,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     out.start = std::min(out.start, p.start);
     out.end = std::max({out.end, p.start, p.end});
   }
-  // held[pod] = (gpu, start, profile) of each of its instances
-  std::vector<std::vector<std::pair<int, std::pair<int, int>>>> held(pods.size());
-  auto count_in_use = [&] {
-    int n = 0;
-    for (const gpu_box& b : gpus) n += b.in_use() ? 1 : 0;
-    return n;
-  };
-  auto count_stranded = [&] {
-    std::int64_t n = 0;
-    for (const gpu_box& b : gpus) n += b.stranded();
-    return n;
-  };
+  std::vector<held_list> held(pods.size());  // per pod: its instances
   auto leave = [&](std::size_t i) {
     for (const auto& [g, sp] : held[i])
       gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
@@ -297,35 +458,15 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   std::int64_t now = out.start;
   for (const std::int64_t t : times) {
     if (t < out.start) continue;
-    out.gpu_time += count_in_use() * (t - now);
-    out.stranded_slice_time += count_stranded() * (t - now);
+    out.gpu_time += count_in_use(gpus) * (t - now);
+    out.stranded_slice_time += count_stranded(gpus) * (t - now);
     now = t;
     for (std::size_t i = 0; i < pods.size(); ++i)
       if (pods[i].end == t && pods[i].end > pods[i].start && !held[i].empty()) leave(i);
     for (std::size_t i = 0; i < pods.size(); ++i) {
       if (pods[i].start != t) continue;
       const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
-      const int chosen = choose_node(fleet, gpus, node_of, item, policy);
-      bool ok = chosen >= 0;
-      if (ok) {
-        const int p = item.profile[static_cast<std::size_t>(
-            fleet.nodes[static_cast<std::size_t>(chosen)].model)];
-        for (int k = 0; k < item.count && ok; ++k) {
-          const auto [best_g, best_s] = choose_on_node(gpus, node_of, chosen, p, policy);
-          if (best_g < 0) {
-            ok = false;
-            break;
-          }
-          gpus[static_cast<std::size_t>(best_g)].add(p, best_s);
-          held[i].push_back({best_g, {best_s, p}});
-        }
-        if (!ok) {
-          for (const auto& [g, sp] : held[i])
-            gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
-          held[i].clear();
-        }
-      }
-      if (!ok) {
+      if (!place_pod(fleet, gpus, node_of, item, policy, held[i])) {
         ++out.pods_rejected;
         out.instances_rejected += item.count;
         if (!out.first_rejection) out.first_rejection = t;
@@ -333,7 +474,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
       }
       ++out.pods_accepted;
       out.instances_accepted += item.count;
-      out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use());
+      out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use(gpus));
       if (dynamic) out.creations += item.count;
       if (pods[i].end > pods[i].start)
         out.instance_time += item.count * (pods[i].end - pods[i].start);
@@ -341,8 +482,8 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
         leave(i);
     }
   }
-  out.gpu_time += count_in_use() * (out.end - now);
-  out.stranded_slice_time += count_stranded() * (out.end - now);
+  out.gpu_time += count_in_use(gpus) * (out.end - now);
+  out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <migplan/capacity.hpp>
 #include <migplan/replay.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -246,43 +247,64 @@ std::vector<layout> random_layouts(const replay_fleet& fleet, std::mt19937& rng)
   return out;
 }
 
+// A random trace on a random fleet, with a random geometry per GPU.
+struct random_trace {
+  replay_fleet fleet;
+  std::vector<replay_item> items;
+  std::vector<replay_pod> pods;
+  std::vector<layout> geometry;
+};
+
+random_trace draw_trace(const std::vector<const gpu_model*>& models, std::mt19937& rng) {
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const replay_fleet fleet = random_fleet(models, rng);
+  std::vector<replay_item> items;
+  const int kinds = pick(1, 5);
+  for (int k = 0; k < kinds; ++k) {
+    replay_item it;
+    const bool whole = pick(0, 5) == 0;
+    for (const gpu_model* m : models) {
+      const int full = full_profile(*m);
+      if (whole)
+        it.profile.push_back(full);
+      else
+        it.profile.push_back(pick(0, 6) == 0 ? -1
+                                             : pick(0, static_cast<int>(m->profiles.size()) - 1));
+    }
+    it.count = whole ? pick(1, 3) : (pick(0, 6) == 0 ? 2 : 1);
+    items.push_back(it);
+  }
+  std::vector<replay_pod> pods;
+  const int n_pods = pick(5, 30);
+  for (int i = 0; i < n_pods; ++i) {
+    const int start = pick(0, 40);
+    const int len = pick(0, 6) == 0 ? 0 : pick(1, 25);
+    pods.push_back({start, start + len, pick(0, kinds - 1)});
+  }
+  std::vector<layout> geometry = random_layouts(fleet, rng);
+  return {fleet, std::move(items), std::move(pods), std::move(geometry)};
+}
+
+// The six policies replay() knows, under `pending`.
+std::vector<replay_policy> every_policy(pending_rule pending) {
+  std::vector<replay_policy> out{
+      static_spread,
+      replay_policy{replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit},
+      dynamic_spread_first,
+      dynamic_pack_best,
+      replay_policy{replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
+      replay_policy{replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}};
+  for (replay_policy& p : out) p.pending = pending;
+  return out;
+}
+
 void compare_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
                               std::uint32_t seed) {
   std::mt19937 rng(seed);
   replay_tables dynamic_tables;  // shared across traces, as sizing shares them
-  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int t = 0; t < traces; ++t) {
-    const replay_fleet fleet = random_fleet(models, rng);
-    std::vector<replay_item> items;
-    const int kinds = pick(1, 5);
-    for (int k = 0; k < kinds; ++k) {
-      replay_item it;
-      const bool whole = pick(0, 5) == 0;
-      for (const gpu_model* m : models) {
-        const int full = full_profile(*m);
-        if (whole)
-          it.profile.push_back(full);
-        else
-          it.profile.push_back(pick(0, 6) == 0 ? -1
-                                               : pick(0, static_cast<int>(m->profiles.size()) - 1));
-      }
-      it.count = whole ? pick(1, 3) : (pick(0, 6) == 0 ? 2 : 1);
-      items.push_back(it);
-    }
-    std::vector<replay_pod> pods;
-    const int n_pods = pick(5, 30);
-    for (int i = 0; i < n_pods; ++i) {
-      const int start = pick(0, 40);
-      const int len = pick(0, 6) == 0 ? 0 : pick(1, 25);
-      pods.push_back({start, start + len, pick(0, kinds - 1)});
-    }
-    const std::vector<layout> geometry = random_layouts(fleet, rng);
-    for (const replay_policy& policy :
-         {static_spread,
-          replay_policy{replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit},
-          dynamic_spread_first, dynamic_pack_best,
-          replay_policy{replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
-          replay_policy{replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}}) {
+    const auto [fleet, items, pods, geometry] = draw_trace(models, rng);
+    for (const replay_policy& policy : every_policy(pending_rule::reject)) {
       replay_tables static_tables;
       const replay_metrics fast =
           replay(fleet, items, pods, policy, geometry,
@@ -325,6 +347,181 @@ TEST_CASE("the replay engine agrees with a brute force replay on A100 traces",
 TEST_CASE("the replay engine agrees with a brute force replay on H100 and A30 fleets",
           "[replay][brute force]") {
   compare_on_random_traces({&model("h100-80gb"), &model("a30")}, 800, 2121);
+}
+
+namespace {
+
+// Hears each start of a replay: (pod, arrival, time), in the order they come.
+struct start_log {
+  std::vector<std::tuple<std::uint32_t, std::int64_t, std::int64_t>> starts;
+  void begin(std::int64_t, std::int64_t) noexcept {}
+  void step(std::int64_t, int, int) noexcept {}
+  void reject(std::int64_t) noexcept {}
+  void started(std::uint32_t pod, std::int64_t arrival, std::int64_t time) {
+    starts.emplace_back(pod, arrival, time);
+  }
+  void finish() noexcept {}
+};
+
+std::string describe_queue(const replay_metrics& m) {
+  std::ostringstream o;
+  o << describe(m) << " pending " << m.pods_pending << " queue peak " << m.queue_peak
+    << " queue time " << m.queue_time << " waits " << m.waits.p50 << "/" << m.waits.p95 << "/"
+    << m.waits.p99 << "/" << m.waits.max;
+  return o.str();
+}
+
+// Every policy under a queue, with and without backfill, against the brute
+// force, and the queue's invariants on the engine's own starts.
+void compare_queued_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
+                                     std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  replay_tables dynamic_tables;
+  for (int t = 0; t < traces; ++t) {
+    const auto [fleet, items, pods, geometry] = draw_trace(models, rng);
+    for (const pending_rule pending : {pending_rule::fifo, pending_rule::backfill}) {
+      for (const replay_policy& policy : every_policy(pending)) {
+        replay_tables static_tables;
+        start_log log;
+        const replay_metrics fast =
+            replay(fleet, items, pods, policy, geometry,
+                   policy.mode == replay_mode::dynamic ? dynamic_tables : static_tables, log);
+        const replay_metrics slow = oracle::replay(fleet, items, pods, policy, geometry);
+        INFO("trace " << t << " seed " << seed << " mode " << static_cast<int>(policy.mode)
+                      << " nodes " << static_cast<int>(policy.nodes) << " placement "
+                      << static_cast<int>(policy.placement) << " pending "
+                      << static_cast<int>(pending));
+        INFO("engine " << describe_queue(fast));
+        INFO("brute  " << describe_queue(slow));
+        REQUIRE(fast == slow);
+        // Nothing lost: every pod started, pending or refused, each once.
+        REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
+                static_cast<std::int64_t>(pods.size()));
+        REQUIRE(log.starts.size() == static_cast<std::size_t>(fast.pods_accepted));
+        std::set<std::uint32_t> seen;
+        for (const auto& [pod, arrival, time] : log.starts) {
+          REQUIRE(seen.insert(pod).second);
+          REQUIRE(arrival == pods[pod].start);
+          REQUIRE(time >= arrival);  // no pod starts before it arrives
+          REQUIRE(time <= fast.end);
+        }
+        // Without backfill pods start in the order they arrived (time, then pod).
+        if (pending == pending_rule::fifo)
+          for (std::size_t k = 1; k < log.starts.size(); ++k) {
+            const auto& [pa, aa, ta] = log.starts[k - 1];
+            const auto& [pb, ab, tb] = log.starts[k];
+            REQUIRE(std::pair(aa, pa) < std::pair(ab, pb));
+          }
+      }
+    }
+  }
+}
+
+const replay_policy fifo_spread_first{replay_mode::dynamic, node_choice::spread,
+                                      gpu_choice::first_fit, pending_rule::fifo};
+
+}  // namespace
+
+TEST_CASE("a queued replay agrees with a brute force queue on A100 traces",
+          "[replay][queue][brute force]") {
+  compare_queued_on_random_traces({&model("a100-40gb")}, 500, 39);
+}
+
+TEST_CASE("a queued replay agrees with a brute force queue on H100 and A30 fleets",
+          "[replay][queue][brute force]") {
+  compare_queued_on_random_traces({&model("h100-80gb"), &model("a30")}, 300, 3939);
+}
+
+TEST_CASE("a pod that does not fit waits for a departure and starts then", "[replay][queue]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "7g.40gb")};
+  // The second whole GPU arrives at 5, starts at 10 when the first leaves,
+  // and runs its 10 past the trace's end (15).
+  const std::vector<replay_pod> pods{{0, 10, 0}, {5, 15, 0}};
+  const replay_metrics m = replay(fleet, items, pods, fifo_spread_first);
+  CHECK(m.pods_accepted == 2);
+  CHECK(m.pods_rejected == 0);
+  CHECK(m.pods_pending == 0);
+  CHECK(m.end == 15);
+  CHECK(m.queue_peak == 1);
+  CHECK(m.queue_time == 5);
+  CHECK(m.waits == replay_waits{0, 5, 5, 5});
+  CHECK(m.gpu_time == 15);
+  CHECK(m.destructions == 1);  // the second is still running at the end
+  // Rejecting, the same trace loses the second pod.
+  CHECK(replay(fleet, items, pods, dynamic_spread_first).pods_rejected == 1);
+}
+
+TEST_CASE("at one time the queue retries after the departures, before the arrivals",
+          "[replay][queue]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "7g.40gb")};
+  // Pod 1 waits from 2; at 10 pod 0 leaves and pod 2 arrives: pod 1 starts.
+  const std::vector<replay_pod> pods{{0, 10, 0}, {2, 20, 0}, {10, 12, 0}};
+  start_log log;
+  replay_tables tables;
+  const replay_metrics m = replay(fleet, items, pods, fifo_spread_first, {}, tables, log);
+  REQUIRE(log.starts.size() == 2);
+  CHECK(std::get<0>(log.starts[1]) == 1);
+  CHECK(std::get<2>(log.starts[1]) == 10);
+  CHECK(m.pods_pending == 1);
+  // Waits: 0 and 8 started, 10 - 10 = 0 pending at the end (the trace ends at 20).
+  CHECK(m.end == 20);
+  CHECK(m.waits.max == 10);
+}
+
+TEST_CASE("backfill starts a later pod that fits while the head waits", "[replay][queue]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "4g.20gb"), item_on(a100, "7g.40gb"),
+                                       item_on(a100, "1g.5gb")};
+  const std::vector<replay_pod> pods{{0, 10, 0}, {1, 11, 1}, {2, 5, 2}};
+  const replay_metrics fifo = replay(fleet, items, pods, fifo_spread_first);
+  replay_policy backfill = fifo_spread_first;
+  backfill.pending = pending_rule::backfill;
+  const replay_metrics filled = replay(fleet, items, pods, backfill);
+  // FIFO: the 1g waits behind the whole GPU, which starts at 10; the 1g
+  // then waits for it (until 20, past the end at 11).
+  CHECK(fifo.pods_accepted == 2);
+  CHECK(fifo.pods_pending == 1);
+  // Backfill: the 1g runs at once, from 2 to 5.
+  CHECK(filled.pods_accepted == 3);
+  CHECK(filled.pods_pending == 0);
+  CHECK(filled.waits.max == 9);
+}
+
+TEST_CASE("a pod the empty fleet cannot hold is refused, never queued", "[replay][queue]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 2, 1);  // two nodes of one GPU
+  const std::vector<replay_item> items{item_on(a100, "7g.40gb", 2), item_on(a100, "7g.40gb")};
+  const std::vector<replay_pod> pods{{0, 10, 1}, {1, 5, 0}, {2, 6, 1}};
+  for (const pending_rule pending : {pending_rule::fifo, pending_rule::backfill}) {
+    replay_policy policy = fifo_spread_first;
+    policy.pending = pending;
+    const replay_metrics m = replay(fleet, items, pods, policy);
+    CHECK(m.pods_rejected == 1);
+    CHECK(m.instances_rejected == 2);
+    CHECK(m.first_rejection == 1);
+    CHECK(m.pods_accepted == 2);
+    CHECK(m.pods_pending == 0);
+    CHECK(m.queue_peak == 0);
+  }
+}
+
+TEST_CASE("nearest rank takes the ceil(p n / 100)-th smallest value", "[replay][queue]") {
+  std::vector<std::int64_t> ten{10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+  CHECK(nearest_rank(ten, 50) == 5);
+  CHECK(nearest_rank(ten, 95) == 10);
+  CHECK(nearest_rank(ten, 10) == 1);
+  CHECK(nearest_rank(ten, 11) == 2);
+  CHECK(nearest_rank(ten, 100) == 10);
+  std::vector<std::int64_t> none;
+  CHECK(nearest_rank(none, 99) == 0);
+  std::vector<std::int64_t> hundred(100);
+  for (std::size_t i = 0; i < hundred.size(); ++i) hundred[i] = static_cast<std::int64_t>(i + 1);
+  CHECK(replay_waits_of(hundred) == replay_waits{50, 95, 99, 100});
 }
 
 TEST_CASE("concurrent peaks count a profile's instances running at once", "[replay]") {

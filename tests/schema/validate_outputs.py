@@ -48,7 +48,7 @@ SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "en
 # number but memory_gib is an integer.
 FRACTION_KEYS = {"cost", "lower_bound", "lp_bound", "gap", "seconds"}
 # Members that may be fractions wherever they are (simulate's means and target).
-ANYWHERE_FRACTION_KEYS = {"mean_gpus_in_use", "reject_target_percent"}
+ANYWHERE_FRACTION_KEYS = {"mean_gpus_in_use", "reject_target_percent", "mean"}
 
 
 class Checker:
@@ -213,7 +213,11 @@ class Checker:
                 (trace, [], (0,)), (trace, ["--gpus", "1"], (1,)),
                 (trace, ["--size", "--policy", "spread-best-fit", "--policy", "static-pack"], (0,)),
                 (trace, ["--size", "--reject-target", "10", "--gpus-per-node", "2"], (0,)),
-                (alibaba, ["--share", "memory"], (0, 1))]:
+                (alibaba, ["--share", "memory"], (0, 1)),
+                (trace, ["--gpus", "1", "--queue"], (1,)),
+                (trace, ["--gpus", "2", "--backfill", "--policy", "static"], (0, 1)),
+                (trace, ["--size", "--queue", "--wait-target", "p95=1m", "--gpus-per-node", "2"],
+                 (0,))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
         # Several models sized: --gpu twice (memory sizes resolve on both).
