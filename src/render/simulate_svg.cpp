@@ -15,6 +15,7 @@
 
 #include "quote.hpp"
 #include "render/simulate.hpp"
+#include "render/svg.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::render {
@@ -36,49 +37,6 @@ constexpr int mark_px = 6;  // width of a rejection's x
 constexpr std::string_view colors[] = {"#1f77b4", "#d62728", "#2ca02c",
                                        "#9467bd", "#ff7f0e", "#17becf"};
 constexpr std::string_view dashes[] = {"", "6 3", "2 2", "8 3 2 3", "4 4", "1 3"};
-
-// Text for XML content and attribute values: markup characters as entities,
-// characters XML 1.0 forbids (C0 controls but tab and newline) and invalid
-// UTF-8 as U+FFFD, so that any file name makes a well-formed document.
-std::string xml_text(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        case '\'':
-          out += "&apos;";
-          break;
-        default:
-          out += c < 0x20 && c != '\t' && c != '\n' ? "\xEF\xBF\xBD" : std::string(1, s[i]);
-      }
-      ++i;
-      continue;
-    }
-    std::uint32_t cp = 0;
-    bool valid = false;
-    const std::size_t n = quote_detail::utf8_step(s, i, cp, valid);
-    // U+FFFE and U+FFFF are not XML characters either.
-    if (valid && cp != 0xFFFE && cp != 0xFFFF)
-      out.append(s.substr(i, n));
-    else
-      out += "\xEF\xBF\xBD";
-    i += n;
-  }
-  return out;
-}
 
 // A step of 1, 2 or 5 times a power of ten giving about `ticks` ticks over `range`.
 double nice_step(double range, int ticks) {
