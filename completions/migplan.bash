@@ -121,8 +121,8 @@ _migplan() {
   local options value_options
   case $cmd in
     pack)
-      options='-h --help -g --gpu -a --all --json --batch --current --index --emit --node --brief --gpu-file'
-      value_options='-g --gpu --batch --current --index --emit --node --gpu-file'
+      options='-h --help -g --gpu -a --all --json --batch --current --index --emit --node --brief --plot --gpu-file'
+      value_options='-g --gpu --batch --current --index --emit --node --plot --gpu-file'
       ;;
     plan)
       options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --full --emit --configmap-name --gpu-file'

@@ -96,6 +96,7 @@ complete -c migplan -n '__fish_seen_subcommand_from pack' -s a -l all -d 'Show e
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l json -d 'One JSON object on stdout'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l batch -r -F -a - -d 'Read one request per line from FILE (- for stdin)'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l brief -d 'With --batch: one tab-separated line per request'
+complete -c migplan -n '__fish_seen_subcommand_from pack' -l plot -r -F -d 'Write the preferred layout as SVG (- for stdout)'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l current -r -F -a - -d 'Existing GPU instances: nvidia-smi mig -lgi output (- for stdin)'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l index -x -d 'With --current: the GPU of the listing; with --emit: the GPU -i targets'
 complete -c migplan -n '__fish_seen_subcommand_from pack' -l emit -x -a 'nvidia-smi nvml mig-parted k8s dra slurm' -d 'Write what creates the layout'

@@ -7,10 +7,15 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
+#include <sstream>
 #include <variant>
 
 #include "app.hpp"
@@ -29,6 +34,7 @@
 #include "render/dra.hpp"
 #include "render/emit.hpp"
 #include "render/pack.hpp"
+#include "render/pack_svg.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -80,6 +86,28 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
   return exit_ok;
 }
 
+// `--plot FILE`: the answers' layouts as SVG, written before the answer on
+// stdout (so a file that cannot be written is the only error); "-" writes
+// it on stdout instead of the answer. False after reporting a failure.
+bool write_plot(const pack_options& o, std::span<const pack_answer> answers, context& ctx) {
+  if (o.plot.empty()) return true;
+  std::ostringstream svg;
+  render::pack_svg(svg, answers);
+  if (o.plot == "-") {
+    ctx.out << svg.str();
+    return true;
+  }
+  std::ofstream f(o.plot, std::ios::binary | std::ios::trunc);
+  if (f) f << svg.str();
+  if (f) f.close();
+  if (!f) {
+    report_bad_input(
+        ctx, fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
+    return false;
+  }
+  return true;
+}
+
 // `pack --current FILE [ITEM...]`: on each GPU of the file (or the one
 // --index names), the existing instances pinned where they are, first in the
 // request, then the new items. Several GPUs are answered in turn: a text
@@ -99,11 +127,12 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
         fmt::format("{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
                     "pick one with --index",
                     shown, answers->size()));
+  if (!write_plot(o, *answers, ctx)) return exit_bad_input;
   if (o.emit && !answers->empty()) {
     const pack_answer& a = answers->front();
     return emit_answer(o, a, o.index.value_or(a.gpu_index.value_or(0)), ctx);
   }
-  render::pack_answers(ctx.out, *answers, o.json, o.all, ctx.color);
+  if (o.plot != "-") render::pack_answers(ctx.out, *answers, o.json, o.all, ctx.color);
   for (const pack_answer& a : *answers)
     if (!a.sol.feasible()) return exit_no_fit;
   return exit_ok;
@@ -153,6 +182,7 @@ int run_pack(const pack_options& o, context& ctx) {
   if (const auto* e = std::get_if<error>(&r)) return bad(e->message);
   if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad({}, amb);
   const pack_answer& a = std::get<pack_answer>(r);
+  if (!write_plot(o, std::span(&a, 1), ctx)) return exit_bad_input;
   if (o.emit) {
     if (!a.same_answer.empty()) {
       std::vector<std::string_view> slugs{a.gpu->slug};
@@ -164,7 +194,9 @@ int run_pack(const pack_options& o, context& ctx) {
     }
     return emit_answer(o, a, o.index.value_or(0), ctx);
   }
-  if (o.json)
+  if (o.plot == "-")
+    ;  // the SVG was the answer
+  else if (o.json)
     render::pack_json(ctx.out, a, o.all);
   else
     render::pack_text(ctx.out, a, o.all, ctx.color);
@@ -188,6 +220,7 @@ void add_pack(CLI::App& app, context& ctx) {
       ->type_name("KIND");
   cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
+  cmd->add_option("--plot", o->plot, "FILE: the preferred layout as SVG ('-': stdout)");
   cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");
   cmd->footer(
       "Example: migplan pack --gpu h100-80gb 3g.40gb 2g.20gb 1g.10gb\n"

@@ -28,6 +28,11 @@ std::optional<std::string> option_conflict(const pack_options& o,
         return fmt::format(
             "--emit writes one layout in its own format; it does not combine with {}", what);
   }
+  if (!o.plot.empty() && !o.batch.empty())
+    return "--plot draws the layouts of one request; it does not combine with --batch";
+  if (o.plot == "-" && (o.json || o.emit))
+    return fmt::format("--plot - writes the SVG on stdout; it does not combine with {}",
+                       o.json ? "--json" : "--emit");
   if (o.index && o.current.empty() && !o.emit) return "--index needs --current or --emit";
   if (!o.node.empty() && (!o.emit || *o.emit != "dra")) return "--node needs --emit dra";
   return std::nullopt;

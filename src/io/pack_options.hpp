@@ -22,6 +22,7 @@ struct pack_options {
   std::optional<int> index;  ///< --index N: the GPU of that listing, and --emit's -i
   std::optional<std::string> emit;  ///< --emit KIND
   std::string node;                 ///< --node NAME: the node of --emit dra
+  std::string plot;                 ///< --plot FILE: the layouts as SVG ("-": stdout)
   std::vector<std::string> items;
 };
 

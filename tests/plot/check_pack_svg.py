@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_pack_svg.py BINARY [--browser]: `migplan pack --plot` writes SVG that
+parses as XML, is self-contained (no script, no external reference), and
+draws what `pack --json` answers: on every catalog model, for requests of its
+profiles, the preferred layout's instances (profile, start, size), its free
+and stranded units, and its compute slices (used per instance, free,
+stranded). With --browser, one picture is rendered by Debian's chromium
+(--headless --screenshot) and the PNG must not be blank; without chromium
+the test is skipped (exit 77)."""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+BINARY = sys.argv[1]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def migplan(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True)
+
+
+def self_contained(root, what):
+    for el in root.iter():
+        check(el.tag != SVG + "script", f"{what}: has a <script>")
+        for key, value in el.attrib.items():
+            ref = "href" in key or value.startswith("url(") and not value.startswith("url(#")
+            check(not ref or value.startswith("#"), f"{what}: refers outside: {key}={value}")
+
+
+def compare(model, items, path):
+    what = f"{model} {' '.join(items)}"
+    answer = json.loads(migplan("pack", "--gpu", model, "--json", *items).stdout)
+    r = migplan("pack", "--gpu", model, "--plot", path, *items)
+    check(r.returncode == (0 if answer["feasible"] else 1), f"{what}: exit {r.returncode}")
+    root = ET.parse(path).getroot()
+    check(root.tag == SVG + "svg", f"{what}: root {root.tag}")
+    self_contained(root, what)
+    panels = [g for g in root.iter(SVG + "g") if g.get("class") == "answer"]
+    check(len(panels) == 1 and panels[0].get("data-gpu") == model, f"{what}: one panel")
+    rects = list(root.iter(SVG + "rect"))
+    texts = "".join("".join(t.itertext()) for t in root.iter(SVG + "text"))
+    if not answer["feasible"]:
+        check("does not fit" in texts, f"{what}: says it does not fit")
+        check(not [x for x in rects if x.get("class") == "instance"], f"{what}: no instances")
+        return
+    best = answer["layouts"][0]
+    want = sorted((i["profile"], i["start"], i["size"]) for i in best["instances"])
+    got = sorted((x.get("data-profile"), int(x.get("data-start")), int(x.get("data-size")))
+                 for x in rects if x.get("class") == "instance")
+    check(got == want, f"{what}: instances {got} != {want}")
+    stranded = {int(x.get("data-unit")) for x in rects if x.get("class") == "stranded"
+                and x.get("data-unit") is not None}
+    free = {int(x.get("data-unit")) for x in rects if x.get("class") == "free"
+            and x.get("data-unit") is not None}
+    check(free | stranded == set(best["free_units"]) and not free & stranded,
+          f"{what}: free {free} + stranded {stranded} != {best['free_units']}")
+    check(len(stranded) == best["stranded"]["units"], f"{what}: stranded units")
+    slices = [x for x in rects if x.get("data-slice") is not None]
+    used = [x for x in slices if x.get("class") == "used"]
+    gone = [x for x in slices if x.get("class") == "stranded"]
+    total = len(slices)
+    check(total - len(used) == best["free_compute_slices"], f"{what}: free slices")
+    check(len(gone) == best["stranded"]["compute_slices"], f"{what}: stranded slices")
+    letters = {x.get("data-instance") for x in rects if x.get("class") == "instance"}
+    check({x.get("data-instance") for x in used} <= letters, f"{what}: slices of no instance")
+
+
+def png_is_blank(path):
+    """True when every pixel of an 8-bit PNG has the same bytes (or it cannot be read)."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return True
+    at, idat, width, depth, color = 8, b"", 0, 0, 0
+    while at < len(data):
+        n, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + n]
+        if kind == b"IHDR":
+            width, _, depth, color = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + n
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(color)
+    if depth != 8 or channels is None:
+        return True
+    raw = zlib.decompress(idat)
+    stride = width * channels + 1
+    rows = [raw[i + 1:i + stride] for i in range(0, len(raw), stride)]
+    # Filtered rows: a blank image has every row filtered to the same bytes
+    # after the first, so count distinct rows instead of decoding filters.
+    return len(set(rows)) <= 2
+
+
+def browser(path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("skipped: chromium is not installed (apt-get install chromium)")
+        sys.exit(77)
+    r = migplan("pack", "--gpu", "a100-40gb", "--plot", path, "4g.20gb", "2g.10gb", "1g.5gb")
+    check(r.returncode == 0, "the browser's picture was written")
+    png = path + ".png"
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                    f"--screenshot={png}", "--window-size=800,300", "file://" + path],
+                   capture_output=True, timeout=120)
+    check(os.path.exists(png), "chromium wrote a screenshot")
+    if os.path.exists(png):
+        check(not png_is_blank(png), "the screenshot is not blank")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "pack.svg")
+        if "--browser" in sys.argv[2:]:
+            browser(path)
+        else:
+            gpus = json.loads(migplan("profiles", "--json").stdout)["gpus"]
+            cases = 0
+            for g in gpus:
+                names = [p["name"] for p in g["profiles"]]
+                # Each profile alone, pairs of neighbours, and all of them (no fit, mostly).
+                requests = [[n] for n in names] + [names[i:i + 2] for i in range(len(names) - 1)]
+                requests.append(names)
+                for items in requests:
+                    compare(g["id"], items, path)
+                    cases += 1
+            check(cases > 100, f"only {cases} cases")
+            # What --plot does not combine with: bad input, nothing written.
+            for args in (["--batch", "-", "--plot", path], ["--json", "--plot", "-", "1g.5gb"]):
+                r = migplan("pack", "--gpu", "a100-40gb", *args)
+                check(r.returncode == 2 and "--plot" in r.stderr and "<svg" not in r.stdout,
+                      f"{args}: exit {r.returncode} {r.stderr}")
+            r = migplan("pack", "--gpu", "a100-40gb", "--plot", "/no/such/dir/p.svg", "1g.5gb")
+            check(r.returncode == 2 and "cannot write --plot" in r.stderr and not r.stdout,
+                  f"unwritable --plot: exit {r.returncode} {r.stderr}")
+    if failures:
+        sys.exit(1)
+    print("ok")
+
+
+main()
