@@ -89,8 +89,9 @@ const replay_policy policies[] = {
     {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit},
     {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit},
     {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit},
+    {replay_mode::dynamic, node_choice::first, gpu_choice::name_order},
 };
-const char* const policy_names[] = {"static", "spread-first-fit", "pack-best-fit"};
+const char* const policy_names[] = {"static", "spread-first-fit", "pack-best-fit", "dra-first-fit"};
 const pending_rule pending_rules[] = {pending_rule::reject, pending_rule::fifo,
                                       pending_rule::backfill};
 const char* const pending_names[] = {"", " --queue", " --backfill"};
@@ -150,7 +151,7 @@ void bm_replay(benchmark::State& state) {
 
 void replay_args(benchmark::internal::Benchmark* b) {
   for (int pending = 0; pending < 3; ++pending)
-    for (int policy = 0; policy < 3; ++policy) {
+    for (int policy = 0; policy < 4; ++policy) {
       b->Args({policy, 250'000, 2'500, pending});
       b->Args({policy, 1'000'000, 10'000, pending});
     }

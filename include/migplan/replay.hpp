@@ -42,6 +42,12 @@
 ///    capacity.hpp: reachable units, then reachable compute), then the
 ///    fullest GPU (least reachable units before), then the most ways to grow
 ///    after, then the lowest GPU and start.
+///    Node choice `first` gives no score (the scheduler's DRA plugin scores
+///    no device): the lowest eligible node. On the node `name_order` is the
+///    Kubernetes DRA allocator's first fit over migplan's ResourceSlices
+///    (render/dra.cpp): each GPU a pool "<node>-gpu-<index>", pools tried in
+///    name order ("gpu-10" before "gpu-2", dra_name_less()), a pool's devices
+///    in the order listed (lowest start first).
 ///  A node is eligible when its GPUs can each hold, alone, enough more
 ///  instances of the profile to sum to `count` (max_more of addable_to()).
 ///
@@ -113,12 +119,35 @@ enum class replay_mode : std::uint8_t {
 enum class node_choice : std::uint8_t {
   spread,  ///< least allocated first (kube-scheduler LeastAllocated)
   pack,    ///< most allocated first (MostAllocated)
+  first,   ///< no score: every node ties, the lowest eligible node
 };
 /// Where on the node.
 enum class gpu_choice : std::uint8_t {
-  first_fit,  ///< lowest GPU, lowest start
-  best_fit,   ///< a partly used GPU first, then the GPU and start that keep the most room
+  first_fit,   ///< lowest GPU, lowest start
+  best_fit,    ///< a partly used GPU first, then the GPU and start that keep the most room
+  name_order,  ///< the DRA allocator's first fit: GPUs by name (dra_name_less()), then start
 };
+
+/// True when decimal `a` sorts before decimal `b` as strings do: "10" before
+/// "2", "1" before "10". The DRA allocator tries pools in name order, and
+/// each GPU is a pool "<node>-gpu-<index>" (render/dra.cpp).
+constexpr bool dra_name_less(int a, int b) noexcept {
+  assert(a >= 0 && b >= 0);
+  std::array<char, 12> da{};
+  std::array<char, 12> db{};
+  int na = 0;
+  int nb = 0;
+  do da[static_cast<std::size_t>(na++)] = static_cast<char>('0' + a % 10);
+  while ((a /= 10) != 0);
+  do db[static_cast<std::size_t>(nb++)] = static_cast<char>('0' + b % 10);
+  while ((b /= 10) != 0);
+  for (int i = 0; i < na && i < nb; ++i) {
+    const char x = da[static_cast<std::size_t>(na - 1 - i)];
+    const char y = db[static_cast<std::size_t>(nb - 1 - i)];
+    if (x != y) return x < y;
+  }
+  return na < nb;
+}
 
 /// What a pod that does not fit on arrival does (see the file's comment).
 enum class pending_rule : std::uint8_t {
@@ -480,6 +509,21 @@ class replay_engine {
       }
     }
     node_first_.push_back(static_cast<int>(gpus_.size()));
+    // The order choose() tries a node's GPUs in: by index, or under name
+    // order by the index as text, as the DRA allocator sorts the GPUs' pools
+    // ("<node>-gpu-10" before "<node>-gpu-2").
+    order_.resize(gpus_.size());
+    gpu_pos_.resize(gpus_.size());
+    for (std::size_t n = 0; n + 1 < node_first_.size(); ++n) {
+      const int lo = node_first_[n];
+      const auto first = order_.begin() + lo;
+      const auto last = order_.begin() + node_first_[n + 1];
+      for (auto it = first; it != last; ++it) *it = static_cast<int>(it - order_.begin());
+      if (policy.placement == gpu_choice::name_order)
+        std::sort(first, last, [&](int a, int b) { return dra_name_less(a - lo, b - lo); });
+      for (auto it = first; it != last; ++it)
+        gpu_pos_[static_cast<std::size_t>(*it)] = static_cast<int>(it - order_.begin());
+    }
     const std::size_t nodes = fleet.nodes.size();
     node_level_.assign(nodes, -1);
     node_used_.assign(nodes, 0);
@@ -573,7 +617,9 @@ class replay_engine {
             return true;
           if (best_fit && better(b.opens, b.before, b.after, a.opens, a.before, a.after))
             return false;
-          if (a.gpu != b.gpu) return a.gpu < b.gpu;
+          if (a.gpu != b.gpu)
+            return gpu_pos_[static_cast<std::size_t>(a.gpu)] <
+                   gpu_pos_[static_cast<std::size_t>(b.gpu)];
           return a.placement < b.placement;
         });
     return out;
@@ -611,9 +657,9 @@ class replay_engine {
     const auto pp = static_cast<std::size_t>(p);
     const int lo = node_first_[static_cast<std::size_t>(node)];
     const int hi = node_first_[static_cast<std::size_t>(node) + 1];
-    if (policy_.mode == replay_mode::static_geometry ||
-        policy_.placement == gpu_choice::first_fit) {
-      for (int g = lo; g < hi; ++g) {
+    if (policy_.mode == replay_mode::static_geometry || policy_.placement != gpu_choice::best_fit) {
+      for (int k = lo; k < hi; ++k) {
+        const int g = order_[static_cast<std::size_t>(k)];
         const gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
         const int i = spaces_[static_cast<std::size_t>(ref.space)]->at(ref.state).first[pp];
         if (i >= 0) return {g, i};
@@ -666,8 +712,9 @@ class replay_engine {
     const std::size_t nodes = fleet_->nodes.size();
     const int used = node_used_[n];
     const int cap = node_cap_[n];
-    const int score =
-        policy_.nodes == node_choice::spread ? (cap - used) * 100 / cap : used * 100 / cap;
+    const int score = policy_.nodes == node_choice::spread ? (cap - used) * 100 / cap
+                      : policy_.nodes == node_choice::pack ? used * 100 / cap
+                                                           : 0;
     const int level = 100 - score;  // the index takes the lowest position first
     const int old_level = node_level_[n];
     node_level_[n] = level;
@@ -708,6 +755,8 @@ class replay_engine {
   std::vector<state_space*> spaces_;
   std::vector<gpu_ref> gpus_;
   std::vector<int> node_first_;
+  std::vector<int> order_;    // GPUs node by node, each node's in the order choose() tries them
+  std::vector<int> gpu_pos_;  // per GPU: its position in order_
   std::vector<int> node_level_;
   std::vector<int> node_used_;
   std::vector<int> node_cap_;

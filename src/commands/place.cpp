@@ -118,9 +118,7 @@ int run_place(const place_options& o, context& ctx) {
   auto alternatives = parse_whole_number("--alternatives", o.alternatives, 0, max_alternatives);
   if (!alternatives) return bad(alternatives.error().message);
   std::vector<std::string> chosen = o.policies;
-  if (chosen.empty())
-    for (const policy_name& p : policy_names)
-      if (p.policy.mode == replay_mode::dynamic) chosen.emplace_back(p.name);
+  if (chosen.empty()) chosen = policy_list(true);
   auto named = parse_policies(chosen, true, "place");
   if (!named) return bad(named.error().message);
   std::vector<place_policy> policies;

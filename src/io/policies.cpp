@@ -14,7 +14,8 @@ namespace migplan::cli {
 std::vector<std::string> policy_list(bool dynamic_only) {
   std::vector<std::string> names;
   for (const policy_name& p : policy_names)
-    if (!dynamic_only || p.policy.mode == replay_mode::dynamic) names.emplace_back(p.name);
+    if (!dynamic_only || (p.policy.mode == replay_mode::dynamic && !p.baseline))
+      names.emplace_back(p.name);
   return names;
 }
 
@@ -49,6 +50,10 @@ result<std::vector<policy_name>> parse_policies(std::span<const std::string> giv
       return error{
           fmt::format("--policy {} keeps a static geometry; {}'s policies are the dynamic ones: {}",
                       quote_token(c), command, fmt::join(names, ", "))};
+    if (dynamic_only && it->baseline)
+      return error{fmt::format(
+          "--policy {} is a scheduler's rule that simulate replays; {}'s policies are: {}",
+          quote_token(c), command, fmt::join(names, ", "))};
     if (std::any_of(out.begin(), out.end(), [&](const policy_name& p) { return p.name == c; }))
       return error{fmt::format("--policy {} is given twice", c)};
     out.push_back(*it);

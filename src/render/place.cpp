@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "model/policies.hpp"
 #include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "text.hpp"
@@ -192,9 +193,8 @@ void place_json(std::ostream& os, const place_result& r) {
       const std::vector<place_option>& opts = p.ranking.options;
       w.begin_object();
       w.key("name").value(p.name);
-      w.key("nodes").value(p.policy.nodes == node_choice::spread ? "spread" : "pack");
-      w.key("placement")
-          .value(p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
+      w.key("nodes").value(node_choice_name(p.policy.nodes));
+      w.key("placement").value(gpu_choice_name(p.policy.placement));
       w.key("places").value(opts.size());
       w.key("choice");
       if (opts.empty())

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/policies.hpp"
 #include "render/inferred.hpp"
 #include "render/json.hpp"
 #include "text.hpp"
@@ -48,6 +49,7 @@ double mean_in_use(const replay_metrics& m) { return mean_over_span(m, m.gpu_tim
 std::string policy_label(const simulate_policy& p) {
   if (p.policy.mode == replay_mode::static_geometry)
     return p.policy.nodes == node_choice::spread ? "static" : "static/pack";
+  if (p.policy.placement == gpu_choice::name_order) return "dra/first-fit";
   return fmt::format("{}/{}", p.policy.nodes == node_choice::spread ? "spread" : "pack",
                      p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
 }
@@ -265,9 +267,8 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
       w.begin_object();
       w.key("name").value(p.name);
       w.key("mode").value(p.policy.mode == replay_mode::dynamic ? "dynamic" : "static");
-      w.key("nodes").value(p.policy.nodes == node_choice::spread ? "spread" : "pack");
-      w.key("placement")
-          .value(p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
+      w.key("nodes").value(node_choice_name(p.policy.nodes));
+      w.key("placement").value(gpu_choice_name(p.policy.placement));
       w.key("pods_accepted").value(m.pods_accepted).key("pods_rejected").value(m.pods_rejected);
       w.key("instances_accepted").value(m.instances_accepted);
       w.key("instances_rejected").value(m.instances_rejected);

@@ -204,6 +204,10 @@ TEST_CASE("place refuses bad requests with the culprit named", "[place]") {
       "--policy 'static' keeps a static geometry; place's policies are the dynamic ones: "
       "spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
   expect_place_bad(
+      {"3g.40gb", "--current", state, "--policy", "dra-first-fit"},
+      "--policy 'dra-first-fit' is a scheduler's rule that simulate replays; place's policies "
+      "are: spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit");
+  expect_place_bad(
       {"3g.40gb", "--current", state, "--policy", "pack-bestfit"},
       "unknown --policy 'pack-bestfit' (did you mean pack-best-fit or pack-first-fit?); "
       "place's policies: "

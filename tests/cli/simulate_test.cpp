@@ -157,7 +157,8 @@ TEST_CASE("simulate reports bad input with exit code 2", "[simulate]") {
   CHECK(r.code == 2);
   CHECK(r.err ==
         "migplan: unknown --policy 'packed'; policies: static, "
-        "static-pack, spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit\n");
+        "static-pack, spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit, "
+        "dra-first-fit\n");
   r = run_migplan({"simulate", "--trace", "-", "--gpu", "a30"}, "start,item\nnow,1g.6gb\n");
   CHECK(r.code == 2);
   CHECK(r.err.starts_with("migplan: <stdin>:2: "));
@@ -853,4 +854,28 @@ TEST_CASE("simulate --queue exits 1 when a policy's waits pass the wait target",
   CHECK(run("max=89") == 1);
   CHECK(run("max=1m30s") == 0);
   CHECK(run("p50=0s") == 0);
+}
+
+TEST_CASE("simulate --policy dra-first-fit gives nodes no score and says so in the JSON",
+          "[simulate][dra]") {
+  // Two nodes of one H100, two small pods at once: the DRA allocator's first
+  // fit keeps both on the first node; spread opens the second.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,1,1g.10gb\n"
+      "b,10,100,1,1g.10gb\n";
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "2", "--gpus-per-node", "1",
+       "--json", "--policy", "dra-first-fit", "--policy", "spread-first-fit"},
+      trace);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  const json& dra = j["policies"][0];
+  CHECK(dra["name"] == "dra-first-fit");
+  CHECK(dra["mode"] == "dynamic");
+  CHECK(dra["nodes"] == "first");
+  CHECK(dra["placement"] == "name-order");
+  CHECK(dra["peak_gpus_in_use"] == 1);
+  CHECK(j["policies"][1]["peak_gpus_in_use"] == 2);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -267,11 +268,67 @@ std::int64_t count_stranded(const std::vector<gpu_box>& gpus) {
 
 using held_list = std::vector<std::pair<int, std::pair<int, int>>>;  // (gpu, (start, profile))
 
+// One device of a node as migplan's ResourceSlices publish it: the pool of
+// its GPU and where it is.
+struct dra_device {
+  std::string pool;
+  int gpu = 0;  // GPU of the fleet
+  int start = 0;
+};
+
+// The Kubernetes DRA allocator on one node, literally: each GPU a pool named
+// "node-gpu-<index on node>", pools sorted by name as strings, within a pool
+// the devices in the order listed (by start); the first `count` devices that
+// fit together, trying each in order and backtracking when the rest cannot
+// follow.
+bool dra_allocate(std::vector<gpu_box>& gpus, const std::vector<int>& node_of, int node, int p,
+                  int count, held_list& held) {
+  if (count == 0) return true;
+  std::vector<dra_device> devices;
+  int index = 0;
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    if (node_of[g] != node) continue;
+    for (int s = 0; s < gpus[g].gpu->units; ++s)
+      if (gpus[g].can_add(p, s))
+        devices.push_back({"node-gpu-" + std::to_string(index), static_cast<int>(g), s});
+    ++index;
+  }
+  std::stable_sort(devices.begin(), devices.end(),
+                   [](const dra_device& a, const dra_device& b) { return a.pool < b.pool; });
+  for (const dra_device& d : devices) {
+    gpu_box& b = gpus[static_cast<std::size_t>(d.gpu)];
+    if (!b.can_add(p, d.start)) continue;
+    b.add(p, d.start);
+    held.push_back({d.gpu, {d.start, p}});
+    if (dra_allocate(gpus, node_of, node, p, count - 1, held)) return true;
+    held.pop_back();
+    b.remove(p, d.start);
+  }
+  return false;
+}
+
+// The DRA first fit: the scheduler gives DRA devices no score, so every
+// node that can allocate ties and the lowest such node takes the pod.
+bool dra_place_pod(const migplan::replay_fleet& fleet, std::vector<gpu_box>& gpus,
+                   const std::vector<int>& node_of, const migplan::replay_item& item,
+                   held_list& held) {
+  for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+    const int p = item.profile[static_cast<std::size_t>(fleet.nodes[n].model)];
+    if (p < 0) continue;
+    held.clear();
+    if (dra_allocate(gpus, node_of, static_cast<int>(n), p, item.count, held)) return true;
+  }
+  held.clear();
+  return false;
+}
+
 // Places a pod of `item` all or nothing; its instances go to `held`. False
 // (the fleet unchanged) when it does not fit.
 bool place_pod(const migplan::replay_fleet& fleet, std::vector<gpu_box>& gpus,
                const std::vector<int>& node_of, const migplan::replay_item& item,
                const migplan::replay_policy& policy, held_list& held) {
+  if (policy.placement == migplan::gpu_choice::name_order)
+    return dra_place_pod(fleet, gpus, node_of, item, held);
   const int chosen = choose_node(fleet, gpus, node_of, item, policy);
   if (chosen < 0) return false;
   const int p =

@@ -34,6 +34,7 @@ const replay_policy dynamic_pack_best{replay_mode::dynamic, node_choice::pack,
                                       gpu_choice::best_fit};
 const replay_policy static_spread{replay_mode::static_geometry, node_choice::spread,
                                   gpu_choice::first_fit};
+const replay_policy dra_first_fit{replay_mode::dynamic, node_choice::first, gpu_choice::name_order};
 
 // Tables of their own for each call (a temporary would not bind to replay()'s reference).
 replay_tables& tables_for_test() {
@@ -229,12 +230,14 @@ layout random_geometry(const gpu_model& gpu, std::mt19937& rng) {
 }
 
 // 1 to 3 nodes of 1 to 3 GPUs, each node of a random model of `models`.
-replay_fleet random_fleet(const std::vector<const gpu_model*>& models, std::mt19937& rng) {
+// A random fleet of 1 to 3 nodes of `least` to `most` GPUs each.
+replay_fleet random_fleet(const std::vector<const gpu_model*>& models, std::mt19937& rng,
+                          int least = 1, int most = 3) {
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   replay_fleet fleet{models, {}};
   const int nodes = pick(1, 3);
   for (int n = 0; n < nodes; ++n)
-    fleet.nodes.push_back({pick(0, static_cast<int>(models.size()) - 1), pick(1, 3)});
+    fleet.nodes.push_back({pick(0, static_cast<int>(models.size()) - 1), pick(least, most)});
   return fleet;
 }
 
@@ -255,9 +258,10 @@ struct random_trace {
   std::vector<layout> geometry;
 };
 
-random_trace draw_trace(const std::vector<const gpu_model*>& models, std::mt19937& rng) {
+random_trace draw_trace(const std::vector<const gpu_model*>& models, std::mt19937& rng,
+                        int least_gpus = 1, int most_gpus = 3) {
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const replay_fleet fleet = random_fleet(models, rng);
+  const replay_fleet fleet = random_fleet(models, rng, least_gpus, most_gpus);
   std::vector<replay_item> items;
   const int kinds = pick(1, 5);
   for (int k = 0; k < kinds; ++k) {
@@ -285,7 +289,7 @@ random_trace draw_trace(const std::vector<const gpu_model*>& models, std::mt1993
   return {fleet, std::move(items), std::move(pods), std::move(geometry)};
 }
 
-// The six policies replay() knows, under `pending`.
+// The policies replay() knows, under `pending`.
 std::vector<replay_policy> every_policy(pending_rule pending) {
   std::vector<replay_policy> out{
       static_spread,
@@ -293,17 +297,18 @@ std::vector<replay_policy> every_policy(pending_rule pending) {
       dynamic_spread_first,
       dynamic_pack_best,
       replay_policy{replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
-      replay_policy{replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}};
+      replay_policy{replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit},
+      dra_first_fit};
   for (replay_policy& p : out) p.pending = pending;
   return out;
 }
 
 void compare_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
-                              std::uint32_t seed) {
+                              std::uint32_t seed, int least_gpus = 1, int most_gpus = 3) {
   std::mt19937 rng(seed);
   replay_tables dynamic_tables;  // shared across traces, as sizing shares them
   for (int t = 0; t < traces; ++t) {
-    const auto [fleet, items, pods, geometry] = draw_trace(models, rng);
+    const auto [fleet, items, pods, geometry] = draw_trace(models, rng, least_gpus, most_gpus);
     for (const replay_policy& policy : every_policy(pending_rule::reject)) {
       replay_tables static_tables;
       const replay_metrics fast =
@@ -349,6 +354,13 @@ TEST_CASE("the replay engine agrees with a brute force replay on H100 and A30 fl
   compare_on_random_traces({&model("h100-80gb"), &model("a30")}, 800, 2121);
 }
 
+// Nodes of 11 to 13 GPUs, where name order ("gpu-10" before "gpu-2") and
+// index order part.
+TEST_CASE("the replay engine agrees with a brute force replay on nodes of over ten GPUs",
+          "[replay][brute force][dra]") {
+  compare_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 150, 1011, 11, 13);
+}
+
 namespace {
 
 // Hears each start of a replay: (pod, arrival, time), in the order they come.
@@ -374,11 +386,11 @@ std::string describe_queue(const replay_metrics& m) {
 // Every policy under a queue, with and without backfill, against the brute
 // force, and the queue's invariants on the engine's own starts.
 void compare_queued_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
-                                     std::uint32_t seed) {
+                                     std::uint32_t seed, int least_gpus = 1, int most_gpus = 3) {
   std::mt19937 rng(seed);
   replay_tables dynamic_tables;
   for (int t = 0; t < traces; ++t) {
-    const auto [fleet, items, pods, geometry] = draw_trace(models, rng);
+    const auto [fleet, items, pods, geometry] = draw_trace(models, rng, least_gpus, most_gpus);
     for (const pending_rule pending : {pending_rule::fifo, pending_rule::backfill}) {
       for (const replay_policy& policy : every_policy(pending)) {
         replay_tables static_tables;
@@ -430,6 +442,48 @@ TEST_CASE("a queued replay agrees with a brute force queue on A100 traces",
 TEST_CASE("a queued replay agrees with a brute force queue on H100 and A30 fleets",
           "[replay][queue][brute force]") {
   compare_queued_on_random_traces({&model("h100-80gb"), &model("a30")}, 300, 3939);
+}
+
+TEST_CASE("a queued replay agrees with a brute force queue on nodes of over ten GPUs",
+          "[replay][queue][brute force][dra]") {
+  compare_queued_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 80, 1110, 11, 13);
+}
+
+TEST_CASE("dra first fit takes GPUs in name order: gpu-10 before gpu-2", "[replay][dra]") {
+  CHECK(dra_name_less(1, 10));
+  CHECK(dra_name_less(10, 2));
+  CHECK(dra_name_less(19, 2));
+  CHECK_FALSE(dra_name_less(2, 10));
+  CHECK_FALSE(dra_name_less(3, 3));
+  // Twelve A100s on one node, whole-GPU pods: they fill GPUs 0, 1, 10, 11, 2, ...
+  const gpu_model& gpu = model("a100-40gb");
+  const replay_fleet fleet = one_model(gpu, 1, 12);
+  const replay_item whole = item_on(gpu, "7g.40gb");
+  std::vector<layout> held(12);
+  layout full;
+  full.add({index_of(gpu, "7g.40gb"), 0});
+  std::vector<int> order;
+  replay_tables tables;
+  for (int k = 0; k < 12; ++k) {
+    const place_ranking r = rank_placements(fleet, whole, held, dra_first_fit, tables);
+    REQUIRE_FALSE(r.options.empty());
+    order.push_back(r.options.front().gpu);
+    held[static_cast<std::size_t>(r.options.front().gpu)] = full;
+  }
+  CHECK(order == std::vector<int>{0, 1, 10, 11, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST_CASE("dra first fit gives nodes no score: the lowest node that fits", "[replay][dra]") {
+  // Two nodes of two A100s; spread would put the second pod on node 1.
+  const gpu_model& gpu = model("a100-40gb");
+  const replay_fleet fleet = one_model(gpu, 2, 2);
+  const std::vector<replay_item> items{item_on(gpu, "1g.5gb")};
+  const std::vector<replay_pod> pods{{0, 10, 0}, {1, 10, 0}};
+  replay_tables tables;
+  const replay_metrics m = replay(fleet, items, pods, dra_first_fit, {}, tables);
+  CHECK(m.peak_gpus_in_use == 1);  // both on GPU 0 of node 0
+  const replay_metrics spread = replay(fleet, items, pods, dynamic_spread_first, {}, tables);
+  CHECK(spread.peak_gpus_in_use == 2);
 }
 
 TEST_CASE("a pod that does not fit waits for a departure and starts then", "[replay][queue]") {
