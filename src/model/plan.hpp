@@ -8,6 +8,7 @@
 // writers.
 
 #include <cstdint>
+#include <migplan/capacity.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -99,6 +100,8 @@ struct plan_group {
   const gpu_model* gpu = nullptr;
   long long count = 0;
   std::vector<planned_instance> instances;  ///< in start order
+  room left{};                              ///< what each of its GPUs leaves: the core's exact room
+  stranded strands{};  ///< of `left`: free on each GPU, but no further instance can use it
 };
 
 /// What changes on one GPU of a re-plan.

@@ -355,7 +355,6 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
                bool full) {
   using namespace plan_detail;
   const bool costs = has_costs(req);
-  const std::vector<group_room> rooms = rooms_of(res);
   // Headline: GPUs per model (those gpu_count counts), cost, bound.
   std::string models;
   for (const auto& [gpu, n] : res.gpus_per_model)
@@ -376,7 +375,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
     const layout l = layout_of(g);
     os << fmt::format("\ngeometry {}: {} on {} gpu{}: {}\n", i + 1, g.gpu->slug, geo.count,
                       plural(geo.count), group_counts(g));
-    os << diagram(*g.gpu, l, rooms[static_cast<std::size_t>(geo.first)].left, color);
+    os << diagram(*g.gpu, l, res.groups[static_cast<std::size_t>(geo.first)].left, color);
     for (int k = 0; k < static_cast<int>(g.instances.size()); ++k) {
       const planned_instance& pi = g.instances[static_cast<std::size_t>(k)];
       const profile& p = prof(*g.gpu, pi.where.profile);
@@ -405,7 +404,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
       }
     }
     os << serves_text(req, serves_of(res, geo), full) << "\n";
-    const stranded& st = rooms[static_cast<std::size_t>(geo.first)].strands;
+    const stranded& st = res.groups[static_cast<std::size_t>(geo.first)].strands;
     stranded_sum all;
     all.add(st, geo.count);
     os << fmt::format(
@@ -453,7 +452,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
     shortened(os, lines, full, "nodes");
   }
 
-  const stranded_sum total = total_stranded(res, rooms);
+  const stranded_sum total = total_stranded(res);
   os << fmt::format(
       "\nstranded in total: {}\n",
       stranded_text(
