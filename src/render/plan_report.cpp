@@ -32,8 +32,9 @@ namespace migplan::cli::render {
 namespace plan_detail {
 namespace {
 
-// Why no model of the fleet serves item `d`, model by model.
-std::string no_model_text(const plan_request& req, const demand_item& d) {
+// Why no model of the fleet serves item `d`, model by model (the refusals
+// the solver found, for an item named by its profile).
+std::string no_model_text(const plan_request& req, const demand_item& d, const plan_unmet& u) {
   std::vector<std::string> clauses, slugs;
   for (const fleet_model& fm : req.models) slugs.push_back(std::string(fm.gpu->slug));
   if (slugs.empty()) return "no model of the fleet serves it";
@@ -48,22 +49,21 @@ std::string no_model_text(const plan_request& req, const demand_item& d) {
       models = slugs[k] + (k + 2 == slugs.size() ? " or " : ", ") + models;
     clauses.push_back(fmt::format("no profile of {} has {}", models, need));
   }
-  for (const fleet_model& fm : req.models) {
-    if (d.profile.empty()) break;
-    const gpu_model& g = *fm.gpu;
-    // A compute-instance profile ("1c.3g.40gb") is looked for by its GPU instance.
-    const std::size_t dot = d.profile.find('.');
-    const bool ci = dot != std::string::npos && dot > 1 && d.profile[dot - 1] == 'c';
-    const std::string_view gi_name =
-        ci ? std::string_view(d.profile).substr(dot + 1) : std::string_view(d.profile);
-    const int gi = find_profile(g, gi_name);
-    if (gi < 0)
-      clauses.push_back(fmt::format("{} has no {}", g.slug, gi_name));
-    else if (prof(g, gi).ci_profiles.empty())
-      clauses.push_back(fmt::format(
-          "CI profiles unknown for {} on {} (no capture or document lists them)", gi_name, g.slug));
-    else
-      clauses.push_back(fmt::format("{} on {} offers no {}", gi_name, g.slug, d.profile));
+  for (const model_refusal& r : u.refusals) {
+    switch (r.why) {
+      case model_refusal::kind::no_profile:
+        clauses.push_back(fmt::format("{} has no {}", r.gpu->slug, r.gi_profile));
+        break;
+      case model_refusal::kind::ci_unknown:
+        clauses.push_back(
+            fmt::format("CI profiles unknown for {} on {} (no capture or document lists them)",
+                        r.gi_profile, r.gpu->slug));
+        break;
+      case model_refusal::kind::no_ci_profile:
+        clauses.push_back(
+            fmt::format("{} on {} offers no {}", r.gi_profile, r.gpu->slug, d.profile));
+        break;
+    }
   }
   return fmt::format("no model of the fleet serves it: {}", fmt::join(clauses, "; "));
 }
@@ -469,7 +469,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
       os << fmt::format(
           "  {}: {} of {} instance{} {}{}\n", item_name(req, u.item), u.missing, want, plural(want),
           cut ? "not placed yet" : "missing",
-          u.no_model ? ": " + no_model_text(req, req.demand[static_cast<std::size_t>(u.item)])
+          u.no_model ? ": " + no_model_text(req, req.demand[static_cast<std::size_t>(u.item)], u)
           : cut      ? ""
                      : limits_text(req, res));
     }

@@ -427,6 +427,29 @@ TEST_CASE("each group carries the room it leaves and what it strands", "[plan][r
   CHECK(full);
 }
 
+TEST_CASE("an item no model serves says why, model by model", "[plan][unmet]") {
+  const gpu_model* a100 = gpu("a100-40gb");
+  const gpu_model* a30 = gpu("a30");
+  plan_request req;
+  req.models.push_back({a100, std::nullopt, 1.0});
+  req.models.push_back({a30, std::nullopt, 1.0});
+  req.demand.push_back(want("1g.5gb", 1));
+  req.demand.push_back(want("4c.3g.20gb", 2));  // a 3g.20gb has three compute slices
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.unmet.size() == 1);
+  const plan_unmet& u = res.unmet.front();
+  CHECK(u.item == 1);
+  CHECK(u.missing == 2);
+  CHECK(u.no_model);
+  REQUIRE(u.refusals.size() == 2);
+  CHECK(u.refusals[0].gpu == a100);
+  CHECK(u.refusals[0].why == model_refusal::kind::no_ci_profile);
+  CHECK(u.refusals[0].gi_profile == "3g.20gb");
+  CHECK(u.refusals[1].gpu == a30);
+  CHECK(u.refusals[1].why == model_refusal::kind::no_profile);
+  CHECK(u.refusals[1].gi_profile == "3g.20gb");
+}
+
 TEST_CASE("memory-sized items get the profile fit chooses, per model", "[plan]") {
   const gpu_model* h = gpu("h100-80gb");
   plan_request req;
