@@ -12,6 +12,7 @@
 #include "io/names.hpp"
 #include "io/size.hpp"
 #include "models.hpp"
+#include "pack/capacity.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -81,7 +82,8 @@ void add_fit(CLI::App& app, context& ctx) {
     const need n{*mib, sms, count};
     const sizing s = size_for(**g, n);
     if (o->json)
-      render::fit_json(ctx.out, **g, n, s);
+      render::fit_json(ctx.out, **g, n, s,
+                       s.profile >= 0 ? pack::capacity_of(**g, s.full_gpu) : layout_capacity{});
     else
       render::fit_text(ctx.out, **g, n, s);
     ctx.code = s.profile >= 0 ? exit_ok : exit_no_fit;

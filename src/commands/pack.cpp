@@ -55,7 +55,7 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   ctx.json_errors = false;
   render::pack_batch_writer sink(ctx.out, o.brief, o.all);
   const pack::batch_result r =
-      pack::run_batch(ctx.models->models(), file ? *file : ctx.in, gpu, o.brief, sink);
+      pack::run_batch(ctx.models->models(), file ? *file : ctx.in, gpu, o.brief, o.all, sink);
   if (!r.stopped.empty()) report_bad_input(ctx, r.stopped);
   if (r.output_lost) return exit_bad_input;
   if (!r.any_input && !r.bad_input) {
@@ -118,7 +118,7 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   auto read = read_listing_file(ctx.models->models(), o.current, ctx.in, gpu, o.index, "pack");
   if (!read) return bad(read.error().message);
   for (const std::string& w : read->notes) ctx.err << "migplan: warning: " << one_line(w) << "\n";
-  pack::session session(ctx.models->models());
+  pack::session session(ctx.models->models(), o.all);
   auto answers = session.answer_listing(read->listing, o.items, shown);
   if (!answers) return bad(answers.error().message);
   const bool several = answers->size() > 1;
@@ -177,7 +177,7 @@ int run_pack(const pack_options& o, context& ctx) {
     return run_current(o, gpu, ctx, [&](const std::string& m) { return bad(m); });
   auto tokens = parse_items(o.items);
   if (!tokens) return bad(tokens.error().message);
-  pack::session session(ctx.models->models());
+  pack::session session(ctx.models->models(), o.all);
   const pack::outcome r = session.answer(gpu, *tokens);
   if (const auto* e = std::get_if<error>(&r)) return bad(e->message);
   if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad({}, amb);

@@ -15,6 +15,7 @@
 
 #include "model/compute.hpp"
 #include "model/current.hpp"
+#include "model/layout_capacity.hpp"
 
 namespace migplan::cli {
 
@@ -38,6 +39,12 @@ struct pack_answer {
   /// The compute instances of each item (parallel to `items`), or why they cannot be
   /// had; then `sol` is empty: the GPU-instance search did not run.
   compute_request compute{};
+  /// The spare capacity of the layouts shown, parallel to the front of
+  /// `sol.layouts`: the preferred one, or every one when the session shows
+  /// all; empty for an answer without detail (--brief).
+  std::vector<layout_capacity> capacity{};
+  /// The spare capacity of each closest fit, parallel to `closest`.
+  std::vector<layout_capacity> closest_capacity{};
 };
 
 /// A request without --gpu whose profiles exist on several models that

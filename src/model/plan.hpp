@@ -8,6 +8,7 @@
 // writers.
 
 #include <cstdint>
+#include <migplan/capacity.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -99,6 +100,8 @@ struct plan_group {
   const gpu_model* gpu = nullptr;
   long long count = 0;
   std::vector<planned_instance> instances;  ///< in start order
+  room left{};                              ///< what each of its GPUs leaves: the core's exact room
+  stranded strands{};  ///< of `left`: free on each GPU, but no further instance can use it
 };
 
 /// What changes on one GPU of a re-plan.
@@ -111,11 +114,27 @@ struct plan_change {
   std::vector<current_instance> evicted;    ///< of those, the ones in use (only with allow_evict)
 };
 
+/// Why one model of the fleet does not serve an item named by its profile.
+struct model_refusal {
+  enum class kind {
+    no_profile,     ///< the model has no GPU-instance profile of that name
+    ci_unknown,     ///< the GI profile's compute-instance profiles are unknown
+    no_ci_profile,  ///< the GI profile offers no compute-instance profile of that name
+  };
+  const gpu_model* gpu = nullptr;
+  kind why = kind::no_profile;
+  std::string gi_profile;  ///< the GPU-instance profile looked for ("3g.40gb" of "1c.3g.40gb")
+};
+
 /// Demand that no plan on the fleet meets.
 struct plan_unmet {
   int item = 0;           ///< index into plan_request::demand
   long long missing = 0;  ///< instances short
   bool no_model = false;  ///< no model of the fleet serves the item: all of it is short
+  /// With no_model and an item named by its profile: per model of the fleet
+  /// (plan_request::models), why it does not serve the item. Empty for an
+  /// item sized by memory (no profile of any model is that large).
+  std::vector<model_refusal> refusals{};
 };
 
 /// How a plan ended (doc/plan.md "Status and exit codes").

@@ -14,9 +14,9 @@
 namespace migplan::cli::pack {
 
 batch_result run_batch(model_list models, std::istream& in, const gpu_model* gpu, bool brief,
-                       pack_batch_sink& sink) {
+                       bool all, pack_batch_sink& sink) {
   line_reader lines(in, max_batch_line);
-  session s(models);
+  session s(models, all);
   batch_result r;
   std::string line;
   const auto fail = [&](const std::string& message, const pack_ambiguity* amb) {

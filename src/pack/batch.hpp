@@ -29,8 +29,9 @@ struct batch_result {
 };
 
 /// Answers every request of `in` on `gpu` (or on the models each request's
-/// profiles name, when null), with explanations unless `brief`.
+/// profiles name, when null), with explanations and spare capacity unless
+/// `brief` (of every layout with `all`, else of the preferred one).
 batch_result run_batch(model_list models, std::istream& in, const gpu_model* gpu, bool brief,
-                       pack_batch_sink& sink);
+                       bool all, pack_batch_sink& sink);
 
 }  // namespace migplan::cli::pack

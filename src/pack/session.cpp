@@ -65,10 +65,22 @@ solution session::solve_on(const gpu_model& g, const std::vector<item>& items) {
 }
 
 void session::explain(pack_answer& a) {
+  fill_capacity(a);
   if (a.sol.feasible() || a.compute.rejected) return;
   a.sol.why = migplan::explain(*a.gpu, a.items, a.sol.why);
   a.closest = closest_fits(*a.gpu, a.items, 3, memo(*a.gpu));
   a.also_fits = fits_elsewhere(*a.gpu, a.items, models_);
+  for (const closest_fit& c : a.closest) a.closest_capacity.push_back(capacity_of(*a.gpu, c.where));
+}
+
+// Only the layouts a renderer shows: with thousands of layouts and no --all,
+// the preferred one alone.
+void session::fill_capacity(pack_answer& a) const {
+  const std::size_t shown =
+      all_layouts_ ? a.sol.layouts.size() : std::min<std::size_t>(a.sol.layouts.size(), 1);
+  a.capacity.clear();
+  for (std::size_t i = 0; i < shown; ++i)
+    a.capacity.push_back(capacity_of(*a.gpu, a.sol.layouts[i]));
 }
 
 const std::vector<const gpu_model*>& session::candidates(std::span<const token> tokens) {

@@ -24,6 +24,7 @@
 #include "io/request.hpp"
 #include "model/emit.hpp"
 #include "model/pack.hpp"
+#include "pack/capacity.hpp"
 
 namespace migplan::cli::pack {
 
@@ -40,13 +41,17 @@ struct listing_misfit {
 class session {
  public:
   /// A session over `models` (the catalog and --gpu-file's): where a
-  /// request without a model is inferred, and names resolve.
-  explicit session(model_list models) noexcept : models_(models) {}
+  /// request without a model is inferred, and names resolve. With
+  /// `all_layouts` (--all) an answer carries every layout's spare capacity,
+  /// else the preferred layout's only.
+  explicit session(model_list models, bool all_layouts = false) noexcept
+      : models_(models), all_layouts_(all_layouts) {}
 
   /// Answers `tokens` on `gpu`, or, with no gpu, on every model that has
   /// their profiles: one answer when they all answer alike, else an
   /// ambiguity. With `explain` false (--brief) a request that does not fit
-  /// gets its reason code only, no explanation or closest fits.
+  /// gets its reason code only, no explanation or closest fits, and no
+  /// layout gets its spare capacity.
   outcome answer(const gpu_model* gpu, std::span<const token> tokens, bool explain = true);
 
   /// The answer on one GPU of a listing: its instances pinned where they are
@@ -74,11 +79,13 @@ class session {
   room_memo* memo(const gpu_model& g);
   const std::vector<const gpu_model*>& candidates(std::span<const token> tokens);
   void explain(pack_answer& a);
+  void fill_capacity(pack_answer& a) const;
   std::vector<std::size_t> blocking(const gpu_model& g,
                                     const std::vector<current_instance>& current,
                                     const std::vector<item>& added);
 
   model_list models_;
+  bool all_layouts_ = false;
   std::map<const gpu_model*, room_memo> memos_;
   std::set<const gpu_model*> seen_;  // models asked for a memo once
   // Candidate models per sorted set of profile names; cleared when full, so

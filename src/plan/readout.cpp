@@ -409,10 +409,14 @@ solution_blocks problem::read_groups() {
     return a.second > b.second;
   });
   std::map<group_key, int> group_index;
+  // Each group's room, worked out here once for every renderer of the plan.
+  std::map<const gpu_model*, room_memo> memos;
   for (const auto& [key, n] : order) {
     plan_group g;
     g.gpu = models[static_cast<std::size_t>(key.model)].gpu;
     g.count = n;
+    g.left = memos.try_emplace(g.gpu, *g.gpu).first->second.get(key.where);
+    g.strands = stranded_of(*g.gpu, g.left);
     for (int j = 0; j < key.where.size(); ++j) {
       const int sv = key.serves[static_cast<std::size_t>(j)];
       planned_instance in{key.where[j], sv, {}, {}};

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <migplan/lookup.hpp>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,11 +59,37 @@ double suggest_time_limit(std::optional<double> limit) {
   return std::min(3600.0, std::max(10.0, 4 * limit.value_or(60)));
 }
 
-// Marks the unmet items no model of the fleet serves.
+namespace {
+
+// Why `g` does not serve the item named `name`: it lacks the profile, or,
+// for a compute-instance profile ("1c.3g.40gb"), looked for by its GPU
+// instance, the GI's compute instances are unknown or hold no such one.
+model_refusal refusal_of(const gpu_model& g, const std::string& name) {
+  const std::size_t dot = name.find('.');
+  const bool is_ci = dot != std::string::npos && dot > 1 && name[dot - 1] == 'c';
+  model_refusal r;
+  r.gpu = &g;
+  r.gi_profile = is_ci ? name.substr(dot + 1) : name;
+  const int gi = find_profile(g, r.gi_profile);
+  if (gi < 0)
+    r.why = model_refusal::kind::no_profile;
+  else if (g.profiles[static_cast<std::size_t>(gi)].ci_profiles.empty())
+    r.why = model_refusal::kind::ci_unknown;
+  else
+    r.why = model_refusal::kind::no_ci_profile;
+  return r;
+}
+
+}  // namespace
+
+// Marks the unmet items no model of the fleet serves, and says why per model.
 void problem::mark_no_model() {
   for (plan_unmet& u : res.unmet) {
     const std::vector<int>& on = serve[static_cast<std::size_t>(u.item)];
     u.no_model = std::none_of(on.begin(), on.end(), [](int p) { return p >= 0; });
+    const demand_item& d = req.demand[static_cast<std::size_t>(u.item)];
+    if (!u.no_model || d.profile.empty()) continue;
+    for (const fleet_model& fm : req.models) u.refusals.push_back(refusal_of(*fm.gpu, d.profile));
   }
 }
 

@@ -61,7 +61,8 @@ void fit_text(std::ostream& os, const gpu_model& gpu, const need& n, const sizin
   }
 }
 
-void fit_json(std::ostream& os, const gpu_model& gpu, const need& n, const sizing& s) {
+void fit_json(std::ostream& os, const gpu_model& gpu, const need& n, const sizing& s,
+              const layout_capacity& full) {
   write_document(os, [&](json_writer& w) {
     w.key("gpu");
     write_gpu(w, gpu);
@@ -75,7 +76,7 @@ void fit_json(std::ostream& os, const gpu_model& gpu, const need& n, const sizin
       w.key("per_gpu").value(s.per_gpu).key("gpus").value(s.gpus);
       w.key("last_gpu_instances").value(s.last_gpu);
       w.key("layout");
-      write_layout(w, gpu, s.full_gpu);
+      write_layout(w, gpu, s.full_gpu, full);
       w.key("stranded_per_gpu");
       write_stranded(w, s.strands);
     } else {

@@ -62,7 +62,7 @@ void write_stranded(json_writer& w, const stranded& st) {
 }
 
 void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl,
-                  const instance_extra& extra) {
+                  const layout_capacity& cap, const instance_extra& extra) {
   w.begin_object();
   w.key("instances");
   write_instances(w, gpu, sl.where, extra);
@@ -75,9 +75,9 @@ void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl,
   w.key("extensions").value(sl.rank.extensions);
   w.end_object();
   w.key("stranded");
-  write_stranded(w, stranded_of(gpu, sl.left));
+  write_stranded(w, cap.strands);
   w.key("addable").begin_array();
-  for (const addable& a : addable_to(gpu, rules(gpu), sl.where)) {
+  for (const addable& a : cap.can_add) {
     w.begin_object().key("profile").value(gpu.profiles[static_cast<std::size_t>(a.profile)].name);
     w.key("starts");
     write_units(w, a.starts);
@@ -100,13 +100,15 @@ void write_reason(json_writer& w, const gpu_model& gpu, const reason& why,
   w.end_array().end_object();
 }
 
-void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest_fit> closest) {
+void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest_fit> closest,
+                   std::span<const layout_capacity> caps) {
   w.begin_array();
-  for (const closest_fit& c : closest) {
+  for (std::size_t i = 0; i < closest.size(); ++i) {
+    const closest_fit& c = closest[i];
     w.begin_object().key("drop").begin_array();
     for (const item& it : c.drop) w.value(item_text(gpu, it));
     w.end_array().key("layout");
-    write_layout(w, gpu, c.where);
+    write_layout(w, gpu, c.where, caps[i]);
     w.end_object();
   }
   w.end_array();

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/layout_capacity.hpp"
 #include "render/json_writer.hpp"
 
 namespace migplan::cli {
@@ -49,16 +50,18 @@ using instance_extra = std::function<void(json_writer&, int)>;
 /// [{"profile","profile_id","start","size"}] by start, each with what `extra` adds.
 void write_instances(json_writer& w, const gpu_model& gpu, const layout& l,
                      const instance_extra& extra = {});
-/// A layout: instances, free units and compute, score, stranded and addable.
+/// A layout: instances, free units and compute, score, and its spare capacity
+/// (stranded and addable, as the service worked them out).
 void write_layout(json_writer& w, const gpu_model& gpu, const scored_layout& sl,
-                  const instance_extra& extra = {});
+                  const layout_capacity& cap, const instance_extra& extra = {});
 /// {"units","compute_slices","memory_gib"} of stranded capacity.
 void write_stranded(json_writer& w, const stranded& st);
 /// null, or {"code","message","profiles"}.
 void write_reason(json_writer& w, const gpu_model& gpu, const reason& why,
                   std::span<const item> items = {});
-/// [{"drop": [...items], "layout": layout}].
-void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest_fit> closest);
+/// [{"drop": [...items], "layout": layout}]; `caps` parallel to `closest`.
+void write_closest(json_writer& w, const gpu_model& gpu, std::span<const closest_fit> closest,
+                   std::span<const layout_capacity> caps);
 /// A profile row as `migplan profiles --json` prints it, with what `extra` adds last.
 void write_profile(json_writer& w, const profile& p,
                    const std::function<void(json_writer&)>& extra = {});

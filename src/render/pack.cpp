@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <iterator>
 #include <limits>
-#include <migplan/capacity.hpp>
 #include <ostream>
 
 #include "messages.hpp"
@@ -91,8 +91,8 @@ void write_current_instance(json_writer& w, const gpu_model& g, const current_in
   w.end_array().end_object();
 }
 
-void layout_text_block(std::ostream& out, const pack_answer& a, const scored_layout& sl, bool color,
-                       bool show_score) {
+void layout_text_block(std::ostream& out, const pack_answer& a, const scored_layout& sl,
+                       const layout_capacity& cap, bool color, bool show_score) {
   const gpu_model& g = *a.gpu;
   out << diagram(g, sl.where, sl.left, color) << "\n";
   out << fmt::format("  {:<3} {:<16} {:>3} {:>6} {:>6} {:>11} {:>5}\n", "", "profile", "id",
@@ -107,7 +107,7 @@ void layout_text_block(std::ostream& out, const pack_answer& a, const scored_lay
                        p.sm_count ? fmt::format("{}", *p.sm_count) : "?");
   }
   compute_text_block(out, a, sl.where, color);
-  const stranded st = stranded_of(g, sl.left);
+  const stranded& st = cap.strands;
   const std::string free_units = units_text(g, sl.left.free_mask);
   out << "\n"
       << fmt::format("  {:<10}{} unit{}{}, {} compute slice{}\n", "free", sl.left.free_units,
@@ -118,7 +118,7 @@ void layout_text_block(std::ostream& out, const pack_answer& a, const scored_lay
       st.memory_gib_x100 ? gib_text(st.memory_gib_x100) : "memory unknown", st.compute_slices,
       plural(st.compute_slices),
       st.units + st.compute_slices > 0 ? ": free, but no further instance can use it" : "");
-  const auto adds = addable_to(g, rules(g), sl.where);
+  const std::vector<addable>& adds = cap.can_add;
   if (adds.empty()) out << fmt::format("  {:<10}nothing\n", "can add");
   for (std::size_t i = 0; i < adds.size(); ++i)
     out << fmt::format("  {:<10}{} at {{{}}}, up to {} more\n", i == 0 ? "can add" : "",
@@ -154,9 +154,11 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
   w.key("feasible").value(a.sol.feasible());
   w.key("layout_count").value(a.sol.layout_count);
   w.key("layouts").begin_array();
-  for (const scored_layout& sl : a.sol.layouts) {
+  for (std::size_t k = 0; k < a.sol.layouts.size(); ++k) {
+    const scored_layout& sl = a.sol.layouts[k];
     const std::vector<int> owners = items_of(a.items, sl.where);
-    write_layout(w, g, sl, [&](json_writer& jw, int i) {
+    assert(k < a.capacity.size());  // the session fills one per shown layout
+    write_layout(w, g, sl, a.capacity[k], [&](json_writer& jw, int i) {
       write_compute_instances(jw, a, sl.where, owners, i);
     });
     if (!all) break;
@@ -184,7 +186,7 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
     write_reason(w, g, a.sol.why, a.items);
   }
   w.key("closest");
-  write_closest(w, g, a.closest);
+  write_closest(w, g, a.closest, a.closest_capacity);
   w.key("also_fits_on").begin_array();
   for (const gpu_model* m : a.also_fits) w.value(m->slug);
   w.end_array();
@@ -309,7 +311,8 @@ void pack_text(std::ostream& out, const pack_answer& a, bool all, bool color) {
     for (std::size_t i = 0; i < a.sol.layouts.size(); ++i) {
       if (all) out << fmt::format("\nlayout {} of {}\n", i + 1, n);
       out << "\n";
-      layout_text_block(out, a, a.sol.layouts[i], color, all);
+      assert(i < a.capacity.size());  // the session fills one per shown layout
+      layout_text_block(out, a, a.sol.layouts[i], a.capacity[i], color, all);
       if (!all) break;
     }
     if (!all && n > 1)

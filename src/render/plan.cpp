@@ -9,7 +9,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <memory>
 #include <migplan/capacity.hpp>
 #include <ostream>
 #include <string>
@@ -90,22 +89,9 @@ layout layout_of(const plan_group& g) {
   return l;
 }
 
-std::vector<group_room> rooms_of(const plan_result& res) {
-  std::map<const gpu_model*, std::unique_ptr<room_memo>> memos;
-  std::vector<group_room> out;
-  for (const plan_group& g : res.groups) {
-    auto& memo = memos[g.gpu];
-    if (!memo) memo = std::make_unique<room_memo>(*g.gpu);
-    const room rm = memo->get(layout_of(g));
-    out.push_back({rm, stranded_of(*g.gpu, rm)});
-  }
-  return out;
-}
-
-stranded_sum total_stranded(const plan_result& res, const std::vector<group_room>& rooms) {
+stranded_sum total_stranded(const plan_result& res) {
   stranded_sum sum;
-  for (std::size_t i = 0; i < res.groups.size(); ++i)
-    sum.add(rooms[i].strands, res.groups[i].count);
+  for (const plan_group& g : res.groups) sum.add(g.strands, g.count);
   return sum;
 }
 
@@ -280,7 +266,6 @@ void write_stranded_sum(json_writer& w, const stranded_sum& s) {
 
 void plan_json(std::ostream& os, const plan_request& req, const plan_result& res) {
   using namespace plan_detail;
-  const std::vector<group_room> rooms = rooms_of(res);
   write_document(os, plan_schema_version, [&](json_writer& w) {
     w.key("status").value(status_name(res.status));
     if (res.suggested_time_limit_s)
@@ -363,12 +348,12 @@ void plan_json(std::ostream& os, const plan_request& req, const plan_result& res
       }
       w.end_array();
       w.key("stranded_per_gpu");
-      write_stranded(w, rooms[static_cast<std::size_t>(geo.first)].strands);
+      write_stranded(w, res.groups[static_cast<std::size_t>(geo.first)].strands);
       w.end_object();
     }
     w.end_array();
     w.key("stranded");
-    write_stranded_sum(w, total_stranded(res, rooms));
+    write_stranded_sum(w, total_stranded(res));
     if (!res.nodes.empty()) {
       w.key("nodes").begin_array();
       for (const plan_result::node_plan& n : res.nodes) {

@@ -32,8 +32,9 @@ namespace migplan::cli::render {
 namespace plan_detail {
 namespace {
 
-// Why no model of the fleet serves item `d`, model by model.
-std::string no_model_text(const plan_request& req, const demand_item& d) {
+// Why no model of the fleet serves item `d`, model by model (the refusals
+// the solver found, for an item named by its profile).
+std::string no_model_text(const plan_request& req, const demand_item& d, const plan_unmet& u) {
   std::vector<std::string> clauses, slugs;
   for (const fleet_model& fm : req.models) slugs.push_back(std::string(fm.gpu->slug));
   if (slugs.empty()) return "no model of the fleet serves it";
@@ -48,22 +49,21 @@ std::string no_model_text(const plan_request& req, const demand_item& d) {
       models = slugs[k] + (k + 2 == slugs.size() ? " or " : ", ") + models;
     clauses.push_back(fmt::format("no profile of {} has {}", models, need));
   }
-  for (const fleet_model& fm : req.models) {
-    if (d.profile.empty()) break;
-    const gpu_model& g = *fm.gpu;
-    // A compute-instance profile ("1c.3g.40gb") is looked for by its GPU instance.
-    const std::size_t dot = d.profile.find('.');
-    const bool ci = dot != std::string::npos && dot > 1 && d.profile[dot - 1] == 'c';
-    const std::string_view gi_name =
-        ci ? std::string_view(d.profile).substr(dot + 1) : std::string_view(d.profile);
-    const int gi = find_profile(g, gi_name);
-    if (gi < 0)
-      clauses.push_back(fmt::format("{} has no {}", g.slug, gi_name));
-    else if (prof(g, gi).ci_profiles.empty())
-      clauses.push_back(fmt::format(
-          "CI profiles unknown for {} on {} (no capture or document lists them)", gi_name, g.slug));
-    else
-      clauses.push_back(fmt::format("{} on {} offers no {}", gi_name, g.slug, d.profile));
+  for (const model_refusal& r : u.refusals) {
+    switch (r.why) {
+      case model_refusal::kind::no_profile:
+        clauses.push_back(fmt::format("{} has no {}", r.gpu->slug, r.gi_profile));
+        break;
+      case model_refusal::kind::ci_unknown:
+        clauses.push_back(
+            fmt::format("CI profiles unknown for {} on {} (no capture or document lists them)",
+                        r.gi_profile, r.gpu->slug));
+        break;
+      case model_refusal::kind::no_ci_profile:
+        clauses.push_back(
+            fmt::format("{} on {} offers no {}", r.gi_profile, r.gpu->slug, d.profile));
+        break;
+    }
   }
   return fmt::format("no model of the fleet serves it: {}", fmt::join(clauses, "; "));
 }
@@ -355,7 +355,6 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
                bool full) {
   using namespace plan_detail;
   const bool costs = has_costs(req);
-  const std::vector<group_room> rooms = rooms_of(res);
   // Headline: GPUs per model (those gpu_count counts), cost, bound.
   std::string models;
   for (const auto& [gpu, n] : res.gpus_per_model)
@@ -376,7 +375,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
     const layout l = layout_of(g);
     os << fmt::format("\ngeometry {}: {} on {} gpu{}: {}\n", i + 1, g.gpu->slug, geo.count,
                       plural(geo.count), group_counts(g));
-    os << diagram(*g.gpu, l, rooms[static_cast<std::size_t>(geo.first)].left, color);
+    os << diagram(*g.gpu, l, res.groups[static_cast<std::size_t>(geo.first)].left, color);
     for (int k = 0; k < static_cast<int>(g.instances.size()); ++k) {
       const planned_instance& pi = g.instances[static_cast<std::size_t>(k)];
       const profile& p = prof(*g.gpu, pi.where.profile);
@@ -405,7 +404,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
       }
     }
     os << serves_text(req, serves_of(res, geo), full) << "\n";
-    const stranded& st = rooms[static_cast<std::size_t>(geo.first)].strands;
+    const stranded& st = res.groups[static_cast<std::size_t>(geo.first)].strands;
     stranded_sum all;
     all.add(st, geo.count);
     os << fmt::format(
@@ -453,7 +452,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
     shortened(os, lines, full, "nodes");
   }
 
-  const stranded_sum total = total_stranded(res, rooms);
+  const stranded_sum total = total_stranded(res);
   os << fmt::format(
       "\nstranded in total: {}\n",
       stranded_text(
@@ -470,7 +469,7 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
       os << fmt::format(
           "  {}: {} of {} instance{} {}{}\n", item_name(req, u.item), u.missing, want, plural(want),
           cut ? "not placed yet" : "missing",
-          u.no_model ? ": " + no_model_text(req, req.demand[static_cast<std::size_t>(u.item)])
+          u.no_model ? ": " + no_model_text(req, req.demand[static_cast<std::size_t>(u.item)], u)
           : cut      ? ""
                      : limits_text(req, res));
     }

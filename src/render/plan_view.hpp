@@ -32,12 +32,6 @@ struct stranded_sum {
   }
 };
 
-/// What each group leaves and strands, per GPU: the core's exact room.
-struct group_room {
-  room left;
-  stranded strands;
-};
-
 /// A run of a geometry's GPUs that serve alike: the solver's group they are
 /// in, and which of its instances (bit k) serve nothing but are kept because
 /// they are in use (a re-plan's GPUs).
@@ -71,11 +65,8 @@ struct plan_view {
 /// A group's instances as a layout.
 layout layout_of(const plan_group& g);
 
-/// Per group of the result: what it leaves and strands per GPU.
-std::vector<group_room> rooms_of(const plan_result& res);
-
 /// What the whole plan strands: each group's strands times its GPUs.
-stranded_sum total_stranded(const plan_result& res, const std::vector<group_room>& rooms);
+stranded_sum total_stranded(const plan_result& res);
 
 /// The plan's distinct geometries, by model and then most GPUs first.
 plan_view view_of(const plan_request& req, const plan_result& res);

@@ -390,6 +390,66 @@ TEST_CASE("a cheaper limited model is used up before the dearer one", "[plan]") 
   check_plan(req, res);
 }
 
+TEST_CASE("each group carries the room it leaves and what it strands", "[plan][room]") {
+  const gpu_model* a = gpu("a100-40gb");
+  plan_request req;
+  req.models.push_back({a, std::nullopt, 1.0});
+  req.demand.push_back(want("3g.20gb", 4));
+  req.demand.push_back(want("1g.5gb", 1));
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.feasible);
+  REQUIRE_FALSE(res.groups.empty());
+  bool full = false;
+  for (const plan_group& g : res.groups) {
+    layout l;
+    int used_units = 0, used_compute = 0;
+    for (const planned_instance& in : g.instances) {
+      l.add(in.where);
+      const profile& p = a->profiles[static_cast<std::size_t>(in.where.profile)];
+      used_units += p.size;
+      used_compute += p.compute_slices;
+    }
+    // Against the brute force, which shares no code with the core's room.
+    CHECK(g.left.free_units == a->units - used_units);
+    CHECK(g.left.free_compute == a->compute_slices - used_compute);
+    CHECK(static_cast<long long>(g.left.reachable_units) * (a->compute_slices + 1) +
+              g.left.reachable_compute ==
+          brute_room(*a, l));
+    CHECK(g.strands.units == g.left.free_units - g.left.reachable_units);
+    CHECK(g.strands.compute_slices == g.left.free_compute - g.left.reachable_compute);
+    // Two 3g.20gb fill the eight units and strand the seventh compute slice.
+    if (used_units == a->units && g.instances.size() == 2) {
+      full = true;
+      CHECK(g.strands.units == 0);
+      CHECK(g.strands.compute_slices == 1);
+    }
+  }
+  CHECK(full);
+}
+
+TEST_CASE("an item no model serves says why, model by model", "[plan][unmet]") {
+  const gpu_model* a100 = gpu("a100-40gb");
+  const gpu_model* a30 = gpu("a30");
+  plan_request req;
+  req.models.push_back({a100, std::nullopt, 1.0});
+  req.models.push_back({a30, std::nullopt, 1.0});
+  req.demand.push_back(want("1g.5gb", 1));
+  req.demand.push_back(want("4c.3g.20gb", 2));  // a 3g.20gb has three compute slices
+  const plan_result res = plan::solve(req);
+  REQUIRE(res.unmet.size() == 1);
+  const plan_unmet& u = res.unmet.front();
+  CHECK(u.item == 1);
+  CHECK(u.missing == 2);
+  CHECK(u.no_model);
+  REQUIRE(u.refusals.size() == 2);
+  CHECK(u.refusals[0].gpu == a100);
+  CHECK(u.refusals[0].why == model_refusal::kind::no_ci_profile);
+  CHECK(u.refusals[0].gi_profile == "3g.20gb");
+  CHECK(u.refusals[1].gpu == a30);
+  CHECK(u.refusals[1].why == model_refusal::kind::no_profile);
+  CHECK(u.refusals[1].gi_profile == "3g.20gb");
+}
+
 TEST_CASE("memory-sized items get the profile fit chooses, per model", "[plan]") {
   const gpu_model* h = gpu("h100-80gb");
   plan_request req;
