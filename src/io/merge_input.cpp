@@ -10,6 +10,7 @@
 #include "io/check_input.hpp"
 #include "io/document.hpp"
 #include "io/manifest.hpp"
+#include "io/source.hpp"
 #include "quote.hpp"
 
 namespace migplan::cli {
