@@ -142,7 +142,12 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   const std::string title = fmt::format("migplan simulate: {} on {} {} GPU{}", r.trace, r.gpus,
                                         r.gpu->slug, plural(r.gpus));
   os << fmt::format("<title>{}</title>\n", xml_text(title));
-  os << fmt::format("<desc>{} over time per policy; x marks pods rejected</desc>\n", what);
+  // Under a queue a pod that does not fit waits: the only pods turned away
+  // are those no empty fleet could hold, refused on arrival, and what the
+  // reader wants beside them is how many still wait at the end.
+  const bool queued = r.pending != pending_rule::reject;
+  const std::string_view turned_away = queued ? "refused" : "rejected";
+  os << fmt::format("<desc>{} over time per policy; x marks pods {}</desc>\n", what, turned_away);
   os << fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width, height);
   os << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}</text>\n", left, top - 16,
                     xml_text(title));
@@ -248,14 +253,15 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
                                                             span_text(std::min(until, span)));
       os << fmt::format(
           "<path class=\"reject\" data-count=\"{}\" d=\"M{:.1f} {:.1f}l6 6m-6 0l6 -6\">"
-          "<title>{}: {} rejected at {}</title></path>\n",
+          "<title>{}: {} {} at {}</title></path>\n",
           count, px(static_cast<double>(std::min(since, span))) - 3, py(high) - 3, xml_text(p.name),
-          count, when);
+          count, turned_away, when);
     }
     os << "</g>\n";
   }
 
-  // Legend: the policy, its line, its rejections.
+  // Legend: the policy, its line, its rejections (queued: refusals and pods
+  // pending at the end).
   os << "<g class=\"legend\">\n";
   for (std::size_t k = 0; k < r.policies.size(); ++k) {
     const simulate_policy& p = r.policies[k];
@@ -269,8 +275,11 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
       os << fmt::format(" stroke-dasharray=\"{}\"", dashes[k % std::size(dashes)]);
     os << "/>\n";
     os << fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", x + 30, y + 4, xml_text(p.name));
-    os << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555555\">{} rejected</text>\n", x + 30,
-                      y + 20, p.metrics.pods_rejected);
+    const std::string tally = queued ? fmt::format("{} refused, {} pending",
+                                                   p.metrics.pods_rejected, p.metrics.pods_pending)
+                                     : fmt::format("{} rejected", p.metrics.pods_rejected);
+    os << fmt::format("<text class=\"tally\" x=\"{}\" y=\"{}\" fill=\"#555555\">{}</text>\n",
+                      x + 30, y + 20, tally);
   }
   os << "</g>\n</svg>\n";
 }

@@ -110,6 +110,25 @@ with tempfile.TemporaryDirectory() as tmp:
         check(max(x for x, _ in pts) == j["trace"]["end"] - j["trace"]["start"],
               f"{p['name']}: the series runs to the trace's end")
 
+    # Under a queue nothing that fits a GPU is turned away: the marks count
+    # the pods refused on arrival (the two-GPU pod on one GPU) and the legend
+    # says so, with the pods still pending at the end.
+    j = simulate(trace, svg, "--gpus", "1", "--queue", "--policy", "static",
+                 "--policy", "pack-best-fit")
+    root, _, marks = series(svg)
+    texts = [t.text for t in root.iter(SVG + "text") if t.get("class") == "tally"]
+    desc = root.find(SVG + "desc").text
+    check("refused" in desc and "rejected" not in desc, f"queued: the desc says refused: {desc!r}")
+    for p, text in zip(j["policies"], texts):
+        refused, pending = p["pods_rejected"], p["queue"]["pods_pending"]
+        # static also refuses what its one geometry has no instance for.
+        check(refused >= 1, f"{p['name']}: the two-GPU pod is refused, got {refused}")
+        check(pending > 0, f"{p['name']}: pods wait on one GPU")
+        check(sum(marks.get(p["name"], [])) == refused, f"{p['name']}: marks count the refusals")
+        check(text == f"{refused} refused, {pending} pending",
+              f"{p['name']}: the legend gives refusals and pending pods: {text!r}")
+    check(len(texts) == len(j["policies"]), f"one tally per policy: {texts}")
+
     # The static plan's fleet: nothing rejected where the sweep says; slices.
     j = simulate(trace, svg, "--policy", "static", "--policy", "pack-best-fit")
     _, lines, marks = series(svg)
