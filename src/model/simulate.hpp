@@ -17,6 +17,7 @@
 #include "model/fleet_now.hpp"
 #include "model/plan.hpp"
 #include "model/policies.hpp"
+#include "model/replay_series.hpp"
 #include "model/trace.hpp"
 
 namespace migplan::cli {

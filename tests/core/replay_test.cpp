@@ -36,12 +36,6 @@ const replay_policy static_spread{replay_mode::static_geometry, node_choice::spr
                                   gpu_choice::first_fit};
 const replay_policy dra_first_fit{replay_mode::dynamic, node_choice::first, gpu_choice::name_order};
 
-// Tables of their own for each call (a temporary would not bind to replay()'s reference).
-replay_tables& tables_for_test() {
-  static replay_tables tables;
-  return tables;
-}
-
 std::string describe(const replay_metrics& m) {
   std::ostringstream o;
   o << "accepted " << m.pods_accepted << "/" << m.instances_accepted << " rejected "
@@ -72,47 +66,6 @@ TEST_CASE("a replay counts accepted and rejected pods and integrates GPU time", 
   CHECK(m.destructions == 2);
   CHECK(m.start == 0);
   CHECK(m.end == 20);
-}
-
-TEST_CASE("a replay series holds the slices and GPUs in use and the rejections over time",
-          "[replay]") {
-  const gpu_model& a100 = model("a100-40gb");
-  const replay_fleet fleet = one_model(a100, 1, 2);
-  const std::vector<replay_item> items{item_on(a100, "4g.20gb"), item_on(a100, "3g.20gb"),
-                                       item_on(a100, "7g.40gb", 2)};
-  // 4g at [0,10), 3g at [5,20), two whole GPUs at [6,8) find no room, a 3g
-  // of no duration at 12 is seen for an instant, 4g at [14,30) on GPU 0.
-  const std::vector<replay_pod> pods{{0, 10, 0}, {5, 20, 1}, {6, 8, 2}, {12, 12, 1}, {14, 30, 0}};
-  replay_series series(100);
-  const replay_metrics m =
-      replay(fleet, items, pods, dynamic_pack_best, {}, tables_for_test(), series);
-  REQUIRE(series.start() == 0);
-  REQUIRE(series.end() == 30);
-  REQUIRE(series.width() == 1);
-  REQUIRE(series.buckets().size() == 31);
-  const auto at = [&](int t) { return series.buckets()[static_cast<std::size_t>(t)]; };
-  using level = replay_series::level;
-  CHECK(at(0).slices == level{0, 4, 4});
-  CHECK(at(3).slices == level{4, 4, 4});
-  CHECK(at(5).slices == level{4, 7, 7});
-  CHECK(at(6).rejected == 1);
-  CHECK(at(10).slices == level{3, 7, 3});
-  CHECK(at(12).slices == level{3, 6, 3});
-  CHECK(at(14).slices == level{3, 7, 7});
-  CHECK(at(20).slices == level{4, 7, 4});
-  CHECK(at(30).slices == level{0, 4, 0});
-  CHECK(at(25).gpus == level{1, 1, 1});
-  CHECK(m.pods_rejected == 1);
-
-  // Three buckets of 11: the same peaks and rejections, coarser.
-  replay_series coarse(3);
-  replay(fleet, items, pods, dynamic_pack_best, {}, tables_for_test(), coarse);
-  REQUIRE(coarse.width() == 11);
-  REQUIRE(coarse.buckets().size() == 3);
-  CHECK(coarse.buckets()[0].slices == level{0, 7, 3});
-  CHECK(coarse.buckets()[0].rejected == 1);
-  CHECK(coarse.buckets()[1].slices == level{3, 7, 4});
-  CHECK(coarse.buckets()[2].slices == level{0, 4, 0});
 }
 
 TEST_CASE("departures at a time are processed before the arrivals at that time", "[replay]") {
@@ -321,23 +274,6 @@ void compare_on_random_traces(const std::vector<const gpu_model*>& models, int t
       INFO("engine " << describe(fast));
       INFO("brute  " << describe(slow));
       REQUIRE(fast == slow);
-      // Watched by a series, fine or coarse: the same answer, at most `most`
-      // buckets, the peak kept and every rejection counted once.
-      const std::size_t most = t % 3 == 0 ? 1 : t % 3 == 1 ? 7 : 1000;
-      replay_series series(most);
-      const replay_metrics watched =
-          replay(fleet, items, pods, policy, geometry,
-                 policy.mode == replay_mode::dynamic ? dynamic_tables : static_tables, series);
-      REQUIRE(watched == fast);
-      REQUIRE(series.buckets().size() <= most);
-      int peak = 0;
-      std::int64_t rejected = 0;
-      for (const replay_series::bucket& b : series.buckets()) {
-        peak = std::max(peak, b.gpus.high);
-        rejected += b.rejected;
-      }
-      CHECK(peak == fast.peak_gpus_in_use);
-      CHECK(rejected == fast.pods_rejected);
     }
   }
 }

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// \file replay_types.hpp
+/// The vocabulary of replay.hpp: fleets, items, pods, policies, what a
+/// replay measures (replay_metrics), what it tells a watcher as it goes
+/// (replay_watch) and the ranking of places rank_placements() returns. The
+/// rules a replay follows are in replay.hpp's comment.
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <migplan/capacity.hpp>
+#include <migplan/gpu.hpp>
+#include <migplan/layout.hpp>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace migplan {
+inline namespace v1 {
+
+/// One node of a replay fleet: `gpus` GPUs of one model.
+struct replay_node {
+  int model = 0;  ///< index into replay_fleet::models
+  int gpus = 0;   ///< GPUs on the node
+};
+
+/// A fleet to replay on. GPUs are numbered node by node from 0.
+struct replay_fleet {
+  std::vector<const gpu_model*> models;  ///< the models its nodes use
+  std::vector<replay_node> nodes;        ///< the nodes, in order
+  /// Total number of GPUs.
+  int gpu_count() const noexcept {
+    int n = 0;
+    for (const replay_node& node : nodes) n += node.gpus;
+    return n;
+  }
+};
+
+/// What one pod asks for: `count` instances of one profile on one node.
+struct replay_item {
+  /// Per fleet model: the profile index that serves it there, or -1 when that
+  /// model cannot serve it.
+  std::vector<int> profile;
+  int count = 1;  ///< instances, all on one node, all or nothing (> 0)
+};
+
+/// One pod of a trace. Times are in any unit (the CLI uses seconds).
+struct replay_pod {
+  std::int64_t start = 0;  ///< arrival
+  std::int64_t end = 0;    ///< departure; <= start departs as soon as it arrived
+  int item = 0;            ///< index into the items
+};
+
+/// How the fleet's GPUs are used.
+enum class replay_mode : std::uint8_t {
+  static_geometry,  ///< one fixed geometry per GPU
+  dynamic,          ///< instances created on arrival, destroyed on departure
+};
+/// Which node a pod goes to.
+enum class node_choice : std::uint8_t {
+  spread,  ///< least allocated first (kube-scheduler LeastAllocated)
+  pack,    ///< most allocated first (MostAllocated)
+  first,   ///< no score: every node ties, the lowest eligible node
+};
+/// Where on the node.
+enum class gpu_choice : std::uint8_t {
+  first_fit,   ///< lowest GPU, lowest start
+  best_fit,    ///< a partly used GPU first, then the GPU and start that keep the most room
+  name_order,  ///< the DRA allocator's first fit: GPUs by name (dra_name_less()), then start
+};
+
+/// True when decimal `a` sorts before decimal `b` as strings do: "10" before
+/// "2", "1" before "10". The DRA allocator tries pools in name order, and
+/// each GPU is a pool "<node>-gpu-<index>" (render/dra.cpp).
+constexpr bool dra_name_less(int a, int b) noexcept {
+  assert(a >= 0 && b >= 0);
+  std::array<char, 12> da{};
+  std::array<char, 12> db{};
+  int na = 0;
+  int nb = 0;
+  do da[static_cast<std::size_t>(na++)] = static_cast<char>('0' + a % 10);
+  while ((a /= 10) != 0);
+  do db[static_cast<std::size_t>(nb++)] = static_cast<char>('0' + b % 10);
+  while ((b /= 10) != 0);
+  for (int i = 0; i < na && i < nb; ++i) {
+    const char x = da[static_cast<std::size_t>(na - 1 - i)];
+    const char y = db[static_cast<std::size_t>(nb - 1 - i)];
+    if (x != y) return x < y;
+  }
+  return na < nb;
+}
+
+/// What a pod that does not fit on arrival does (see the file's comment).
+enum class pending_rule : std::uint8_t {
+  reject,    ///< rejected, never runs
+  fifo,      ///< waits in a FIFO queue; only its head may start
+  backfill,  ///< waits in a FIFO queue; any queued pod that fits may start
+};
+
+/// A placement policy.
+struct replay_policy {
+  replay_mode mode = replay_mode::dynamic;       ///< static or dynamic
+  node_choice nodes = node_choice::spread;       ///< node choice
+  gpu_choice placement = gpu_choice::first_fit;  ///< on-node choice (dynamic only)
+  pending_rule pending = pending_rule::reject;   ///< a pod that does not fit on arrival
+  friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
+};
+
+/// Percentiles of the pods' waits in a queued replay (replay_waits_of()).
+struct replay_waits {
+  std::int64_t p50 = 0;  ///< median
+  std::int64_t p95 = 0;  ///< 95th percentile
+  std::int64_t p99 = 0;  ///< 99th percentile
+  std::int64_t max = 0;  ///< longest
+  friend bool operator==(const replay_waits&, const replay_waits&) = default;
+};
+
+/// What a replay served. Areas are in instance (GPU, slice) x time units.
+struct replay_metrics {
+  std::int64_t pods_accepted = 0;               ///< pods placed (queued: started)
+  std::int64_t pods_rejected = 0;               ///< pods that found no room (queued: refused)
+  std::int64_t pods_pending = 0;                ///< queued: pods still waiting at the end
+  std::int64_t instances_accepted = 0;          ///< instances of the placed pods
+  std::int64_t instances_rejected = 0;          ///< instances of the rejected pods
+  std::int64_t instance_time = 0;               ///< sum over placed pods of count x duration
+  std::int64_t gpu_time = 0;                    ///< integral of the GPUs holding >= 1 busy instance
+  std::int64_t stranded_slice_time = 0;         ///< integral of the fleet's stranded compute slices
+  int peak_gpus_in_use = 0;                     ///< most GPUs holding a busy instance at once
+  std::int64_t creations = 0;                   ///< instances created (dynamic)
+  std::int64_t destructions = 0;                ///< instances destroyed (dynamic)
+  std::optional<std::int64_t> first_rejection;  ///< time of the first rejected pod
+  std::int64_t start = 0;                       ///< the trace's first time
+  std::int64_t end = 0;                         ///< the trace's last time
+  std::int64_t queue_peak = 0;                  ///< queued: most pods waiting between events
+  std::int64_t queue_time = 0;                  ///< queued: integral of the pods waiting
+  /// Queued: the waits (start - arrival) of the started pods and, as the
+  /// least they wait, of the pending ones (end - arrival).
+  replay_waits waits{};
+  friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
+};
+
+/// The p-th percentile (0 < p <= 100) of `values` by the nearest-rank rule:
+/// of n values sorted ascending, the ceil(p x n / 100)-th (1-based); 0 when
+/// there are none. Reorders `values`.
+inline std::int64_t nearest_rank(std::span<std::int64_t> values, int p) {
+  if (values.empty()) return 0;
+  const std::size_t n = values.size();
+  const std::size_t rank = std::max<std::size_t>((static_cast<std::size_t>(p) * n + 99) / 100, 1);
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+/// p50, p95, p99 and the most of `waits` (nearest_rank()); reorders them.
+inline replay_waits replay_waits_of(std::span<std::int64_t> waits) {
+  replay_waits w;
+  w.p50 = nearest_rank(waits, 50);
+  w.p95 = nearest_rank(waits, 95);
+  w.p99 = nearest_rank(waits, 99);
+  w.max = nearest_rank(waits, 100);
+  return w;
+}
+
+/// One place a single arriving instance can go under a dynamic policy, with
+/// the scores the policy ranks it by (rank_placements()).
+struct place_option {
+  int node = 0;        ///< index into replay_fleet::nodes
+  int gpu = 0;         ///< GPU of the fleet (numbered node by node from 0)
+  int placement = 0;   ///< index into all_placements() of the GPU's model
+  instance where{};    ///< profile and start on the GPU's model
+  int node_score = 0;  ///< the node's kube-scheduler score under the policy, 0..100
+  room before{};       ///< the GPU's room before the instance
+  room after{};        ///< the GPU's room with it
+  bool opens = false;  ///< the GPU holds no instance before it
+};
+
+/// Every place one instance can go, and each GPU's room as it is.
+struct place_ranking {
+  std::vector<place_option> options;  ///< most preferred first; empty when nothing fits
+  std::vector<room> rooms;            ///< per GPU of the fleet: its room now
+};
+
+/// What replay() tells a watcher as it goes, and the watcher that listens to
+/// nothing. A watcher of one's own (replay_series, a progress line) has the
+/// same members; replay() calls them inline, so this one costs nothing.
+struct replay_watch {
+  /// Before the first event: the span of the trace (see replay_metrics).
+  void begin(std::int64_t /*start*/, std::int64_t /*end*/) noexcept {}
+  /// After each change of the fleet at `time`: compute slices and GPUs held
+  /// by busy instances. A pod of no duration is seen placed, then gone.
+  void step(std::int64_t /*time*/, int /*slices*/, int /*gpus*/) noexcept {}
+  /// A pod rejected (queued: refused) at `time`.
+  void reject(std::int64_t /*time*/) noexcept {}
+  /// Pod `pod` (index into the trace), which arrived at `arrival`, started
+  /// at `time` (after the step() that placed it).
+  void started(std::uint32_t /*pod*/, std::int64_t /*arrival*/, std::int64_t /*time*/) noexcept {}
+  /// After the last event.
+  void finish() noexcept {}
+};
+
+}  // namespace v1
+}  // namespace migplan
