@@ -758,7 +758,8 @@ TEST_CASE("simulate --queue keeps every pod: started, pending or refused", "[sim
     }
   }
   // Without a queue, the policies' members are as they were.
-  for (const json& p : simulate({"--gpus", "1"}, 1)["policies"]) CHECK_FALSE(p.contains("queue"));
+  const json plain = simulate({"--gpus", "1"}, 1);
+  for (const json& p : plain["policies"]) CHECK_FALSE(p.contains("queue"));
 }
 
 TEST_CASE("simulate --queue prints the waits and the queue in the table", "[simulate][queue]") {
