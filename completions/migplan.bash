@@ -133,8 +133,8 @@ _migplan() {
       value_options='--trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --reject-target --wait-target --plot --plot-metric --gpu-file'
       ;;
     place)
-      options='-h --help --current --mig-config -g --gpu --policy --alternatives --json --emit --gpu-file'
-      value_options='--current --mig-config -g --gpu --policy --alternatives --emit --gpu-file'
+      options='-h --help --current --mig-config -g --gpu --policy --alternatives --allow-moves --json --emit --gpu-file'
+      value_options='--current --mig-config -g --gpu --policy --alternatives --allow-moves --emit --gpu-file'
       ;;
     enumerate)
       options='-h --help -g --gpu --maximal --json --gpu-file'

@@ -189,5 +189,6 @@ complete -c migplan -n '__fish_seen_subcommand_from place' -l mig-config -r -F -
 complete -c migplan -n '__fish_seen_subcommand_from place' -s g -l gpu -x -a '(__migplan_gpus)' -d '--current is an nvidia-smi mig -lgi listing of this model'
 complete -c migplan -n '__fish_seen_subcommand_from place' -l policy -x -a 'spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -d 'Policy to answer (repeatable)'
 complete -c migplan -n '__fish_seen_subcommand_from place' -l alternatives -x -d 'Places listed after each choice (default 3)'
+complete -c migplan -n '__fish_seen_subcommand_from place' -l allow-moves -x -d 'Where it fits nowhere, the fewest moves (at most K) that make room'
 complete -c migplan -n '__fish_seen_subcommand_from place' -l json -d 'One JSON object on stdout'
 complete -c migplan -n '__fish_seen_subcommand_from place' -l emit -x -a 'nvidia-smi' -d 'Write the script creating the choice'

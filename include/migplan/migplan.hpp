@@ -16,6 +16,7 @@
 #include <migplan/gpu.hpp>           // gpu_model, profile, placement units, provenance
 #include <migplan/layout.hpp>        // requests (items) and layouts (instances)
 #include <migplan/lookup.hpp>        // models and profiles by slug, PCI ID, name, over a list
+#include <migplan/moves.hpp>         // the fewest instance moves that make room (defragmentation)
 #include <migplan/replay.hpp>        // demand over time: replay a trace under a policy
 #include <migplan/rules.hpp>         // the feasibility rules and engine budgets
 #include <migplan/search.hpp>        // the exact placement search

@@ -3,8 +3,9 @@
 // under the dynamic placement policies `simulate` replays. Reads the fleet
 // (a state file, kubectl's nodes with the mig-parted config, or an
 // nvidia-smi listing), asks the core's rank_placements (replay.hpp) per
-// policy, and hands the answer to render/place, or the chosen instance to
-// render/emit's nvidia-smi script.
+// policy (with --allow-moves, moves.hpp's fewest_moves where it fits
+// nowhere), and hands the answer to render/place, or the chosen instance to
+// render/emit's nvidia-smi script (the moves to render/place's).
 
 #include "commands/place.hpp"
 
@@ -40,12 +41,16 @@ namespace {
 
 // The most alternatives listed per policy.
 constexpr long long max_alternatives = 1000;
+// The most moves --allow-moves takes: the search is exponential in them, and
+// a defragmentation of more steps is a re-plan (`plan`), not an arrival's.
+constexpr long long max_moves = 6;
 
 struct place_options {
   std::string request;
   fleet_now_source fleet;
   std::vector<std::string> policies;
   std::string alternatives = "3";
+  std::string allow_moves;  // empty: no moves
   bool json = false;
   std::string emit;
 };
@@ -117,6 +122,12 @@ int run_place(const place_options& o, context& ctx) {
   }
   auto alternatives = parse_whole_number("--alternatives", o.alternatives, 0, max_alternatives);
   if (!alternatives) return bad(alternatives.error().message);
+  std::optional<long long> allow_moves;
+  if (!o.allow_moves.empty()) {
+    auto k = parse_whole_number("--allow-moves", o.allow_moves, 0, max_moves);
+    if (!k) return bad(k.error().message);
+    allow_moves = *k;
+  }
   std::vector<std::string> chosen = o.policies;
   if (chosen.empty()) chosen = policy_list(true);
   auto named = parse_policies(chosen, true, "place");
@@ -134,20 +145,27 @@ int run_place(const place_options& o, context& ctx) {
 
   res.policies = std::move(policies);
   rank_places(res);
+  if (allow_moves) res.moves = find_moves(res, static_cast<int>(*allow_moves));
 
   if (!o.emit.empty()) {
-    if (!res.placed()) {
-      ctx.err << fmt::format("migplan: no GPU can take a {}; nothing to emit\n", res.profile);
+    if (!res.served()) {
+      ctx.err << fmt::format("migplan: no GPU can take a {}{}; nothing to emit\n", res.profile,
+                             res.moves ? fmt::format(" after at most {} move{}", *allow_moves,
+                                                     *allow_moves == 1 ? "" : "s")
+                                       : std::string());
       return exit_no_fit;
     }
-    render::emit_nvidia_smi(ctx.out, choice_plan(ctx.models->models(), res));
+    if (res.placed())
+      render::emit_nvidia_smi(ctx.out, choice_plan(ctx.models->models(), res));
+    else
+      render::emit_moves_nvidia_smi(ctx.out, res);
     return exit_ok;
   }
   if (o.json)
     render::place_json(ctx.out, res);
   else
     render::place_text(ctx.out, res);
-  return res.placed() ? exit_ok : exit_no_fit;
+  return res.served() ? exit_ok : exit_no_fit;
 }
 
 }  // namespace
@@ -173,6 +191,9 @@ void add_place(CLI::App& app, context& ctx) {
       ->allow_extra_args(false);
   cmd->add_option("--alternatives", o->alternatives, "Places listed after each choice (3)")
       ->type_name("N");
+  cmd->add_option("--allow-moves", o->allow_moves,
+                  "Where it fits nowhere: the fewest moves, at most K, that make room")
+      ->type_name("K");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--emit", o->emit, "nvidia-smi: the script creating the choice")
       ->type_name("KIND");
@@ -180,7 +201,8 @@ void add_place(CLI::App& app, context& ctx) {
       policy_help(true) +
       "Default policies: all four; --emit takes the one --policy names (spread-first-fit).\n"
       "Example: migplan place 3g.40gb --current state.yaml\n"
-      "Exit codes: 0 placed, 1 no GPU can take it, 2 bad input.");
+      "Exit codes: 0 placed (with --allow-moves, after the moves), 1 no GPU can take it, 2 bad "
+      "input.");
   cmd->callback([o, &ctx] {
     ctx.json_errors = o->json;
     const int code = run_place(*o, ctx);

@@ -5,7 +5,9 @@
 // as it is, per dynamic policy, with the ranked alternatives (replay.hpp's
 // rank_placements), filled by the command and printed by render/place.
 
+#include <migplan/moves.hpp>
 #include <migplan/replay.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,18 +22,27 @@ struct place_policy {
   place_ranking ranking;  ///< every place, most preferred first
 };
 
+/// `--allow-moves K`'s answer (moves.hpp's fewest_moves on the fleet).
+struct place_moves {
+  int allowed = 0;  ///< K
+  moves_plan plan;  ///< found with no steps when the instance fits as the fleet is
+};
+
 /// The whole answer.
 struct place_result {
   std::string profile;                ///< the request, as the catalog spells it
   std::vector<fleet_now_node> nodes;  ///< in input order
   std::vector<fleet_now_gpu> gpus;    ///< MIG-on, node by node, as replay_fleet numbers them
   std::vector<place_policy> policies;
-  int alternatives = 3;            ///< places listed after each policy's choice
-  std::vector<std::string> notes;  ///< lines for the user (not errors)
+  int alternatives = 3;              ///< places listed after each policy's choice
+  std::vector<std::string> notes;    ///< lines for the user (not errors)
+  std::optional<place_moves> moves;  ///< with --allow-moves
   /// True when some GPU can take the instance (then every policy has a choice).
   bool placed() const noexcept {
     return !policies.empty() && !policies.front().ranking.options.empty();
   }
+  /// True when the instance fits as the fleet is, or after moves.
+  bool served() const noexcept { return placed() || (moves && moves->plan.found); }
 };
 
 }  // namespace migplan::cli

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "model/policies.hpp"
+#include "render/emit.hpp"
 #include "render/inferred.hpp"
 #include "render/json.hpp"
+#include "render/mig_parted.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::render {
@@ -119,6 +121,133 @@ std::string why_not_here(const gpu_model& gpu, const profile& p, const room& rm)
 
 }  // namespace
 
+namespace {
+
+const profile& profile_on(const place_result& r, int g, int p) {
+  return node_of(r, g).gpu->profiles[static_cast<std::size_t>(p)];
+}
+
+// "node-a GPU 0".
+std::string gpu_name(const place_result& r, int g) {
+  return fmt::format("{} GPU {}", node_name(r, g), gpu_of(r, g).index);
+}
+
+// "move 1g.10gb on node-a GPU 0 from start 3 to node-b GPU 1 start 0".
+std::string step_text(const place_result& r, const move_step& m) {
+  const std::string_view name = profile_on(r, m.from, m.what.profile).name;
+  if (m.from == m.to)
+    return fmt::format("move {} on {} from start {} to start {}", name, gpu_name(r, m.from),
+                       m.what.start, m.to_start);
+  return fmt::format("move {} on {} from start {} to {} start {}", name, gpu_name(r, m.from),
+                     m.what.start, gpu_name(r, m.to), m.to_start);
+}
+
+// Why no sequence of at most K moves makes room, in one sentence.
+std::string no_moves_reason(const place_result& r, const place_moves& mv) {
+  const moves_plan& p = mv.plan;
+  const int k = mv.allowed;
+  switch (p.failure) {
+    case moves_failure::too_many_shed:
+      return fmt::format(
+          "no sequence of at most {} move{} makes room: every GPU would have to shed more than "
+          "{} instance{} for a {} to fit",
+          k, plural(k), k, plural(k), r.profile);
+    case moves_failure::nowhere_to_go:
+      return fmt::format(
+          "no sequence of at most {} move{} makes room: {} needs the fewest moved off ({} "
+          "instance{}), but no order of at most {} move{} finds them room on GPUs of its model",
+          k, plural(k), gpu_name(r, p.fewest_shed_gpu), p.fewest_shed, plural(p.fewest_shed), k,
+          plural(k));
+    case moves_failure::no_model:
+    case moves_failure::none:
+      break;
+  }
+  return fmt::format("no sequence of at most {} move{} makes room: no GPU of the fleet has {}", k,
+                     plural(k), r.profile);
+}
+
+std::string moves_text(const place_result& r) {
+  const place_moves& mv = *r.moves;
+  const moves_plan& p = mv.plan;
+  if (r.placed())
+    return fmt::format("\n--allow-moves {}: 0 moves; the {} fits as the fleet is\n", mv.allowed,
+                       r.profile);
+  if (!p.found) return fmt::format("\n{}.\n", no_moves_reason(r, mv));
+  const std::size_t n = p.steps.size();
+  std::string out = fmt::format("\n{} move{} make{} room (--allow-moves {}):\n", n, plural(n),
+                                n == 1 ? "s" : "", mv.allowed);
+  for (std::size_t i = 0; i < n; ++i)
+    out += fmt::format("  {}. {}\n", i + 1, step_text(r, p.steps[i]));
+  out += fmt::format("  {}. create {} on {} start {}\n", n + 1, r.profile, gpu_name(r, p.gpu),
+                     p.where.start);
+  out += fmt::format(
+      "{} GPU{} touched. A move destroys the instance, stopping what runs on it, and creates it "
+      "again; each step needs the room the steps before it free.\n",
+      p.gpus_touched, plural(p.gpus_touched));
+  return out;
+}
+
+void write_spot(json_writer& w, const place_result& r, int g, int start) {
+  w.flat().begin_object();
+  w.key("node").value(node_name(r, g)).key("gpu").value(gpu_of(r, g).index);
+  w.key("start").value(start);
+  w.end_object();
+}
+
+void write_moves(json_writer& w, const place_result& r) {
+  const place_moves& mv = *r.moves;
+  const moves_plan& p = mv.plan;
+  const bool none_needed = r.placed();
+  w.begin_object();
+  w.key("allowed").value(mv.allowed);
+  w.key("found").value(none_needed || p.found);
+  w.key("count");
+  if (none_needed)
+    w.value(0);
+  else if (p.found)
+    w.value(p.steps.size());
+  else
+    w.null();
+  w.key("steps").begin_array();
+  if (!none_needed && p.found)
+    for (const move_step& m : p.steps) {
+      const profile& pr = profile_on(r, m.from, m.what.profile);
+      w.begin_object();
+      w.key("profile").value(pr.name).key("profile_id").value(pr.id);
+      w.key("from");
+      write_spot(w, r, m.from, m.what.start);
+      w.key("to");
+      write_spot(w, r, m.to, m.to_start);
+      w.end_object();
+    }
+  w.end_array();
+  w.key("create");
+  if (!none_needed && p.found) {
+    const gpu_model& gpu = *node_of(r, p.gpu).gpu;
+    w.flat().begin_object();
+    w.key("node").value(node_name(r, p.gpu)).key("gpu").value(gpu_of(r, p.gpu).index);
+    w.key("model").value(gpu.slug);
+    w.key("profile_id").value(profile_on(r, p.gpu, p.where.profile).id);
+    w.key("start").value(p.where.start);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("gpus_touched");
+  if (!none_needed && p.found)
+    w.value(p.gpus_touched);
+  else
+    w.null();
+  w.key("reason");
+  if (none_needed || p.found)
+    w.null();
+  else
+    w.value(no_moves_reason(r, mv));
+  w.end_object();
+}
+
+}  // namespace
+
 void place_text(std::ostream& os, const place_result& r) {
   std::string out;
   std::vector<std::string> models;
@@ -135,6 +264,12 @@ void place_text(std::ostream& os, const place_result& r) {
   // Inferred values are shown, never hidden (the note without its blank line).
   for (const auto& [gpu, inferred] : asked_inferred(r))
     out += inferred_note(*gpu, inferred).substr(1);
+  if (!r.placed() && r.moves && r.moves->plan.found) {
+    out += fmt::format("\nno GPU can take a {} as the fleet is.\n", r.profile);
+    out += moves_text(r).substr(1);
+    os << out;
+    return;
+  }
   if (!r.placed()) {
     out += fmt::format("\nno GPU can take a {}.", r.profile);
     const std::vector<int> near = nearest_gpus(r);
@@ -151,6 +286,7 @@ void place_text(std::ostream& os, const place_result& r) {
                            why_not_here(gpu, p, rm));
       }
     }
+    if (r.moves) out += moves_text(r);
     os << out;
     return;
   }
@@ -172,6 +308,7 @@ void place_text(std::ostream& os, const place_result& r) {
       out += fmt::format("  ({} more place{})\n", opts.size() - shown,
                          opts.size() - shown == 1 ? "" : "s");
   }
+  if (r.moves) out += moves_text(r);
   os << out;
 }
 
@@ -222,7 +359,72 @@ void place_json(std::ostream& os, const place_result& r) {
       }
     }
     w.end_array();
+    if (r.moves) {
+      w.key("moves");
+      write_moves(w, r);
+    }
   });
+}
+
+void emit_moves_nvidia_smi(std::ostream& os, const place_result& r) {
+  const moves_plan& p = r.moves->plan;
+  const gpu_model& gpu = *node_of(r, p.gpu).gpu;
+  std::vector<std::string> nodes;
+  const auto note_node = [&](int g) {
+    const std::string n = node_name(r, g);
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  };
+  for (const move_step& m : p.steps) {
+    note_node(m.from);
+    note_node(m.to);
+  }
+  note_node(p.gpu);
+  const std::size_t n = p.steps.size();
+  std::string out = "#!/bin/sh\n";
+  out += comment_lines(fmt::format(
+      "Moves {} GPU instance{} to make room for a {} on {} ({}, {}). Written by migplan place "
+      "--allow-moves {} --emit nvidia-smi.",
+      n, plural(n), r.profile, gpu_name(r, p.gpu), gpu.slug, model_name(gpu), r.moves->allowed));
+  out += "#\n";
+  out += comment_lines(
+      "Each move destroys a GPU instance (its compute instances first), stopping what runs on "
+      "it, and creates it again at its new start with its default compute instance (-C): "
+      "restart its workload there. Run the steps in order: each needs the room the steps "
+      "before it free.");
+  out += comment_lines(
+      nodes.size() == 1
+          ? fmt::format("Every step is on node {}: run the script there.", nodes.front())
+          : fmt::format("The steps span nodes {}: one script cannot reach them all, so run each "
+                        "step's lines on the node named above them, in step order.",
+                        fmt::join(nodes, ", ")));
+  out += comment_lines(
+      "gi_at GPU PROFILE_ID START: the ID of the GPU instance of that profile at that start, as "
+      "nvidia-smi mig -lgi lists it (empty when there is none, which stops the script).");
+  out +=
+      "gi_at() { nvidia-smi mig -i \"$1\" -lgi | awk -v p=\"$2\" -v s=\"$3\" "
+      "'$5 == p && $7 ~ \"^\" s \":\" { print $6 }'; }\n";
+  out += "set -e\n";
+  const auto on = [&](int g) { out += fmt::format("# on node {}:\n", node_name(r, g)); };
+  for (std::size_t i = 0; i < n; ++i) {
+    const move_step& m = p.steps[i];
+    const profile& pr = profile_on(r, m.from, m.what.profile);
+    const int from = gpu_of(r, m.from).index;
+    const int to = gpu_of(r, m.to).index;
+    out += fmt::format("\n# Step {} of {}: {}.\n", i + 1, n + 1, step_text(r, m));
+    on(m.from);
+    out += fmt::format("gi=$(gi_at {} {} {}); test -n \"$gi\"\n", from, pr.id, m.what.start);
+    out += fmt::format("nvidia-smi mig -i {} -gi \"$gi\" -dci\n", from);
+    out += fmt::format("nvidia-smi mig -i {} -gi \"$gi\" -dgi\n", from);
+    if (node_name(r, m.to) != node_name(r, m.from)) on(m.to);
+    out += fmt::format("nvidia-smi mig -i {} -cgi {}:{} -C\n", to, pr.id, m.to_start);
+  }
+  const profile& arrival = profile_on(r, p.gpu, p.where.profile);
+  out += fmt::format("\n# Step {} of {}: create {} on {} start {}.\n", n + 1, n + 1, r.profile,
+                     gpu_name(r, p.gpu), p.where.start);
+  on(p.gpu);
+  out += fmt::format("nvidia-smi mig -i {} -cgi {}:{} -C\n", gpu_of(r, p.gpu).index, arrival.id,
+                     p.where.start);
+  os << out;
 }
 
 }  // namespace migplan::cli::render

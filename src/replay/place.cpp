@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <migplan/driver_order.hpp>
 #include <migplan/lookup.hpp>
+#include <migplan/moves.hpp>
 #include <migplan/replay.hpp>
 #include <optional>
 
@@ -30,6 +31,15 @@ void rank_places(place_result& r) {
   }
   replay_tables tables;
   for (place_policy& p : r.policies) p.ranking = rank_placements(rf, want, held, p.policy, tables);
+}
+
+place_moves find_moves(const place_result& r, int most) {
+  std::vector<moves_gpu> fleet;
+  for (const fleet_now_gpu& g : r.gpus) {
+    const gpu_model* m = r.nodes[static_cast<std::size_t>(g.node)].gpu;
+    fleet.push_back({m, find_profile(*m, r.profile), g.held});
+  }
+  return {most, fewest_moves(fleet, most)};
 }
 
 emit_plan choice_plan(model_list models, const place_result& r) {

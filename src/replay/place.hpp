@@ -15,6 +15,10 @@ namespace migplan::cli {
 /// `r.policies` (their rankings are filled in).
 void rank_places(place_result& r);
 
+/// The fewest moves, at most `most`, after which one `r.profile` instance
+/// fits on `r`'s GPUs (moves.hpp).
+place_moves find_moves(const place_result& r, int most);
+
 /// What creates the first policy's choice on its GPU (r.placed() must hold):
 /// the GPU's instances stay, the chosen one is created; `models` are those
 /// whose observed creation orders may back the order.

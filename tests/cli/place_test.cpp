@@ -352,3 +352,103 @@ TEST_CASE("place says when a profile's starts, not its room, keep it off a GPU",
                    "free\n") != std::string::npos);
   CHECK(r.out.find("of the 4 units") == std::string::npos);
 }
+
+// fragmented.yaml: a 4g.40gb (start 0 only) fits nowhere; gpu-a GPU 0's
+// 1g.10gb@0 blocks it, and gpu-b GPU 0 start 6 is the one place left for it.
+TEST_CASE("place --allow-moves lists the one move that makes room, then the create", "[place]") {
+  const auto r = run_migplan(
+      {"place", "4g.40gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "3"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "one 4g.40gb on 2 nodes, 3 GPUs (h100-80gb), 7 instances held\n"
+        "\n"
+        "no GPU can take a 4g.40gb as the fleet is.\n"
+        "1 move makes room (--allow-moves 3):\n"
+        "  1. move 1g.10gb on gpu-a GPU 0 from start 0 to gpu-b GPU 0 start 6\n"
+        "  2. create 4g.40gb on gpu-a GPU 0 start 0\n"
+        "2 GPUs touched. A move destroys the instance, stopping what runs on it, and creates it "
+        "again; each step needs the room the steps before it free.\n");
+}
+
+TEST_CASE("place --allow-moves --json gives the steps, the create and exit 0", "[place]") {
+  const json j = place_json(
+      {"4g.40gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "2"}, 0);
+  CHECK(j["placed"] == false);
+  const json& m = j["moves"];
+  CHECK(m["allowed"] == 2);
+  CHECK(m["found"] == true);
+  CHECK(m["count"] == 1);
+  REQUIRE(m["steps"].size() == 1);
+  CHECK(m["steps"][0]["profile"] == "1g.10gb");
+  CHECK(where(m["steps"][0]["from"]) == "gpu-a 0 0");
+  CHECK(where(m["steps"][0]["to"]) == "gpu-b 0 6");
+  CHECK(where(m["create"]) == "gpu-a 0 0");
+  CHECK(m["create"]["profile_id"] == 5);
+  CHECK(m["gpus_touched"] == 2);
+  CHECK(m["reason"].is_null());
+}
+
+TEST_CASE("place --allow-moves 0 says why and exits 1", "[place]") {
+  const auto r = run_migplan(
+      {"place", "4g.40gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "0"});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("\nno sequence of at most 0 moves makes room: every GPU would have to shed "
+                   "more than 0 instances for a 4g.40gb to fit.\n") != std::string::npos);
+  const json j = place_json(
+      {"7g.80gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "3"}, 1);
+  CHECK(j["moves"]["found"] == false);
+  CHECK(j["moves"]["count"].is_null());
+  CHECK(j["moves"]["reason"] ==
+        "no sequence of at most 3 moves makes room: gpu-a GPU 0 needs the fewest moved off (2 "
+        "instances), but no order of at most 3 moves finds them room on GPUs of its model");
+}
+
+TEST_CASE("place --allow-moves where it fits needs 0 moves and places as before", "[place]") {
+  const auto r = run_migplan({"place", "1g.10gb", "--current", place_fixture("fragmented.yaml"),
+                              "--policy", "spread-first-fit", "--allow-moves", "3"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("spread-first-fit: gpu-a GPU 0 start 1\n") != std::string::npos);
+  CHECK(r.out.find("\n--allow-moves 3: 0 moves; the 1g.10gb fits as the fleet is\n") !=
+        std::string::npos);
+  const json j = place_json(
+      {"1g.10gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "3"}, 0);
+  CHECK(j["moves"]["count"] == 0);
+  CHECK(j["moves"]["steps"].empty());
+  CHECK(j["moves"]["create"].is_null());
+}
+
+TEST_CASE("place --allow-moves --emit nvidia-smi destroys then creates, node by node", "[place]") {
+  const auto r = run_migplan({"place", "4g.40gb", "--current", place_fixture("fragmented.yaml"),
+                              "--allow-moves", "1", "--emit", "nvidia-smi"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  const std::string steps =
+      "set -e\n"
+      "\n"
+      "# Step 1 of 2: move 1g.10gb on gpu-a GPU 0 from start 0 to gpu-b GPU 0 start 6.\n"
+      "# on node gpu-a:\n"
+      "gi=$(gi_at 0 19 0); test -n \"$gi\"\n"
+      "nvidia-smi mig -i 0 -gi \"$gi\" -dci\n"
+      "nvidia-smi mig -i 0 -gi \"$gi\" -dgi\n"
+      "# on node gpu-b:\n"
+      "nvidia-smi mig -i 0 -cgi 19:6 -C\n"
+      "\n"
+      "# Step 2 of 2: create 4g.40gb on gpu-a GPU 0 start 0.\n"
+      "# on node gpu-a:\n"
+      "nvidia-smi mig -i 0 -cgi 5:0 -C\n";
+  REQUIRE(r.out.size() > steps.size());
+  CHECK(r.out.substr(r.out.size() - steps.size()) == steps);
+  CHECK(unwrapped(r.out).find("The steps span nodes gpu-a, gpu-b: one script cannot reach them "
+                              "all") != std::string::npos);
+  // gi_at reads the GPU instance ID off nvidia-smi mig -lgi's row.
+  CHECK(r.out.find("gi_at() { nvidia-smi mig -i \"$1\" -lgi | awk -v p=\"$2\" -v s=\"$3\" '$5 == "
+                   "p && $7 ~ \"^\" s \":\" { print $6 }'; }\n") != std::string::npos);
+}
+
+TEST_CASE("place --allow-moves takes a whole number up to 6", "[place]") {
+  expect_place_bad({"4g.40gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "9"},
+                   "--allow-moves 9 is too large (at most 6)");
+  expect_place_bad({"4g.40gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "x"},
+                   "--allow-moves 'x' is not a number: expected a whole number from 0 to 6");
+}

@@ -127,7 +127,7 @@ expect 'migplan simulate --fle' --fleet
 expect 'migplan simulate --static-' --static-plan
 expect 'migplan place --policy spread-' spread-best-fit spread-first-fit
 expect 'migplan place --emit ' nvidia-smi
-expect 'migplan place --al' --alternatives
+expect 'migplan place --al' --allow-moves --alternatives
 case $shell in
   bash)
     # bash and fish complete the whole word; zsh moves the count aside.

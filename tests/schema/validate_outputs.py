@@ -240,11 +240,15 @@ class Checker:
     def place(self):
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
         full = os.path.join(self.source, "data/captures/h100-80gb-hbm3-lgi-7x1g.txt")
+        fragmented = os.path.join(self.source, "tests/fixtures/place/fragmented.yaml")
         for extra, codes in [
                 (["3g.40gb", "--current", state], (0,)),
                 (["1g.10gb", "--current", state, "--policy", "pack-best-fit",
                   "--alternatives", "0"], (0,)),
-                (["2g.20gb", "--gpu", "h100-80gb", "--current", full], (1,))]:
+                (["2g.20gb", "--gpu", "h100-80gb", "--current", full], (1,)),
+                (["4g.40gb", "--current", fragmented, "--allow-moves", "3"], (0,)),
+                (["7g.80gb", "--current", fragmented, "--allow-moves", "3"], (1,)),
+                (["1g.10gb", "--current", fragmented, "--allow-moves", "3"], (0,))]:
             args = ["place", "--json", *extra]
             self.validate("place", self.run(args, codes=codes)[0], " ".join(args))
 
