@@ -4,8 +4,8 @@
 // (a state file, kubectl's nodes with the mig-parted config, or an
 // nvidia-smi listing), asks the core's rank_placements (replay.hpp) per
 // policy (with --allow-moves, moves.hpp's fewest_moves where it fits
-// nowhere), and hands the answer to render/place, or the chosen instance to
-// render/emit's nvidia-smi script (the moves to render/place's).
+// nowhere), and hands the answer to render/place: a report, JSON, or the
+// nvidia-smi script (the service's choice_plan() fills the instance to create).
 
 #include "commands/place.hpp"
 
@@ -32,9 +32,9 @@
 #include "model/policies.hpp"
 #include "models.hpp"
 #include "quote.hpp"
-#include "render/emit.hpp"
 #include "render/place.hpp"
 #include "replay/place.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -149,16 +149,14 @@ int run_place(const place_options& o, context& ctx) {
 
   if (!o.emit.empty()) {
     if (!res.served()) {
-      ctx.err << fmt::format("migplan: no GPU can take a {}{}; nothing to emit\n", res.profile,
-                             res.moves ? fmt::format(" after at most {} move{}", *allow_moves,
-                                                     *allow_moves == 1 ? "" : "s")
-                                       : std::string());
+      ctx.err << fmt::format(
+          "migplan: no GPU can take a {}{}; nothing to emit\n", res.profile,
+          res.moves ? fmt::format(" after at most {} move{}", *allow_moves, plural(*allow_moves))
+                    : std::string());
       return exit_no_fit;
     }
-    if (res.placed())
-      render::emit_nvidia_smi(ctx.out, choice_plan(ctx.models->models(), res));
-    else
-      render::emit_moves_nvidia_smi(ctx.out, res);
+    if (res.placed()) res.choice = choice_plan(ctx.models->models(), res);
+    render::place_nvidia_smi(ctx.out, res);
     return exit_ok;
   }
   if (o.json)

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/emit.hpp"
 #include "model/fleet_now.hpp"
 
 namespace migplan::cli {
@@ -37,6 +38,9 @@ struct place_result {
   int alternatives = 3;              ///< places listed after each policy's choice
   std::vector<std::string> notes;    ///< lines for the user (not errors)
   std::optional<place_moves> moves;  ///< with --allow-moves
+  /// With --emit, where the instance fits as the fleet is: what creates the
+  /// first policy's choice (the service's choice_plan()).
+  std::optional<emit_plan> choice;
   /// True when some GPU can take the instance (then every policy has a choice).
   bool placed() const noexcept {
     return !policies.empty() && !policies.front().ranking.options.empty();

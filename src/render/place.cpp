@@ -257,9 +257,8 @@ void place_text(std::ostream& os, const place_result& r) {
   std::size_t held = 0;
   for (const fleet_now_gpu& g : r.gpus) held += static_cast<std::size_t>(g.held.size());
   out += fmt::format("one {} on {} node{}, {} GPU{} ({}), {} instance{} held\n", r.profile,
-                     r.nodes.size(), r.nodes.size() == 1 ? "" : "s", r.gpus.size(),
-                     r.gpus.size() == 1 ? "" : "s", fmt::join(models, ", "), held,
-                     held == 1 ? "" : "s");
+                     r.nodes.size(), plural(r.nodes.size()), r.gpus.size(), plural(r.gpus.size()),
+                     fmt::join(models, ", "), held, plural(held));
   for (const std::string& n : r.notes) out += fmt::format("note: {}\n", n);
   // Inferred values are shown, never hidden (the note without its blank line).
   for (const auto& [gpu, inferred] : asked_inferred(r))
@@ -305,8 +304,7 @@ void place_text(std::ostream& os, const place_result& r) {
                          lost_units(o), lost_compute(o));
     }
     if (opts.size() > shown)
-      out += fmt::format("  ({} more place{})\n", opts.size() - shown,
-                         opts.size() - shown == 1 ? "" : "s");
+      out += fmt::format("  ({} more place{})\n", opts.size() - shown, plural(opts.size() - shown));
   }
   if (r.moves) out += moves_text(r);
   os << out;
@@ -365,6 +363,8 @@ void place_json(std::ostream& os, const place_result& r) {
     }
   });
 }
+
+namespace {
 
 void emit_moves_nvidia_smi(std::ostream& os, const place_result& r) {
   const moves_plan& p = r.moves->plan;
@@ -425,6 +425,15 @@ void emit_moves_nvidia_smi(std::ostream& os, const place_result& r) {
   out += fmt::format("nvidia-smi mig -i {} -cgi {}:{} -C\n", gpu_of(r, p.gpu).index, arrival.id,
                      p.where.start);
   os << out;
+}
+
+}  // namespace
+
+void place_nvidia_smi(std::ostream& os, const place_result& r) {
+  if (r.choice)
+    emit_nvidia_smi(os, *r.choice);
+  else
+    emit_moves_nvidia_smi(os, r);
 }
 
 }  // namespace migplan::cli::render

@@ -17,10 +17,11 @@ void place_text(std::ostream& os, const place_result& r);
 /// The same as one indented JSON document (schema_version 1).
 void place_json(std::ostream& os, const place_result& r);
 
-/// With --allow-moves, where moves make room (r.moves->plan.found, not
-/// r.placed()): the nvidia-smi commands of each step, destroy then create,
-/// each under the node it runs on, then the arrival's create.
-void emit_moves_nvidia_smi(std::ostream& os, const place_result& r);
+/// `--emit nvidia-smi` (r.served() must hold): the script creating the
+/// choice (r.choice) where the instance fits as the fleet is; else, with
+/// --allow-moves, the commands of each move, destroy then create, each under
+/// the node it runs on, then the arrival's create.
+void place_nvidia_smi(std::ostream& os, const place_result& r);
 
 /// The GPUs whose model has the profile, most reachable room first, at most
 /// `r.alternatives` of them: indices into r.gpus.
