@@ -181,7 +181,7 @@ _migplan() {
         if [[ $cmd == place ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -- "$cur")
         else
-          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit' -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit hami' -- "$cur")
         fi
         ;;
       --share)

@@ -172,7 +172,7 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -l static-plan -r 
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l fleet -r -F -d 'With --size: size each model of a fleet file'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l current -r -F -a - -d 'The fleet as it is: state file, kubectl, or nvidia-smi'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l mig-config -r -F -d 'With kubectl --current: the mig-parted config'
-complete -c migplan -n '__fish_seen_subcommand_from simulate' -l policy -x -a 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit' -d 'Policy to replay (repeatable)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l policy -x -a 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit hami' -d 'Policy to replay (repeatable)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l share -x -a 'compute memory' -d 'Serve gpu_milli by compute or memory share'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l size -d 'The fewest GPUs each policy needs'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -x -d 'With --size: at most this percent of pods rejected'

@@ -18,6 +18,7 @@
 #include <migplan/rules.hpp>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -125,8 +126,9 @@ class replay_engine {
   }
   /// Every place one instance of item `item` can go (dynamic policy), most
   /// preferred first: by node score, then node, then (best-fit) a partly
-  /// used GPU before an empty one and the room the placement loses, as
-  /// choose() weighs them, then GPU and placement. Its
+  /// used GPU before an empty one and the room the placement loses, or
+  /// (hami) the least used GPU and HAMi's score, as choose() weighs them,
+  /// then GPU and placement. Its
   /// first is the place arrive() takes. Also each GPU's room now.
   place_ranking rank(int item) {
     assert(policy_.mode == replay_mode::dynamic);
@@ -150,10 +152,19 @@ class replay_engine {
       }
     }
     const bool best_fit = policy_.placement == gpu_choice::best_fit;
+    const bool hami = policy_.placement == gpu_choice::hami;
+    // HAMi's keys: the GPU's compute slices in use, the GPU, the start's score.
+    const auto hami_key = [&](const place_option& o) {
+      const gpu_ref ref = gpus_[static_cast<std::size_t>(o.gpu)];
+      const state_space& sp = *spaces_[static_cast<std::size_t>(ref.space)];
+      const std::pair<int, int> sc = sp.hami_score(sp.at(ref.state).busy, o.placement);
+      return std::make_tuple(sp.at(ref.state).use.sums.compute, o.gpu, -sc.first, -sc.second);
+    };
     std::stable_sort(
         out.options.begin(), out.options.end(), [&](const place_option& a, const place_option& b) {
           if (a.node_score != b.node_score) return a.node_score > b.node_score;
           if (a.node != b.node) return a.node < b.node;
+          if (hami && hami_key(a) != hami_key(b)) return hami_key(a) < hami_key(b);
           if (best_fit && better(a.opens, a.before, a.after, b.opens, b.before, b.after))
             return true;
           if (best_fit && better(b.opens, b.before, b.after, a.opens, a.before, a.after))
@@ -198,6 +209,20 @@ class replay_engine {
     const auto pp = static_cast<std::size_t>(p);
     const int lo = node_first_[static_cast<std::size_t>(node)];
     const int hi = node_first_[static_cast<std::size_t>(node) + 1];
+    if (policy_.mode == replay_mode::dynamic && policy_.placement == gpu_choice::hami) {
+      // The least used GPU that can take it (HAMi's default GPU policy,
+      // spread), HAMi's start there.
+      std::pair<int, int> pick{-1, -1};
+      long long least = 0;
+      for (int g = lo; g < hi; ++g) {
+        const gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+        const gpu_state& st = spaces_[static_cast<std::size_t>(ref.space)]->at(ref.state);
+        if (st.hami[pp] < 0 || (pick.first >= 0 && st.use.sums.compute >= least)) continue;
+        pick = {g, st.hami[pp]};
+        least = st.use.sums.compute;
+      }
+      return pick;
+    }
     if (policy_.mode == replay_mode::static_geometry || policy_.placement != gpu_choice::best_fit) {
       for (int k = lo; k < hi; ++k) {
         const int g = order_[static_cast<std::size_t>(k)];

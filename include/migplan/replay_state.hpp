@@ -20,6 +20,7 @@
 #include <migplan/rules.hpp>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace migplan {
@@ -77,6 +78,7 @@ struct gpu_state {
   std::uint32_t fit = 0;                              // profiles with a start
   std::array<std::int8_t, max_profiles> first{};      // first-fit placement per profile, -1
   std::array<std::int8_t, max_profiles> more{};       // most more instances of the profile alone
+  std::array<std::int8_t, max_profiles> hami{};       // HAMi's placement per profile, -1 (dynamic)
   int stranded = 0;                                   // free compute slices nothing can use
   bool ranked = false;                                // best/after below are filled
   room rm{};                                          // room of the state (dynamic, when ranked)
@@ -101,6 +103,9 @@ class state_space {
     } else {
       allowed_ = places_.size() == 64 ? ~place_set{0} : (place_set{1} << places_.size()) - 1;
     }
+    for (const instance& in : places_)
+      slice_count_ = std::max(slice_count_,
+                              in.start + gpu.profiles[static_cast<std::size_t>(in.profile)].size);
     intern(0);
   }
   const gpu_state& at(int s) const noexcept { return states_[static_cast<std::size_t>(s)]; }
@@ -136,6 +141,24 @@ class state_space {
     }
     return to;
   }
+  /// HAMi's score of adding placement i to the placements `busy` (larger is better): the
+  /// longest run of units no instance covers, then how many placements of
+  /// every profile overlap no instance. Units only, as HAMi's
+  /// pkg/device/nvidia/mig_topology.go counts them (its own placement table,
+  /// no compute or count rule): it ranks the starts the rules allow.
+  std::pair<int, int> hami_score(place_set busy, int i) const {
+    const unit_mask used = mask_of(busy | place_set{1} << i);
+    int longest = 0;
+    int run = 0;
+    for (int u = 0; u < slice_count_; ++u) {
+      run = ((used >> u) & 1u) != 0 ? 0 : run + 1;
+      longest = std::max(longest, run);
+    }
+    int free = 0;
+    for (const instance& in : places_)
+      if ((mask_at(in) & used) == 0) ++free;
+    return {longest, free};
+  }
   /// Fills the best-fit fields of state s (dynamic only).
   void rank(int s) {
     if (states_[static_cast<std::size_t>(s)].ranked) return;
@@ -170,6 +193,15 @@ class state_space {
     if (static_) return true;  // a subset of a valid geometry is valid
     return rules_.can_add(st.use, places_[i].profile, places_[i].start);
   }
+  unit_mask mask_at(const instance& in) const {
+    return gpu_->profiles[static_cast<std::size_t>(in.profile)].mask_at(in.start);
+  }
+  unit_mask mask_of(place_set busy) const {
+    unit_mask m = 0;
+    for (; busy != 0; busy &= busy - 1)
+      m |= mask_at(places_[static_cast<std::size_t>(std::countr_zero(busy))]);
+    return m;
+  }
   layout layout_of(place_set busy) const {
     layout l;
     for (; busy != 0; busy &= busy - 1)
@@ -186,6 +218,7 @@ class state_space {
       st.use.add(gpu_->profiles[static_cast<std::size_t>(in.profile)], in.profile, in.start);
     }
     st.first.fill(-1);
+    st.hami.fill(-1);
     st.best.fill(-1);
     st.add.fill(-1);
     st.remove.fill(-1);
@@ -209,6 +242,17 @@ class state_space {
       }
       st.more[p] = static_cast<std::int8_t>(n);
     }
+    const int id = static_cast<int>(states_.size());
+    if (!static_) {
+      // HAMi's choice per profile: the best score, the lowest start on a tie
+      // (a profile's placements are by start).
+      for (std::size_t i = 0; i < places_.size(); ++i) {
+        if (!can_add(st, i)) continue;
+        std::int8_t& h = st.hami[static_cast<std::size_t>(places_[i].profile)];
+        if (h < 0 || hami_score(busy, static_cast<int>(i)) > hami_score(busy, h))
+          h = static_cast<std::int8_t>(i);
+      }
+    }
     const int used = static_cast<int>(st.use.sums.compute);
     if (static_) {
       st.stranded = gpu_->compute_slices - fixed_compute_;
@@ -216,7 +260,6 @@ class state_space {
       const room r = room_of_state(busy);
       st.stranded = gpu_->compute_slices - used - r.reachable_compute;
     }
-    const int id = static_cast<int>(states_.size());
     states_.push_back(st);
     ids_.emplace(busy, id);
     return id;
@@ -229,6 +272,7 @@ class state_space {
   bool static_ = false;
   place_set allowed_ = 0;
   int fixed_compute_ = 0;
+  int slice_count_ = 0;  // the furthest unit a placement reaches (HAMi's slice count)
   std::vector<gpu_state> states_;
   std::unordered_map<place_set, int> ids_;
 };

@@ -71,6 +71,11 @@ enum class gpu_choice : std::uint8_t {
   first_fit,   ///< lowest GPU, lowest start
   best_fit,    ///< a partly used GPU first, then the GPU and start that keep the most room
   name_order,  ///< the DRA allocator's first fit: GPUs by name (dra_name_less()), then start
+  /// HAMi's dynamic MIG: the least used GPU (compute slices; ties to the
+  /// lowest), and there the start HAMi's score ranks first: the longest run
+  /// of free units left, then the most placements of every profile left
+  /// free of overlap, then the lowest start (hami_score(), replay_state.hpp).
+  hami,
 };
 
 /// True when decimal `a` sorts before decimal `b` as strings do: "10" before

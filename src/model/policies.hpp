@@ -26,6 +26,7 @@ inline constexpr policy_name policy_names[] = {
     {"pack-first-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit}},
     {"pack-best-fit", {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit}},
     {"dra-first-fit", {replay_mode::dynamic, node_choice::first, gpu_choice::name_order}, true},
+    {"hami", {replay_mode::dynamic, node_choice::pack, gpu_choice::hami}, true},
 };
 
 /// How a policy picks nodes, as the JSON reports write it.
@@ -35,9 +36,10 @@ constexpr std::string_view node_choice_name(node_choice c) {
 
 /// How a policy picks the place on a node, as the JSON reports write it.
 constexpr std::string_view gpu_choice_name(gpu_choice c) {
-  return c == gpu_choice::first_fit  ? "first-fit"
-         : c == gpu_choice::best_fit ? "best-fit"
-                                     : "name-order";
+  return c == gpu_choice::first_fit    ? "first-fit"
+         : c == gpu_choice::best_fit   ? "best-fit"
+         : c == gpu_choice::name_order ? "name-order"
+                                       : "hami";
 }
 
 }  // namespace migplan::cli

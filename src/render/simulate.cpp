@@ -50,6 +50,7 @@ std::string policy_label(const simulate_policy& p) {
   if (p.policy.mode == replay_mode::static_geometry)
     return p.policy.nodes == node_choice::spread ? "static" : "static/pack";
   if (p.policy.placement == gpu_choice::name_order) return "dra/first-fit";
+  if (p.policy.placement == gpu_choice::hami) return "hami";
   return fmt::format("{}/{}", p.policy.nodes == node_choice::spread ? "spread" : "pack",
                      p.policy.placement == gpu_choice::first_fit ? "first-fit" : "best-fit");
 }

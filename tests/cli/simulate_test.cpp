@@ -158,7 +158,7 @@ TEST_CASE("simulate reports bad input with exit code 2", "[simulate]") {
   CHECK(r.err ==
         "migplan: unknown --policy 'packed'; policies: static, "
         "static-pack, spread-first-fit, spread-best-fit, pack-first-fit, pack-best-fit, "
-        "dra-first-fit\n");
+        "dra-first-fit, hami\n");
   r = run_migplan({"simulate", "--trace", "-", "--gpu", "a30"}, "start,item\nnow,1g.6gb\n");
   CHECK(r.code == 2);
   CHECK(r.err.starts_with("migplan: <stdin>:2: "));

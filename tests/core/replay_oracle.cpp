@@ -207,12 +207,73 @@ int choose_node(const migplan::replay_fleet& fleet, const std::vector<gpu_box>& 
   return chosen;
 }
 
+// HAMi's score of `held` plus profile p at start s, written from its
+// description (doc/simulate.md): (longest run of free units, placements of
+// every profile that overlap nothing), units alone, larger first.
+std::pair<int, int> hami_score(const migplan::gpu_model& gpu, const layout_set& held, int p,
+                               int s) {
+  const layout_set after = with(held, s, p);
+  int slices = 0;
+  for (const migplan::profile& pr : gpu.profiles)
+    for (int start = 0; start < gpu.units; ++start)
+      if (pr.allows_start(start)) slices = std::max(slices, start + pr.size);
+  std::vector<bool> used(static_cast<std::size_t>(slices), false);
+  for (const auto& [start, profile] : after)
+    for (int u = start; u < start + gpu.profiles[static_cast<std::size_t>(profile)].size; ++u)
+      used[static_cast<std::size_t>(u)] = true;
+  int longest = 0;
+  for (int a = 0; a < slices; ++a)
+    for (int b = a; b < slices && !used[static_cast<std::size_t>(b)]; ++b)
+      longest = std::max(longest, b - a + 1);
+  int free = 0;
+  for (const migplan::profile& pr : gpu.profiles)
+    for (int start = 0; start < gpu.units; ++start) {
+      if (!pr.allows_start(start)) continue;
+      bool clear = true;
+      for (int u = start; u < start + pr.size; ++u)
+        clear = clear && !used[static_cast<std::size_t>(u)];
+      free += clear ? 1 : 0;
+    }
+  return {longest, free};
+}
+
+// HAMi on node `chosen`: the GPU with the fewest compute slices in use that
+// can take it (lowest first on a tie), and there the start of the best
+// score, the lowest on a tie.
+std::pair<int, int> hami_on_node(const std::vector<gpu_box>& gpus, const std::vector<int>& node_of,
+                                 int chosen, int p) {
+  int best_g = -1;
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    if (node_of[g] != chosen) continue;
+    bool any = false;
+    for (int s = 0; s < gpus[g].gpu->units; ++s) any = any || gpus[g].can_add(p, s);
+    if (any && (best_g < 0 ||
+                gpus[g].used_compute() < gpus[static_cast<std::size_t>(best_g)].used_compute()))
+      best_g = static_cast<int>(g);
+  }
+  if (best_g < 0) return {-1, -1};
+  const gpu_box& b = gpus[static_cast<std::size_t>(best_g)];
+  int best_s = -1;
+  std::pair<int, int> top{-1, -1};
+  for (int s = 0; s < b.gpu->units; ++s) {
+    if (!b.can_add(p, s)) continue;
+    const std::pair<int, int> sc = hami_score(*b.gpu, b.held, p, s);
+    if (sc > top) {
+      top = sc;
+      best_s = s;
+    }
+  }
+  return {best_g, best_s};
+}
+
 // The (GPU, start) one instance of profile p takes on node `chosen`, every
 // GPU and start tried; (-1, -1) when none.
 std::pair<int, int> choose_on_node(const std::vector<gpu_box>& gpus,
                                    const std::vector<int>& node_of, int chosen, int p,
                                    const migplan::replay_policy& policy) {
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
+  if (!fixed && policy.placement == migplan::gpu_choice::hami)
+    return hami_on_node(gpus, node_of, chosen, p);
   int best_g = -1;
   int best_s = -1;
   room3 bb;

@@ -35,6 +35,7 @@ const replay_policy dynamic_pack_best{replay_mode::dynamic, node_choice::pack,
 const replay_policy static_spread{replay_mode::static_geometry, node_choice::spread,
                                   gpu_choice::first_fit};
 const replay_policy dra_first_fit{replay_mode::dynamic, node_choice::first, gpu_choice::name_order};
+const replay_policy hami{replay_mode::dynamic, node_choice::pack, gpu_choice::hami};
 
 std::string describe(const replay_metrics& m) {
   std::ostringstream o;
@@ -251,7 +252,8 @@ std::vector<replay_policy> every_policy(pending_rule pending) {
       dynamic_pack_best,
       replay_policy{replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
       replay_policy{replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit},
-      dra_first_fit};
+      dra_first_fit,
+      hami};
   for (replay_policy& p : out) p.pending = pending;
   return out;
 }
@@ -610,7 +612,8 @@ const replay_policy dynamic_policies[] = {
     {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit},
     {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
     {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit},
-    {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit}};
+    {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit},
+    {replay_mode::dynamic, node_choice::pack, gpu_choice::hami}};
 
 // Random fleets holding random layouts, one random instance arriving: the
 // ranking's first place is the brute force's, every place it lists is one
@@ -713,4 +716,48 @@ TEST_CASE("rank_placements' first place is where a replay puts the next pod", "[
   CHECK(none.options.empty());
   REQUIRE(none.rooms.size() == 2);
   CHECK(none.rooms[0].reachable_units == 0);
+}
+
+// HAMi's score by hand on an A100-40GB (units 0-7; placements of 1g.5gb and
+// 1g.5gb+me at 0-6, 1g.10gb at 0 2 4 6, 2g.10gb at 0 2 4, 3g.20gb at 0 4,
+// 4g.20gb and 7g.40gb at 0). A 3g.20gb at 0 or 4 leaves a free run of 4
+// either way; at 4 it leaves 14 placements free (the lower half's 4 + 4 + 2
+// + 2 + 1 + 1), at 0 only 10 (the 4g.20gb and a 2g.10gb are lost): 4. A
+// 2g.10gb then ties at 0 and 2 (run 2, 6 placements each): the lower, 0. A
+// 1g.5gb then ties at 2 and 3 (run 1, 2 placements): 2.
+TEST_CASE("hami takes the start that keeps the longest free run, then the most placements",
+          "[replay][hami]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const replay_fleet fleet = one_model(gpu, 1, 1);
+  replay_tables tables;
+  layout held;
+  for (const auto& [name, start] : {std::pair{"3g.20gb", 4}, std::pair{"2g.10gb", 0},
+                                    std::pair{"1g.5gb", 2}, std::pair{"1g.5gb", 3}}) {
+    const std::vector<layout> now{held};
+    const place_ranking r = rank_placements(fleet, item_on(gpu, name), now, hami, tables);
+    INFO(name);
+    REQUIRE_FALSE(r.options.empty());
+    CHECK(r.options.front().where.start == start);
+    held.add(r.options.front().where);
+  }
+}
+
+TEST_CASE("hami takes the least used GPU of the node, the lowest on a tie", "[replay][hami]") {
+  const gpu_model& gpu = model("a100-40gb");
+  const replay_fleet fleet = one_model(gpu, 1, 3);
+  layout g0;
+  g0.add({index_of(gpu, "2g.10gb"), 0});
+  layout g1;
+  g1.add({index_of(gpu, "1g.5gb"), 0});
+  replay_tables tables;
+  // GPU 2 is empty: it takes the pod though GPUs 0 and 1 have room.
+  const std::vector<layout> one_empty{g0, g1, layout{}};
+  const place_ranking r = rank_placements(fleet, item_on(gpu, "1g.5gb"), one_empty, hami, tables);
+  REQUIRE_FALSE(r.options.empty());
+  CHECK(r.options.front().gpu == 2);
+  // With GPU 2 as used as GPU 1, GPU 1 (the lower) takes it.
+  const std::vector<layout> tied{g0, g1, g1};
+  const place_ranking tie = rank_placements(fleet, item_on(gpu, "1g.5gb"), tied, hami, tables);
+  REQUIRE_FALSE(tie.options.empty());
+  CHECK(tie.options.front().gpu == 1);
 }

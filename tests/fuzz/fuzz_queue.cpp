@@ -105,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       geometry.push_back(geometry_of(*models[static_cast<std::size_t>(node.model)], in));
 
   // The policies simulate offers: static by spread or pack, dynamic by
-  // spread or pack with first or best fit, and the DRA allocator's.
+  // spread or pack with first or best fit, the DRA allocator's and HAMi's.
   static constexpr replay_policy policies[] = {
       {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit},
       {replay_mode::static_geometry, node_choice::pack, gpu_choice::first_fit},
@@ -113,7 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       {replay_mode::dynamic, node_choice::spread, gpu_choice::best_fit},
       {replay_mode::dynamic, node_choice::pack, gpu_choice::first_fit},
       {replay_mode::dynamic, node_choice::pack, gpu_choice::best_fit},
-      {replay_mode::dynamic, node_choice::first, gpu_choice::name_order}};
+      {replay_mode::dynamic, node_choice::first, gpu_choice::name_order},
+      {replay_mode::dynamic, node_choice::pack, gpu_choice::hami}};
   const unsigned how = in.next();
   replay_policy policy = policies[how % std::size(policies)];
   policy.pending = static_cast<pending_rule>(how / std::size(policies) % 3);
