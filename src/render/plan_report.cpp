@@ -362,8 +362,17 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
   const char* what = res.status == plan_status::timed_out ? "incomplete plan"
                      : res.feasible                       ? "plan"
                                                           : "partial plan";
-  os << fmt::format("{}: {} gpu{}{}{}\n", what, res.gpu_count, plural(res.gpu_count),
-                    models.empty() ? "" : " (" + models + ")",
+  // A re-plan keeps the whole fleet: say how many of its GPUs the demand
+  // needs, of how many, or the geometries' counts below seem to disagree.
+  std::string fleet;
+  if (req.current) {
+    std::size_t gpus = 0;
+    for (const current_node& n : *req.current) gpus += n.gpus.size();
+    fleet =
+        fmt::format(" serve{} the demand, of {} in the fleet", res.gpu_count == 1 ? "s" : "", gpus);
+  }
+  os << fmt::format("{}: {} gpu{}{}{}{}\n", what, res.gpu_count, plural(res.gpu_count),
+                    models.empty() ? "" : " (" + models + ")", fleet,
                     costs ? ", cost " + cost_text(res, res.cost_units, res.cost) : "");
   if (!req.current) bound_line(os, res, costs);
   os << fmt::format("solved in {:.3f} s\n", res.seconds);

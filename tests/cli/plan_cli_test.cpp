@@ -833,3 +833,17 @@ TEST_CASE("plan: past 20 lines of nodes the report says how many more, --full li
   CHECK(full.out.find("  n25  gpu 0-24: geometry 1\n") != std::string::npos);
   CHECK(full.out.find("more lines") == std::string::npos);
 }
+
+TEST_CASE("plan: a re-plan's headline says how many of the fleet's GPUs serve the demand",
+          "[plan][cli]") {
+  // Eight H100s of seven 1g.10gb: one serves a 1g.10gb, and the fleet keeps
+  // all eight, which the geometry's "on 8 gpus" lists.
+  const auto r = run_migplan({"plan", "--current", plan_fixture("replan-h100.yaml"), "1g.10gb"});
+  REQUIRE(r.code == 0);
+  const json j = json::parse(
+      run_migplan({"plan", "--json", "--current", plan_fixture("replan-h100.yaml"), "1g.10gb"})
+          .out);
+  REQUIRE(j["gpu_count"] == 1);
+  CHECK(r.out.starts_with("plan: 1 gpu (h100-80gb x1) serves the demand, of 8 in the fleet\n"));
+  CHECK(r.out.find("h100-80gb on 8 gpus") != std::string::npos);
+}
