@@ -198,6 +198,13 @@ bool recognized(const doc::node& root) {
   return false;
 }
 
+// True for migplan's state file: 'nodes' at the top level and no 'gpus' or
+// 'mig-configs' (plan-files.md "State files").
+bool is_state_file(const doc::node& root) {
+  return root.is_map() && has_key(root, "nodes") && !has_key(root, "gpus") &&
+         !has_key(root, "mig-configs");
+}
+
 // Reads `root`, the first document of `text`, into `out`.
 void read_root(model_list models, parsed_input& out, const doc::node& root, std::string_view text,
                const position_map& to_file) {
@@ -252,6 +259,16 @@ parsed_input read_check_document(model_list models, std::string_view text, bool 
       return out;
     }
     out.foreign = !recognized(doc->root);
+    if (is_state_file(doc->root)) {
+      out.foreign = true;
+      out.state_file = true;
+      out.diagnostics.push_back(
+          file_diagnostic(severity::error, fault::malformed, reading::at(doc->root),
+                          "a migplan state file (version: 1, nodes: ...), the fleet as it is: "
+                          "plan, place and simulate read it with --current; check reads geometry "
+                          "files and configs"));
+      return out;
+    }
     if (doc->second) {
       out.diagnostics.push_back(
           file_diagnostic(severity::error, fault::malformed, *doc->second,

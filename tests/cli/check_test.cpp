@@ -1573,3 +1573,18 @@ TEST_CASE("check takes -g for --gpu and --as_json for --format json, as other co
         "migplan: check: --json is --format json; it does not combine with --format github\n");
   CHECK(nlohmann::json::parse(both.out)["error"]["code"] == "bad_input");
 }
+
+TEST_CASE("check skips a migplan state file when it scans, and names it when given", "[check]") {
+  const std::string dir = test_path("fixtures/check/state-scan");
+  auto r = run_migplan({"check", dir});
+  CHECK(r.code == 0);
+  CHECK(r.out.find(dir + "/state.yaml: note: skipped: a migplan state file (version: 1, nodes: "
+                         "...), which plan, place and simulate read with --current\n") !=
+        std::string::npos);
+  CHECK(r.out.find("1 file skipped") != std::string::npos);
+  r = run_migplan({"check", dir + "/state.yaml"});
+  CHECK(r.code == 2);
+  CHECK(r.out.find("state.yaml:2:1: error: a migplan state file (version: 1, nodes: ...), the "
+                   "fleet as it is: plan, place and simulate read it with --current; check reads "
+                   "geometry files and configs") != std::string::npos);
+}
