@@ -39,8 +39,8 @@
 /// run (instance_time keeps what it ran): under a queue it goes back to the
 /// queue at its place by arrival, no longer counted as started, and runs its
 /// whole duration when it starts again (its wait is then taken); rejecting,
-/// it is lost and stays counted as accepted. A pod waits (rather than being
-/// refused) when some geometry could hold it on the empty fleet.
+/// it is lost and stays counted as accepted. A pod is refused on arrival
+/// when the empty fleet with the geometries then in force cannot hold it.
 ///
 /// Policies:
 ///  - static: every GPU keeps the geometry it is given for the whole trace; a
@@ -176,21 +176,20 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   assert(!replan || !dynamic);
   std::vector<std::pair<int, int>> held;  // placements of all started pods
   // Which items the empty fleet holds: a pod of any other would wait forever.
-  // Under a re-plan, whether any geometry holds it: the empty fleet with
-  // instances made on demand (first fit: exact for one profile alone).
+  // Under a re-plan, the empty fleet with the geometries of the time
+  // (holdable_on() again after each re-plan that changes them).
   std::vector<std::uint8_t> holdable(items.size(), 0);
-  replay_policy any_geometry = policy;
-  any_geometry.mode = replay_mode::dynamic;
-  any_geometry.placement = gpu_choice::first_fit;
-  std::optional<replay_engine> empty;
-  if (replan) empty.emplace(fleet, items, any_geometry, std::span<const layout>(), tables);
-  replay_engine& probe = replan ? *empty : engine;
-  for (std::size_t it = 0; it < items.size(); ++it) {
-    if (!probe.arrive(static_cast<int>(it), held)) continue;
-    holdable[it] = 1;
-    probe.depart(held);
-    held.clear();
-  }
+  const auto holdable_on = [&](replay_engine& empty) {
+    std::vector<std::pair<int, int>> placed;
+    for (std::size_t it = 0; it < items.size(); ++it) {
+      holdable[it] = 0;
+      if (!empty.arrive(static_cast<int>(it), placed)) continue;
+      holdable[it] = 1;
+      empty.depart(placed);
+      placed.clear();
+    }
+  };
+  holdable_on(engine);
   // Arrivals in (time, pod) order; a pod's position in it is its place in
   // the queue, so each item's waiting pods are a FIFO of positions.
   std::vector<std::uint32_t> order(pods.size());
@@ -369,6 +368,8 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       ups.emplace_back(until[g], static_cast<int>(g));
       std::push_heap(ups.begin(), ups.end(), sooner);
     }
+    replay_engine empty(fleet, items, policy, current, tables);
+    holdable_on(empty);
     return true;
   };
   std::size_t next = 0;  // the next arrival, in `order`

@@ -382,17 +382,7 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
   std::vector<gpu_box> gpus;
   std::vector<int> node_of;
   fill_boxes(fleet, fixed, fixed ? geometry : std::span<const migplan::layout>(), gpus, node_of);
-  // The fleet a pod must fit empty to wait: as it is, or under a schedule
-  // with instances made on demand (any geometry).
-  std::vector<gpu_box> empty = gpus;
-  migplan::replay_policy probe = policy;
-  if (schedule) {
-    empty.clear();
-    std::vector<int> unused;
-    fill_boxes(fleet, false, {}, empty, unused);
-    probe.mode = migplan::replay_mode::dynamic;
-    probe.placement = migplan::gpu_choice::first_fit;
-  }
+  const std::vector<gpu_box> empty = gpus;
   std::vector<std::int64_t> back_at(gpus.size(), -1);  // a GPU being reconfigured: until
   out.start = pods[0].start;
   out.end = pods[0].start;
@@ -524,9 +514,18 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     if (departed) retry(t);
     for (const std::size_t i : arrivals) {
       if (pods[i].start != t) continue;
+      // The fleet a pod must fit empty to wait: under a schedule, with the
+      // geometries of the time.
       std::vector<gpu_box> trial = empty;
+      if (schedule) {
+        trial = gpus;
+        for (gpu_box& b : trial) {
+          b.busy.assign(b.geometry.size(), false);
+          b.out = false;
+        }
+      }
       held_list scratch;
-      if (!place_pod(fleet, trial, node_of, items[static_cast<std::size_t>(pods[i].item)], probe,
+      if (!place_pod(fleet, trial, node_of, items[static_cast<std::size_t>(pods[i].item)], policy,
                      scratch) ||
           (rejecting && !try_start(i, t))) {
         ++out.pods_rejected;
