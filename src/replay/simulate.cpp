@@ -106,25 +106,28 @@ class replanner {
     req.time_limit_s = static_plan_time_limit_s;
     req.demand = demand_of(peaks);
     if (!req.demand.empty()) {
-      plan_request fresh = req;  // the same demand on as many GPUs as it needs
+      // The plan for the peaks on as many GPUs as they need comes first:
+      // where it proves they need more GPUs than the fleet has, a re-plan
+      // for them could only say so (unmet), and is not run.
+      const plan_result whole = solver_->solve(req);
+      const bool too_few =
+          whole.feasible && whole.optimal && whole.gpu_count > static_cast<long long>(next.size());
       req.allow_evict = true;
       req.current = current_of(next);
-      plan_result plan = solver_->solve(req);
-      if (plan.status == plan_status::unmet) {
-        const plan_result whole = solver_->solve(fresh);
-        if (whole.feasible) {
-          trace_replay subset;
-          subset.gpu = gpu_;
-          subset.peaks = peaks;
-          subset.set_static(whole.groups);
-          std::vector<std::int64_t> held(gpu_->profiles.size(), 0);
-          for (const layout& l : subset.geometry(static_cast<int>(next.size())))
-            for (const instance& in : l) ++held[static_cast<std::size_t>(in.profile)];
-          req.demand = demand_of(held);
-          plan = solver_->solve(req);
-        }
+      std::optional<plan_result> plan;
+      if (!too_few) plan = solver_->solve(req);
+      if ((!plan || plan->status == plan_status::unmet) && whole.feasible) {
+        trace_replay subset;
+        subset.gpu = gpu_;
+        subset.peaks = peaks;
+        subset.set_static(whole.groups);
+        std::vector<std::int64_t> held(gpu_->profiles.size(), 0);
+        for (const layout& l : subset.geometry(static_cast<int>(next.size())))
+          for (const instance& in : l) ++held[static_cast<std::size_t>(in.profile)];
+        req.demand = demand_of(held);
+        plan = solver_->solve(req);
       }
-      if (plan.feasible) apply(plan, next);
+      if (plan && plan->feasible) apply(*plan, next);
     }
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
