@@ -129,8 +129,8 @@ _migplan() {
       value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
       ;;
     simulate)
-      options='-h --help --trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --size --reject-target --queue --backfill --wait-target --json --plot --plot-metric --gpu-file'
-      value_options='--trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --reject-target --wait-target --plot --plot-metric --gpu-file'
+      options='-h --help --trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --size --reject-target --queue --backfill --wait-target --reconfigure-seconds --json --plot --plot-metric --gpu-file'
+      value_options='--trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --reject-target --wait-target --reconfigure-seconds --plot --plot-metric --gpu-file'
       ;;
     place)
       options='-h --help --current --mig-config -g --gpu --policy --alternatives --allow-moves --json --emit --gpu-file'
@@ -181,7 +181,7 @@ _migplan() {
         if [[ $cmd == place ]]; then
           mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'spread-first-fit spread-best-fit pack-first-fit pack-best-fit' -- "$cur")
         else
-          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit hami' -- "$cur")
+          mapfile -t COMPREPLY < <(compgen -P "$pfx" -W 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit hami replan: replan-oracle:' -- "$cur")
         fi
         ;;
       --share)

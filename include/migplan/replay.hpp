@@ -27,6 +27,21 @@
 ///  stops at the trace's last time: pods still queued then are pending, and
 ///  pods running then never depart.
 ///
+/// Re-plan (replay_replan, static policies only): at every `period` after
+/// the trace's first time (before its last), `choose` is given the demand of
+/// a window (window_peaks() of the last period, or of the next one) and each
+/// GPU's geometry now, and returns the geometries from then on. A GPU whose
+/// geometry changes is reconfigured: the pods running on it (any of their
+/// instances) are evicted, it fits no pod for `reconfigure`, and then takes
+/// its new geometry. At one time: departures, GPUs whose reconfiguration
+/// ends, the re-plan, GPUs back at once (reconfigure 0), one queue retry when
+/// any of these changed the fleet, then arrivals. An evicted pod loses its
+/// run (instance_time keeps what it ran): under a queue it goes back to the
+/// queue at its place by arrival, no longer counted as started, and runs its
+/// whole duration when it starts again (its wait is then taken); rejecting,
+/// it is lost and stays counted as accepted. A pod is refused on arrival
+/// when the empty fleet with the geometries then in force cannot hold it.
+///
 /// Policies:
 ///  - static: every GPU keeps the geometry it is given for the whole trace; a
 ///    pod takes free instances of its profile (first free instance: lowest GPU
@@ -80,27 +95,101 @@
 namespace migplan {
 inline namespace v1 {
 
+/// The most instances of each profile of fleet model `model` that run at once
+/// in `pods`, in replay()'s order of events: at one time departures first,
+/// then arrivals in pod order, a pod of no duration (end <= start) leaving
+/// right after its own arrival, so it adds its instances to those running
+/// then (and to nothing after). What a static geometry must hold to reject
+/// nothing. Indexed by profile; items that the model cannot serve are left out.
+inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
+                                                  std::span<const replay_pod> pods,
+                                                  std::size_t model, std::size_t profiles) {
+  struct step {
+    std::int64_t time;
+    std::uint32_t arrival;  // departures (0) sort before arrivals (1)
+    std::uint32_t pod;      // arrivals at one time in pod order
+  };
+  std::vector<step> steps;
+  steps.reserve(pods.size() * 2);
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const replay_pod& p = pods[i];
+    if (items[static_cast<std::size_t>(p.item)].profile[model] < 0) continue;
+    steps.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
+    if (p.end > p.start) steps.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
+  }
+  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.pod < b.pod;
+  });
+  std::vector<std::int64_t> now(profiles, 0), peak(profiles, 0);
+  for (const step& s : steps) {
+    const replay_pod& pod = pods[s.pod];
+    const replay_item& it = items[static_cast<std::size_t>(pod.item)];
+    const auto p = static_cast<std::size_t>(it.profile[model]);
+    if (s.arrival == 0) {
+      now[p] -= it.count;
+      continue;
+    }
+    now[p] += it.count;
+    peak[p] = std::max(peak[p], now[p]);
+    if (pod.end <= pod.start) now[p] -= it.count;  // leaves right after it arrived
+  }
+  return peak;
+}
+
+/// concurrent_peaks() within the window [from, to): the most instances of
+/// each profile of fleet model `model` that `pods` hold at once at a time in
+/// it. A pod that arrived before `from` and leaves after it counts from
+/// `from` on (as if it arrived then, before the window's arrivals); one
+/// leaving at `from` or earlier, or arriving at `to` or later, counts not.
+inline std::vector<std::int64_t> window_peaks(std::span<const replay_item> items,
+                                              std::span<const replay_pod> pods, std::size_t model,
+                                              std::size_t profiles, std::int64_t from,
+                                              std::int64_t to) {
+  std::vector<replay_pod> in;
+  for (const replay_pod& p : pods) {
+    if (p.start >= to) continue;
+    if (p.start >= from)
+      in.push_back(p);
+    else if (p.end > from)
+      in.push_back({from, p.end, p.item});
+  }
+  return concurrent_peaks(items, in, model, profiles);
+}
+
 namespace detail {
 
-/// replay() under a queue (pending_rule fifo or backfill); `pods` is not empty.
+/// replay() under a queue (pending_rule fifo or backfill), or under a
+/// re-plan (`replan`, either pending rule); `pods` is not empty.
 template <class Watch>
 replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_item> items,
                              std::span<const replay_pod> pods, const replay_policy& policy,
-                             std::span<const layout> geometry, replay_tables& tables,
-                             Watch& watch) {
+                             std::span<const layout> geometry, replay_tables& tables, Watch& watch,
+                             const replay_replan* replan = nullptr) {
   replay_metrics out;
   replay_engine engine(fleet, items, policy, geometry, tables);
   const bool dynamic = policy.mode == replay_mode::dynamic;
   const bool backfill = policy.pending == pending_rule::backfill;
+  const bool queue = policy.pending != pending_rule::reject;  // else a re-plan that rejects
+  assert(queue || replan);
+  assert(!replan || !dynamic);
   std::vector<std::pair<int, int>> held;  // placements of all started pods
   // Which items the empty fleet holds: a pod of any other would wait forever.
+  // Under a re-plan, the empty fleet with the geometries of the time
+  // (holdable_on() again after each re-plan that changes them).
   std::vector<std::uint8_t> holdable(items.size(), 0);
-  for (std::size_t it = 0; it < items.size(); ++it) {
-    if (!engine.arrive(static_cast<int>(it), held)) continue;
-    holdable[it] = 1;
-    engine.depart(held);
-    held.clear();
-  }
+  const auto holdable_on = [&](replay_engine& empty) {
+    std::vector<std::pair<int, int>> placed;
+    for (std::size_t it = 0; it < items.size(); ++it) {
+      holdable[it] = 0;
+      if (!empty.arrive(static_cast<int>(it), placed)) continue;
+      holdable[it] = 1;
+      empty.depart(placed);
+      placed.clear();
+    }
+  };
+  holdable_on(engine);
   // Arrivals in (time, pod) order; a pod's position in it is its place in
   // the queue, so each item's waiting pods are a FIFO of positions.
   std::vector<std::uint32_t> order(pods.size());
@@ -129,6 +218,7 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   std::vector<std::uint32_t> last(pods.size(), 0);
   std::vector<std::int64_t> waits;
   waits.reserve(pods.size());
+  std::vector<std::size_t> wait_at(replan ? pods.size() : 0);  // re-plan: each pod's in waits
   std::int64_t queued = 0;
   const auto depart = [&](std::uint32_t pod, std::int64_t t) {
     engine.depart(std::span(held).subspan(first[pod], last[pod] - first[pod]));
@@ -148,6 +238,7 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     if (dynamic) out.creations += item.count;
     watch.step(t, engine.slices_in_use(), engine.gpus_in_use());
     watch.started(pod, p.start, t);
+    if (replan) wait_at[pod] = waits.size();
     waits.push_back(t - p.start);
     if (p.end > p.start) {
       out.instance_time += item.count * (p.end - p.start);
@@ -181,19 +272,125 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       --queued;
     }
   };
+  // Re-plan: each GPU's geometry now, when one taken down comes back (-1:
+  // in service), a min-heap of those times (stale entries skipped), the GPUs
+  // down, and the next re-plan.
+  std::vector<layout> current;
+  std::vector<std::int64_t> until;
+  std::vector<std::pair<std::int64_t, int>> ups;
+  std::int64_t down = 0;
+  std::int64_t next_replan = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::uint32_t> position;  // per pod: its position in `order`
+  if (replan) {
+    assert(replan->period > 0 && replan->reconfigure >= 0);
+    current.assign(geometry.begin(), geometry.end());
+    until.assign(current.size(), -1);
+    next_replan = out.start + replan->period;
+    position.resize(pods.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+      position[order[i]] = static_cast<std::uint32_t>(i);
+  }
+  const auto sooner = [](const std::pair<std::int64_t, int>& a,
+                         const std::pair<std::int64_t, int>& b) { return a > b; };
+  // GPUs whose reconfiguration ends by `t` come back; true when any did.
+  const auto bring_up = [&](std::int64_t t) {
+    bool any = false;
+    while (!ups.empty() && ups.front().first <= t) {
+      const auto [when, g] = ups.front();
+      std::pop_heap(ups.begin(), ups.end(), sooner);
+      ups.pop_back();
+      if (until[static_cast<std::size_t>(g)] != when) continue;  // taken down again since
+      until[static_cast<std::size_t>(g)] = -1;
+      engine.up(g);
+      --down;
+      any = true;
+    }
+    return any;
+  };
+  // A re-plan at `t`; true when it changed a GPU.
+  const auto replan_at = [&](std::int64_t t) {
+    ++out.replans;
+    replan_window w;
+    w.time = t;
+    w.from = replan->next_window ? t : t - replan->period;
+    w.to = w.from + replan->period;
+    for (std::size_t m = 0; m < fleet.models.size(); ++m)
+      w.peaks.push_back(
+          window_peaks(items, pods, m, fleet.models[m]->profiles.size(), w.from, w.to));
+    w.geometry = current;
+    const std::vector<layout> chosen = replan->choose(w);
+    assert(chosen.size() == current.size());
+    std::vector<std::uint8_t> changed(current.size(), 0);
+    bool any = false;
+    for (std::size_t g = 0; g < current.size(); ++g) {
+      changed[g] = chosen[g] == current[g] ? 0 : 1;
+      any = any || changed[g] != 0;
+    }
+    if (!any) return false;
+    // The running pods holding an instance on a changed GPU are evicted,
+    // in pod order.
+    std::vector<leave> evicted;
+    std::erase_if(leaves, [&](const leave& l) {
+      for (std::uint32_t k = first[l.pod]; k < last[l.pod]; ++k)
+        if (changed[static_cast<std::size_t>(held[k].first)] != 0) {
+          evicted.push_back(l);
+          return true;
+        }
+      return false;
+    });
+    std::make_heap(leaves.begin(), leaves.end(), later);
+    std::sort(evicted.begin(), evicted.end(),
+              [](const leave& a, const leave& b) { return a.pod < b.pod; });
+    for (const leave& l : evicted) {
+      const replay_item& item = items[static_cast<std::size_t>(pods[l.pod].item)];
+      depart(l.pod, t);
+      ++out.pods_evicted;
+      out.instance_time -= item.count * (l.time - t);  // what it would still have run
+      if (!queue) continue;                            // rejecting: the pod is lost
+      // Back to the queue at its place by arrival; its wait is taken again
+      // when it restarts.
+      --out.pods_accepted;
+      out.instances_accepted -= item.count;
+      waits[wait_at[l.pod]] = -1;
+      std::vector<std::uint32_t>& w_kind = waiting[static_cast<std::size_t>(pods[l.pod].item)];
+      const auto from = w_kind.begin() + static_cast<std::ptrdiff_t>(
+                                             head[static_cast<std::size_t>(pods[l.pod].item)]);
+      w_kind.insert(std::upper_bound(from, w_kind.end(), position[l.pod]), position[l.pod]);
+      ++queued;
+    }
+    for (std::size_t g = 0; g < current.size(); ++g) {
+      if (changed[g] == 0) continue;
+      engine.down(static_cast<int>(g), chosen[g], tables);
+      current[g] = chosen[g];
+      ++out.reconfigurations;
+      if (until[g] < 0) ++down;
+      until[g] = t + replan->reconfigure;
+      ups.emplace_back(until[g], static_cast<int>(g));
+      std::push_heap(ups.begin(), ups.end(), sooner);
+    }
+    replay_engine empty(fleet, items, policy, current, tables);
+    holdable_on(empty);
+    return true;
+  };
   std::size_t next = 0;  // the next arrival, in `order`
   std::int64_t now = out.start;
   watch.begin(out.start, out.end);
   for (;;) {
     const bool arrival = next < order.size();
     const bool departure = !leaves.empty() && leaves.front().time <= out.end;
-    if (!arrival && !departure) break;
-    const std::int64_t t = !departure ? pods[order[next]].start
-                           : !arrival ? leaves.front().time
-                                      : std::min(pods[order[next]].start, leaves.front().time);
+    // Re-plan: a GPU back in service, or a re-plan, within the trace's span.
+    const bool up = !ups.empty() && ups.front().first <= out.end;
+    const bool replans = next_replan < out.end;
+    if (!arrival && !departure && !up && !replans) break;
+    std::int64_t t = std::numeric_limits<std::int64_t>::max();
+    if (arrival) t = pods[order[next]].start;
+    if (departure) t = std::min(t, leaves.front().time);
+    if (up) t = std::min(t, ups.front().first);
+    if (replans) t = std::min(t, next_replan);
     out.gpu_time += engine.gpus_in_use() * (t - now);
     out.stranded_slice_time += engine.stranded() * (t - now);
     out.queue_time += queued * (t - now);
+    out.unavailable_time += down * (t - now);
     now = t;
     bool departed = false;
     while (!leaves.empty() && leaves.front().time == t) {
@@ -202,17 +399,27 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       leaves.pop_back();
       departed = true;
     }
+    if (replan) {
+      // Then GPUs back in service, the re-plan, and those back at once.
+      departed = bring_up(t) || departed;
+      if (replans && t == next_replan) {
+        departed = replan_at(t) || departed;
+        next_replan += replan->period;
+      }
+      departed = bring_up(t) || departed;
+    }
     if (departed) retry(t);
     for (; next < order.size() && pods[order[next]].start == t; ++next) {
       const replay_pod& p = pods[order[next]];
       const auto kind = static_cast<std::size_t>(p.item);
-      if (holdable[kind] == 0) {
+      if (holdable[kind] == 0 || (!queue && !start(order[next], t))) {
         ++out.pods_rejected;
         out.instances_rejected += items[kind].count;
         if (!out.first_rejection) out.first_rejection = t;
         watch.reject(t);
         continue;
       }
+      if (!queue) continue;  // started
       waiting[kind].push_back(static_cast<std::uint32_t>(next));
       ++queued;
       retry(t);
@@ -222,10 +429,12 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   out.gpu_time += engine.gpus_in_use() * (out.end - now);
   out.stranded_slice_time += engine.stranded() * (out.end - now);
   out.queue_time += queued * (out.end - now);
+  out.unavailable_time += down * (out.end - now);
   out.pods_pending = queued;
   for (std::size_t k = 0; k < items.size(); ++k)
     for (std::size_t i = head[k]; i < waiting[k].size(); ++i)
       waits.push_back(out.end - pods[order[waiting[k][i]]].start);
+  if (replan) std::erase(waits, std::int64_t{-1});  // the waits of evicted runs
   out.waits = replay_waits_of(waits);
   watch.finish();
   return out;
@@ -243,11 +452,12 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
 template <class Watch>
 replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> items,
                       std::span<const replay_pod> pods, const replay_policy& policy,
-                      std::span<const layout> geometry, replay_tables& tables, Watch& watch) {
+                      std::span<const layout> geometry, replay_tables& tables, Watch& watch,
+                      const replay_replan* replan = nullptr) {
   replay_metrics out;
   if (pods.empty()) return out;
-  if (policy.pending != pending_rule::reject)
-    return detail::replay_queued(fleet, items, pods, policy, geometry, tables, watch);
+  if (policy.pending != pending_rule::reject || replan)
+    return detail::replay_queued(fleet, items, pods, policy, geometry, tables, watch, replan);
   detail::replay_engine engine(fleet, items, policy, geometry, tables);
   // Events: (time, departure 0 / arrival 1, pod), sorted; a pod that ends
   // when or before it starts leaves right after its arrival instead.
@@ -328,49 +538,6 @@ inline replay_metrics replay(const replay_fleet& fleet, std::span<const replay_i
                              std::span<const layout> geometry, replay_tables& tables) {
   replay_watch none;
   return replay(fleet, items, pods, policy, geometry, tables, none);
-}
-
-/// The most instances of each profile of fleet model `model` that run at once
-/// in `pods`, in replay()'s order of events: at one time departures first,
-/// then arrivals in pod order, a pod of no duration (end <= start) leaving
-/// right after its own arrival, so it adds its instances to those running
-/// then (and to nothing after). What a static geometry must hold to reject
-/// nothing. Indexed by profile; items that the model cannot serve are left out.
-inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
-                                                  std::span<const replay_pod> pods,
-                                                  std::size_t model, std::size_t profiles) {
-  struct step {
-    std::int64_t time;
-    std::uint32_t arrival;  // departures (0) sort before arrivals (1)
-    std::uint32_t pod;      // arrivals at one time in pod order
-  };
-  std::vector<step> steps;
-  steps.reserve(pods.size() * 2);
-  for (std::size_t i = 0; i < pods.size(); ++i) {
-    const replay_pod& p = pods[i];
-    if (items[static_cast<std::size_t>(p.item)].profile[model] < 0) continue;
-    steps.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
-    if (p.end > p.start) steps.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
-  }
-  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
-    if (a.time != b.time) return a.time < b.time;
-    if (a.arrival != b.arrival) return a.arrival < b.arrival;
-    return a.pod < b.pod;
-  });
-  std::vector<std::int64_t> now(profiles, 0), peak(profiles, 0);
-  for (const step& s : steps) {
-    const replay_pod& pod = pods[s.pod];
-    const replay_item& it = items[static_cast<std::size_t>(pod.item)];
-    const auto p = static_cast<std::size_t>(it.profile[model]);
-    if (s.arrival == 0) {
-      now[p] -= it.count;
-      continue;
-    }
-    now[p] += it.count;
-    peak[p] = std::max(peak[p], now[p]);
-    if (pod.end <= pod.start) now[p] -= it.count;  // leaves right after it arrived
-  }
-  return peak;
 }
 
 /// The fewest GPUs g in [1, most] for which `meets(g)` holds, found by

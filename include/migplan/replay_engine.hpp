@@ -43,11 +43,7 @@ class replay_engine {
       for (int g = 0; g < node.gpus; ++g) {
         std::optional<layout> geo;
         if (is_static) geo = geometry[gpus_.size()];
-        state_space* sp = &tables.space(gpu, geo);
-        int space =
-            static_cast<int>(std::find(spaces_.begin(), spaces_.end(), sp) - spaces_.begin());
-        if (space == static_cast<int>(spaces_.size())) spaces_.push_back(sp);
-        gpus_.push_back({static_cast<int>(n), space, 0});
+        gpus_.push_back({static_cast<int>(n), space_index(&tables.space(gpu, geo)), 0});
       }
     }
     node_first_.push_back(static_cast<int>(gpus_.size()));
@@ -176,6 +172,33 @@ class replay_engine {
         });
     return out;
   }
+  /// Takes GPU g, which must hold nothing, out of service to take static
+  /// `geometry`: it fits nothing and strands nothing until up(g).
+  void down(int g, const layout& geometry, replay_tables& tables) {
+    gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+    assert(space_of(ref).at(ref.state).busy == 0);
+    const gpu_model& gpu = space_of(ref).gpu();
+    if (next_space_.empty()) next_space_.assign(gpus_.size(), -1);
+    int& next = next_space_[static_cast<std::size_t>(g)];
+    if (next < 0) stranded_ -= space_of(ref).at(ref.state).stranded;  // it was in service
+    next = space_index(&tables.space(gpu, geometry));
+    // The empty static geometry fits nothing: the GPU is skipped wherever
+    // fits are looked up, at no cost to the events that never reconfigure.
+    ref.space = space_index(&tables.space(gpu, layout{}));
+    ref.state = 0;
+    refresh(ref.node);
+  }
+  /// Puts GPU g, taken out by down(), back in service with its new geometry.
+  void up(int g) {
+    gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+    int& next = next_space_[static_cast<std::size_t>(g)];
+    assert(next >= 0);
+    ref.space = next;
+    ref.state = 0;
+    next = -1;
+    stranded_ += space_of(ref).at(0).stranded;
+    refresh(ref.node);
+  }
   int gpus_in_use() const noexcept { return in_use_; }
   std::int64_t stranded() const noexcept { return stranded_; }
   int slices_in_use() const noexcept { return used_; }
@@ -188,6 +211,13 @@ class replay_engine {
     int state;
   };
   state_space& space_of(const gpu_ref& g) { return *spaces_[static_cast<std::size_t>(g.space)]; }
+  // The index of `sp` in spaces_, added when new.
+  int space_index(state_space* sp) {
+    const auto at = std::find(spaces_.begin(), spaces_.end(), sp);
+    if (at != spaces_.end()) return static_cast<int>(at - spaces_.begin());
+    spaces_.push_back(sp);
+    return static_cast<int>(spaces_.size()) - 1;
+  }
 
   void release(int g, int i) {
     gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
@@ -321,8 +351,9 @@ class replay_engine {
   std::vector<state_space*> spaces_;
   std::vector<gpu_ref> gpus_;
   std::vector<int> node_first_;
-  std::vector<int> order_;    // GPUs node by node, each node's in the order choose() tries them
-  std::vector<int> gpu_pos_;  // per GPU: its position in order_
+  std::vector<int> order_;       // GPUs node by node, each node's in the order choose() tries them
+  std::vector<int> gpu_pos_;     // per GPU: its position in order_
+  std::vector<int> next_space_;  // per GPU taken down: the space it comes up in (-1: in service)
   std::vector<int> node_level_;
   std::vector<int> node_used_;
   std::vector<int> node_cap_;

@@ -12,6 +12,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <migplan/capacity.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -115,6 +116,30 @@ struct replay_policy {
   friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
 };
 
+/// What a re-plan sees (replay_replan::choose).
+struct replan_window {
+  std::int64_t time = 0;  ///< when the re-plan happens
+  std::int64_t from = 0;  ///< the window whose demand it sees, [from, to)
+  std::int64_t to = 0;    ///< (see from)
+  /// Per fleet model, per profile: the most instances the trace's pods hold
+  /// at once within the window (window_peaks()).
+  std::vector<std::vector<std::int64_t>> peaks;
+  std::span<const layout> geometry;  ///< per GPU: its geometry now
+};
+
+/// A static geometry re-planned every `period` as the trace goes (replay(),
+/// and replay.hpp's comment for the rules).
+struct replay_replan {
+  std::int64_t period = 1;       ///< time between re-plans, from the trace's start (> 0)
+  std::int64_t reconfigure = 0;  ///< a GPU whose geometry changes takes no pod for this long
+  /// The window a re-plan sees: the next period's (a bound no scheduler can
+  /// reach) instead of the last.
+  bool next_window = false;
+  /// The geometries from now on, one per GPU in GPU order, each valid on
+  /// its model: the GPUs whose geometry differs from window.geometry change.
+  std::function<std::vector<layout>(const replan_window&)> choose;
+};
+
 /// Percentiles of the pods' waits in a queued replay (replay_waits_of()).
 struct replay_waits {
   std::int64_t p50 = 0;  ///< median
@@ -145,6 +170,10 @@ struct replay_metrics {
   /// Queued: the waits (start - arrival) of the started pods and, as the
   /// least they wait, of the pending ones (end - arrival).
   replay_waits waits{};
+  std::int64_t replans = 0;           ///< re-plan: re-plans made (replay_replan)
+  std::int64_t reconfigurations = 0;  ///< re-plan: GPUs whose geometry a re-plan changed, summed
+  std::int64_t pods_evicted = 0;      ///< re-plan: evictions (a pod evicted twice counts twice)
+  std::int64_t unavailable_time = 0;  ///< re-plan: integral of the GPUs being reconfigured
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
 

@@ -69,6 +69,13 @@ int run_simulate(const simulate_options& o, context& ctx) {
   line.clear();
   if (!answer) return bad(answer.error().message);
   const simulate_result& res = *answer;
+  // How long the re-plans took: on stderr, as the JSON and the report stay
+  // the same from run to run and machine to machine.
+  for (const simulate_policy& p : res.policies)
+    if (p.replan)
+      ctx.err << fmt::format("migplan: note: {}: {} re-plan{} in {:.2f} s, the longest {:.2f} s\n",
+                             p.name, p.metrics.replans, p.metrics.replans == 1 ? "" : "s",
+                             p.replan_seconds, p.replan_longest_s);
   // The plot first: a disk that fills up is then the only answer, not one
   // after a table or JSON document already written.
   if (plot_file.is_open()) {
@@ -134,12 +141,16 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_flag("--backfill", o->backfill, "--queue, and later pods that fit may go first");
   cmd->add_option("--wait-target", o->wait_target, "--queue: a wait percentile's most (p99=10m)")
       ->type_name("P=TIME");
+  cmd->add_option("--reconfigure-seconds", o->reconfigure_seconds,
+                  "replan: seconds a changed GPU is out (81)")
+      ->type_name("S");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--plot", o->plot, "Write use over time per policy as an SVG ('-': stdout)")
       ->type_name("FILE");
   cmd->add_option("--plot-metric", o->plot_metric, "--plot: slices (default) or gpus in use")
       ->type_name("WHAT");
   cmd->footer(policy_help(false) +
+              "Re-planned static policies: replan:PERIOD, replan-oracle:PERIOD (replan:6h).\n" +
               "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
               "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
               "Exit codes: 0 within --reject-target and --wait-target (--size: every\n"

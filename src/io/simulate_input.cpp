@@ -112,12 +112,72 @@ result<wait_target> parse_wait_target(std::string_view text) {
   return t;
 }
 
+// Longest re-plan period and reconfiguration: a year, beyond any trace's window.
+constexpr std::int64_t max_replan_s = 366LL * 86400;
+
+// replan:PERIOD or replan-oracle:PERIOD; none when `name` is neither.
+std::optional<result<simulate_choice>> parse_replan(const std::string& name) {
+  for (const bool oracle : {false, true}) {
+    const std::string_view prefix = oracle ? "replan-oracle" : "replan";
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view rest = std::string_view(name).substr(prefix.size());
+    if (rest.empty() || rest.front() != ':') {
+      if (!rest.empty()) continue;  // replan-oracle is tried next
+      return result<simulate_choice>(error{fmt::format(
+          "--policy {} needs a period: {}:PERIOD, as {}:6h (s, m, h, d)", name, name, name)});
+    }
+    auto s = parse_duration_s(rest.substr(1), max_replan_s);
+    if (!s)
+      return result<simulate_choice>(
+          error{fmt::format("--policy {}: {}", quote_token(name), s.error().message)});
+    if (*s < 1)
+      return result<simulate_choice>(
+          error{fmt::format("--policy {}: a re-plan period is at least 1s", quote_token(name))});
+    return result<simulate_choice>(
+        simulate_choice{name,
+                        {replay_mode::static_geometry, node_choice::spread, gpu_choice::first_fit},
+                        replan_choice{*s, oracle}});
+  }
+  return std::nullopt;
+}
+
+// --policy's names, in order: the named policies and the re-planned ones.
+result<std::vector<simulate_choice>> parse_choices(const std::vector<std::string>& given) {
+  std::vector<std::string> named;
+  for (const std::string& n : given)
+    if (!parse_replan(n)) named.push_back(n);
+  auto policies = parse_policies(named, false, "simulate");
+  if (!policies) return policies.error();
+  std::vector<simulate_choice> out;
+  std::size_t next = 0;
+  for (const std::string& n : given) {
+    if (std::any_of(out.begin(), out.end(), [&](const simulate_choice& c) { return c.name == n; }))
+      return error{fmt::format("--policy {} is given twice", n)};
+    if (auto replan = parse_replan(n)) {
+      if (!*replan) return replan->error();
+      out.push_back(std::move(**replan));
+      continue;
+    }
+    const policy_name& p = (*policies)[next++];
+    out.push_back({std::string(p.name), p.policy, std::nullopt});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> option_conflict(const simulate_options& o) {
   const bool queued = o.queue || o.backfill;
   if (!o.wait_target.empty() && !queued)
     return "--wait-target is a target for the waits of a queue; give --queue or --backfill";
+  const bool replans = std::any_of(o.policies.begin(), o.policies.end(), [](const std::string& p) {
+    return p.starts_with("replan:") || p.starts_with("replan-oracle:");
+  });
+  if (!o.reconfigure_seconds.empty() && !replans)
+    return "--reconfigure-seconds is the time a re-plan's GPU is out; give --policy replan:PERIOD";
+  if (o.size && replans)
+    return "--size replays each fleet size many times; a replan policy re-plans in each replay: "
+           "size without replan:PERIOD";
   if (o.size && queued && o.wait_target.empty())
     return "--size with --queue sizes by waits; give --wait-target (p99=10m, say)";
   if (!o.plot_metric.empty() && o.plot.empty())
@@ -188,13 +248,18 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   r.size = o.size;
   std::vector<std::string> chosen(o.policies.begin(), o.policies.end());
   if (chosen.empty()) chosen.assign(std::begin(default_policies), std::end(default_policies));
-  auto policies = parse_policies(chosen, false, "simulate");
+  auto policies = parse_choices(chosen);
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
+  if (!o.reconfigure_seconds.empty()) {
+    auto s = parse_whole_number("--reconfigure-seconds", o.reconfigure_seconds, 0, max_replan_s);
+    if (!s) return s.error();
+    r.reconfigure_s = *s;
+  }
   r.pending = o.backfill ? pending_rule::backfill
               : o.queue  ? pending_rule::fifo
                          : pending_rule::reject;
-  for (policy_name& p : r.policies) p.policy.pending = r.pending;
+  for (simulate_choice& p : r.policies) p.policy.pending = r.pending;
   if (!o.wait_target.empty()) {
     auto w = parse_wait_target(o.wait_target);
     if (!w) return w.error();

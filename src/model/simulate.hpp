@@ -53,6 +53,25 @@ inline bool meets_targets(const replay_metrics& m, long long pods, double reject
   return got <= wait->seconds;
 }
 
+/// --reconfigure-seconds' default: mig-manager through the GPU Operator on
+/// an A100 took about 81 s from one layout to another (issue 39's figures;
+/// empty to a layout 102-121 s), and a re-plan goes from layout to layout.
+inline constexpr std::int64_t default_reconfigure_s = 81;
+
+/// A static policy re-planned as the trace goes: replan:PERIOD, or
+/// replan-oracle:PERIOD (the next window's demand, a bound).
+struct replan_choice {
+  std::int64_t period_s = 0;  ///< seconds between re-plans
+  bool oracle = false;        ///< sees the next window instead of the last
+};
+
+/// A policy as --policy names it, with its re-plan.
+struct simulate_choice {
+  std::string name;                     ///< as given
+  replay_policy policy;                 ///< the core's policy (static for a re-plan)
+  std::optional<replan_choice> replan;  ///< replan:PERIOD, replan-oracle:PERIOD
+};
+
 /// One policy's answer.
 struct simulate_policy {
   std::string name;          ///< as --policy names it: static, spread-first-fit, ...
@@ -60,6 +79,9 @@ struct simulate_policy {
   replay_metrics metrics;    ///< the replay on the fleet
   std::optional<int> sized;  ///< --size: the fewest GPUs meeting the target; none within the limit
   std::optional<replay_series> series;  ///< --plot: the fleet's use over time
+  std::optional<replan_choice> replan;  ///< a re-planned static policy
+  double replan_seconds = 0;            ///< re-plan: the re-plans' time in all (not reproducible)
+  double replan_longest_s = 0;          ///< re-plan: the longest one's (not reproducible)
 };
 
 /// --size on one model: the fewest GPUs of it each policy needs.
@@ -116,6 +138,7 @@ struct simulate_result {
   plot_metric metric = plot_metric::slices;     ///< --plot-metric
   pending_rule pending = pending_rule::reject;  ///< --queue, --backfill
   std::optional<wait_target> wait;              ///< --wait-target
+  std::int64_t reconfigure_s = default_reconfigure_s;  ///< --reconfigure-seconds
 };
 
 /// What one run of `migplan simulate` asks, its files read and checked
@@ -137,7 +160,8 @@ struct simulate_request {
   plot_metric metric = plot_metric::slices;            ///< --plot-metric
   pending_rule pending = pending_rule::reject;         ///< --queue, --backfill
   std::optional<wait_target> wait;                     ///< --wait-target
-  std::vector<policy_name> policies;                   ///< --policy, in order (with `pending`)
+  std::vector<simulate_choice> policies;               ///< --policy, in order (with `pending`)
+  std::int64_t reconfigure_s = default_reconfigure_s;  ///< --reconfigure-seconds
 };
 
 }  // namespace migplan::cli

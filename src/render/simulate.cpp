@@ -47,6 +47,7 @@ double mean_over_span(const replay_metrics& m, std::int64_t integral) {
 double mean_in_use(const replay_metrics& m) { return mean_over_span(m, m.gpu_time); }
 
 std::string policy_label(const simulate_policy& p) {
+  if (p.replan) return p.name;
   if (p.policy.mode == replay_mode::static_geometry)
     return p.policy.nodes == node_choice::spread ? "static" : "static/pack";
   if (p.policy.placement == gpu_choice::name_order) return "dra/first-fit";
@@ -120,6 +121,12 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     os << (r.pending == pending_rule::backfill
                ? "queue: a pod that does not fit waits; later ones that fit may go first\n"
                : "queue: a pod that does not fit waits, first in first out\n");
+  if (std::any_of(r.policies.begin(), r.policies.end(),
+                  [](const simulate_policy& p) { return p.replan.has_value(); }))
+    os << fmt::format(
+        "re-plan: from the static geometry, plan's fewest changes for the window's peaks; a "
+        "changed GPU's pods are evicted{} and it is out for {}\n",
+        queued ? " to the queue" : " (lost)", span_text(r.reconfigure_s));
   if (!r.peaks.empty()) {
     os << "peak instances at once:";
     for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
@@ -181,6 +188,17 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
       [](const simulate_policy& p) { return fmt::format("{:.1f}", mean_in_use(p.metrics)); });
   row("stranded slice-hours",
       [](const simulate_policy& p) { return hours(p.metrics.stranded_slice_time); });
+  const bool replans = std::any_of(r.policies.begin(), r.policies.end(),
+                                   [](const simulate_policy& p) { return p.replan.has_value(); });
+  if (replans) {
+    row("re-plans", [](const simulate_policy& p) { return std::to_string(p.metrics.replans); });
+    row("GPU reconfigurations",
+        [](const simulate_policy& p) { return std::to_string(p.metrics.reconfigurations); });
+    row("pods evicted",
+        [](const simulate_policy& p) { return std::to_string(p.metrics.pods_evicted); });
+    row("GPU-hours unavailable",
+        [](const simulate_policy& p) { return hours(p.metrics.unavailable_time); });
+  }
   row("instances created",
       [](const simulate_policy& p) { return std::to_string(p.metrics.creations); });
   row("instances destroyed",
@@ -292,6 +310,17 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
         w.key("peak").value(m.queue_peak);
         w.key("mean").number(mean_over_span(m, m.queue_time));
         w.key("pod_seconds").value(m.queue_time);
+        w.end_object();
+      }
+      if (p.replan) {
+        w.key("replan").begin_object();
+        w.key("period_seconds").value(p.replan->period_s);
+        w.key("window").value(p.replan->oracle ? "next" : "last");
+        w.key("reconfigure_seconds").value(r.reconfigure_s);
+        w.key("replans").value(m.replans);
+        w.key("reconfigurations").value(m.reconfigurations);
+        w.key("pods_evicted").value(m.pods_evicted);
+        w.key("unavailable_gpu_seconds").value(m.unavailable_time);
         w.end_object();
       }
       if (r.size) w.key("sized_gpus").value(p.sized);

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <memory>
 #include <migplan/lookup.hpp>
 #include <migplan/replay.hpp>
 #include <optional>
 #include <vector>
 
+#include "plan/solver.hpp"
 #include "replay/trace_replay.hpp"
 #include "text.hpp"
 
@@ -79,6 +82,117 @@ replay_fleet fleet_now_replayed(const gpu_model& gpu, const fleet_now& now,
   return fleet;
 }
 
+// A re-planned policy's choice of geometries (replay_replan::choose): plan's
+// fewest-changes re-plan of the fleet as it is for the window's peaks, each
+// GPU taken as idle (every pod on a GPU that changes is evicted anyway).
+// Where the peaks do not fit the fleet, the target is what static takes for
+// a fleet smaller than its plan: the plan for the window's peaks, and of it
+// the GPUs that keep each profile nearest its share of the peak
+// (trace_replay::geometry()); the re-plan then meets that target's instances
+// per profile with the fewest changes. A window without demand, or a plan
+// that finds nothing in its time limit, keeps every GPU as it is. Times each
+// re-plan into `p`.
+class replanner {
+ public:
+  replanner(const gpu_model& gpu, const replay_fleet& fleet, simulate_policy& p)
+      : gpu_(&gpu), fleet_(&fleet), policy_(&p) {}
+
+  std::vector<layout> operator()(const replan_window& w) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<layout> next(w.geometry.begin(), w.geometry.end());
+    const std::vector<std::int64_t>& peaks = w.peaks.front();
+    plan_request req;
+    req.models.push_back({gpu_, std::nullopt, 1.0});
+    req.time_limit_s = static_plan_time_limit_s;
+    req.demand = demand_of(peaks);
+    if (!req.demand.empty()) {
+      // The plan for the peaks on as many GPUs as they need comes first:
+      // where it proves they need more GPUs than the fleet has, a re-plan
+      // for them could only say so (unmet), and is not run.
+      const plan_result whole = solver_->solve(req);
+      const bool too_few =
+          whole.feasible && whole.optimal && whole.gpu_count > static_cast<long long>(next.size());
+      req.allow_evict = true;
+      req.current = current_of(next);
+      std::optional<plan_result> plan;
+      if (!too_few) plan = solver_->solve(req);
+      if ((!plan || plan->status == plan_status::unmet) && whole.feasible) {
+        trace_replay subset;
+        subset.gpu = gpu_;
+        subset.peaks = peaks;
+        subset.set_static(whole.groups);
+        std::vector<std::int64_t> held(gpu_->profiles.size(), 0);
+        for (const layout& l : subset.geometry(static_cast<int>(next.size())))
+          for (const instance& in : l) ++held[static_cast<std::size_t>(in.profile)];
+        req.demand = demand_of(held);
+        plan = solver_->solve(req);
+      }
+      if (plan && plan->feasible) apply(*plan, next);
+    }
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    policy_->replan_seconds += took;
+    policy_->replan_longest_s = std::max(policy_->replan_longest_s, took);
+    return next;
+  }
+
+ private:
+  // One demand item per profile with instances in `counts`.
+  std::vector<demand_item> demand_of(const std::vector<std::int64_t>& counts) const {
+    std::vector<demand_item> out;
+    for (std::size_t p = 0; p < counts.size(); ++p) {
+      if (counts[p] == 0) continue;
+      demand_item d;
+      d.name = std::string(gpu_->profiles[p].name);
+      d.profile = d.name;
+      d.count = counts[p];
+      out.push_back(d);
+    }
+    return out;
+  }
+  // The fleet's nodes ("n0", "n1", ...) with `geometry`'s instances, none in use.
+  std::vector<current_node> current_of(const std::vector<layout>& geometry) const {
+    std::vector<current_node> nodes;
+    std::size_t g = 0;
+    for (std::size_t n = 0; n < fleet_->nodes.size(); ++n) {
+      current_node node;
+      node.name = fmt::format("n{}", n);
+      node.gpu = gpu_;
+      for (int k = 0; k < fleet_->nodes[n].gpus; ++k, ++g) {
+        current_gpu cg;
+        cg.index = k;
+        for (const instance& in : geometry[g])
+          cg.instances.push_back(current_instance::at(in.profile, in.start));
+        node.gpus.push_back(std::move(cg));
+      }
+      nodes.push_back(std::move(node));
+    }
+    return nodes;
+  }
+  // The plan's changed GPUs take their new geometries in `geometry`.
+  void apply(const plan_result& plan, std::vector<layout>& geometry) const {
+    std::vector<std::size_t> first_gpu;  // per node: its first GPU of the fleet
+    std::size_t at = 0;
+    for (const replay_node& n : fleet_->nodes) {
+      first_gpu.push_back(at);
+      at += static_cast<std::size_t>(n.gpus);
+    }
+    for (const plan_change& c : plan.changes) {
+      const std::size_t node = std::stoul(c.node.substr(1));
+      layout l;
+      for (const planned_instance& in : plan.groups[static_cast<std::size_t>(c.to_group)].instances)
+        l.add(in.where);
+      geometry[first_gpu[node] + static_cast<std::size_t>(c.index)] = l;
+    }
+  }
+
+  const gpu_model* gpu_;
+  const replay_fleet* fleet_;
+  simulate_policy* policy_;
+  // Shared: std::function copies the replanner; its geometries are built once.
+  std::shared_ptr<plan::solver> solver_ = std::make_shared<plan::solver>();
+};
+
 // The fewest GPUs of each model each policy needs to meet the target.
 std::optional<error> size_models(const simulate_request& r, const trace_replay& main,
                                  simulate_result& res, replay_tables& tables,
@@ -137,8 +251,14 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   if (r.static_plan) prepared->set_static(*r.static_plan);
   const trace_replay& main = *prepared;
   simulate_result res;
-  for (const policy_name& p : r.policies)
-    res.policies.push_back({std::string(p.name), p.policy, {}, std::nullopt, std::nullopt});
+  for (const simulate_choice& p : r.policies) {
+    simulate_policy out;
+    out.name = p.name;
+    out.policy = p.policy;
+    out.replan = p.replan;
+    res.policies.push_back(std::move(out));
+  }
+  res.reconfigure_s = r.reconfigure_s;
   res.static_file = r.static_shown;
   res.trace = r.trace_shown;
   res.alibaba = r.pods.alibaba;
@@ -179,7 +299,16 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   for (simulate_policy& p : res.policies) {
     if (r.plot) p.series.emplace(plot_buckets);
     simulate_watch watch(p.series ? &*p.series : nullptr, progress, p.name);
-    p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch);
+    if (!p.replan) {
+      p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch);
+      continue;
+    }
+    replay_replan replan;
+    replan.period = p.replan->period_s;
+    replan.reconfigure = r.reconfigure_s;
+    replan.next_window = p.replan->oracle;
+    replan.choose = replanner(gpu, fleet, p);
+    p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch, &replan);
   }
   res.size = r.size;
   res.reject_target = r.reject_target;

@@ -778,14 +778,22 @@ TEST_CASE("simulate --queue prints the waits and the queue in the table", "[simu
     if (r.out.compare(from, 18, "static geometry on") != 0) CHECK(nl - from <= 80);
 }
 
+namespace {
+
+// The message `simulate --trace - --gpu h100-80gb ARGS` on trace_csv gives
+// for bad input (exit 2, nothing on stdout).
+std::string bad_input(std::vector<std::string> args) {
+  args.insert(args.begin(), {"simulate", "--trace", "-", "--gpu", "h100-80gb"});
+  const auto r = run_migplan(args, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  return r.err;
+}
+
+}  // namespace
+
 TEST_CASE("simulate refuses a queue's size or wait target given wrong", "[simulate][queue]") {
-  const auto err = [](std::vector<std::string> args) {
-    args.insert(args.begin(), {"simulate", "--trace", "-", "--gpu", "h100-80gb"});
-    const auto r = run_migplan(args, trace_csv);
-    CHECK(r.code == 2);
-    CHECK(r.out.empty());
-    return r.err;
-  };
+  const auto err = bad_input;
   CHECK(err({"--size", "--queue"}) ==
         "migplan: --size with --queue sizes by waits; give --wait-target (p99=10m, say)\n");
   CHECK(err({"--wait-target", "p99=10m"}) ==
@@ -879,4 +887,82 @@ TEST_CASE("simulate --policy dra-first-fit gives nodes no score and says so in t
   CHECK(dra["placement"] == "name-order");
   CHECK(dra["peak_gpus_in_use"] == 1);
   CHECK(j["policies"][1]["peak_gpus_in_use"] == 2);
+}
+
+TEST_CASE("simulate replan:PERIOD re-plans, evicts and reports it without touching the others",
+          "[simulate][replan]") {
+  const std::vector<std::string> base{"--gpus", "2", "--backfill", "--policy", "static"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--policy", "replan:30s", "--policy", "replan-oracle:30s",
+                           "--reconfigure-seconds", "5"});
+  const json with = simulate(args, 1);
+  const json alone = simulate(base, 1);
+  // The static policy's figures do not change when re-planned ones run beside it.
+  CHECK(with["policies"][0] == alone["policies"][0]);
+  CHECK_FALSE(with["policies"][0].contains("replan"));
+  for (const std::size_t p : {1U, 2U}) {
+    const json& got = with["policies"][p];
+    INFO(got.dump());
+    CHECK(got["mode"] == "static");
+    const json& r = got["replan"];
+    CHECK(r["period_seconds"] == 30);
+    CHECK(r["window"] == (p == 1U ? "last" : "next"));
+    CHECK(r["reconfigure_seconds"] == 5);
+    CHECK(r["replans"] == 6);  // at 30, 60, ..., 180 of a trace from 0 to 200
+    CHECK(r["reconfigurations"].get<int>() > 0);
+    CHECK(r["pods_evicted"].get<int>() > 0);
+    // Each reconfiguration keeps its GPU out for 5 s (none overlap here).
+    CHECK(r["unavailable_gpu_seconds"] == 5 * r["reconfigurations"].get<int>());
+    const json& q = got["queue"];
+    CHECK(q["pods_started"].get<int>() + q["pods_pending"].get<int>() +
+              q["pods_refused"].get<int>() ==
+          with["trace"]["pods"].get<int>());
+  }
+  // Reproducible: the JSON carries no timing.
+  CHECK(simulate(args, 1) == with);
+}
+
+TEST_CASE("simulate replan:PERIOD times its re-plans on stderr and lists them in the table",
+          "[simulate][replan]") {
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "2",
+                              "--policy", "replan:1m", "--policy", "static"},
+                             trace_csv);
+  CHECK(r.code == 1);
+  CHECK(r.err.starts_with("migplan: note: replan:1m: 3 re-plans in "));
+  CHECK(r.out.find("re-plan: from the static geometry, plan's fewest changes") !=
+        std::string::npos);
+  CHECK(r.out.find("evicted (lost)") != std::string::npos);  // rejecting: evicted pods are lost
+  for (const char* row :
+       {"\nre-plans ", "\nGPU reconfigurations ", "\npods evicted ", "\nGPU-hours unavailable "})
+    CHECK(r.out.find(row) != std::string::npos);
+  // Without a re-planned policy the table has none of those rows.
+  const auto plain = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "2", "--policy", "static"},
+      trace_csv);
+  CHECK(plain.out.find("re-plan") == std::string::npos);
+  CHECK(plain.err.empty());
+}
+
+TEST_CASE("simulate refuses a bad re-plan period or option", "[simulate][replan]") {
+  const auto err = bad_input;
+  CHECK(err({"--policy", "replan"}) ==
+        "migplan: --policy replan needs a period: replan:PERIOD, as replan:6h (s, m, h, d)\n");
+  CHECK(err({"--policy", "replan-oracle"}) ==
+        "migplan: --policy replan-oracle needs a period: replan-oracle:PERIOD, as "
+        "replan-oracle:6h (s, m, h, d)\n");
+  CHECK(err({"--policy", "replan:0"}) ==
+        "migplan: --policy 'replan:0': a re-plan period is at least 1s\n");
+  CHECK(err({"--policy", "replan:6x"}) ==
+        "migplan: --policy 'replan:6x': '6x' is no duration: write whole seconds (600) or whole "
+        "numbers with s, m, h or d, largest first (10m, 1h30m)\n");
+  CHECK(err({"--policy", "replan:1h", "--policy", "replan:1h"}) ==
+        "migplan: --policy replan:1h is given twice\n");
+  CHECK(err({"--reconfigure-seconds", "5"}) ==
+        "migplan: --reconfigure-seconds is the time a re-plan's GPU is out; give --policy "
+        "replan:PERIOD\n");
+  CHECK(err({"--policy", "replan:1m", "--reconfigure-seconds", "-1"}) ==
+        "migplan: --reconfigure-seconds -1 must be at least 0\n");
+  CHECK(err({"--policy", "replan:1m", "--size"}) ==
+        "migplan: --size replays each fleet size many times; a replan policy re-plans in each "
+        "replay: size without replan:PERIOD\n");
 }

@@ -82,8 +82,10 @@ struct gpu_box {
   layout_set held;         // dynamic: the instances
   layout_set geometry;     // static: the instances of the geometry
   std::vector<bool> busy;  // static: per geometry instance
+  bool out = false;        // being reconfigured: fits, holds and strands nothing
 
   bool can_add(int p, int s) const {
+    if (out) return false;
     if (fixed) {
       for (std::size_t i = 0; i < geometry.size(); ++i)
         if (!busy[i] && geometry[i] == std::make_pair(s, p)) return true;
@@ -123,11 +125,13 @@ struct gpu_box {
     return c;
   }
   int stranded() const {
+    if (out) return 0;
     if (fixed) return gpu->compute_slices - compute_of(*gpu, geometry);
     return gpu->compute_slices - compute_of(*gpu, held) - room_of(*gpu, held).compute;
   }
   // Most more instances of p alone: the largest set of further p instances.
   int more(int p) const {
+    if (out) return 0;
     if (fixed) {
       int n = 0;
       for (std::size_t i = 0; i < geometry.size(); ++i)
@@ -422,20 +426,25 @@ std::int64_t percentile(const std::vector<std::int64_t>& values, int p) {
   return sorted.back();
 }
 
-// replay() under a queue: every time point found by scanning every pod, the
-// queue a list of pods in arrival order.
+// replay() under a queue, or with a schedule of reconfigurations (either
+// pending rule): every time point found by scanning every pod and every
+// reconfiguration, the queue a list of pods in arrival order.
 migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
                                       std::span<const migplan::replay_item> items,
                                       std::span<const migplan::replay_pod> pods,
                                       const migplan::replay_policy& policy,
-                                      std::span<const migplan::layout> geometry) {
+                                      std::span<const migplan::layout> geometry,
+                                      const std::vector<reconfiguration>* schedule = nullptr,
+                                      std::int64_t reconfigure_time = 0) {
   migplan::replay_metrics out;
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
   const bool backfill = policy.pending == migplan::pending_rule::backfill;
+  const bool rejecting = policy.pending == migplan::pending_rule::reject;
   std::vector<gpu_box> gpus;
   std::vector<int> node_of;
   fill_boxes(fleet, fixed, fixed ? geometry : std::span<const migplan::layout>(), gpus, node_of);
   const std::vector<gpu_box> empty = gpus;
+  std::vector<std::int64_t> back_at(gpus.size(), -1);  // a GPU being reconfigured: until
   out.start = pods[0].start;
   out.end = pods[0].start;
   for (const migplan::replay_pod& p : pods) {
@@ -492,12 +501,65 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
   for (std::size_t i = 0; i < pods.size(); ++i) arrivals[i] = i;
   std::stable_sort(arrivals.begin(), arrivals.end(),
                    [&](std::size_t a, std::size_t b) { return pods[a].start < pods[b].start; });
+  std::vector<std::size_t> rank(pods.size());  // place in arrival order
+  for (std::size_t k = 0; k < arrivals.size(); ++k) rank[arrivals[k]] = k;
+  const auto count_out = [&] {
+    std::int64_t n = 0;
+    for (const gpu_box& b : gpus) n += b.out ? 1 : 0;
+    return n;
+  };
+  // GPUs whose reconfiguration has ended by t come back; true when any did.
+  const auto back = [&](std::int64_t t) {
+    bool any = false;
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+      if (gpus[g].out && back_at[g] <= t) {
+        gpus[g].out = false;
+        any = true;
+      }
+    return any;
+  };
+  // The scheduled reconfigurations at t: evict, take the GPUs out.
+  const auto reconfigure = [&](std::int64_t t) {
+    bool any = false;
+    for (const reconfiguration& r : *schedule) {
+      if (r.time != t) continue;
+      any = true;
+      const auto g = static_cast<std::size_t>(r.gpu);
+      for (std::size_t i = 0; i < pods.size(); ++i) {
+        if (!running[i]) continue;
+        bool on = false;
+        for (const auto& [hg, sp] : held[i]) on = on || hg == r.gpu;
+        if (!on) continue;
+        const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
+        leave(i);
+        ++out.pods_evicted;
+        out.instance_time -= item.count * (started_at[i] + (pods[i].end - pods[i].start) - t);
+        if (rejecting) continue;
+        --out.pods_accepted;
+        out.instances_accepted -= item.count;
+        waits.erase(std::find(waits.begin(), waits.end(), started_at[i] - pods[i].start));
+        auto at = queue.begin();
+        while (at != queue.end() && rank[*at] < rank[i]) ++at;
+        queue.insert(at, i);
+      }
+      gpus[g].geometry.clear();
+      for (const migplan::instance& in : r.geometry)
+        gpus[g].geometry.emplace_back(in.start, in.profile);
+      std::sort(gpus[g].geometry.begin(), gpus[g].geometry.end());
+      gpus[g].busy.assign(gpus[g].geometry.size(), false);
+      gpus[g].out = true;
+      back_at[g] = t + reconfigure_time;
+      ++out.reconfigurations;
+    }
+    return any;
+  };
   std::int64_t now = out.start;
   std::size_t peak = 0;
   for (std::int64_t t = out.start;;) {
     out.gpu_time += count_in_use(gpus) * (t - now);
     out.stranded_slice_time += count_stranded(gpus) * (t - now);
     out.queue_time += static_cast<std::int64_t>(queue.size()) * (t - now);
+    out.unavailable_time += count_out() * (t - now);
     now = t;
     bool departed = false;
     for (std::size_t i = 0; i < pods.size(); ++i)
@@ -505,18 +567,34 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
         leave(i);
         departed = true;
       }
+    if (schedule) {
+      departed = back(t) || departed;
+      departed = reconfigure(t) || departed;
+      departed = back(t) || departed;
+    }
     if (departed) retry(t);
     for (const std::size_t i : arrivals) {
       if (pods[i].start != t) continue;
+      // The fleet a pod must fit empty to wait: under a schedule, with the
+      // geometries of the time.
       std::vector<gpu_box> trial = empty;
+      if (schedule) {
+        trial = gpus;
+        for (gpu_box& b : trial) {
+          b.busy.assign(b.geometry.size(), false);
+          b.out = false;
+        }
+      }
       held_list scratch;
       if (!place_pod(fleet, trial, node_of, items[static_cast<std::size_t>(pods[i].item)], policy,
-                     scratch)) {
+                     scratch) ||
+          (rejecting && !try_start(i, t))) {
         ++out.pods_rejected;
         out.instances_rejected += items[static_cast<std::size_t>(pods[i].item)].count;
         if (!out.first_rejection) out.first_rejection = t;
         continue;
       }
+      if (rejecting) continue;
       queue.push_back(i);
       retry(t);
     }
@@ -527,12 +605,19 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
       if (pods[i].start > t) next = std::min(next, pods[i].start);
       if (running[i]) next = std::min(next, started_at[i] + (pods[i].end - pods[i].start));
     }
+    if (schedule) {
+      for (const reconfiguration& r : *schedule)
+        if (r.time > t) next = std::min(next, r.time);
+      for (std::size_t g = 0; g < gpus.size(); ++g)
+        if (gpus[g].out) next = std::min(next, back_at[g]);
+    }
     if (next > out.end) break;
     t = next;
   }
   out.gpu_time += count_in_use(gpus) * (out.end - now);
   out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
   out.queue_time += static_cast<std::int64_t>(queue.size()) * (out.end - now);
+  out.unavailable_time += count_out() * (out.end - now);
   out.queue_peak = static_cast<std::int64_t>(peak);
   out.pods_pending = static_cast<std::int64_t>(queue.size());
   for (const std::size_t i : queue) waits.push_back(out.end - pods[i].start);
@@ -603,6 +688,18 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   out.gpu_time += count_in_use(gpus) * (out.end - now);
   out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
   return out;
+}
+
+migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
+                               std::span<const migplan::replay_item> items,
+                               std::span<const migplan::replay_pod> pods,
+                               const migplan::replay_policy& policy,
+                               std::span<const migplan::layout> geometry,
+                               const std::vector<reconfiguration>& schedule,
+                               std::int64_t reconfigure) {
+  migplan::replay_metrics out;
+  if (pods.empty()) return out;
+  return replay_queued(fleet, items, pods, policy, geometry, &schedule, reconfigure);
 }
 
 std::pair<int, int> place(const migplan::replay_fleet& fleet, const migplan::replay_item& item,

@@ -9,6 +9,7 @@
 /// GPU's, and every event loops over every node, GPU and start. It fills the
 /// engine's plain result types only.
 
+#include <cstdint>
 #include <migplan/replay.hpp>
 #include <span>
 #include <utility>
@@ -22,6 +23,26 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::replay_pod> pods,
                                const migplan::replay_policy& policy,
                                std::span<const migplan::layout> geometry = {});
+
+/// One GPU's new static geometry at a time (a re-plan's change).
+struct reconfiguration {
+  std::int64_t time = 0;
+  int gpu = 0;
+  migplan::layout geometry;
+};
+
+/// Replays `pods` under a static `policy` (either pending rule) starting
+/// from `geometry`, each GPU of `schedule` taking its new geometry at its
+/// time as replay.hpp's re-plan rules say: its pods evicted, out of service
+/// for `reconfigure`. `replans` is left 0 (the schedule does not say how
+/// many re-plans changed nothing).
+migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
+                               std::span<const migplan::replay_item> items,
+                               std::span<const migplan::replay_pod> pods,
+                               const migplan::replay_policy& policy,
+                               std::span<const migplan::layout> geometry,
+                               const std::vector<reconfiguration>& schedule,
+                               std::int64_t reconfigure);
 
 /// Where migplan::rank_placements' first place is, the slow way: the
 /// (GPU, start) one instance of `item` (count 1) takes on `fleet` holding

@@ -760,4 +760,145 @@ TEST_CASE("hami takes the least used GPU of the node, the lowest on a tie", "[re
   const place_ranking tie = rank_placements(fleet, item_on(gpu, "1g.5gb"), tied, hami, tables);
   REQUIRE_FALSE(tie.options.empty());
   CHECK(tie.options.front().gpu == 1);
+
+namespace {
+
+std::string describe_replan(const replay_metrics& m) {
+  std::ostringstream o;
+  o << describe_queue(m) << " replans " << m.replans << " reconfigurations " << m.reconfigurations
+    << " evicted " << m.pods_evicted << " unavailable " << m.unavailable_time;
+  return o.str();
+}
+
+// The static policies under each pending rule, re-planned every 3 to 15
+// time units with reconfigurations of 0 to 8, each re-plan changing a random
+// third of the GPUs to random geometries, against the brute force given the
+// same schedule; and the queue's invariants.
+void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
+                                        std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::int64_t evicted = 0;  // the traces must exercise evictions and reconfigurations
+  std::int64_t unavailable = 0;
+  for (int t = 0; t < traces; ++t) {
+    const random_trace tr = draw_trace(models, rng);
+    const replay_fleet& fleet = tr.fleet;  // a lambda cannot capture a structured binding
+    const std::vector<replay_item>& items = tr.items;
+    const std::vector<replay_pod>& pods = tr.pods;
+    const std::vector<layout>& geometry = tr.geometry;
+    const std::int64_t period = pick(3, 15);
+    const std::int64_t reconfigure = pick(0, 8);
+    const auto choice_seed = static_cast<std::uint32_t>(rng());
+    for (const pending_rule pending :
+         {pending_rule::reject, pending_rule::fifo, pending_rule::backfill}) {
+      for (const node_choice nodes : {node_choice::spread, node_choice::pack}) {
+        const replay_policy policy{replay_mode::static_geometry, nodes, gpu_choice::first_fit,
+                                   pending};
+        std::vector<oracle::reconfiguration> schedule;
+        std::int64_t calls = 0;
+        replay_replan replan;
+        replan.period = period;
+        replan.reconfigure = reconfigure;
+        replan.next_window = (t % 2) == 1;
+        replan.choose = [&](const replan_window& w) {
+          ++calls;
+          CHECK(w.to - w.from == period);
+          CHECK(w.from == (replan.next_window ? w.time : w.time - period));
+          std::mt19937 draw(choice_seed + static_cast<std::uint32_t>(w.time));
+          std::vector<layout> next(w.geometry.begin(), w.geometry.end());
+          const std::vector<layout> fresh = random_layouts(tr.fleet, draw);
+          for (std::size_t g = 0; g < next.size(); ++g) {
+            if (std::uniform_int_distribution<int>(0, 2)(draw) == 0) next[g] = fresh[g];
+            if (!(next[g] == w.geometry[g]))
+              schedule.push_back({w.time, static_cast<int>(g), next[g]});
+          }
+          return next;
+        };
+        replay_tables tables;
+        start_log log;
+        const replay_metrics fast =
+            replay(fleet, items, pods, policy, geometry, tables, log, &replan);
+        replay_metrics slow =
+            oracle::replay(fleet, items, pods, policy, geometry, schedule, reconfigure);
+        slow.replans = calls;
+        INFO("trace " << t << " seed " << seed << " nodes " << static_cast<int>(nodes)
+                      << " pending " << static_cast<int>(pending) << " period " << period
+                      << " reconfigure " << reconfigure << " changes " << schedule.size());
+        INFO("engine " << describe_replan(fast));
+        INFO("brute  " << describe_replan(slow));
+        REQUIRE(fast == slow);
+        // A re-plan every period from the first time, before the last.
+        REQUIRE(calls == (fast.end - fast.start - 1) / period);
+        REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
+                static_cast<std::int64_t>(pods.size()));
+        for (const auto& [pod, arrival, time] : log.starts) {
+          REQUIRE(arrival == pods[pod].start);
+          REQUIRE(time >= arrival);
+        }
+        if (pending == pending_rule::reject) REQUIRE(fast.pods_pending == 0);
+        evicted += fast.pods_evicted;
+        unavailable += fast.unavailable_time;
+      }
+    }
+  }
+  CHECK(evicted > traces);
+  CHECK(unavailable > traces);
+}
+
+}  // namespace
+
+TEST_CASE("a re-planned replay agrees with a brute force replay of its schedule on A100 traces",
+          "[replay][replan][brute force]") {
+  compare_replanned_on_random_traces({&model("a100-40gb")}, 300, 3906);
+}
+
+TEST_CASE("a re-planned replay agrees with a brute force replay on H100 and A30 fleets",
+          "[replay][replan][brute force]") {
+  compare_replanned_on_random_traces({&model("h100-80gb"), &model("a30")}, 200, 390639);
+}
+
+TEST_CASE("a re-plan evicts the pods on a changed GPU and keeps it out of service",
+          "[replay][replan]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "7g.40gb"), item_on(a100, "1g.5gb")};
+  layout whole;
+  whole.add({index_of(a100, "7g.40gb"), 0});
+  layout sevenths;
+  for (int s = 0; s < 7; ++s) sevenths.add({index_of(a100, "1g.5gb"), s});
+  // A whole-GPU pod runs [0, 100); 1g.5gb pods arrive at 12 and 20.
+  const std::vector<replay_pod> pods{{0, 100, 0}, {12, 22, 1}, {20, 30, 1}};
+  replay_replan replan;
+  replan.period = 10;
+  replan.reconfigure = 4;
+  std::vector<std::vector<std::int64_t>> seen;
+  replan.choose = [&](const replan_window& w) {
+    seen.push_back(w.peaks.front());
+    return std::vector<layout>{w.time == 10 ? sevenths : w.geometry.front()};
+  };
+  replay_policy policy = static_spread;
+  policy.pending = pending_rule::backfill;  // the evicted pod at the head blocks no one
+  replay_tables tables;
+  replay_watch none;
+  const std::vector<layout> geometry{whole};
+  const replay_metrics m = replay(fleet, items, pods, policy, geometry, tables, none, &replan);
+  // Re-plans at 10, 20, ..., 90; the one at 10 changes the GPU: the whole-GPU
+  // pod is evicted and waits forever (no geometry after holds it), the GPU
+  // is out until 14, the first 1g.5gb pod (which the new geometry holds: it
+  // waits) starts then, the second at 20.
+  CHECK(m.replans == 9);
+  CHECK(m.reconfigurations == 1);
+  CHECK(m.pods_evicted == 1);
+  CHECK(m.unavailable_time == 4);
+  CHECK(m.pods_accepted == 2);
+  CHECK(m.pods_pending == 1);
+  CHECK(m.instance_time == 10 + 10 + 10);  // 10 of the evicted run, 10 each
+  CHECK(m.waits.max == 100);               // the evicted pod, from 0 to the end
+  // The windows: the trace's demand, whatever the replay did with it.
+  REQUIRE(seen.size() == 9);
+  CHECK(seen[0][static_cast<std::size_t>(index_of(a100, "7g.40gb"))] == 1);  // [0, 10)
+  CHECK(seen[0][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 0);
+  CHECK(seen[1][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 1);  // [10, 20)
+  CHECK(seen[2][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 2);  // [20, 30)
+  CHECK(seen[3][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 0);  // [30, 40)
 }

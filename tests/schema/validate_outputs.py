@@ -217,7 +217,10 @@ class Checker:
                 (trace, ["--gpus", "1", "--queue"], (1,)),
                 (trace, ["--gpus", "2", "--backfill", "--policy", "static"], (0, 1)),
                 (trace, ["--size", "--queue", "--wait-target", "p95=1m", "--gpus-per-node", "2"],
-                 (0,))]:
+                 (0,)),
+                (trace, ["--gpus", "2", "--backfill", "--policy", "replan:30s", "--policy",
+                         "replan-oracle:1m", "--reconfigure-seconds", "5"], (0, 1)),
+                (trace, ["--gpus", "2", "--policy", "replan:40s"], (0, 1))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
         # Several models sized: --gpu twice (memory sizes resolve on both).
