@@ -163,7 +163,8 @@ struct admission_report {
   std::uint64_t admitted_illegal = 0;
   /// Smallest differing sets found: legal by the rules, refused by the counters.
   std::uint64_t legal_refused = 0;
-  /// Up to `examples` of each, as device indices in increasing order.
+  /// Up to `examples` of each, the fewest devices first (the smallest of
+  /// those found), as device indices in increasing order.
   std::vector<std::vector<std::size_t>> admitted_illegal_examples;
   std::vector<std::vector<std::size_t>> legal_refused_examples;  ///< as above
   /// True when the counters and the rules agree on every set of devices.
@@ -263,7 +264,16 @@ inline admission_report compare_admission(const gpu_model& gpu, const counter_mo
     }
     ++count;
     if (std::find(list.begin(), list.end(), set) != list.end()) return;
-    if (list.size() < examples) list.push_back(set);
+    // Keep the smallest examples: the fewest devices show a defect best.
+    const auto larger = [](const auto& a, const auto& b) { return a.size() < b.size(); };
+    if (list.size() < examples) {
+      list.push_back(set);
+    } else if (examples > 0) {
+      auto largest = std::max_element(list.begin(), list.end(), larger);
+      if (set.size() >= largest->size()) return;
+      *largest = set;
+    }
+    std::stable_sort(list.begin(), list.end(), larger);
   };
 
   // An explicit stack instead of recursion: a hostile slice may hold
