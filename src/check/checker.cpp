@@ -8,6 +8,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 #include "io/check_input.hpp"
 #include "io/mig_parted.hpp"
@@ -82,7 +83,11 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
     return f;
   }
   f.text = std::move(*text);
-  f.input = read_mig_parted_input(settings.models, f.text, looks_json(s, f.text));
+  const bool json = looks_json(s, f.text);
+  if (auto slices = read_resource_slices(f.text, json))
+    f.input = std::move(*slices);
+  else
+    f.input = read_mig_parted_input(settings.models, f.text, json);
   if (s.scanned && f.input.foreign) {
     // A workflow or a compose file beside the configs: not ours to judge.
     // Named on the command line, the same file is an error.
@@ -116,6 +121,7 @@ file_check check_text(std::string shown, std::string text, const check_settings&
 file_check check_read(file_check f, const check_settings& settings) {
   f.diagnostics = f.input.diagnostics;
   check_geometries(f, settings);
+  if (f.input.format == input_format::resource_slices) check_slices(f, settings);
   if (settings.strict) make_warnings_errors(f);
   std::stable_sort(f.diagnostics.begin(), f.diagnostics.end(),
                    [](const diagnostic& a, const diagnostic& b) {
@@ -132,6 +138,8 @@ void tally(summary& s, const file_check& f) {
       ++s.skipped_files;
     else
       ++s.files;
+    s.slice_gpus += f.slice_gpus;
+    s.slice_gpus_exact += f.slice_gpus_exact;
     for (const geometry_check& g : f.geometries) {
       ++s.geometries;
       switch (g.status) {

@@ -47,6 +47,11 @@ file_check check_read(file_check f, const check_settings& settings);
 /// (geometries.cpp).
 void check_geometries(file_check& f, const check_settings& settings);
 
+/// Checks the DRA ResourceSlices `f.input.slices` holds: the API's limits,
+/// names that resolve, and for each GPU of MIG devices whether its counters
+/// admit exactly the sets of devices the placement rules allow (slices.cpp).
+void check_slices(file_check& f, const check_settings& settings);
+
 /// A model an entry of a HAMi device config is for, and why: the entry's
 /// model string and the GPU type it is in (tables.cpp).
 struct table_target {

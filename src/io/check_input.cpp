@@ -237,6 +237,7 @@ void read_root(model_list models, parsed_input& out, const doc::node& root, std:
     case input_format::hami:
       reading::read_hami_config(out, root, text, to_file);
       break;
+    case input_format::resource_slices:  // read_resource_slices() took those
     case input_format::unknown:
       out.diagnostics.push_back(
           file_diagnostic(severity::error, fault::malformed, {1, 1},

@@ -13,6 +13,7 @@
 #include <functional>
 #include <iosfwd>
 #include <migplan/lookup.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,13 @@ bool looks_like_manifest(std::string_view text);
 /// config then goes on from.
 parsed_input parse_yaml_or_manifest(model_list models, std::string_view text,
                                     const manifest_reader& as_manifest);
+
+/// Kubernetes DRA ResourceSlices (check_slices.cpp): a ResourceSlice, a
+/// `kind: List` of them (kubectl get -o yaml|json) or a YAML stream of them,
+/// resource.k8s.io/v1 or v1beta2, read into `slices`; nothing when the first
+/// document that is not empty holds no ResourceSlice (then the text is some
+/// other format). Never throws.
+std::optional<parsed_input> read_resource_slices(std::string_view text, bool json);
 
 /// Text from a file as a message quotes it: at most its first 64 characters,
 /// then "...", so that a hostile value never comes back whole, with control

@@ -72,7 +72,7 @@ inline diagnostic file_diagnostic(severity level, fault kind, location at, std::
 /// The formats `check` reads: migplan geometry files, NVIDIA mig-parted
 /// configs, and the MIG templates of HAMi's and Volcano's device configs
 /// (`nvidia.knownMigGeometries`).
-enum class input_format { unknown, geometry, mig_parted, hami };
+enum class input_format { unknown, geometry, mig_parted, hami, resource_slices };
 
 /// A PCI ID of a mig-parted `device-filter`.
 struct filter_id {
@@ -142,6 +142,62 @@ struct table_entry {
   int group = 0;
 };
 
+// Kubernetes DRA ResourceSlices, as io/check_slices.cpp reads them and
+// check/slices.cpp checks them.
+
+/// One counter: a capacity in a counter set, or an amount a device consumes.
+struct slice_counter {
+  std::string name;
+  long long value = 0;  ///< the Quantity in base units (whole, not negative)
+  location at;
+};
+
+/// A counter set of `spec.sharedCounters`.
+struct slice_counter_set {
+  std::string name;
+  std::vector<slice_counter> counters;
+  location at;
+};
+
+/// One entry of a device's `consumesCounters`.
+struct slice_consumption {
+  std::string counter_set;
+  std::vector<slice_counter> counters;
+  location at;
+};
+
+/// One attribute of a device: a string, an int, a bool or a version.
+struct slice_attribute {
+  std::string name;  ///< as written, domain included ("gpu.nvidia.com/profile")
+  std::string text;  ///< the value as written
+  bool is_int = false;
+  long long number = 0;  ///< when is_int
+  location at;
+};
+
+/// A device of `spec.devices`.
+struct slice_device {
+  std::string name;
+  std::vector<slice_attribute> attributes;
+  std::vector<slice_consumption> consumes;
+  bool taints = false;  ///< has `taints` (the 64-device limit applies)
+  location at;
+};
+
+/// One ResourceSlice.
+struct resource_slice {
+  std::string name;         ///< metadata.name
+  std::string api_version;  ///< resource.k8s.io/v1 or v1beta2
+  std::string driver;
+  std::string pool;
+  long long generation = 0;
+  long long slice_count = 0;  ///< spec.pool.resourceSliceCount
+  std::vector<slice_counter_set> counter_sets;
+  std::vector<slice_device> devices;
+  location at;
+  location pool_at;
+};
+
 /// A file read for `check`.
 struct parsed_input {
   input_format format = input_format::unknown;
@@ -154,6 +210,8 @@ struct parsed_input {
   bool kubernetes = false;
   /// A HAMi device config's knownMigGeometries entries, in order.
   std::vector<table_entry> table;
+  /// DRA ResourceSlices (input_format::resource_slices), in file order.
+  std::vector<resource_slice> slices;
   /// Read, and neither format: its first document has none of 'gpus',
   /// 'version: 1', 'mig-configs' and 'version: v1' (a workflow, a compose
   /// file). A file that does not parse is never foreign: it may be a broken config.
@@ -201,11 +259,15 @@ struct file_check {
   std::vector<geometry_check> geometries;
   std::vector<diagnostic> diagnostics;  ///< schema and feasibility findings, by line
   file_status status = file_status::valid;
+  /// ResourceSlices: GPUs whose admission was compared, and those exact.
+  int slice_gpus = 0, slice_gpus_exact = 0;
 };
 
 /// Totals over every file (`files` counts the files checked, not those skipped).
 struct summary {
   int files = 0, geometries = 0, valid = 0, invalid = 0, unchecked = 0;
+  /// GPUs of ResourceSlices whose admission was compared, and those exact.
+  int slice_gpus = 0, slice_gpus_exact = 0;
   int malformed_files = 0, unreadable_files = 0, skipped_files = 0;
   int errors = 0, warnings = 0, notes = 0;
   int exit_code = 0;

@@ -261,6 +261,8 @@ std::string_view format_name(input_format f) {
       return "mig-parted";
     case input_format::hami:
       return "hami";
+    case input_format::resource_slices:
+      return "resource-slices";
     case input_format::unknown:
       return "";
   }
@@ -314,6 +316,9 @@ std::string check_summary_line(const summary& s) {
       fmt::format("checked {}: {} valid, {} invalid", count_noun(s.files, "file", "files"),
                   count_noun(s.valid, "geometry", "geometries"), s.invalid);
   if (s.unchecked > 0) out += fmt::format(", {} not checked", s.unchecked);
+  if (s.slice_gpus > 0)
+    out += fmt::format("; {} of ResourceSlices, {} exact", count_noun(s.slice_gpus, "GPU", "GPUs"),
+                       s.slice_gpus_exact);
   if (s.malformed_files > 0)
     out += fmt::format("; {} malformed", count_noun(s.malformed_files, "file", "files"));
   if (s.unreadable_files > 0)
@@ -461,6 +466,7 @@ void check_json_stream::finish(const summary& s) {
   w.key("skipped_files").value(s.skipped_files).key("errors").value(s.errors);
   w.key("warnings").value(s.warnings).key("notes").value(s.notes);
   w.key("exit_code").value(s.exit_code);
+  w.key("slice_gpus").value(s.slice_gpus).key("slice_gpus_exact").value(s.slice_gpus_exact);
   w.end_object();
   w.end_object();
   buf_ += '\n';

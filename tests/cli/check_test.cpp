@@ -682,7 +682,9 @@ TEST_CASE("check --format json prints one document with every finding", "[check]
                                          {"errors", 3},
                                          {"warnings", 0},
                                          {"notes", 0},
-                                         {"exit_code", 2}});
+                                         {"exit_code", 2},
+                                         {"slice_gpus", 0},
+                                         {"slice_gpus_exact", 0}});
 }
 
 TEST_CASE("check --format json describes mig-parted entries", "[check]") {

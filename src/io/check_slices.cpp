@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading Kubernetes DRA ResourceSlices for `check`: what `kubectl get
+// resourceslices -o yaml` (or -o json) prints (a `kind: List` of them), a
+// single ResourceSlice, or a stream of them (`migplan pack --emit dra`).
+// resource.k8s.io/v1 and v1beta2 have the same shape (v1beta2 moved the
+// device fields out of v1beta1's `basic`); v1beta1 and the alphas are
+// refused by name. Only what the check needs is kept: pools, counter sets,
+// devices' attributes and consumesCounters; the rest of an object (metadata
+// other than its name, node selection, capacities) is read past. A key the
+// API does not have is a warning: the API server drops unknown fields.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "io/check_input.hpp"
+#include "io/check_reader.hpp"
+#include "io/document.hpp"
+#include "io/manifest.hpp"
+#include "io/schema.hpp"
+
+namespace migplan::cli::check {
+namespace {
+
+using reading::at;
+using reading::entry;
+using reading::kind_name;
+using reading::kind_of;
+using reading::q;
+using reading::shown;
+
+// The keys of resource.k8s.io/v1 (k8s.io/api/resource/v1/types.go).
+constexpr std::string_view object_keys[] = {"apiVersion", "kind", "metadata", "spec"};
+constexpr std::string_view spec_keys[] = {"driver",       "pool",          "nodeName",
+                                          "nodeSelector", "allNodes",      "perDeviceNodeSelection",
+                                          "devices",      "sharedCounters"};
+constexpr std::string_view pool_keys[] = {"name", "generation", "resourceSliceCount"};
+constexpr std::string_view device_keys[] = {"name",
+                                            "attributes",
+                                            "capacity",
+                                            "consumesCounters",
+                                            "nodeName",
+                                            "nodeSelector",
+                                            "allNodes",
+                                            "taints",
+                                            "bindsToNode",
+                                            "bindingConditions",
+                                            "bindingFailureConditions",
+                                            "allowMultipleAllocations"};
+constexpr std::string_view counter_set_keys[] = {"name", "counters"};
+// compatibilityGroups came in a later API (k8s-openapi's v1_37 v1beta1 has
+// it); known, so that it gets its own warning below rather than "unknown".
+constexpr std::string_view consumption_keys[] = {"counterSet", "counters", "compatibilityGroups"};
+constexpr std::string_view counter_keys[] = {"value"};
+constexpr std::string_view attribute_keys[] = {"int", "bool", "string", "version"};
+
+constexpr std::string_view dropped = " (the API server drops a field it does not know)";
+
+bool is_slice_kind(const doc::node& n) {
+  const doc::node* kind = doc::member(n, "kind");
+  return n.is_map() && kind != nullptr && kind->is_scalar() && kind->text == "ResourceSlice";
+}
+
+// A ResourceSlice, or a list (kind ending in "List") whose first item is one.
+bool holds_slices(const doc::node& root) {
+  if (is_slice_kind(root)) return true;
+  const doc::node* kind = doc::member(root, "kind");
+  const doc::node* items = doc::member(root, "items");
+  if (kind == nullptr || !kind->is_scalar() || !kind->text.ends_with("List")) return false;
+  if (kind->text == "ResourceSliceList") return true;
+  return items != nullptr && items->is_list() && !items->kids.empty() &&
+         is_slice_kind(items->kids.front());
+}
+
+// A Kubernetes Quantity as a whole number of base units: digits, an optional
+// fraction, an optional suffix (binary Ki..Ei, decimal k..E, or m); nullopt
+// for a negative, fractional, exponent or too large value.
+std::optional<long long> quantity(std::string_view s) {
+  std::size_t i = 0;
+  if (i < s.size() && s[i] == '+') ++i;
+  long long mantissa = 0;
+  int fraction = 0, digits = 0;
+  bool dot = false;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '.' && !dot) {
+      dot = true;
+      continue;
+    }
+    if (c < '0' || c > '9') break;
+    if (__builtin_mul_overflow(mantissa, 10LL, &mantissa) ||
+        __builtin_add_overflow(mantissa, static_cast<long long>(c - '0'), &mantissa))
+      return std::nullopt;
+    ++digits;
+    if (dot) ++fraction;
+  }
+  if (digits == 0) return std::nullopt;
+  const std::string_view suffix = s.substr(i);
+  long long times = 1, per = 1;
+  constexpr std::string_view binary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  constexpr std::string_view decimal[] = {"k", "M", "G", "T", "P", "E"};
+  bool known = suffix.empty();
+  for (int k = 0; k < 6 && !known; ++k) {
+    if (suffix == binary[k]) {
+      times = 1LL << (10 * (k + 1));
+      known = true;
+    } else if (suffix == decimal[k]) {
+      for (int j = 0; j <= k; ++j) times *= 1000;
+      known = true;
+    }
+  }
+  if (suffix == "m") {
+    per = 1000;
+    known = true;
+  }
+  if (!known) return std::nullopt;
+  for (int f = 0; f < fraction; ++f) per *= 10;
+  long long value = 0;
+  if (__builtin_mul_overflow(mantissa, times, &value) || value % per != 0) return std::nullopt;
+  return value / per;
+}
+
+class slices_reader : public reading::reader {
+ public:
+  using reader::reader;
+
+  // Reads one document's root.
+  void document(const doc::node& root) {
+    if (root.is_null()) return;
+    if (is_slice_kind(root)) {
+      slice(root);
+      return;
+    }
+    const doc::node* kind = doc::member(root, "kind");
+    const doc::node* items = doc::member(root, "items");
+    if (kind != nullptr && kind->is_scalar() && kind->text.ends_with("List") && items != nullptr &&
+        items->is_list()) {
+      for (const doc::node& item : items->kids) {
+        if (is_slice_kind(item))
+          slice(item);
+        else
+          other(item);
+      }
+      return;
+    }
+    other(root);
+  }
+
+ private:
+  // Something beside the slices: said once.
+  void other(const doc::node& n) {
+    if (others_++ == 0)
+      warning(at(n), "not a ResourceSlice: read past (check reads the ResourceSlices of a file)");
+  }
+
+  void unknown(const std::vector<entry>& es, std::span<const std::string_view> allowed,
+               std::string_view what) {
+    const std::vector<std::string> names(allowed.begin(), allowed.end());
+    for (const entry& e : es) {
+      if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;
+      warning(at(*e.key_node), fmt::format("unknown key {} in {}{}{}", q(e.key), what,
+                                           doc::suggest(e.key, names), dropped));
+    }
+  }
+
+  // A scalar value that is not empty, or an error naming `what`.
+  std::optional<std::string> text(const entry& e, std::string_view what) {
+    if (!e.value->is_scalar() || e.value->text.empty()) {
+      error(value_at(e), fmt::format("{} must be a string, not {}", what, shown(*e.value)));
+      return std::nullopt;
+    }
+    return e.value->text;
+  }
+
+  std::optional<long long> whole(const entry& e, std::string_view what) {
+    long long v = 0;
+    if (!reading::decimal_int(*e.value, v) || v < 0) {
+      error(value_at(e),
+            fmt::format("{} must be a whole number of 0 or more, not {}", what, shown(*e.value)));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // A map of counter name -> {value: Quantity}.
+  std::vector<slice_counter> counters(const entry& e, std::string_view what) {
+    std::vector<slice_counter> out;
+    if (!e.value->is_map()) {
+      error(value_at(e), fmt::format("'counters' of {} must be a mapping of counter names to "
+                                     "{{value: QUANTITY}}, not {}",
+                                     what, kind_name(kind_of(*e.value))));
+      return out;
+    }
+    for (const entry& c : entries(*e.value, true, "counters")) {
+      slice_counter sc;
+      sc.name = c.key;
+      sc.at = at(*c.key_node);
+      if (!c.value->is_map()) {
+        error(value_at(c), fmt::format("counter {} must be a mapping with 'value', not {}",
+                                       q(c.key), kind_name(kind_of(*c.value))));
+        continue;
+      }
+      const auto ks = entries(*c.value, true, "counter");
+      unknown(ks, counter_keys, "a counter");
+      const entry* v = find(ks, "value");
+      if (v == nullptr) {
+        error(sc.at, fmt::format("missing required key 'value' in counter {}", q(c.key)));
+        continue;
+      }
+      const std::optional<long long> n =
+          v->value->is_scalar() ? quantity(v->value->text) : std::optional<long long>{};
+      if (!n) {
+        error(value_at(*v),
+              fmt::format("the value of counter {} must be a whole quantity of 0 or more "
+                          "(\"4\", \"40Gi\"), not {}",
+                          q(c.key), shown(*v->value)));
+        continue;
+      }
+      sc.value = *n;
+      out.push_back(std::move(sc));
+    }
+    return out;
+  }
+
+  void slice(const doc::node& n) {
+    resource_slice s;
+    s.at = at(n);
+    const auto top = entries(n, true, "ResourceSlice");
+    unknown(top, object_keys, "a ResourceSlice");
+    if (const entry* v = find(top, "apiVersion"); v != nullptr && v->value->is_scalar())
+      s.api_version = v->value->text;
+    if (const entry* m = find(top, "metadata"); m != nullptr && m->value->is_map())
+      if (const doc::node* name = doc::member(*m->value, "name");
+          name != nullptr && name->is_scalar())
+        s.name = name->text;
+    reading(s.name.empty() ? "ResourceSlice" : s.name);
+    if (s.api_version != "resource.k8s.io/v1" && s.api_version != "resource.k8s.io/v1beta2") {
+      error(s.at, fmt::format("ResourceSlice {} is {}; check reads resource.k8s.io/v1 and v1beta2 "
+                              "(v1beta1 nests device fields under 'basic')",
+                              q(s.name),
+                              s.api_version.empty() ? "without apiVersion" : q(s.api_version)));
+      return;
+    }
+    const entry* spec = find(top, "spec");
+    if (spec == nullptr || !spec->value->is_map()) {
+      error(spec == nullptr ? s.at : value_at(*spec),
+            fmt::format("ResourceSlice {} needs a 'spec' mapping", q(s.name)));
+      return;
+    }
+    const auto sp = entries(*spec->value, true, "spec");
+    unknown(sp, spec_keys, "a ResourceSlice's spec");
+    if (const entry* d = find(sp, "driver"); d != nullptr) {
+      if (auto t = text(*d, "'driver'")) s.driver = *t;
+    } else {
+      error(at(*spec->key_node), "missing required key 'driver' in spec");
+    }
+    if (const entry* p = find(sp, "pool"); p != nullptr && p->value->is_map()) {
+      s.pool_at = at(*p->key_node);
+      const auto ps = entries(*p->value, true, "pool");
+      unknown(ps, pool_keys, "a pool");
+      if (const entry* name = find(ps, "name"); name != nullptr) {
+        if (auto t = text(*name, "the pool's 'name'")) s.pool = *t;
+      } else {
+        error(s.pool_at, "missing required key 'name' in pool");
+      }
+      if (const entry* g = find(ps, "generation"); g != nullptr)
+        if (auto v = whole(*g, "'generation'")) s.generation = *v;
+      if (const entry* c = find(ps, "resourceSliceCount"); c != nullptr)
+        if (auto v = whole(*c, "'resourceSliceCount'")) s.slice_count = *v;
+    } else {
+      error(p == nullptr ? at(*spec->key_node) : value_at(*p),
+            "a ResourceSlice's spec needs 'pool', a mapping with 'name'");
+    }
+    if (const entry* sc = find(sp, "sharedCounters"); sc != nullptr) {
+      if (!sc->value->is_list()) {
+        error(value_at(*sc), fmt::format("'sharedCounters' must be a list of counter sets, not {}",
+                                         kind_name(kind_of(*sc->value))));
+      } else {
+        for (const doc::node& c : sc->value->kids) counter_set(c, s);
+      }
+    }
+    if (const entry* ds = find(sp, "devices"); ds != nullptr) {
+      if (!ds->value->is_list()) {
+        error(value_at(*ds), fmt::format("'devices' must be a list of devices, not {}",
+                                         kind_name(kind_of(*ds->value))));
+      } else {
+        for (const doc::node& d : ds->value->kids) device(d, s);
+      }
+    }
+    reading("");
+    out_.slices.push_back(std::move(s));
+  }
+
+  // A counter set ({name, counters}) or a consumesCounters entry
+  // ({counterSet, counters}): one shape, `key` naming what the counters are of.
+  struct named_counters {
+    std::string name;
+    std::vector<slice_counter> counters;
+    location at;
+  };
+  std::optional<named_counters> read_named(const doc::node& n, std::string_view what,
+                                           std::string_view key,
+                                           std::span<const std::string_view> keys) {
+    if (!n.is_map()) {
+      error(at(n), fmt::format("each {} must be a mapping with '{}' and 'counters', not {}", what,
+                               key, kind_name(kind_of(n))));
+      return std::nullopt;
+    }
+    named_counters out;
+    out.at = at(n);
+    const auto es = entries(n, true, what);
+    unknown(es, keys, fmt::format("a {}", what));
+    if (const entry* name = find(es, key); name != nullptr) {
+      if (auto t = text(*name, fmt::format("a {}'s '{}'", what, key))) out.name = *t;
+    } else {
+      error(out.at, fmt::format("missing required key '{}' in a {}", key, what));
+    }
+    if (const entry* c = find(es, "counters"); c != nullptr)
+      out.counters = counters(*c, fmt::format("{} {}", what, q(out.name)));
+    else
+      error(out.at, fmt::format("missing required key 'counters' in {} {}", what, q(out.name)));
+    return out;
+  }
+
+  void counter_set(const doc::node& n, resource_slice& s) {
+    if (auto r = read_named(n, "counter set", "name", counter_set_keys))
+      s.counter_sets.push_back({std::move(r->name), std::move(r->counters), r->at});
+  }
+
+  void device(const doc::node& n, resource_slice& s) {
+    if (!n.is_map()) {
+      error(at(n), fmt::format("each device must be a mapping with 'name', not {}",
+                               kind_name(kind_of(n))));
+      return;
+    }
+    slice_device d;
+    d.at = at(n);
+    const auto es = entries(n, true, "device");
+    if (find(es, "basic") != nullptr)
+      error(at(*find(es, "basic")->key_node),
+            "'basic' is resource.k8s.io/v1beta1's; in v1 and v1beta2 a device's fields are its "
+            "own");
+    unknown(es, device_keys, "a device");
+    if (const entry* name = find(es, "name"); name != nullptr) {
+      if (auto t = text(*name, "a device's 'name'")) d.name = *t;
+    } else {
+      error(d.at, "missing required key 'name' in a device");
+    }
+    d.taints = find(es, "taints") != nullptr;
+    if (const entry* as = find(es, "attributes"); as != nullptr) {
+      if (!as->value->is_map()) {
+        error(value_at(*as), fmt::format("'attributes' must be a mapping, not {}",
+                                         kind_name(kind_of(*as->value))));
+      } else {
+        for (const entry& a : entries(*as->value, true, "attributes")) attribute(a, d);
+      }
+    }
+    if (const entry* cc = find(es, "consumesCounters"); cc != nullptr) {
+      if (!cc->value->is_list()) {
+        error(value_at(*cc), fmt::format("'consumesCounters' must be a list, not {}",
+                                         kind_name(kind_of(*cc->value))));
+      } else {
+        for (const doc::node& c : cc->value->kids) consumption(c, d);
+      }
+    }
+    s.devices.push_back(std::move(d));
+  }
+
+  void attribute(const entry& a, slice_device& d) {
+    slice_attribute out;
+    out.name = a.key;
+    out.at = at(*a.key_node);
+    if (!a.value->is_map() || a.value->size() != 1) {
+      error(value_at(a), fmt::format("attribute {} must be a mapping with one of 'int', 'bool', "
+                                     "'string' or 'version'",
+                                     q(a.key)));
+      return;
+    }
+    const auto es = entries(*a.value, true, "attribute");
+    unknown(es, attribute_keys, "an attribute");
+    const entry& v = es.front();
+    if (!v.value->is_scalar()) {
+      error(value_at(v), fmt::format("attribute {} must have a scalar value, not {}", q(a.key),
+                                     kind_name(kind_of(*v.value))));
+      return;
+    }
+    out.text = v.value->text;
+    if (v.key == "int") {
+      if (!reading::decimal_int(*v.value, out.number)) {
+        error(value_at(v),
+              fmt::format("attribute {} is an 'int', not {}", q(a.key), shown(*v.value)));
+        return;
+      }
+      out.is_int = true;
+    }
+    d.attributes.push_back(std::move(out));
+  }
+
+  void consumption(const doc::node& n, slice_device& d) {
+    if (const doc::node* groups = n.is_map() ? doc::member(n, "compatibilityGroups") : nullptr)
+      warning(at(*groups),
+              "'compatibilityGroups' is not modelled: check compares the counters as if every "
+              "device could be allocated beside every other");
+    if (auto r = read_named(n, "consumesCounters entry", "counterSet", consumption_keys))
+      d.consumes.push_back({std::move(r->name), std::move(r->counters), r->at});
+  }
+
+  int others_ = 0;
+};
+
+// The budget of reading: check's (check_input.cpp), the same limits.
+doc::budget slices_budget() {
+  doc::budget limits;
+  limits.bytes = std::numeric_limits<std::size_t>::max();  // read_check_source bounds it
+  limits.depth = 2'001;
+  return limits;
+}
+
+diagnostic malformed(const cli::diagnostic& d) {
+  return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, d.message);
+}
+
+}  // namespace
+
+std::optional<parsed_input> read_resource_slices(std::string_view text, bool json) {
+  parsed_input out;
+  out.format = input_format::resource_slices;
+  out.kubernetes = true;
+  std::vector<doc::node> roots;
+  if (json) {
+    auto root = doc::read_json(text, {}, slices_budget());
+    if (!root) return std::nullopt;  // the usual reader says why
+    if (!holds_slices(*root)) return std::nullopt;
+    roots.push_back(std::move(*root));
+  } else {
+    bool decided = false, slices = false;
+    int seen = 0;
+    doc::node partial;
+    const auto each = [&](doc::node& root, doc::position) {
+      if (++seen > max_manifest_documents) return false;
+      if (!decided && !root.is_null()) {
+        decided = true;
+        slices = holds_slices(root);
+        if (!slices) return false;
+      }
+      roots.push_back(std::move(root));
+      return true;
+    };
+    const auto failed = doc::read_yaml_stream(text, {}, slices_budget(), each, &partial);
+    if (!decided) slices = holds_slices(partial);
+    if (!slices) return std::nullopt;
+    if (failed) out.diagnostics.push_back(malformed(*failed));
+    if (seen > max_manifest_documents)
+      out.diagnostics.push_back(
+          file_diagnostic(severity::error, fault::malformed, {},
+                          fmt::format("more than {} YAML documents; check reads no further",
+                                      max_manifest_documents)));
+  }
+  try {
+    slices_reader r(out, text, {});
+    for (const doc::node& root : roots) r.document(root);
+  } catch (const std::exception& e) {
+    out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
+                                              std::string("cannot read the file: ") + e.what()));
+  }
+  return out;
+}
+
+}  // namespace migplan::cli::check

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// `migplan check` on Kubernetes DRA ResourceSlices (doc/dra.md, "Checking
+// ResourceSlices"): migplan's own `--emit dra` output passes on every catalog
+// model, and each hand-made defect (tests/fixtures/check/dra/) is found,
+// named at its line.
+
+#include <catch2/catch.hpp>
+#include <migplan/catalog.hpp>
+#include <migplan/counters.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "render/dra.hpp"
+#include "run_binary.hpp"
+
+using migplan::test::run_migplan;
+using migplan::test::test_path;
+using json = nlohmann::json;
+
+namespace {
+
+std::string dra_fixture(const std::string& name) { return test_path("fixtures/check/dra/" + name); }
+
+json summary_of(const std::string& out) { return json::parse(out)["summary"]; }
+
+// A ResourceSlice named s of pool p, its spec ending in `rest`.
+std::string slice_with(const std::string& rest) {
+  return "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+         "spec:\n  driver: d\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n" +
+         rest;
+}
+
+}  // namespace
+
+TEST_CASE("check passes migplan's own dra slices of every catalog model", "[check][slices]") {
+  int checked = 0;
+  for (const migplan::gpu_model& g : migplan::catalog()) {
+    if (migplan::counters_of(g).devices.empty()) continue;
+    INFO(g.slug);
+    std::ostringstream slices;
+    migplan::cli::render::dra_resource_slice(slices, g, {});
+    const auto r = run_migplan({"check", "--format", "json", "-"}, slices.str());
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+    const json j = json::parse(r.out);
+    CHECK(j["files"][0]["format"] == "resource-slices");
+    CHECK(j["files"][0]["diagnostics"].empty());
+    CHECK(j["summary"]["slice_gpus"] == 1);
+    CHECK(j["summary"]["slice_gpus_exact"] == 1);
+    ++checked;
+  }
+  CHECK(checked > 10);
+}
+
+TEST_CASE("check passes the a30's slices as pack --emit dra writes them", "[check][slices]") {
+  const auto emitted = run_migplan({"pack", "--gpu", "a30", "--emit", "dra", "1g.6gb"});
+  REQUIRE(emitted.code == 0);
+  const auto r = run_migplan({"check", "-"}, emitted.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("checked 1 file: 0 geometries valid, 0 invalid; 1 GPU of ResourceSlices, 1 "
+                   "exact\n") != std::string::npos);
+  const auto fixture = run_migplan({"check", "--format", "json", dra_fixture("a30.yaml")});
+  CHECK(fixture.code == 0);
+  CHECK(summary_of(fixture.out)["slice_gpus_exact"] == 1);
+}
+
+TEST_CASE("check reads a kubectl List as JSON, v1beta2, two counter sets and Gi quantities",
+          "[check][slices]") {
+  const auto r = run_migplan({"check", "--format", "json", dra_fixture("two-sets.json")});
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["files"][0]["format"] == "resource-slices");
+  CHECK(j["files"][0]["diagnostics"].empty());
+  CHECK(j["summary"]["slice_gpus"] == 1);
+  CHECK(j["summary"]["slice_gpus_exact"] == 1);
+  const auto verbose = run_migplan({"check", "-v", dra_fixture("two-sets.json")});
+  CHECK(verbose.code == 0);
+  CHECK(verbose.out.find("admit exactly the sets of devices the placement rules allow") !=
+        std::string::npos);
+}
+
+TEST_CASE("counters without placement units admit overlapping instances", "[check][slices]") {
+  const std::string path = dra_fixture("admits-illegal.yaml");
+  const auto r = run_migplan({"check", path});
+  CHECK(r.code == 1);
+  CHECK(r.out.find(path + ":") != std::string::npos);
+  CHECK(r.out.find("error: the counters of counter set 'gpu-0-counters' (a30) admit") !=
+        std::string::npos);
+  CHECK(r.out.find("sets of devices the placement rules forbid") != std::string::npos);
+  CHECK(r.out.find("admitted, illegal: ") != std::string::npos);
+  CHECK(r.out.find("refuse") == std::string::npos);
+  const json s = summary_of(run_migplan({"check", "--format", "json", path}).out);
+  CHECK(s["slice_gpus"] == 1);
+  CHECK(s["slice_gpus_exact"] == 0);
+}
+
+TEST_CASE("a compute counter one short refuses the full GPU", "[check][slices]") {
+  const auto r = run_migplan({"check", dra_fixture("refuses-legal.yaml")});
+  CHECK(r.code == 1);
+  // Every legal set of 4 compute slices: the full GPU, and 16 of smaller
+  // instances; the smallest example comes first.
+  CHECK(r.out.find("refuse 17 sets of devices the placement rules allow") != std::string::npos);
+  CHECK(r.out.find("\n  legal, refused: 4g.24gb@0 (gpu-0-mig-4g-24gb-0)\n  legal, refused: ") !=
+        std::string::npos);
+  CHECK(r.out.find("checked 1 file: 0 geometries valid, 0 invalid; 1 GPU of ResourceSlices, 0 "
+                   "exact\n") != std::string::npos);
+}
+
+TEST_CASE("a device consuming from an undefined counter set is named at its line",
+          "[check][slices]") {
+  const std::string path = dra_fixture("missing-set.yaml");
+  const auto r = run_migplan({"check", path});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("consumes from counter set 'gpu-0-countrs', which pool 'worker-1-gpu-0' does "
+                   "not define (did you mean gpu-0-counters?)") != std::string::npos);
+  CHECK(r.out.find(path + ":") != std::string::npos);
+}
+
+TEST_CASE("a counter set over the API's 32 counters is an error", "[check][slices]") {
+  const auto r = run_migplan({"check", dra_fixture("too-many-counters.yaml")});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("counter set 'gpu-0-counters' has 34 counters; the API allows at most 32 "
+                   "(ResourceSliceMaxCountersPerCounterSet)") != std::string::npos);
+}
+
+TEST_CASE("a device of a profile the model lacks is an error", "[check][slices]") {
+  const auto r = run_migplan({"check", dra_fixture("unknown-profile.yaml")});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("has profile '1g.7gb', which a30 does not have") != std::string::npos);
+  const json s = summary_of(
+      run_migplan({"check", "--format", "json", dra_fixture("unknown-profile.yaml")}).out);
+  CHECK(s["slice_gpus"] == 0);
+}
+
+TEST_CASE("malformed YAML in a ResourceSlice is file:line, exit 2", "[check][slices]") {
+  const std::string path = dra_fixture("malformed.yaml");
+  const auto r = run_migplan({"check", path});
+  CHECK(r.code == 2);
+  CHECK(r.out.find(path + ":1") != std::string::npos);
+  CHECK(r.out.find("invalid yaml") != std::string::npos);
+}
+
+TEST_CASE("slices of another API version and unknown keys are named", "[check][slices]") {
+  const std::string beta1 =
+      "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+      "spec: {driver: d, pool: {name: p}}\n";
+  const auto old = run_migplan({"check", "-"}, beta1);
+  CHECK(old.code == 2);
+  CHECK(old.out.find("ResourceSlice 's' is 'resource.k8s.io/v1beta1'; check reads "
+                     "resource.k8s.io/v1 and v1beta2") != std::string::npos);
+  const std::string misspelt = slice_with("  devices:\n  - name: a\n    consumesCounter: []\n");
+  const auto r = run_migplan({"check", "-"}, misspelt);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("<stdin>:9:5: warning: unknown key 'consumesCounter' in a device (did you "
+                   "mean consumesCounters?)") != std::string::npos);
+}
+
+TEST_CASE("a counter value that is no whole quantity is malformed", "[check][slices]") {
+  const std::string text = slice_with(
+      "  sharedCounters:\n  - name: c\n    counters:\n      x: {value: \"1.5\"}\n"
+      "      y: {value: \"-1\"}\n      z: {value: \"1500m\"}\n");
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  CHECK(r.out.find("<stdin>:10:") != std::string::npos);
+  CHECK(r.out.find("<stdin>:11:") != std::string::npos);
+  CHECK(r.out.find("<stdin>:12:") != std::string::npos);
+  const std::string ok = slice_with(
+      "  sharedCounters:\n  - name: c\n    counters:\n      x: {value: \"1.5Ki\"}\n"
+      "      y: {value: 3}\n      z: {value: \"2000m\"}\n");
+  CHECK(run_migplan({"check", "-"}, ok).code == 0);
+}
+
+TEST_CASE(
+    "more than 64 devices that consume counters, or 3 entries a device, break the API's limits",
+    "[check][slices]") {
+  std::string devices = "  devices:\n";
+  for (int i = 0; i < 65; ++i)
+    devices += "  - name: d" + std::to_string(i) +
+               "\n    consumesCounters:\n    - {counterSet: a, counters: {x: {value: \"1\"}}}\n";
+  devices +=
+      "    - {counterSet: b, counters: {x: {value: \"1\"}}}\n"
+      "    - {counterSet: c, counters: {x: {value: \"1\"}}}\n";
+  const std::string sets =
+      "---\n" + slice_with("  sharedCounters:\n") +
+      "  - {name: a, counters: {x: {value: \"1\"}}}\n  - {name: b, counters: {x: {value: \"1\"}}}\n"
+      "  - {name: c, counters: {x: {value: \"1\"}}}\n";
+  std::string text = slice_with(devices) + sets;
+  // Two slices of the pool, each saying so.
+  for (std::size_t at = text.find("resourceSliceCount: 1"); at != std::string::npos;
+       at = text.find("resourceSliceCount: 1", at))
+    text.replace(at, 21, "resourceSliceCount: 2");
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("<stdin>:1:1: error: ResourceSlice 's' has 65 devices; the API allows at most "
+                   "64 (ResourceSliceMaxDevicesWithAdvancedFeatures, as devices consume counters "
+                   "or have taints)") != std::string::npos);
+  CHECK(r.out.find("error: device 'd64' has 3 consumesCounters entries; the API allows at most 2 "
+                   "(ResourceSliceMaxDeviceCounterConsumptionsPerDevice)") != std::string::npos);
+  CHECK(r.out.find("is named twice") == std::string::npos);
+}
