@@ -62,11 +62,15 @@ void slice_svg(std::string& out, const gpu_model& g, const layout& l, const room
         "\n",
         instance_letter(i), xml_text(p.name), l[i].start, p.size, x + 1, top, w - 2, row_h,
         instance_fill(i));
-    out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" font-size="12" fill="#fff" )"
-                       R"(stroke="#000" stroke-width="0.4">{}{}</text>)"
-                       "\n",
-                       x + w / 2, top + row_h / 2 + 4, instance_letter(i),
-                       box.profile_names ? " " + xml_text(p.name) : std::string());
+    // A letter alone, in a small box, reads best black on a white halo.
+    out += fmt::format(
+        R"(<text x="{}" y="{}" text-anchor="middle" font-size="12" {}>{}{}</text>)"
+        "\n",
+        x + w / 2, top + row_h / 2 + 4,
+        box.profile_names
+            ? R"(fill="#fff" stroke="#000" stroke-width="0.4")"
+            : R"(font-weight="bold" stroke="#fff" stroke-width="3" paint-order="stroke")",
+        instance_letter(i), box.profile_names ? " " + xml_text(p.name) : std::string());
   }
   for (int u = 0; u < g.units; ++u) {
     if (((left.free_mask >> u) & 1u) == 0) continue;

@@ -15,12 +15,13 @@ namespace migplan::cli::render {
 
 /// Where a slice diagram goes, and how large.
 struct slice_box {
-  int x0 = 0;                 ///< left edge of unit 0
-  int top = 0;                ///< top of the memory row
-  int unit_w = 72;            ///< width of one placement unit
-  int row_h = 44;             ///< height of each row
-  int label_x = -1;           ///< x of the rows' names ("memory", "compute"); < 0: none
-  bool profile_names = true;  ///< instance boxes say "A 1g.10gb"; else only "A"
+  int x0 = 0;        ///< left edge of unit 0
+  int top = 0;       ///< top of the memory row
+  int unit_w = 72;   ///< width of one placement unit
+  int row_h = 44;    ///< height of each row
+  int label_x = -1;  ///< x of the rows' names ("memory", "compute"); < 0: none
+  /// Instance boxes say "A 1g.10gb" in white; else only "A", black on a white halo.
+  bool profile_names = true;
 };
 
 /// The start of an SVG document of slice diagrams, `width` by `height`
