@@ -125,8 +125,8 @@ _migplan() {
       value_options='-g --gpu --batch --current --index --emit --node --plot --gpu-file'
       ;;
     plan)
-      options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --full --emit --configmap-name --gpu-file'
-      value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --gpu-file'
+      options='-h --help -g --gpu --demand --available --cost --fleet --current --mig-config --allow-evict --time-limit --json --full --emit --configmap-name --plot --gpu-file'
+      value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --plot --gpu-file'
       ;;
     simulate)
       options='-h --help --trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --size --reject-target --queue --backfill --wait-target --reconfigure-seconds --json --plot --plot-metric --gpu-file'

@@ -122,6 +122,7 @@ complete -c migplan -n '__fish_seen_subcommand_from plan' -l json -d 'One JSON o
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l full -d 'List every item, node and change in the report'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l emit -x -a 'mig-parted configmap labels slurm' -d 'Write the plan for the tools that apply it'
 complete -c migplan -n '__fish_seen_subcommand_from plan' -l configmap-name -x -d 'With --emit configmap: the ConfigMap name'
+complete -c migplan -n '__fish_seen_subcommand_from plan' -l plot -r -F -d 'Write the fleet as an SVG picture'
 complete -c migplan -n '__fish_seen_subcommand_from plan; and __migplan_not_option' -a '(__migplan_items)' -d profile
 
 # fit

@@ -10,7 +10,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -27,6 +30,7 @@
 #include "quote.hpp"
 #include "render/plan.hpp"
 #include "render/plan_emit.hpp"
+#include "render/plan_svg.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -40,6 +44,7 @@ struct plan_options {
   std::string emit;
   std::string configmap_name;
   CLI::Option* configmap_given = nullptr;
+  std::string plot;
 };
 
 struct emit_name {
@@ -100,11 +105,28 @@ int run_plan(const plan_options& o, context& ctx) {
   auto req = plan_request_of(ctx.models->models(), ro, ctx.in, notes);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!req) return bad(req.error().message);
+  // `--plot FILE`: opened before the solve, so that a path that cannot be
+  // written fails at once rather than after a long search.
+  std::ofstream plot;
+  if (!o.plot.empty()) {
+    if (o.plot == "-") return bad("--plot writes a file, not stdout ('-'): stdout has the report");
+    plot.open(o.plot, std::ios::binary | std::ios::trunc);
+    if (!plot)
+      return bad(
+          fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
+  }
   // Tests cut the search at the same place on every machine
   // (plan_request::searches_in_time); not for users, who have --time-limit.
   if (const char* n = std::getenv("MIGPLAN_TEST_SEARCHES_IN_TIME"); n != nullptr)
     req->searches_in_time = std::atoi(n);
   const plan_result res = plan::solver{}.solve(*req);
+  if (plot.is_open()) {
+    render::plan_svg(plot, *req, res);
+    plot.close();
+    if (!plot)
+      return bad(
+          fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
+  }
   if (kind) {
     if (const std::string why = render::plan_emit_problem(*kind, *req, res); !why.empty()) {
       ctx.err << "migplan: " << why << "; nothing to emit\n";
@@ -158,6 +180,7 @@ void add_plan(CLI::App& app, context& ctx) {
   o->configmap_given = cmd->add_option("--configmap-name", o->configmap_name,
                                        "--emit configmap's name (custom-mig-config)")
                            ->type_name("NAME");
+  cmd->add_option("--plot", o->plot, "Also draw the fleet's plan as SVG")->type_name("FILE");
   cmd->footer(
       "Fleet file (YAML or JSON; nodes, or models, or both): version: 1\n"
       "  nodes: [{name: gpu-a, gpu: h100-80gb, gpus: 8}]\n"

@@ -164,6 +164,69 @@ plan_view view_of(const plan_request& req, const plan_result& res) {
   return v;
 }
 
+// "1g.10gb x7, 3g.40gb": a geometry by its counts, in profile order.
+std::string counts_text(const gpu_model& g, const std::vector<int>& profiles) {
+  if (profiles.empty()) return "MIG off";
+  std::map<int, int> n;
+  for (int p : profiles) ++n[p];
+  std::string out;
+  for (const auto& [p, c] : n)
+    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", c == 1 ? "" : fmt::format("{}x", c),
+                       prof(g, p).name);
+  return out;
+}
+
+std::string group_counts(const plan_group& g) {
+  std::vector<int> ps;
+  for (const planned_instance& pi : g.instances) ps.push_back(pi.where.profile);
+  return counts_text(*g.gpu, ps);
+}
+
+std::string headline(const plan_request& req, const plan_result& res) {
+  std::string models;
+  for (const auto& [gpu, n] : res.gpus_per_model)
+    models += fmt::format("{}{} x{}", models.empty() ? "" : ", ", gpu->slug, n);
+  const char* what = res.status == plan_status::timed_out ? "incomplete plan"
+                     : res.feasible                       ? "plan"
+                                                          : "partial plan";
+  // A re-plan keeps the whole fleet: say how many of its GPUs the demand
+  // needs, of how many, or the geometries' counts below seem to disagree.
+  std::string fleet;
+  if (req.current) {
+    std::size_t gpus = 0;
+    for (const current_node& n : *req.current) gpus += n.gpus.size();
+    fleet =
+        fmt::format(" serve{} the demand, of {} in the fleet", res.gpu_count == 1 ? "s" : "", gpus);
+  }
+  return fmt::format("{}: {} gpu{}{}{}", what, res.gpu_count, plural(res.gpu_count),
+                     models.empty() ? "" : " (" + models + ")", fleet);
+}
+
+std::vector<node_fold> fold_nodes(const plan_result& res, const plan_view& view) {
+  std::vector<node_fold> folds;
+  std::map<std::vector<std::pair<int, std::vector<long long>>>, std::size_t> at;
+  for (std::size_t k = 0; k < res.nodes.size(); ++k) {
+    std::vector<std::pair<int, std::vector<long long>>> parts;
+    for (const plan_result::node_gpu& ng : res.nodes[k].gpus) {
+      const int number = ng.group >= 0 ? view.number(ng.group) : -1;
+      auto it = std::find_if(parts.begin(), parts.end(),
+                             [&](const auto& e) { return e.first == number; });
+      if (it == parts.end()) it = parts.insert(parts.end(), {number, {}});
+      it->second.push_back(ng.index);
+    }
+    for (auto& [number, idx] : parts) {
+      std::sort(idx.begin(), idx.end());
+      idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    }
+    std::sort(parts.begin(), parts.end(),
+              [](const auto& a, const auto& b) { return a.second.front() < b.second.front(); });
+    const auto [it, fresh] = at.try_emplace(parts, folds.size());
+    if (fresh) folds.push_back({{}, std::move(parts)});
+    folds[it->second].nodes.push_back(k);
+  }
+  return folds;
+}
+
 // Per demand item, how many instances (GPU or compute instances) the
 // geometry's GPUs serve, in item order.
 std::vector<std::pair<const gpu_model*, std::vector<int>>> inferred_of(const plan_result& res) {

@@ -116,24 +116,6 @@ std::string number_text(double v) {
   return s;
 }
 
-// "1g.10gb x7, 3g.40gb": a geometry by its counts, in profile order.
-std::string counts_text(const gpu_model& g, const std::vector<int>& profiles) {
-  if (profiles.empty()) return "MIG off";
-  std::map<int, int> n;
-  for (int p : profiles) ++n[p];
-  std::string out;
-  for (const auto& [p, c] : n)
-    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", c == 1 ? "" : fmt::format("{}x", c),
-                       prof(g, p).name);
-  return out;
-}
-
-std::string group_counts(const plan_group& g) {
-  std::vector<int> ps;
-  for (const planned_instance& pi : g.instances) ps.push_back(pi.where.profile);
-  return counts_text(*g.gpu, ps);
-}
-
 // The report lists at most this many demand items per geometry, and this many
 // lines of nodes and of changes, unless --full.
 constexpr std::size_t items_shown = 10;
@@ -356,24 +338,8 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
   using namespace plan_detail;
   const bool costs = has_costs(req);
   // Headline: GPUs per model (those gpu_count counts), cost, bound.
-  std::string models;
-  for (const auto& [gpu, n] : res.gpus_per_model)
-    models += fmt::format("{}{} x{}", models.empty() ? "" : ", ", gpu->slug, n);
-  const char* what = res.status == plan_status::timed_out ? "incomplete plan"
-                     : res.feasible                       ? "plan"
-                                                          : "partial plan";
-  // A re-plan keeps the whole fleet: say how many of its GPUs the demand
-  // needs, of how many, or the geometries' counts below seem to disagree.
-  std::string fleet;
-  if (req.current) {
-    std::size_t gpus = 0;
-    for (const current_node& n : *req.current) gpus += n.gpus.size();
-    fleet =
-        fmt::format(" serve{} the demand, of {} in the fleet", res.gpu_count == 1 ? "s" : "", gpus);
-  }
-  os << fmt::format("{}: {} gpu{}{}{}{}\n", what, res.gpu_count, plural(res.gpu_count),
-                    models.empty() ? "" : " (" + models + ")", fleet,
-                    costs ? ", cost " + cost_text(res, res.cost_units, res.cost) : "");
+  os << headline(req, res) << (costs ? ", cost " + cost_text(res, res.cost_units, res.cost) : "")
+     << "\n";
   if (!req.current) bound_line(os, res, costs);
   os << fmt::format("solved in {:.3f} s\n", res.seconds);
 
@@ -429,35 +395,18 @@ void plan_text(std::ostream& os, const plan_request& req, const plan_result& res
   if (!res.nodes.empty()) {
     os << "\nnodes:\n";
     // Per node, which GPUs get which geometry; nodes alike on one line.
-    std::vector<std::string> texts;
-    std::map<std::string, std::vector<std::string>> nodes_of;
-    for (const plan_result::node_plan& n : res.nodes) {
-      // By the first GPU of each geometry.
-      std::vector<std::pair<int, std::vector<long long>>> by_geometry;
-      for (const plan_result::node_gpu& ng : n.gpus) {
-        const int number = ng.group >= 0 ? view.number(ng.group) : -1;
-        auto it = std::find_if(by_geometry.begin(), by_geometry.end(),
-                               [&](const auto& e) { return e.first == number; });
-        if (it == by_geometry.end()) it = by_geometry.insert(by_geometry.end(), {number, {}});
-        it->second.push_back(ng.index);
-      }
-      std::sort(by_geometry.begin(), by_geometry.end(), [](const auto& a, const auto& b) {
-        return *std::min_element(a.second.begin(), a.second.end()) <
-               *std::min_element(b.second.begin(), b.second.end());
-      });
+    std::vector<std::string> lines;
+    for (const node_fold& f : fold_nodes(res, view)) {
       std::string parts;
-      for (const auto& [number, idx] : by_geometry)
+      for (const auto& [number, idx] : f.parts)
         parts += fmt::format("{}gpu {}: {}", parts.empty() ? "" : "; ", number_ranges(idx),
                              number >= 0 ? fmt::format("geometry {}", number)
                                          : std::string(req.current ? "unchanged" : "unused"));
       if (parts.empty()) parts = "no gpus";
-      auto& names = nodes_of[parts];
-      if (names.empty()) texts.push_back(parts);
-      names.push_back(n.name);
+      std::vector<std::string> names;
+      for (std::size_t k : f.nodes) names.push_back(res.nodes[k].name);
+      lines.push_back(fmt::format("  {}  {}", name_ranges(names), parts));
     }
-    std::vector<std::string> lines;
-    for (const std::string& text : texts)
-      lines.push_back(fmt::format("  {}  {}", name_ranges(nodes_of[text]), text));
     shortened(os, lines, full, "nodes");
   }
 

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What `migplan plan`'s text report (render/plan_report.cpp) and its JSON
-// document (render/plan.cpp) both show: the plan's distinct geometries with
-// their GPUs in node order, what each group leaves and strands, and which
-// items its instances serve. Internal to those two files.
+// What `migplan plan`'s text report (render/plan_report.cpp), its JSON
+// document (render/plan.cpp) and its picture (render/plan_svg.cpp) show: the
+// plan's distinct geometries with their GPUs in node order, what each group
+// leaves and strands, which items its instances serve, and its nodes folded.
+// Internal to those files.
 
 #include <map>
 #include <migplan/capacity.hpp>
 #include <migplan/compute.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/plan.hpp"
@@ -61,6 +63,31 @@ struct plan_view {
                : -1;
   }
 };
+
+/// Nodes alike in a plan: each GPU index gets the same geometry on each.
+struct node_fold {
+  std::vector<std::size_t> nodes;  ///< indexes into plan_result::nodes, in order
+  /// Per geometry number (plan_view::number; -1: none), its GPU indexes
+  /// ascending; ordered by their lowest index.
+  std::vector<std::pair<int, std::vector<long long>>> parts;
+};
+
+/// The plan's nodes folded, in order of each fold's first node: the text
+/// report's node lines and --plot's rows, so that both fold alike.
+std::vector<node_fold> fold_nodes(const plan_result& res, const plan_view& view);
+
+/// "1g.10gb x7, 3g.40gb": instances of profiles `profiles` of `g` by count, in
+/// profile order; "MIG off" for none.
+std::string counts_text(const gpu_model& g, const std::vector<int>& profiles);
+
+/// A group's instances by count (counts_text).
+std::string group_counts(const plan_group& g);
+
+/// "plan: 2 gpus (h100-80gb x2)": the report's first line but its cost, and
+/// --plot's title ("partial plan", "incomplete plan" where the demand is not met).
+/// A re-plan adds how many of the fleet's GPUs serve: "serves the demand, of 8
+/// in the fleet" (the fleet keeps them all).
+std::string headline(const plan_request& req, const plan_result& res);
 
 /// A group's instances as a layout.
 layout layout_of(const plan_group& g);

@@ -847,3 +847,35 @@ TEST_CASE("plan: a re-plan's headline says how many of the fleet's GPUs serve th
   CHECK(r.out.starts_with("plan: 1 gpu (h100-80gb x1) serves the demand, of 8 in the fleet\n"));
   CHECK(r.out.find("h100-80gb on 8 gpus") != std::string::npos);
 }
+
+TEST_CASE("plan: --plot refuses stdout and a path it cannot write", "[plan][cli][plot]") {
+  expect_plan_bad({"--gpu", "h100-80gb", "--plot", "-", "1g.10gb"},
+                  "--plot writes a file, not stdout ('-'): stdout has the report");
+  expect_plan_bad({"--gpu", "h100-80gb", "--plot", "/no/such/dir/p.svg", "1g.10gb"},
+                  "cannot write --plot '/no/such/dir/p.svg': No such file or directory");
+}
+
+TEST_CASE("plan: --plot writes the SVG beside an unchanged --json", "[plan][cli][plot]") {
+  const std::string svg = temp_file("");
+  const std::vector<std::string> args{
+      "plan", "--json", "--current", plan_fixture("fleet-now.yaml"), "60x1g.10gb", "4x3g.40gb"};
+  const auto plain = run_migplan(args);
+  std::vector<std::string> with_plot = args;
+  with_plot.insert(with_plot.begin() + 1, {"--plot", svg});
+  const auto plotted = run_migplan(with_plot);
+  std::ifstream in(svg, std::ios::binary);
+  const std::string picture{std::istreambuf_iterator<char>(in), {}};
+  std::remove(svg.c_str());
+  REQUIRE(plain.code == 0);
+  REQUIRE(plotted.code == 0);
+  json a = json::parse(plain.out), b = json::parse(plotted.out);
+  a.erase("seconds");
+  b.erase("seconds");
+  CHECK(a == b);
+  CHECK(picture.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
+  CHECK(picture.ends_with("</svg>\n"));
+  // The two GPUs that change, outlined, and the one kind of change.
+  CHECK(picture.find("data-changed=\"1\" data-from=\"0\"") != std::string::npos);
+  CHECK(picture.find("<g class=\"change\" data-from=\"0\" data-to=\"1\" data-gpus=\"2\">") !=
+        std::string::npos);
+}

@@ -760,6 +760,7 @@ TEST_CASE("hami takes the least used GPU of the node, the lowest on a tie", "[re
   const place_ranking tie = rank_placements(fleet, item_on(gpu, "1g.5gb"), tied, hami, tables);
   REQUIRE_FALSE(tie.options.empty());
   CHECK(tie.options.front().gpu == 1);
+}
 
 namespace {
 

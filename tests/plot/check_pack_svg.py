@@ -11,35 +11,20 @@ the test is skipped (exit 77)."""
 
 import json
 import os
-import shutil
-import struct
-import subprocess
 import sys
 import tempfile
-import zlib
 import xml.etree.ElementTree as ET
 
-SVG = "{http://www.w3.org/2000/svg}"
-BINARY = sys.argv[1]
-failures = []
+from svg_checks import SVG, Checks, chromium, outside_references, png_is_blank, screenshot
 
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def migplan(*args):
-    return subprocess.run([BINARY, *args], capture_output=True, text=True)
+CHECKS = Checks(sys.argv[1])
+check = CHECKS.check
+migplan = CHECKS.migplan
 
 
 def self_contained(root, what):
-    for el in root.iter():
-        check(el.tag != SVG + "script", f"{what}: has a <script>")
-        for key, value in el.attrib.items():
-            ref = "href" in key or value.startswith("url(") and not value.startswith("url(#")
-            check(not ref or value.startswith("#"), f"{what}: refers outside: {key}={value}")
+    for problem in outside_references(root):
+        check(False, f"{what}: {problem}")
 
 
 def compare(model, items, path):
@@ -80,44 +65,16 @@ def compare(model, items, path):
     check({x.get("data-instance") for x in used} <= letters, f"{what}: slices of no instance")
 
 
-def png_is_blank(path):
-    """True when every pixel of an 8-bit PNG has the same bytes (or it cannot be read)."""
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return True
-    at, idat, width, depth, color = 8, b"", 0, 0, 0
-    while at < len(data):
-        n, kind = struct.unpack(">I4s", data[at:at + 8])
-        body = data[at + 8:at + 8 + n]
-        if kind == b"IHDR":
-            width, _, depth, color = struct.unpack(">IIBB", body[:10])
-        elif kind == b"IDAT":
-            idat += body
-        at += 12 + n
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}.get(color)
-    if depth != 8 or channels is None:
-        return True
-    raw = zlib.decompress(idat)
-    stride = width * channels + 1
-    rows = [raw[i + 1:i + stride] for i in range(0, len(raw), stride)]
-    # Filtered rows: a blank image has every row filtered to the same bytes
-    # after the first, so count distinct rows instead of decoding filters.
-    return len(set(rows)) <= 2
-
-
 def browser(path):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
+    browser_path = chromium()
+    if not browser_path:
         print("skipped: chromium is not installed (apt-get install chromium)")
         sys.exit(77)
     r = migplan("pack", "--gpu", "a100-40gb", "--plot", path, "4g.20gb", "2g.10gb", "1g.5gb")
     check(r.returncode == 0, "the browser's picture was written")
-    png = path + ".png"
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                    f"--screenshot={png}", "--window-size=800,300", "file://" + path],
-                   capture_output=True, timeout=120)
-    check(os.path.exists(png), "chromium wrote a screenshot")
-    if os.path.exists(png):
+    png = screenshot(browser_path, path, "800,300")
+    check(png is not None, "chromium wrote a screenshot")
+    if png:
         check(not png_is_blank(png), "the screenshot is not blank")
 
 
@@ -146,9 +103,7 @@ def main():
             r = migplan("pack", "--gpu", "a100-40gb", "--plot", "/no/such/dir/p.svg", "1g.5gb")
             check(r.returncode == 2 and "cannot write --plot" in r.stderr and not r.stdout,
                   f"unwritable --plot: exit {r.returncode} {r.stderr}")
-    if failures:
-        sys.exit(1)
-    print("ok")
+    CHECKS.finish()
 
 
 main()
