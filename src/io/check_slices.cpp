@@ -386,6 +386,12 @@ class slices_reader : public reading::reader {
     }
     const auto es = entries(*a.value, true, "attribute");
     unknown(es, attribute_keys, "an attribute");
+    if (es.empty()) {  // its one key merged nothing in ('<<: {}')
+      error(value_at(a), fmt::format("attribute {} must be a mapping with one of 'int', 'bool', "
+                                     "'string' or 'version'",
+                                     q(a.key)));
+      return;
+    }
     const entry& v = es.front();
     if (!v.value->is_scalar()) {
       error(value_at(v), fmt::format("attribute {} must have a scalar value, not {}", q(a.key),

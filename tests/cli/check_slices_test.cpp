@@ -200,3 +200,16 @@ TEST_CASE(
                    "(ResourceSliceMaxDeviceCounterConsumptionsPerDevice)") != std::string::npos);
   CHECK(r.out.find("is named twice") == std::string::npos);
 }
+
+// Found by the slices fuzz target: an attribute whose one key is a merge
+// of nothing had no entry to read, and the reader read past the end.
+TEST_CASE("check refuses an attribute that merges nothing in, with its line", "[check][dra]") {
+  std::string text = migplan::test::read_file(test_path("fixtures/check/dra/a30.yaml"));
+  const std::string from = "      type:\n        string: \"mig\"";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "      type:\n        <<: {}");
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  CHECK(r.out.find(":68:9: error: attribute 'type' must be a mapping with one of 'int', 'bool', "
+                   "'string' or 'version'") != std::string::npos);
+}
