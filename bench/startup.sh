@@ -11,7 +11,8 @@
 # MIGPLAN: default build/bench/migplan, else build/release/migplan (the lean
 # link; nothing is built here but the hello-world). RUNS/WARMUP set
 # hyperfine's --runs/--warmup (default 1000/50); OUT=DIR keeps the export.
-# Prints each command's mean and its ratio to the hello-world's.
+# Prints each command's mean and its ratio to the hello-world's, and, where
+# perf is installed, each command's page faults.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -42,4 +43,13 @@ for r in results:
     print(f"{r['command'][-60:]:<60} {r['mean']*1e3:7.2f}ms {r['median']*1e3:7.2f}ms "
           f"{r['mean']/base['mean']:15.2f} {r['median']/base['median']:17.2f}")
 PY
+# Page faults per command, where perf can count them: what the layout of the
+# binary changes (a fault in this virtual machine costs tens of microseconds).
+if command -v perf > /dev/null && perf stat -e page-faults true > /dev/null 2>&1; then
+  for c in "${cmds[@]}"; do
+    # shellcheck disable=SC2086 # each command is a command line, split on purpose
+    faults=$(perf stat -x, -r 20 -e page-faults $c 2>&1 > /dev/null | awk -F, '/page-faults/ {print $1}')
+    printf '%6s page faults  %s\n' "$faults" "$c"
+  done
+fi
 echo "(export: $out/startup.json)"
