@@ -13,13 +13,16 @@
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
+#include <optional>
 #include <ostream>
+#include <span>
 #include <string_view>
 
 #include "commands/place.hpp"
 #include "commands/simulate.hpp"
 #include "error.hpp"
 #include "io/names.hpp"
+#include "io/pack_options.hpp"
 #include "models.hpp"
 #include "quote.hpp"
 #include "render/pack.hpp"
@@ -203,6 +206,22 @@ int run(const std::vector<std::string>& args, context& ctx) {
     ctx.out << version << "\n";
     return exit_ok;
   }
+  // The catalog's models, and the --gpu-file models once loaded: every name
+  // a command resolves, it resolves among these.
+  model_set models;
+  ctx.models = &models;
+  struct forget_models {
+    context& ctx;
+    ~forget_models() { ctx.models = nullptr; }
+  } const forget{ctx};
+  // A plain one-shot `pack` runs without building the parser, which took
+  // most of its instructions and many of its page faults (bench/README.md
+  // "Start-up"); every other line, and every mistake, goes to CLI11.
+  if (at == 1 && args.size() > 1 && args[1] == "pack")
+    if (std::optional<pack_options> o = plain_pack_options(std::span(args).subspan(2))) {
+      ctx.json_errors = o->json;
+      return run_pack(*o, ctx);
+    }
   CLI::App app{"migplan: exact planner for NVIDIA MIG GPU-instance geometries"};
   app.name("migplan");
   app.set_version_flag("--version", version);
@@ -229,12 +248,6 @@ int run(const std::vector<std::string>& args, context& ctx) {
   // --gpu-file on migplan itself (before the command) and on every command
   // (after it), each one's files kept apart so that they load in the order
   // written: migplan's first, then the command's.
-  model_set models;
-  ctx.models = &models;
-  struct forget_models {
-    context& ctx;
-    ~forget_models() { ctx.models = nullptr; }
-  } const forget{ctx};
   std::vector<std::string> files_before;
   std::map<const CLI::App*, std::vector<std::string>> files_after;
   app.add_option(std::string(gpu_file_option), files_before, std::string(gpu_file_help))

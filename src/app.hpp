@@ -15,6 +15,8 @@ class App;
 
 namespace migplan::cli {
 
+struct pack_options;
+
 class model_set;
 
 /// Where a command reads and writes, and how it may decorate its output.
@@ -45,6 +47,9 @@ void add_fit(CLI::App& app, context& ctx);        ///< see add_pack
 void add_check(CLI::App& app, context& ctx);      ///< see add_pack
 void add_import(CLI::App& app, context& ctx);     ///< see add_pack
 void add_plan(CLI::App& app, context& ctx);       ///< see add_pack
+
+/// Runs `pack` with options already read (plain_pack_options); the exit code.
+int run_pack(const pack_options& o, context& ctx);
 
 /// Registers `emit-config` (see add_pack).
 void add_emit_config(CLI::App& app, context& ctx);

@@ -145,6 +145,8 @@ std::vector<std::string> emit_kind_names() {
   return names;
 }
 
+}  // namespace
+
 int run_pack(const pack_options& o, context& ctx) {
   const auto bad = [&](const std::string& message, const pack_ambiguity* amb = nullptr) {
     // With --json a failure is also a JSON document, so `| jq` sees it:
@@ -202,8 +204,6 @@ int run_pack(const pack_options& o, context& ctx) {
     render::pack_text(ctx.out, a, o.all, ctx.color);
   return a.sol.feasible() ? exit_ok : exit_no_fit;
 }
-
-}  // namespace
 
 void add_pack(CLI::App& app, context& ctx) {
   auto o = std::make_shared<pack_options>();

@@ -38,4 +38,27 @@ std::optional<std::string> option_conflict(const pack_options& o,
   return std::nullopt;
 }
 
+std::optional<pack_options> plain_pack_options(std::span<const std::string> args) {
+  pack_options o;
+  const auto value = [](std::string_view v) { return !v.empty() && v[0] != '-'; };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.empty()) return std::nullopt;
+    if (a[0] != '-') {
+      o.items.push_back(a);
+    } else if (a == "--json" && !o.json) {
+      o.json = true;
+    } else if ((a == "--all" || a == "-a") && !o.all) {
+      o.all = true;
+    } else if ((a == "--gpu" || a == "-g") && !o.gpu && i + 1 < args.size() && value(args[i + 1])) {
+      o.gpu = args[++i];
+    } else if (a.starts_with("--gpu=") && !o.gpu && value(std::string_view(a).substr(6))) {
+      o.gpu = a.substr(6);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return o;
+}
+
 }  // namespace migplan::cli

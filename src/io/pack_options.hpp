@@ -32,4 +32,13 @@ struct pack_options {
 std::optional<std::string> option_conflict(const pack_options& o,
                                            std::span<const std::string> emit_kinds);
 
+/// The options of a plain one-shot `pack` line, `args` being what follows
+/// "pack": ITEMs with --json, --all (-a) and --gpu (-g) NAME or --gpu=NAME,
+/// each at most once, read without building the command-line parser, which
+/// was most of such a run's time (bench/README.md "Start-up"). Nothing for
+/// any other line (an option pack takes, an argument that starts with "-",
+/// one given twice, an empty one): the parser reads those, and gives the
+/// same options for every line read here (tests/cli/pack_plain_test.cpp).
+std::optional<pack_options> plain_pack_options(std::span<const std::string> args);
+
 }  // namespace migplan::cli
