@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "k8s_names.hpp"
 #include "messages.hpp"
 #include "render/dra.hpp"
 #include "render/inferred.hpp"
@@ -234,7 +235,7 @@ std::string layout_label(const emit_plan& plan) {
   std::string parts;
   for (const device_count& d : device_counts(plan))
     parts += fmt::format("{}{}{}", parts.empty() ? "" : "-",
-                         d.count == 1 ? "" : fmt::format("{}x", d.count), label_word(d.name));
+                         d.count == 1 ? "" : fmt::format("{}x", d.count), k8s::label_word(d.name));
   const std::string head = fmt::format("migplan-{}", gpu.slug);
   std::string full = parts.empty() ? head : head + "-" + parts;
   if (full.size() <= 63) return full;
@@ -311,7 +312,7 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
     for (const device_count& d : devices)
       if (!d.whole())
         cis.push_back(fmt::format("{} x {} as nvidia.com/mig-{}", d.count, d.name,
-                                  label_word(prof(g, d.gi).name)));
+                                  k8s::label_word(prof(g, d.gi).name)));
     out += comment(fmt::format(
         "Compute instances: every compute instance is a MIG device of its own, and the plugin "
         "has no resource for a CI profile smaller than its GPU instance (it skips them, "
@@ -325,13 +326,13 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
   for (const auto& [p, n] : per_gi) {
     const profile& pr = prof(g, p);
     out += fmt::format("  {}: {}\n",
-                       yaml_scalar(fmt::format("nvidia.com/mig-{}", label_word(pr.name))), n);
+                       yaml_scalar(fmt::format("nvidia.com/mig-{}", k8s::label_word(pr.name))), n);
     for (const circulating_name& c : pr.circulating_names)
       notes +=
           comment(fmt::format("{}: the plugin names a profile by its own formula from the "
                               "memory NVML reports, and setups have advertised "
                               "nvidia.com/mig-{} for this one: {}.",
-                              pr.name, label_word(c.name), c.note));
+                              pr.name, k8s::label_word(c.name), c.note));
   }
   out += notes;
   const bool split = any_split(devices);
