@@ -26,6 +26,7 @@
 #include "io/plan_request.hpp"
 #include "k8s_names.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
 #include "plan/labels.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
@@ -104,6 +105,10 @@ int run_plan(const plan_options& o, context& ctx) {
   if (o.time_limit_given->count() > 0) ro.time_limit = o.time_limit;
   std::vector<std::string> notes;
   auto req = plan_request_of(ctx.models->models(), ro, ctx.in, notes);
+  // A fleet whose GPUs cannot hold what it says they hold is refused before
+  // the notes on it are printed.
+  if (req && req->current)
+    if (auto misfit = pack::misfit(*req->current)) return bad(misfit->message);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!req) return bad(req.error().message);
   // `--plot FILE`: opened before the solve, so that a path that cannot be

@@ -22,6 +22,7 @@
 #include "io/simulate_input.hpp"
 #include "model/simulate.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
 #include "quote.hpp"
 #include "render/progress.hpp"
 #include "render/simulate.hpp"
@@ -49,6 +50,10 @@ int run_simulate(const simulate_options& o, context& ctx) {
   if (const auto conflict = option_conflict(o)) return bad(*conflict);
   std::vector<std::string> notes;
   auto request = read_simulate_request(ctx.models->models(), o, ctx.in, notes);
+  // A fleet whose GPUs cannot hold what it says they hold is refused before
+  // the notes on it are printed.
+  if (request && request->now)
+    if (auto misfit = pack::lay_out(*request->now)) return bad(misfit->message);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!request) return bad(request.error().message);
   for (const std::string& w : request->pods.warnings)

@@ -59,6 +59,7 @@ struct current_gpu {
   /// False where the mig-parted config leaves MIG off (`mig-enabled: false`):
   /// no instance can be made on it until MIG mode is turned on (a GPU reset).
   bool mig_enabled = true;
+  instances_origin origin{};  ///< where `instances` were read
 };
 
 /// One node as it is now.

@@ -19,6 +19,7 @@
 
 #include "io/ci_request.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
 #include "plan/labels.hpp"
 #include "render/plan_emit.hpp"
 #include "run_binary.hpp"
@@ -33,6 +34,19 @@ namespace {
 
 std::string plan_fixture_text(const std::string& name) {
   return read_file(test_path("fixtures/plan/" + name));
+}
+
+// A reader's nodes as the commands hand them on: refused where a GPU's
+// instances do not fit together (pack/current_fit.hpp decides).
+result<std::vector<current_node>> fitted(result<std::vector<current_node>> r) {
+  if (r)
+    if (auto misfit = pack::misfit(*r)) return *misfit;
+  return r;
+}
+result<kube_state> fitted(result<kube_state> r) {
+  if (r)
+    if (auto misfit = pack::misfit(r->nodes)) return *misfit;
+  return r;
 }
 
 // The error of a reader that must fail.
@@ -406,11 +420,11 @@ TEST_CASE("a state file gives each gpu's instances, starts and in-use marks", "[
 
 TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-io]") {
   const auto state = [](const std::string& instances) {
-    return error_of(parse_state(builtin_models(),
-                                "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
-                                "    gpus:\n      - index: 0\n        instances: " +
-                                    instances + "\n",
-                                "s.yaml", false));
+    return error_of(fitted(parse_state(builtin_models(),
+                                       "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
+                                       "    gpus:\n      - index: 0\n        instances: " +
+                                           instances + "\n",
+                                       "s.yaml", false)));
   };
   CHECK(state("[{profile: 1g.5gb}]") ==
         "s.yaml:7: unknown profile '1g.5gb' on h100-80gb (it is a profile of a100-40gb; here, did "
@@ -457,7 +471,8 @@ namespace {
 
 result<kube_state> kube(const std::string& nodes, const std::string& config,
                         bool config_json = false) {
-  return parse_kube_state(builtin_models(), nodes, "nodes.json", config, "mig.yaml", config_json);
+  return fitted(
+      parse_kube_state(builtin_models(), nodes, "nodes.json", config, "mig.yaml", config_json));
 }
 
 // kubectl's List of nodes with these labels (JSON objects of label: value).
