@@ -27,6 +27,7 @@
 #include "render/progress.hpp"
 #include "render/simulate.hpp"
 #include "replay/simulate.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -79,8 +80,8 @@ int run_simulate(const simulate_options& o, context& ctx) {
   for (const simulate_policy& p : res.policies)
     if (p.replan)
       ctx.err << fmt::format("migplan: note: {}: {} re-plan{} in {:.2f} s, the longest {:.2f} s\n",
-                             p.name, p.metrics.replans, p.metrics.replans == 1 ? "" : "s",
-                             p.replan_seconds, p.replan_longest_s);
+                             p.name, p.metrics.replans, plural(p.metrics.replans), p.replan_seconds,
+                             p.replan_longest_s);
   // The plot first: a disk that fills up is then the only answer, not one
   // after a table or JSON document already written.
   if (plot_file.is_open()) {
