@@ -12,14 +12,14 @@
 #   check/     check's service (on io/ for the files it reads)
 #   commands/  wiring: options -> io -> a service -> render; may use any
 # Top-level headers: error.hpp, quote.hpp, text.hpp, k8s_names.hpp (the
-# names Kubernetes accepts), diagnostic.hpp (the one
+# names Kubernetes accepts), slurm_names.hpp (the names Slurm takes), diagnostic.hpp (the one
 # diagnostic of every reader and of check) and messages.hpp (the sentences
 # that explain a reason code, for readers, services and renderers alike) are
 # for every layer. models.hpp (the set of models of a run) is the commands'
 # alone: readers and services take the models they need as a value.
 cmake_minimum_required(VERSION 3.25)
 
-set(common error.hpp quote.hpp text.hpp k8s_names.hpp messages.hpp diagnostic.hpp)
+set(common error.hpp quote.hpp text.hpp k8s_names.hpp slurm_names.hpp messages.hpp diagnostic.hpp)
 set(allowed_model model diagnostic.hpp)
 set(allowed_io io model ${common})
 set(allowed_render render model ${common})
@@ -37,7 +37,7 @@ set(allowed_commands commands model io render plan replay pack check ${common} a
 set(allowed_top_common ${common})
 set(allowed_top_models io model ${common} models.hpp)
 
-set(top_common error.hpp quote.hpp text.hpp k8s_names.hpp messages.hpp messages.cpp diagnostic.hpp
+set(top_common error.hpp quote.hpp text.hpp k8s_names.hpp slurm_names.hpp messages.hpp messages.cpp diagnostic.hpp
     fmt.cpp)
 set(top_models models.hpp models.cpp)
 set(top_wiring app.hpp app.cpp main.cpp)

@@ -10,6 +10,7 @@
 // builds, so it lives beside quote.hpp rather than in one of those layers.
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace migplan::cli::k8s {
@@ -62,6 +63,16 @@ constexpr bool label_value(std::string_view s) {
   for (const char c : s)
     if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
   return true;
+}
+
+/// A profile name as a part of a label name: "+" is not allowed in a
+/// Kubernetes label value, so it becomes "." as in NVIDIA's own labels
+/// ("1g.5gb+me" -> "1g.5gb.me", "1g.24gb+me.all" -> "1g.24gb.me.all").
+inline std::string label_word(std::string_view profile_name) {
+  std::string out(profile_name);
+  for (char& c : out)
+    if (c == '+') c = '.';
+  return out;
 }
 
 static_assert(dns_subdomain("custom-mig-config") && dns_subdomain("a.b-c.d"));

@@ -97,7 +97,7 @@ mig_parted_config build(const std::vector<const gpu_model*>& models) {
       const int n = most_alone(*g, p);
       if (n == 0) continue;
       const std::string name =
-          "all-" + render::label_word(g->profiles[static_cast<std::size_t>(p)].name);
+          "all-" + k8s::label_word(g->profiles[static_cast<std::size_t>(p)].name);
       auto it = std::find_if(alone.begin(), alone.end(),
                              [&](const mig_parted_label& l) { return l.name == name; });
       if (it == alone.end()) it = alone.insert(alone.end(), mig_parted_label{name, {}});

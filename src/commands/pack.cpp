@@ -29,6 +29,7 @@
 #include "model/emit.hpp"
 #include "models.hpp"
 #include "pack/batch.hpp"
+#include "pack/emit_check.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
 #include "render/dra.hpp"
@@ -77,11 +78,10 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
   }
   const emit_plan plan = pack::emit_plan_of(ctx.models->models(), a, index, o.node);
   // A kind that would drop part of the layout (compute instances) refuses.
-  if (kind->problem != nullptr)
-    if (const std::string why = kind->problem(plan); !why.empty()) {
-      report_bad_input(ctx, why);
-      return exit_bad_input;
-    }
+  if (const std::string why = pack::emit_problem(kind->name, plan); !why.empty()) {
+    report_bad_input(ctx, why);
+    return exit_bad_input;
+  }
   kind->write(ctx.out, plan);
   return exit_ok;
 }

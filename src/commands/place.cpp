@@ -31,6 +31,7 @@
 #include "model/place.hpp"
 #include "model/policies.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
 #include "quote.hpp"
 #include "render/place.hpp"
 #include "replay/place.hpp"
@@ -61,6 +62,7 @@ struct place_options {
 result<place_result> place_fleet(const place_options& o, context& ctx) {
   auto now = read_fleet_now(ctx.models->models(), o.fleet, ctx.in);
   if (!now) return now.error();
+  if (auto misfit = pack::lay_out(*now)) return *misfit;
   place_result res;
   const std::vector<std::string> mig_off = mig_off_gpus(*now);
   for (const fleet_now_gpu& g : now->gpus)

@@ -26,6 +26,8 @@
 #include "io/plan_request.hpp"
 #include "k8s_names.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
+#include "plan/labels.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
 #include "render/plan.hpp"
@@ -49,12 +51,12 @@ struct plan_options {
 
 struct emit_name {
   std::string_view name;
-  render::plan_emit_kind kind;
+  plan_emit_kind kind;
 };
-constexpr emit_name emit_names[] = {{"mig-parted", render::plan_emit_kind::mig_parted},
-                                    {"configmap", render::plan_emit_kind::configmap},
-                                    {"labels", render::plan_emit_kind::labels},
-                                    {"slurm", render::plan_emit_kind::slurm}};
+constexpr emit_name emit_names[] = {{"mig-parted", plan_emit_kind::mig_parted},
+                                    {"configmap", plan_emit_kind::configmap},
+                                    {"labels", plan_emit_kind::labels},
+                                    {"slurm", plan_emit_kind::slurm}};
 
 // The exit status of a plan: 0 the demand met, 1 proven not to fit the
 // fleet, 3 no plan meeting it found in the time limit (none proven impossible).
@@ -77,7 +79,7 @@ int run_plan(const plan_options& o, context& ctx) {
     return exit_bad_input;
   };
   // Options that do not depend on the files first.
-  std::optional<render::plan_emit_kind> kind;
+  std::optional<plan_emit_kind> kind;
   if (!o.emit.empty()) {
     std::vector<std::string> names;
     for (const emit_name& e : emit_names) {
@@ -91,7 +93,7 @@ int run_plan(const plan_options& o, context& ctx) {
   }
   render::plan_emit_options emit_opt;
   if (o.configmap_given->count() > 0) {
-    if (!kind || *kind != render::plan_emit_kind::configmap)
+    if (!kind || *kind != plan_emit_kind::configmap)
       return bad("--configmap-name needs --emit configmap");
     if (!k8s::dns_subdomain(o.configmap_name))
       return bad(fmt::format(
@@ -103,6 +105,10 @@ int run_plan(const plan_options& o, context& ctx) {
   if (o.time_limit_given->count() > 0) ro.time_limit = o.time_limit;
   std::vector<std::string> notes;
   auto req = plan_request_of(ctx.models->models(), ro, ctx.in, notes);
+  // A fleet whose GPUs cannot hold what it says they hold is refused before
+  // the notes on it are printed.
+  if (req && req->current)
+    if (auto misfit = pack::misfit(*req->current)) return bad(misfit->message);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!req) return bad(req.error().message);
   // `--plot FILE`: opened before the solve, so that a path that cannot be
@@ -128,7 +134,7 @@ int run_plan(const plan_options& o, context& ctx) {
           fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
   }
   if (kind) {
-    if (const std::string why = render::plan_emit_problem(*kind, *req, res); !why.empty()) {
+    if (const std::string why = plan::emit_problem(*kind, *req, res); !why.empty()) {
       ctx.err << "migplan: " << why << "; nothing to emit\n";
       return res.feasible ? exit_bad_input : exit_of(res);
     }

@@ -22,10 +22,12 @@
 #include "io/simulate_input.hpp"
 #include "model/simulate.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
 #include "quote.hpp"
 #include "render/progress.hpp"
 #include "render/simulate.hpp"
 #include "replay/simulate.hpp"
+#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -49,6 +51,10 @@ int run_simulate(const simulate_options& o, context& ctx) {
   if (const auto conflict = option_conflict(o)) return bad(*conflict);
   std::vector<std::string> notes;
   auto request = read_simulate_request(ctx.models->models(), o, ctx.in, notes);
+  // A fleet whose GPUs cannot hold what it says they hold is refused before
+  // the notes on it are printed.
+  if (request && request->now)
+    if (auto misfit = pack::lay_out(*request->now)) return bad(misfit->message);
   for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
   if (!request) return bad(request.error().message);
   for (const std::string& w : request->pods.warnings)
@@ -74,8 +80,8 @@ int run_simulate(const simulate_options& o, context& ctx) {
   for (const simulate_policy& p : res.policies)
     if (p.replan)
       ctx.err << fmt::format("migplan: note: {}: {} re-plan{} in {:.2f} s, the longest {:.2f} s\n",
-                             p.name, p.metrics.replans, p.metrics.replans == 1 ? "" : "s",
-                             p.replan_seconds, p.replan_longest_s);
+                             p.name, p.metrics.replans, plural(p.metrics.replans), p.replan_seconds,
+                             p.replan_longest_s);
   // The plot first: a disk that fills up is then the only answer, not one
   // after a table or JSON document already written.
   if (plot_file.is_open()) {

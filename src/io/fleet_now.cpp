@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <istream>
-#include <migplan/search.hpp>
 #include <optional>
 #include <vector>
 
@@ -110,22 +109,13 @@ result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src,
       g.node = node;
       g.index = cg.index;
       g.mig_enabled = cg.mig_enabled;
-      std::vector<item> items;
+      g.origin = cg.origin;
+      if (g.origin.from == instances_origin::kind::listing) g.origin.file = n.where;
       for (const current_instance& gi : cg.instances) {
-        items.push_back({gi.profile, gi.start});
+        g.given.push_back({gi.profile, gi.start});
         g.starts_assumed = g.starts_assumed || gi.start == item::any_start;
       }
-      if (!items.empty()) {
-        solve_options one;
-        one.max_layouts = 1;
-        const solution s = solve(*n.gpu, items, one);
-        if (!s.feasible())
-          return error{
-              fmt::format("{}: node {} GPU {}: its GPU instances do not fit together on {}",
-                          n.where, n.name, cg.index, n.gpu->slug)};
-        g.held = s.layouts.front().where;
-      }
-      res.gpus.push_back(g);
+      res.gpus.push_back(std::move(g));
     }
   }
   if (res.gpus.empty())

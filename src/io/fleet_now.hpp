@@ -39,10 +39,10 @@ result<listing_read> read_listing_file(model_list models, const std::string& pat
                                        const gpu_model* gpu, std::optional<int> index,
                                        std::string_view command);
 
-/// The fleet `src` names, each GPU's instances as a layout; a GPU whose
-/// starts are not given gets the layout of them that keeps the most room
-/// (with a note). MIG-off GPUs are kept, marked, with no instances. Names
-/// resolve among `models`.
+/// The fleet `src` names, each GPU's instances as read (fleet_now_gpu::given,
+/// with a note naming the GPUs whose starts are not given);
+/// pack/current_fit.hpp lay_out() then lays them out. MIG-off GPUs are kept,
+/// marked, with no instances. Names resolve among `models`.
 result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src, std::istream& in);
 
 /// "NODE GPU INDEX" of each GPU of `f` with MIG off, in fleet order.

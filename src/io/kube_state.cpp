@@ -292,17 +292,13 @@ class kube_builder {
         return error{
             at(config_.shown, made.error_at.line,
                fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), made.error))};
-      std::vector<item> items;
-      for (const int p : made.gis) items.push_back({p, item::any_start});
-      if (made.too_many > 0 || !fits(rules(g), items))
+      // Whether they fit together is the service's to decide (pack/current_fit).
+      if (made.too_many > 0)
         return fail_config(
             e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
-                           "on {}: {}",
-                           q(e.label), index, q(n.name), g.slug,
-                           made.too_many > 0
-                               ? fmt::format("{} instances, more than any GPU holds", made.too_many)
-                               : why_not_fits(g, items)));
-      for (const item& it : items) out.push_back(current_instance::at(it.profile, item::any_start));
+                           "on {}: {} instances, more than any GPU holds",
+                           q(e.label), index, q(n.name), g.slug, made.too_many));
+      for (const int p : made.gis) out.push_back(current_instance::at(p, item::any_start));
     }
     return &cache_.emplace(key, std::move(out)).first->second;
   }
@@ -382,7 +378,12 @@ class kube_builder {
                            q(label), config_.shown, i, g.slug));
       auto gis = instances(*e, g, n, i);
       if (!gis) return gis.error();
-      out.gpus.push_back({i, **gis, label, e->mig_enabled});
+      out.gpus.push_back(
+          {i,
+           **gis,
+           label,
+           e->mig_enabled,
+           {instances_origin::kind::mig_parted, std::string(config_.shown), e->at.line, e->label}});
     }
     return out;
   }

@@ -293,18 +293,12 @@ std::optional<current_gpu> state_gpu(doc::walker& r, model_list models, const no
                        q(owner.name), list->size(), max_units));
     return std::nullopt;
   }
-  std::vector<item> items;
   for (const node& i : list->kids) {
     auto gi = state_instance(r, models, i, i.line_or(inst->line()), g);
     if (!gi) return std::nullopt;
-    items.push_back({gi->profile, gi->start});
     out.instances.push_back(*gi);
   }
-  if (!items.empty() && !fits(rules(g), items)) {
-    r.fail(inst->at(), fmt::format("the instances of gpu {} of node {} do not fit on {}: {}",
-                                   out.index, q(owner.name), g.slug, why_not_fits(g, items)));
-    return std::nullopt;
-  }
+  out.origin = {instances_origin::kind::state_file, std::string(r.file()), inst->line(), {}};
   return out;
 }
 

@@ -26,6 +26,20 @@ struct current_ci {
 };
 
 /// A GPU instance that exists now.
+/// Where a GPU's instances were read, for the message when they do not fit
+/// together (pack/current_fit.hpp decides).
+struct instances_origin {
+  enum class kind {
+    listing,     ///< an nvidia-smi listing
+    state_file,  ///< a state file's `instances`
+    mig_parted,  ///< the entry of a mig-parted label that kubectl's nodes select
+  };
+  kind from = kind::listing;
+  std::string file;   ///< as messages show it
+  int line = 0;       ///< of the `instances` list, or of the label's entry; 0 for a listing
+  std::string label;  ///< with mig_parted: the label
+};
+
 struct current_instance {
   int profile = 0;  ///< index into gpu_model::profiles
   /// Its placement start as listed, or item::any_start where only how many

@@ -6,15 +6,29 @@
 // from the core's results and written by render/emit in each KIND's format.
 
 #include <migplan/compute.hpp>
+#include <migplan/detail/strings.hpp>
 #include <migplan/driver_order.hpp>
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/pack.hpp"
 
 namespace migplan::cli {
+
+/// The name of an existing CI as the catalog knows it: by name ("1c.3g.20gb",
+/// or the GI's name for its full CI), else by CI profile ID, else as listed;
+/// and its compute slices, or -1 when it is the GI's full CI.
+inline std::pair<std::string, int> existing_ci(const profile& gi, const current_ci& c) {
+  int k = find_ci(gi, c.profile);
+  for (std::size_t i = 0; k < 0 && i < gi.ci_profiles.size(); ++i)
+    if (gi.ci_profiles[i].id == c.profile_id) k = static_cast<int>(i);
+  if (k < 0) return {c.profile, detail::iequals(c.profile, gi.name) ? -1 : c.size.value_or(0)};
+  const ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(k)];
+  return {std::string(cp.name), cp.compute_slices == gi.compute_slices ? -1 : cp.compute_slices};
+}
 
 /// A layout to realize on one GPU.
 struct emit_plan {

@@ -7,9 +7,12 @@
 
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
+#include <migplan/search.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "model/current.hpp"
 
 namespace migplan::cli {
 
@@ -19,7 +22,9 @@ inline constexpr std::string_view listing_node = "local";
 struct fleet_now_gpu {
   int node = 0;                 ///< index into fleet_now::nodes
   int index = 0;                ///< its index on the node (nvidia-smi -i)
-  layout held;                  ///< its GPU instances
+  std::vector<item> given;      ///< its GPU instances as read (starts may be item::any_start)
+  instances_origin origin{};    ///< where `given` was read
+  layout held;                  ///< `given` laid out (pack/current_fit.hpp lay_out)
   bool starts_assumed = false;  ///< some starts were not given: `held` is one layout they allow
   bool mig_enabled = true;      ///< false: MIG mode is off there (mig-enabled: false)
 };

@@ -19,6 +19,7 @@
 
 #include "model/current.hpp"
 #include "model/plan_cost.hpp"
+#include "model/plan_labels.hpp"
 
 namespace migplan::cli {
 
@@ -58,6 +59,7 @@ struct current_gpu {
   /// False where the mig-parted config leaves MIG off (`mig-enabled: false`):
   /// no instance can be made on it until MIG mode is turned on (a GPU reset).
   bool mig_enabled = true;
+  instances_origin origin{};  ///< where `instances` were read
 };
 
 /// One node as it is now.
@@ -179,6 +181,12 @@ struct plan_result {
   std::vector<plan_change> changes;  ///< a re-plan's changes (GPUs that change only)
   long long changes_lower_bound = 0;
   std::vector<plan_unmet> unmet;
+  /// Each node's GPUs as the plan leaves them, in the order of `nodes`
+  /// (plan/labels.hpp planned_nodes).
+  std::vector<planned_node> layouts;
+  /// The mig-parted labels that make the plan and the label each node gets
+  /// (plan/labels.hpp plan_labels): what --emit writes.
+  emitted_labels labels;
   double seconds = 0;         ///< solve time
   double stage1_seconds = 0;  ///< time until the cost (re-plan: changes) stage ended
 };

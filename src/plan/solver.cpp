@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/plan_cost.hpp"
+#include "plan/labels.hpp"
 #include "plan/program.hpp"
 
 namespace migplan::cli::plan {
@@ -47,6 +48,7 @@ plan_result solver::solve(const plan_request& req) {
   pb.count_and_prove(sb);
   if (!pb.replan && !req.nodes.empty()) pb.assign_nodes();
   if (pb.replan) pb.assign_changes(sb);
+  add_layouts(req, pb.res);
   pb.res.seconds = std::chrono::duration<double>(detail::clock_type::now() - pb.t0).count();
   return std::move(pb.res);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "k8s_names.hpp"
 #include "messages.hpp"
 #include "render/dra.hpp"
 #include "render/inferred.hpp"
@@ -42,18 +43,6 @@ struct device_count {
   int count = 0;
   bool whole() const { return ci_slices < 0; }
 };
-
-// The name of an existing CI as the catalog knows it: by name ("1c.3g.20gb",
-// or the GI's name for its full CI), else by CI profile ID, else as listed.
-// Its compute slices, or -1 when it is the GI's full CI.
-std::pair<std::string, int> existing_ci(const profile& gi, const current_ci& c) {
-  int k = find_ci(gi, c.profile);
-  for (std::size_t i = 0; k < 0 && i < gi.ci_profiles.size(); ++i)
-    if (gi.ci_profiles[i].id == c.profile_id) k = static_cast<int>(i);
-  if (k < 0) return {c.profile, detail::iequals(c.profile, gi.name) ? -1 : c.size.value_or(0)};
-  const ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(k)];
-  return {std::string(cp.name), cp.compute_slices == gi.compute_slices ? -1 : cp.compute_slices};
-}
 
 // The MIG devices of the whole layout, existing instances included, by kind,
 // largest first: a GI whose CIs were not named (or an existing one listed
@@ -99,48 +88,6 @@ std::vector<device_count> device_counts(const emit_plan& plan) {
   return out;
 }
 
-// The GI profiles whose CIs mig-parted may share out over fewer GIs than the
-// layout has: it counts CIs, not GIs, and puts each CI in the GI it made last
-// while the CI fits there (SetMigConfig, pkg/mig/config/config.go), so CIs the
-// request keeps in separate GIs ("3g.20gb[2c]" and "3g.20gb[1c]") can end up
-// in one. Checked by the fewest GIs that hold the CIs (group_cis).
-std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
-  const gpu_model& g = *plan.gpu;
-  std::map<int, std::pair<std::vector<int>, std::size_t>> split;  // GI profile -> (CIs, GIs)
-  const auto note = [&](int p, const std::vector<int>& cis) {
-    auto& [all, gis] = split[p];
-    all.insert(all.end(), cis.begin(), cis.end());
-    ++gis;
-  };
-  for (const current_instance& c : plan.existing) {
-    const profile& gi = prof(g, c.profile);
-    std::vector<int> cis;
-    for (const current_ci& ci : c.compute) {
-      const auto [name, slices] = existing_ci(gi, ci);
-      if (slices < 0) continue;
-      const int k = find_ci(gi, name);
-      if (k < 0) return {};  // a CI the catalog lacks: nothing to reckon with
-      cis.push_back(k);
-    }
-    if (!cis.empty()) note(c.profile, cis);
-  }
-  for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
-    const profile& gi = prof(g, plan.create[i].profile);
-    std::vector<int> cis;
-    for (const ci_instance& ci : plan.cis[i])
-      if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices)
-        cis.push_back(ci.ci);
-    if (!cis.empty()) note(plan.create[i].profile, cis);
-  }
-  std::vector<std::string> out;
-  for (const auto& [p, v] : split) {
-    const ci_grouping fewest = group_cis(prof(g, p), v.first);
-    if (fewest.gis.size() < v.second)
-      out.push_back(fmt::format("{} {} GIs into {}", v.second, prof(g, p).name, fewest.gis.size()));
-  }
-  return out;
-}
-
 // The MIG devices per GI profile, largest first: a compute instance is a
 // device of its own, counted under its GPU instance's profile.
 std::vector<std::pair<int, long long>> per_gi_profile(const std::vector<device_count>& devices) {
@@ -162,41 +109,6 @@ bool any_split(const std::vector<device_count>& devices) {
                      [](const device_count& d) { return !d.whole(); });
 }
 
-std::string mig_parted_problem(const emit_plan& plan) {
-  const std::vector<std::string> merged = merged_by_mig_parted(plan);
-  if (merged.empty()) return {};
-  return fmt::format(
-      "a mig-parted config cannot keep this layout's compute instances apart: mig-parted "
-      "counts compute instances, not GPU instances, and puts each in the GPU instance it made "
-      "last while it fits there, so it may merge {}; use --emit nvidia-smi or --emit nvml, "
-      "which create each GPU instance with its own compute instances",
-      fmt::join(merged, " and "));
-}
-
-// --emit dra offers every GPU-instance placement, and the NVIDIA DRA driver
-// makes each MIG device it hands out with the compute instance that owns the
-// whole GPU instance: it skips every MIG profile whose CI is smaller than its
-// GI (inspectMigProfilesAndPlacements in kubernetes-sigs/dra-driver-nvidia-gpu,
-// "if info.C != info.G"). Compute instances asked for would be dropped.
-std::string dra_problem(const emit_plan& plan) {
-  std::vector<std::string> split;
-  for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
-    if (plan.cis[i].empty()) continue;
-    const profile& gi = prof(*plan.gpu, plan.create[i].profile);
-    for (const ci_instance& ci : plan.cis[i])
-      if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices) {
-        split.emplace_back(gi.name);
-        break;
-      }
-  }
-  if (split.empty()) return {};
-  return fmt::format(
-      "--emit dra cannot write compute instances: the NVIDIA DRA driver makes each MIG device "
-      "with the compute instance that owns its whole GPU instance, so the split {} {} would be "
-      "lost; use --emit nvidia-smi or --emit nvml",
-      split.size() == 1 ? "of" : "of each", fmt::format("{}", fmt::join(split, ", ")));
-}
-
 // The DRA ResourceSlices of the plan's GPU: every placement as a device
 // (render/dra.hpp), on the node --node names.
 void emit_dra(std::ostream& os, const emit_plan& plan) {
@@ -207,16 +119,12 @@ void emit_dra(std::ostream& os, const emit_plan& plan) {
 }
 
 constexpr std::array<emit_kind, 6> emit_kind_table{{
-    {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi,
-     nullptr},
-    {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml, nullptr},
-    {"mig-parted", "a mig-parted v1 config with one label for the layout", emit_mig_parted,
-     mig_parted_problem},
-    {"k8s", "the NVIDIA device plugin's extended resources (mixed and single strategy)", emit_k8s,
-     nullptr},
-    {"dra", "Kubernetes DRA ResourceSlices offering every placement of the GPU", emit_dra,
-     dra_problem},
-    {"slurm", "Slurm GRES: gres.conf and the node's slurm.conf Gres counts", emit_slurm, nullptr},
+    {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi},
+    {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml},
+    {"mig-parted", "a mig-parted v1 config with one label for the layout", emit_mig_parted},
+    {"k8s", "the NVIDIA device plugin's extended resources (mixed and single strategy)", emit_k8s},
+    {"dra", "Kubernetes DRA ResourceSlices offering every placement of the GPU", emit_dra},
+    {"slurm", "Slurm GRES: gres.conf and the node's slurm.conf Gres counts", emit_slurm},
 }};
 
 }  // namespace
@@ -234,7 +142,7 @@ std::string layout_label(const emit_plan& plan) {
   std::string parts;
   for (const device_count& d : device_counts(plan))
     parts += fmt::format("{}{}{}", parts.empty() ? "" : "-",
-                         d.count == 1 ? "" : fmt::format("{}x", d.count), label_word(d.name));
+                         d.count == 1 ? "" : fmt::format("{}x", d.count), k8s::label_word(d.name));
   const std::string head = fmt::format("migplan-{}", gpu.slug);
   std::string full = parts.empty() ? head : head + "-" + parts;
   if (full.size() <= 63) return full;
@@ -311,7 +219,7 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
     for (const device_count& d : devices)
       if (!d.whole())
         cis.push_back(fmt::format("{} x {} as nvidia.com/mig-{}", d.count, d.name,
-                                  label_word(prof(g, d.gi).name)));
+                                  k8s::label_word(prof(g, d.gi).name)));
     out += comment(fmt::format(
         "Compute instances: every compute instance is a MIG device of its own, and the plugin "
         "has no resource for a CI profile smaller than its GPU instance (it skips them, "
@@ -325,13 +233,13 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
   for (const auto& [p, n] : per_gi) {
     const profile& pr = prof(g, p);
     out += fmt::format("  {}: {}\n",
-                       yaml_scalar(fmt::format("nvidia.com/mig-{}", label_word(pr.name))), n);
+                       yaml_scalar(fmt::format("nvidia.com/mig-{}", k8s::label_word(pr.name))), n);
     for (const circulating_name& c : pr.circulating_names)
       notes +=
           comment(fmt::format("{}: the plugin names a profile by its own formula from the "
                               "memory NVML reports, and setups have advertised "
                               "nvidia.com/mig-{} for this one: {}.",
-                              pr.name, label_word(c.name), c.note));
+                              pr.name, k8s::label_word(c.name), c.note));
   }
   out += notes;
   const bool split = any_split(devices);

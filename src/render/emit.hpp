@@ -20,10 +20,8 @@ namespace migplan::cli::render {
 struct emit_kind {
   std::string_view name;     ///< as --emit takes it
   std::string_view summary;  ///< what it writes, for --help and messages
+  /// Writes `plan`, which pack/emit_check.hpp's emit_problem() found it can.
   void (*write)(std::ostream& os, const emit_plan& plan);
-  /// Why this kind cannot write `plan` without losing part of it (one
-  /// sentence), or ""; null for a kind that writes every layout.
-  std::string (*problem)(const emit_plan& plan);
 };
 
 /// Every kind, in the order --help lists them.

@@ -13,13 +13,6 @@
 
 namespace migplan::cli::render {
 
-std::string label_word(std::string_view profile_name) {
-  std::string out(profile_name);
-  for (char& c : out)
-    if (c == '+') c = '.';
-  return out;
-}
-
 std::string comment_safe(std::string_view text) {
   std::string out(text);
   for (char& c : out)

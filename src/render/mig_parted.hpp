@@ -12,11 +12,6 @@
 
 namespace migplan::cli::render {
 
-/// A profile name as a part of a label name: "+" is not allowed in a
-/// Kubernetes label value, so it becomes "." as in NVIDIA's own labels
-/// ("1g.5gb+me" -> "1g.5gb.me", "1g.24gb+me.all" -> "1g.24gb.me.all").
-std::string label_word(std::string_view profile_name);
-
 /// `text` with every control character replaced by '?': for a comment line,
 /// which a newline would end.
 std::string comment_safe(std::string_view text);

@@ -13,6 +13,7 @@
 #include "render/plan_emit.hpp"
 #include "render/plan_view.hpp"
 #include "render/slurm.hpp"
+#include "slurm_names.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::render {
@@ -27,16 +28,21 @@ struct node_devices {
   std::vector<int> empty;  // GPUs with MIG on and no MIG device
 };
 
-node_devices devices_of(const planned_node& pn) {
+node_devices devices_of(const plan_request& req, const plan_result& res, const planned_node& pn) {
   std::map<int, long long> n;
   long long whole = 0;
   std::vector<int> empty;
   for (std::size_t i = 0; i < pn.groups.size(); ++i) {
-    if (const plan_group* grp = pn.groups[i]) {
-      if (grp->instances.empty()) empty.push_back(static_cast<int>(i));
-      for (const planned_instance& p : grp->instances)
+    const current_gpu* now = pn.current[i] >= 0
+                                 ? &(*req.current)[static_cast<std::size_t>(pn.now)]
+                                        .gpus[static_cast<std::size_t>(pn.current[i])]
+                                 : nullptr;
+    if (pn.groups[i] >= 0) {
+      const plan_group& grp = res.groups[static_cast<std::size_t>(pn.groups[i])];
+      if (grp.instances.empty()) empty.push_back(static_cast<int>(i));
+      for (const planned_instance& p : grp.instances)
         n[p.where.profile] += p.cis.empty() ? 1 : static_cast<long long>(p.cis.size());
-    } else if (const current_gpu* now = pn.current[i]; now != nullptr && !now->instances.empty()) {
+    } else if (now != nullptr && !now->instances.empty()) {
       for (const current_instance& gi : now->instances)
         n[gi.profile] += gi.compute.empty() ? 1 : static_cast<long long>(gi.compute.size());
     } else {
@@ -57,37 +63,22 @@ node_devices devices_of(const planned_node& pn) {
 
 }  // namespace
 
-std::string plan_slurm_problem(const plan_request& req, const plan_result& res) {
-  for (const planned_node& n : planned_nodes(req, res)) {
-    if (!slurm_node_name(n.name))
-      return fmt::format(
-          "--emit slurm: node {} is no Slurm node name (letters, digits, '-', '_' and '.')",
-          quote_token(n.name));
-    if (n.gpu != nullptr && devices_of(n).whole > 0 && slurm_gpu_type(*n.gpu).empty())
-      return fmt::format(
-          "--emit slurm: node {} has GPUs with MIG off, and the nvidia-smi names of its model "
-          "{} share no short word to type them by",
-          quote_token(n.name), n.gpu->slug);
-  }
-  return {};
-}
-
 void plan_slurm(std::ostream& out, const plan_request& req, const plan_result& res) {
   std::vector<slurm_line> lines;
   std::vector<const gpu_model*> models;
   long long gpus = 0;
   bool any_whole = false;
   std::vector<std::string> empty;  // "GPU 2 of gpu-a"
-  for (const planned_node& pn : planned_nodes(req, res)) {
+  for (const planned_node& pn : res.layouts) {
     gpus += static_cast<long long>(pn.groups.size());
     if (pn.gpu == nullptr) continue;  // a node with no GPU the plan knows
-    const node_devices d = devices_of(pn);
+    const node_devices d = devices_of(req, res, pn);
     for (int i : d.empty) empty.push_back(fmt::format("GPU {} of {}", i, pn.name));
     slurm_line l{fmt::format("NodeName={} Gres=", pn.name), pn.gpu,
                  slurm_types(*pn.gpu, d.per_profile)};
     if (d.whole > 0) {
-      slurm_add(l.counts.by_profile, slurm_gpu_type(*pn.gpu), d.whole);
-      slurm_add(l.counts.by_memory, slurm_gpu_type(*pn.gpu), d.whole);
+      slurm_add(l.counts.by_profile, slurm::gpu_type(*pn.gpu), d.whole);
+      slurm_add(l.counts.by_memory, slurm::gpu_type(*pn.gpu), d.whole);
       any_whole = true;
     }
     if (std::find(models.begin(), models.end(), pn.gpu) == models.end()) models.push_back(pn.gpu);

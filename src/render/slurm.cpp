@@ -7,19 +7,9 @@
 #include <cctype>
 
 #include "render/mig_parted.hpp"
+#include "slurm_names.hpp"
 
 namespace migplan::cli::render {
-namespace {
-
-// A name as slurmd writes it: lower case, spaces as '_'.
-std::string underscored(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    out += c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 std::string_view slurm_type(std::string_view profile_name) {
   return profile_name.substr(0, profile_name.find_first_of("+-"));
@@ -35,7 +25,7 @@ std::optional<slurm_memory_name> slurm_memory_type(const profile& p) {
 
 std::string slurm_gpu_prefix(const gpu_model& g) {
   if (g.name().empty()) return "...";  // a model file's model with no nvidia-smi name
-  return underscored(g.name().substr(0, g.name().find('-')));
+  return slurm::underscored(g.name().substr(0, g.name().find('-')));
 }
 
 std::string slurm_types_note(std::span<const gpu_model* const> models) {
@@ -146,27 +136,6 @@ std::string slurm_memory_note(std::span<const slurm_line> lines) {
         "one less, write that.",
         fmt::join(halves, ", ")));
   return out;
-}
-
-bool slurm_node_name(std::string_view name) {
-  return !name.empty() && name.size() <= 253 && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
-  });
-}
-
-std::string slurm_gpu_type(const gpu_model& g) {
-  // The name's first word after "NVIDIA", up to a '-': "a100", "h200", "gh200".
-  std::string_view name = g.name();
-  if (name.empty()) return {};
-  if (name.starts_with("NVIDIA ")) name.remove_prefix(7);
-  std::string token = underscored(name.substr(0, name.find_first_of(" -")));
-  // Shorter than every MIG type ("1g.5gb"), so slurmd tries it after them
-  // (a longer one would take MIG devices, whose names contain it), and in
-  // every name of the model.
-  if (token.size() > 5) token.resize(5);
-  for (std::string_view n : g.smi_names)
-    if (underscored(n).find(token) == std::string::npos) return {};
-  return token;
 }
 
 }  // namespace migplan::cli::render

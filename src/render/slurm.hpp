@@ -84,18 +84,6 @@ struct slurm_line {
 /// nothing when no line holds a MIG device.
 std::string slurm_memory_note(std::span<const slurm_line> lines);
 
-/// True for a node name a slurm.conf line can hold as it is.
-bool slurm_node_name(std::string_view name);
-
-/// The type to configure for a GPU with MIG off, which slurmd names by its
-/// nvidia-smi name in lower case, spaces as '_' ("nvidia_a100-sxm4-40gb"):
-/// the name's first word after "NVIDIA", up to a '-' ("a100"), as Slurm's
-/// docs write it, cut to 5 characters. Every MIG device's name contains it
-/// too, but it is shorter than every MIG type, so slurmd tries it last and it
-/// takes only what no MIG type takes. Empty where no such word is in every
-/// name of the model (or it has none).
-std::string slurm_gpu_type(const gpu_model& g);
-
 /// Adds `n` devices of `type` to `to` (summed with an equal type).
 void slurm_add(std::vector<std::pair<std::string, long long>>& to, std::string type, long long n);
 

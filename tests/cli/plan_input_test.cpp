@@ -19,6 +19,8 @@
 
 #include "io/ci_request.hpp"
 #include "models.hpp"
+#include "pack/current_fit.hpp"
+#include "plan/labels.hpp"
 #include "render/plan_emit.hpp"
 #include "run_binary.hpp"
 
@@ -32,6 +34,19 @@ namespace {
 
 std::string plan_fixture_text(const std::string& name) {
   return read_file(test_path("fixtures/plan/" + name));
+}
+
+// A reader's nodes as the commands hand them on: refused where a GPU's
+// instances do not fit together (pack/current_fit.hpp decides).
+result<std::vector<current_node>> fitted(result<std::vector<current_node>> r) {
+  if (r)
+    if (auto misfit = pack::misfit(*r)) return *misfit;
+  return r;
+}
+result<kube_state> fitted(result<kube_state> r) {
+  if (r)
+    if (auto misfit = pack::misfit(r->nodes)) return *misfit;
+  return r;
 }
 
 // The error of a reader that must fail.
@@ -405,11 +420,11 @@ TEST_CASE("a state file gives each gpu's instances, starts and in-use marks", "[
 
 TEST_CASE("a state file whose instances are no legal layout is refused", "[plan-io]") {
   const auto state = [](const std::string& instances) {
-    return error_of(parse_state(builtin_models(),
-                                "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
-                                "    gpus:\n      - index: 0\n        instances: " +
-                                    instances + "\n",
-                                "s.yaml", false));
+    return error_of(fitted(parse_state(builtin_models(),
+                                       "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n"
+                                       "    gpus:\n      - index: 0\n        instances: " +
+                                           instances + "\n",
+                                       "s.yaml", false)));
   };
   CHECK(state("[{profile: 1g.5gb}]") ==
         "s.yaml:7: unknown profile '1g.5gb' on h100-80gb (it is a profile of a100-40gb; here, did "
@@ -456,7 +471,8 @@ namespace {
 
 result<kube_state> kube(const std::string& nodes, const std::string& config,
                         bool config_json = false) {
-  return parse_kube_state(builtin_models(), nodes, "nodes.json", config, "mig.yaml", config_json);
+  return fitted(
+      parse_kube_state(builtin_models(), nodes, "nodes.json", config, "mig.yaml", config_json));
 }
 
 // kubectl's List of nodes with these labels (JSON objects of label: value).
@@ -754,9 +770,12 @@ std::pair<plan_request, plan_result> nodes_plan() {
   return {req, res};
 }
 
-std::string emit(render::plan_emit_kind kind, const plan_request& req, const plan_result& res) {
+// What the plan service hands --emit's writers: a plan built here has its
+// node layouts and labels worked out as solver::solve does.
+std::string emit(plan_emit_kind kind, const plan_request& req, plan_result res) {
   std::ostringstream os;
-  REQUIRE(render::plan_emit_problem(kind, req, res).empty());
+  REQUIRE(plan::emit_problem(kind, req, res).empty());
+  plan::add_layouts(req, res);
   render::plan_emit(os, kind, req, res);
   return os.str();
 }
@@ -782,10 +801,10 @@ void passes_check(const std::string& text) {
 TEST_CASE("emitting mig-parted writes a label per node layout that migplan check accepts",
           "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  const std::string out = emit(render::plan_emit_kind::mig_parted, req, res);
+  const std::string out = emit(plan_emit_kind::mig_parted, req, res);
   golden("emit-nodes.mig-parted.yaml", out);
   passes_check(out);
-  const render::emitted_labels l = render::plan_labels(req, res);
+  const emitted_labels l = plan::plan_labels(req, res);
   REQUIRE(l.labels.size() == 4);  // all-disabled, gpu-a's, gpu-b's, gpu-c's
   CHECK(l.labels[0].name == "all-disabled");
   CHECK(l.labels[0].nodes == std::vector<std::string>{"gpu-d"});
@@ -794,7 +813,7 @@ TEST_CASE("emitting mig-parted writes a label per node layout that migplan check
   CHECK(l.nodes[2].label.starts_with("migplan-a100-40gb-"));
   CHECK(l.nodes[3].label == "all-disabled");
   // gpu-b's GPUs differ: one entry per geometry, with its devices.
-  const render::emitted_label& b = l.labels[2];
+  const emitted_label& b = l.labels[2];
   REQUIRE(b.entries.size() == 2);
   CHECK(b.entries[0].devices == std::vector<int>{0, 1, 2, 3});
   CHECK(b.entries[1].devices == std::vector<int>{4, 5, 6, 7});
@@ -803,7 +822,7 @@ TEST_CASE("emitting mig-parted writes a label per node layout that migplan check
 
 TEST_CASE("nodes labelled as emitted read back as the plan's geometries", "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  const render::emitted_labels labels = render::plan_labels(req, res);
+  const emitted_labels labels = plan::plan_labels(req, res);
   std::vector<std::pair<std::string, std::string>> nodes;
   for (const auto& n : labels.nodes) {
     const fleet_node& f = *std::find_if(req.nodes.begin(), req.nodes.end(),
@@ -812,7 +831,7 @@ TEST_CASE("nodes labelled as emitted read back as the plan's geometries", "[plan
     std::replace(product.begin(), product.end(), ' ', '-');
     nodes.emplace_back(n.node, gfd(product, f.gpu_count, n.label));
   }
-  for (const auto kind : {render::plan_emit_kind::mig_parted, render::plan_emit_kind::configmap}) {
+  for (const auto kind : {plan_emit_kind::mig_parted, plan_emit_kind::configmap}) {
     const auto back = kube(nodes_json(nodes), emit(kind, req, res));
     REQUIRE(back.has_value());
     REQUIRE(back->nodes.size() == res.nodes.size());
@@ -860,11 +879,11 @@ TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs
   res.groups = {split, mixed};
   res.nodes = {node_plan("gpu-a", {0, 1}), node_plan("gpu-b", {1})};
   res.gpu_count = 3;
-  const render::emitted_labels labels = render::plan_labels(req, res);
+  const emitted_labels labels = plan::plan_labels(req, res);
   std::vector<std::pair<std::string, std::string>> nodes;
   for (const auto& n : labels.nodes)
     nodes.emplace_back(n.node, gfd("NVIDIA-A100-SXM4-40GB", n.node == "gpu-a" ? 2 : 1, n.label));
-  for (const auto kind : {render::plan_emit_kind::mig_parted, render::plan_emit_kind::configmap}) {
+  for (const auto kind : {plan_emit_kind::mig_parted, plan_emit_kind::configmap}) {
     const std::string config = emit(kind, req, res);
     CHECK(config.find("\"1c.3g.20gb\": 4") != std::string::npos);
     passes_check(config);
@@ -908,7 +927,7 @@ TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs
 
 TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  const std::string out = emit(render::plan_emit_kind::configmap, req, res);
+  const std::string out = emit(plan_emit_kind::configmap, req, res);
   golden("emit-nodes.configmap.yaml", out);
   passes_check(out);
   CHECK(out.find("kind: ConfigMap\nmetadata:\n  name: custom-mig-config\ndata:\n  config.yaml: "
@@ -917,7 +936,7 @@ TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", 
 
 TEST_CASE("emitting labels writes a kubectl command per node of a fresh plan", "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  golden("emit-nodes.labels.sh", emit(render::plan_emit_kind::labels, req, res));
+  golden("emit-nodes.labels.sh", emit(plan_emit_kind::labels, req, res));
 }
 
 TEST_CASE("without nodes, emitting mig-parted writes one label per distinct geometry",
@@ -925,14 +944,14 @@ TEST_CASE("without nodes, emitting mig-parted writes one label per distinct geom
   auto [req, res] = nodes_plan();
   req.nodes.clear();
   res.nodes.clear();
-  const std::string out = emit(render::plan_emit_kind::mig_parted, req, res);
+  const std::string out = emit(plan_emit_kind::mig_parted, req, res);
   golden("emit-gpus.mig-parted.yaml", out);
   passes_check(out);
-  const render::emitted_labels l = render::plan_labels(req, res);
+  const emitted_labels l = plan::plan_labels(req, res);
   REQUIRE(l.labels.size() == 4);
   CHECK(l.labels[1].gpus == 12);
   CHECK(l.nodes.empty());
-  CHECK(render::plan_emit_problem(render::plan_emit_kind::labels, req, res) ==
+  CHECK(plan::emit_problem(plan_emit_kind::labels, req, res) ==
         "--emit labels needs nodes: give a fleet file with nodes, or --current");
 }
 
@@ -949,9 +968,9 @@ bool label_value(const std::string& s) {
 
 TEST_CASE("plan's label names read as pack's: the model and the geometry", "[plan-io][emit]") {
   auto [req, res] = nodes_plan();
-  const render::emitted_labels l = render::plan_labels(req, res);
+  const emitted_labels l = plan::plan_labels(req, res);
   std::vector<std::string> names;
-  for (const render::emitted_label& e : l.labels) {
+  for (const emitted_label& e : l.labels) {
     CHECK(label_value(e.name));
     names.push_back(e.name);
   }
@@ -984,24 +1003,24 @@ TEST_CASE("a label name too long for a label value is the model and a hash", "[p
   // gpu-b's GPUs in three geometries: the name in words would take 70 characters.
   res.groups.push_back(group(h100, 2, {"1g.20gb@0", "1g.20gb@2", "1g.20gb@4", "1g.20gb@6"}));
   res.nodes[1] = node_plan("gpu-b", {0, 0, 0, 0, 1, 1, 3, 3});
-  const render::emitted_labels l = render::plan_labels(req, res);
+  const emitted_labels l = plan::plan_labels(req, res);
   const std::string& name = l.nodes[1].label;
   INFO(name);
   CHECK(label_value(name));
   CHECK(std::regex_match(name, std::regex("migplan-h100-80gb-[0-9a-f]{8}")));
-  passes_check(emit(render::plan_emit_kind::mig_parted, req, res));
+  passes_check(emit(plan_emit_kind::mig_parted, req, res));
 }
 
 TEST_CASE("a layout's label name depends on the layout alone", "[plan-io][emit]") {
   auto [req, res] = nodes_plan();
-  const std::string before = render::plan_labels(req, res).nodes[0].label;
+  const std::string before = plan::plan_labels(req, res).nodes[0].label;
   // Other node names, other order, another node with the same layout.
   req.nodes[0].name = "renamed";
   res.nodes[0].name = "renamed";
   std::swap(res.nodes[0], res.nodes[1]);
   req.nodes.push_back({"gpu-e", req.nodes[0].gpu, 8, "f:5"});
   res.nodes.push_back(node_plan("gpu-e", {0, 0, 0, 0, 0, 0, 0, 0}));
-  const render::emitted_labels l = render::plan_labels(req, res);
+  const emitted_labels l = plan::plan_labels(req, res);
   CHECK(l.nodes[1].label == before);
   CHECK(l.nodes[4].label == before);
   CHECK(l.nodes[0].label != before);
@@ -1030,20 +1049,20 @@ TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the o
   }
   req.current = now;
   for (int i = 4; i < 8; ++i) res.changes.push_back({"gpu-b", i, 0, 1, {}, {}});
-  const render::emitted_labels l = render::plan_labels(req, res);
+  const emitted_labels l = plan::plan_labels(req, res);
   CHECK(l.nodes[0].label == "old-a");
   CHECK_FALSE(l.nodes[0].changes);
   CHECK(l.nodes[1].label.starts_with("migplan-h100-80gb-"));
   CHECK(l.nodes[1].changes);
-  const std::string out = emit(render::plan_emit_kind::mig_parted, req, res);
+  const std::string out = emit(plan_emit_kind::mig_parted, req, res);
   golden("emit-replan.mig-parted.yaml", out);
   passes_check(out);
-  golden("emit-replan.labels.sh", emit(render::plan_emit_kind::labels, req, res));
+  golden("emit-replan.labels.sh", emit(plan_emit_kind::labels, req, res));
   // "old-a" cannot be kept where another unchanged node carries it with
   // another layout: both get labels named after their layouts.
   req.current->at(1).label = "old-a";
   res.changes.clear();
-  const render::emitted_labels clash = render::plan_labels(req, res);
+  const emitted_labels clash = plan::plan_labels(req, res);
   CHECK(clash.nodes[0].label.starts_with("migplan-h100-80gb-"));
   CHECK(clash.nodes[1].label.starts_with("migplan-h100-80gb-"));
   CHECK(clash.nodes[0].label != clash.nodes[1].label);
@@ -1052,7 +1071,7 @@ TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the o
 TEST_CASE("emitting refuses a plan that does not meet the demand", "[plan-io][emit]") {
   auto [req, res] = nodes_plan();
   res.feasible = false;
-  CHECK(render::plan_emit_problem(render::plan_emit_kind::mig_parted, req, res) ==
+  CHECK(plan::emit_problem(plan_emit_kind::mig_parted, req, res) ==
         "the plan does not meet the demand, so there is no configuration to emit");
 }
 
@@ -1065,7 +1084,7 @@ TEST_CASE("node names are quoted for sh where they need it", "[plan-io][emit]") 
   CHECK(render::sh_quote("") == "''");
   auto [req, res] = nodes_plan();
   req.nodes[0].name = res.nodes[0].name = "node; rm -rf /";
-  const std::string out = emit(render::plan_emit_kind::labels, req, res);
+  const std::string out = emit(plan_emit_kind::labels, req, res);
   CHECK(out.find("kubectl label node 'node; rm -rf /' nvidia.com/mig.config=") !=
         std::string::npos);
 }

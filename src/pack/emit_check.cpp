@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// What `pack --emit` kinds cannot write (pack/emit_check.hpp).
+#include "pack/emit_check.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <migplan/compute.hpp>
+#include <utility>
+#include <vector>
+
+#include "text.hpp"
+
+namespace migplan::cli::pack {
+namespace {
+
+// The GI profiles whose CIs mig-parted may share out over fewer GIs than the
+// layout has: it counts CIs, not GIs, and puts each CI in the GI it made last
+// while the CI fits there (SetMigConfig, pkg/mig/config/config.go), so CIs the
+// request keeps in separate GIs ("3g.20gb[2c]" and "3g.20gb[1c]") can end up
+// in one. Checked by the fewest GIs that hold the CIs (group_cis).
+std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  std::map<int, std::pair<std::vector<int>, std::size_t>> split;  // GI profile -> (CIs, GIs)
+  const auto note = [&](int p, const std::vector<int>& cis) {
+    auto& [all, gis] = split[p];
+    all.insert(all.end(), cis.begin(), cis.end());
+    ++gis;
+  };
+  for (const current_instance& c : plan.existing) {
+    const profile& gi = prof(g, c.profile);
+    std::vector<int> cis;
+    for (const current_ci& ci : c.compute) {
+      const auto [name, slices] = existing_ci(gi, ci);
+      if (slices < 0) continue;
+      const int k = find_ci(gi, name);
+      if (k < 0) return {};  // a CI the catalog lacks: nothing to reckon with
+      cis.push_back(k);
+    }
+    if (!cis.empty()) note(c.profile, cis);
+  }
+  for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
+    const profile& gi = prof(g, plan.create[i].profile);
+    std::vector<int> cis;
+    for (const ci_instance& ci : plan.cis[i])
+      if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices)
+        cis.push_back(ci.ci);
+    if (!cis.empty()) note(plan.create[i].profile, cis);
+  }
+  std::vector<std::string> out;
+  for (const auto& [p, v] : split) {
+    const ci_grouping fewest = group_cis(prof(g, p), v.first);
+    if (fewest.gis.size() < v.second)
+      out.push_back(fmt::format("{} {} GIs into {}", v.second, prof(g, p).name, fewest.gis.size()));
+  }
+  return out;
+}
+
+std::string mig_parted_problem(const emit_plan& plan) {
+  const std::vector<std::string> merged = merged_by_mig_parted(plan);
+  if (merged.empty()) return {};
+  return fmt::format(
+      "a mig-parted config cannot keep this layout's compute instances apart: mig-parted "
+      "counts compute instances, not GPU instances, and puts each in the GPU instance it made "
+      "last while it fits there, so it may merge {}; use --emit nvidia-smi or --emit nvml, "
+      "which create each GPU instance with its own compute instances",
+      fmt::join(merged, " and "));
+}
+
+// --emit dra offers every GPU-instance placement, and the NVIDIA DRA driver
+// makes each MIG device it hands out with the compute instance that owns the
+// whole GPU instance: it skips every MIG profile whose CI is smaller than its
+// GI (inspectMigProfilesAndPlacements in kubernetes-sigs/dra-driver-nvidia-gpu,
+// "if info.C != info.G"). Compute instances asked for would be dropped.
+std::string dra_problem(const emit_plan& plan) {
+  std::vector<std::string> split;
+  for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
+    if (plan.cis[i].empty()) continue;
+    const profile& gi = prof(*plan.gpu, plan.create[i].profile);
+    for (const ci_instance& ci : plan.cis[i])
+      if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices) {
+        split.emplace_back(gi.name);
+        break;
+      }
+  }
+  if (split.empty()) return {};
+  return fmt::format(
+      "--emit dra cannot write compute instances: the NVIDIA DRA driver makes each MIG device "
+      "with the compute instance that owns its whole GPU instance, so the split {} {} would be "
+      "lost; use --emit nvidia-smi or --emit nvml",
+      split.size() == 1 ? "of" : "of each", fmt::format("{}", fmt::join(split, ", ")));
+}
+
+}  // namespace
+
+std::string emit_problem(std::string_view kind, const emit_plan& plan) {
+  if (kind == "mig-parted") return mig_parted_problem(plan);
+  if (kind == "dra") return dra_problem(plan);
+  return {};
+}
+
+}  // namespace migplan::cli::pack
