@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -456,6 +457,8 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
   std::vector<bool> running(pods.size(), false);
   std::vector<std::size_t> queue;  // pods waiting, in arrival order
   std::vector<std::int64_t> waits;
+  std::vector<std::int64_t> run_ends;  // when each run that ended ended
+  std::set<std::size_t> evicted;       // the pods evicted at least once
   auto leave = [&](std::size_t i) {
     for (const auto& [g, sp] : held[i])
       gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
@@ -473,10 +476,12 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     started_at[i] = t;
     waits.push_back(t - pods[i].start);
     running[i] = true;
-    if (pods[i].end > pods[i].start)
+    if (pods[i].end > pods[i].start) {
       out.instance_time += item.count * (pods[i].end - pods[i].start);
-    else
+    } else {
       leave(i);
+      run_ends.push_back(t);
+    }
     return true;
   };
   auto retry = [&](std::int64_t t) {
@@ -532,6 +537,8 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
         if (!on) continue;
         const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
         leave(i);
+        run_ends.push_back(t);
+        evicted.insert(i);
         ++out.pods_evicted;
         out.instance_time -= item.count * (started_at[i] + (pods[i].end - pods[i].start) - t);
         if (rejecting) continue;
@@ -565,6 +572,7 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     for (std::size_t i = 0; i < pods.size(); ++i)
       if (running[i] && started_at[i] + (pods[i].end - pods[i].start) == t) {
         leave(i);
+        run_ends.push_back(t);
         departed = true;
       }
     if (schedule) {
@@ -620,6 +628,24 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
   out.unavailable_time += count_out() * (out.end - now);
   out.queue_peak = static_cast<std::int64_t>(peak);
   out.pods_pending = static_cast<std::int64_t>(queue.size());
+  out.pods = static_cast<std::int64_t>(pods.size());
+  out.pods_evicted_once = static_cast<std::int64_t>(evicted.size());
+  // The runs still going when the replay stops end when their pods would.
+  for (std::size_t i = 0; i < pods.size(); ++i)
+    if (running[i]) run_ends.push_back(started_at[i] + (pods[i].end - pods[i].start));
+  if (!run_ends.empty())
+    out.makespan = *std::max_element(run_ends.begin(), run_ends.end()) - out.start;
+  // Unit by unit of the makespan, the GPUs out of service: a GPU is out in
+  // [u, u + 1) when a change of it at or before u has not yet run its time.
+  if (schedule)
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+      for (std::int64_t u = out.start; u < out.start + out.makespan; ++u) {
+        bool gone = false;
+        for (const reconfiguration& r : *schedule)
+          gone = gone ||
+                 (r.gpu == static_cast<int>(g) && r.time <= u && u < r.time + reconfigure_time);
+        out.unavailable_makespan_time += gone ? 1 : 0;
+      }
   for (const std::size_t i : queue) waits.push_back(out.end - pods[i].start);
   out.waits = {percentile(waits, 50), percentile(waits, 95), percentile(waits, 99),
                waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end())};
@@ -652,11 +678,13 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     out.end = std::max({out.end, p.start, p.end});
   }
   std::vector<held_list> held(pods.size());  // per pod: its instances
-  auto leave = [&](std::size_t i) {
+  std::optional<std::int64_t> last_end;      // when the latest run ended
+  auto leave = [&](std::size_t i, std::int64_t t) {
     for (const auto& [g, sp] : held[i])
       gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
     if (dynamic) out.destructions += static_cast<std::int64_t>(held[i].size());
     held[i].clear();
+    last_end = t;  // time only goes forward
   };
   std::int64_t now = out.start;
   for (const std::int64_t t : times) {
@@ -665,7 +693,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     out.stranded_slice_time += count_stranded(gpus) * (t - now);
     now = t;
     for (std::size_t i = 0; i < pods.size(); ++i)
-      if (pods[i].end == t && pods[i].end > pods[i].start && !held[i].empty()) leave(i);
+      if (pods[i].end == t && pods[i].end > pods[i].start && !held[i].empty()) leave(i, t);
     for (std::size_t i = 0; i < pods.size(); ++i) {
       if (pods[i].start != t) continue;
       const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
@@ -682,11 +710,13 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
       if (pods[i].end > pods[i].start)
         out.instance_time += item.count * (pods[i].end - pods[i].start);
       else
-        leave(i);
+        leave(i, t);
     }
   }
   out.gpu_time += count_in_use(gpus) * (out.end - now);
   out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
+  out.pods = static_cast<std::int64_t>(pods.size());
+  if (last_end) out.makespan = *last_end - out.start;
   return out;
 }
 
