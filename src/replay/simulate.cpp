@@ -310,6 +310,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     replan.choose = replanner(gpu, fleet, p);
     p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch, &replan);
   }
+  for (simulate_policy& p : res.policies) p.rates = replay_rates_of(p.metrics, res.gpus);
   res.size = r.size;
   res.reject_target = r.reject_target;
   if (r.size) {
