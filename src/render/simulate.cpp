@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <migplan/lookup.hpp>
 #include <ostream>
@@ -38,9 +39,15 @@ std::string percent(std::int64_t part, std::int64_t whole) {
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-// A fraction as a percentage with `decimals` decimals.
+// A fraction as a percentage with `decimals` decimals. Rounding never
+// claims all or none where it is not: 2999 of 3000 is ">99.9%", not
+// "100.0%", and 1 of 3000 at one decimal "<0.1%", not "0.0%".
 std::string share_text(double fraction, int decimals = 1) {
-  return fmt::format("{:.{}f}%", 100.0 * fraction, decimals);
+  const double step = std::pow(10.0, -decimals);
+  const double pct = 100.0 * fraction;
+  if (fraction < 1 && pct >= 100 - step / 2) return fmt::format(">{:.{}f}%", 100 - step, decimals);
+  if (fraction > 0 && pct < step / 2) return fmt::format("<{:.{}f}%", step, decimals);
+  return fmt::format("{:.{}f}%", pct, decimals);
 }
 
 std::string policy_label(const simulate_policy& p) {

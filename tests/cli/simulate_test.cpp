@@ -1012,3 +1012,16 @@ TEST_CASE("simulate reports the acceptance rate, the makespan and the mean GPUs 
   CHECK(q["acceptance_rate"].dump() == "1");
   CHECK(q["makespan_seconds"] == 140);
 }
+
+TEST_CASE("simulate never rounds a share to all or none that is neither", "[simulate][rates]") {
+  // 3004 one-slice pods at once on 429 GPUs of seven slices: the last is
+  // rejected, and 3003 of 3004 accepted is over 99.9%, not 100.0%.
+  std::string trace = "start,end,item\n";
+  for (int i = 0; i < 3004; ++i) trace += "0,10,1g.10gb\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "429",
+                              "--policy", "spread-first-fit"},
+                             trace);
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("\nacceptance rate              >99.9%\n") != std::string::npos);
+}
