@@ -29,8 +29,10 @@
 ///
 /// Re-plan (replay_replan, static policies only): at every `period` after
 /// the trace's first time (before its last), `choose` is given the demand of
-/// a window (window_peaks() of the last period, or of the next one) and each
-/// GPU's geometry now, and returns the geometries from then on. A GPU whose
+/// a window (window_peaks() of the last period, or of the next one; under a
+/// queue, each profile raised to its largest pod waiting then:
+/// replan_demand()) and each GPU's geometry now, and returns the geometries
+/// from then on. A GPU whose
 /// geometry changes is reconfigured: the pods running on it (any of their
 /// instances) are evicted, it fits no pod for `reconfigure`, and then takes
 /// its new geometry. At one time: departures, GPUs whose reconfiguration
@@ -141,8 +143,9 @@ inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> i
 /// concurrent_peaks() within the window [from, to): the most instances of
 /// each profile of fleet model `model` that `pods` hold at once at a time in
 /// it. A pod that arrived before `from` and leaves after it counts from
-/// `from` on (as if it arrived then, before the window's arrivals); one
-/// leaving at `from` or earlier, or arriving at `to` or later, counts not.
+/// `from` on (as if it arrived then, in pod order among the pods arriving
+/// at `from`); one leaving at `from` or earlier, or arriving at `to` or
+/// later, counts not.
 inline std::vector<std::int64_t> window_peaks(std::span<const replay_item> items,
                                               std::span<const replay_pod> pods, std::size_t model,
                                               std::size_t profiles, std::int64_t from,
@@ -156,6 +159,22 @@ inline std::vector<std::int64_t> window_peaks(std::span<const replay_item> items
       in.push_back({from, p.end, p.item});
   }
   return concurrent_peaks(items, in, model, profiles);
+}
+
+/// What a re-plan plans for, per profile: the window's peak, raised to the
+/// instances of the largest pod of that profile waiting in the queue. The
+/// peak alone is the window's arrivals: a pod that arrived before the window
+/// and still waits is not in it, and a re-plan that drops its profile would
+/// leave a FIFO head of it waiting for good. The largest waiting pod, not
+/// the whole backlog: planning a long queue as if it all ran at once hands
+/// the geometry to the profiles in proportion to their backlog and starves
+/// the multi-GPU pods. Rejecting, nothing waits and the peak is the demand.
+inline std::vector<std::int64_t> replan_demand(std::span<const std::int64_t> peaks,
+                                               std::span<const std::int64_t> pending) {
+  assert(peaks.size() == pending.size());
+  std::vector<std::int64_t> out(peaks.begin(), peaks.end());
+  for (std::size_t p = 0; p < out.size(); ++p) out[p] = std::max(out[p], pending[p]);
+  return out;
 }
 
 namespace detail {
@@ -332,9 +351,20 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     w.time = t;
     w.from = replan->next_window ? t : t - replan->period;
     w.to = w.from + replan->period;
-    for (std::size_t m = 0; m < fleet.models.size(); ++m)
-      w.peaks.push_back(
-          window_peaks(items, pods, m, fleet.models[m]->profiles.size(), w.from, w.to));
+    for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+      const std::size_t profiles = fleet.models[m]->profiles.size();
+      w.peaks.push_back(window_peaks(items, pods, m, profiles, w.from, w.to));
+      // Per profile, the largest pod waiting now (before this time's retry).
+      std::vector<std::int64_t> pending(profiles, 0);
+      for (std::size_t k = 0; k < items.size(); ++k) {
+        const int p = items[k].profile[m];
+        if (p >= 0 && head[k] < waiting[k].size())
+          pending[static_cast<std::size_t>(p)] =
+              std::max(pending[static_cast<std::size_t>(p)], std::int64_t{items[k].count});
+      }
+      w.demand.push_back(replan_demand(w.peaks.back(), pending));
+      w.pending.push_back(std::move(pending));
+    }
     w.geometry = current;
     const std::vector<layout> chosen = replan->choose(w);
     assert(chosen.size() == current.size());

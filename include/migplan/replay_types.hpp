@@ -124,6 +124,12 @@ struct replan_window {
   /// Per fleet model, per profile: the most instances the trace's pods hold
   /// at once within the window (window_peaks()).
   std::vector<std::vector<std::int64_t>> peaks;
+  /// Per fleet model, per profile: the instances the largest pod of the
+  /// profile waiting in the queue at the re-plan asks for (0 when none).
+  std::vector<std::vector<std::int64_t>> pending;
+  /// Per fleet model, per profile: the demand to re-plan for, the larger of
+  /// peaks and pending (replan_demand()).
+  std::vector<std::vector<std::int64_t>> demand;
   std::span<const layout> geometry;  ///< per GPU: its geometry now
 };
 

@@ -2,6 +2,7 @@
 #include "replay_oracle.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -430,13 +431,13 @@ std::int64_t percentile(const std::vector<std::int64_t>& values, int p) {
 // replay() under a queue, or with a schedule of reconfigurations (either
 // pending rule): every time point found by scanning every pod and every
 // reconfiguration, the queue a list of pods in arrival order.
-migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
-                                      std::span<const migplan::replay_item> items,
-                                      std::span<const migplan::replay_pod> pods,
-                                      const migplan::replay_policy& policy,
-                                      std::span<const migplan::layout> geometry,
-                                      const std::vector<reconfiguration>* schedule = nullptr,
-                                      std::int64_t reconfigure_time = 0) {
+migplan::replay_metrics replay_queued(
+    const migplan::replay_fleet& fleet, std::span<const migplan::replay_item> items,
+    std::span<const migplan::replay_pod> pods, const migplan::replay_policy& policy,
+    std::span<const migplan::layout> geometry,
+    const std::vector<reconfiguration>* schedule = nullptr, std::int64_t reconfigure_time = 0,
+    const replan_times* replans = nullptr,
+    std::vector<std::vector<std::vector<std::int64_t>>>* demands = nullptr) {
   migplan::replay_metrics out;
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
   const bool backfill = policy.pending == migplan::pending_rule::backfill;
@@ -560,6 +561,48 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     }
     return any;
   };
+  // The demand a re-plan at t sees, per model, per profile. The window's
+  // peak: at every time of the window, after the departures, the pods
+  // running from before plus each prefix of those arriving then in pod
+  // order (a pod of no duration counts only in its own prefix); a pod
+  // running into the window arrives at its start. Then the largest pod
+  // of the profile in the queue.
+  const auto demand_at = [&](std::int64_t t) {
+    const std::int64_t from = replans->next_window ? t : t - replans->period;
+    const std::int64_t to = from + replans->period;
+    std::vector<std::vector<std::int64_t>> per_model;
+    for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+      std::vector<std::int64_t> d(fleet.models[m]->profiles.size(), 0);
+      const auto profile_of = [&](std::size_t i) {
+        return items[static_cast<std::size_t>(pods[i].item)].profile[m];
+      };
+      const auto count_of = [&](std::size_t i) {
+        return std::int64_t{items[static_cast<std::size_t>(pods[i].item)].count};
+      };
+      for (std::int64_t at = from; at < to; ++at)
+        for (std::size_t p = 0; p < d.size(); ++p) {
+          std::int64_t base = 0;
+          for (std::size_t i = 0; i < pods.size(); ++i)
+            if (profile_of(i) == static_cast<int>(p) && std::max(pods[i].start, from) < at &&
+                pods[i].end > at)
+              base += count_of(i);
+          d[p] = std::max(d[p], base);
+          for (std::size_t i = 0; i < pods.size(); ++i) {
+            if (profile_of(i) != static_cast<int>(p) || std::max(pods[i].start, from) != at ||
+                (pods[i].start < from && pods[i].end <= from))
+              continue;
+            d[p] = std::max(d[p], base + count_of(i));
+            if (pods[i].end > pods[i].start) base += count_of(i);
+          }
+        }
+      for (const std::size_t i : queue)
+        if (profile_of(i) >= 0)
+          d[static_cast<std::size_t>(profile_of(i))] =
+              std::max(d[static_cast<std::size_t>(profile_of(i))], count_of(i));
+      per_model.push_back(std::move(d));
+    }
+    return per_model;
+  };
   std::int64_t now = out.start;
   std::size_t peak = 0;
   for (std::int64_t t = out.start;;) {
@@ -577,6 +620,8 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
       }
     if (schedule) {
       departed = back(t) || departed;
+      if (replans && t > out.start && t < out.end && (t - out.start) % replans->period == 0)
+        demands->push_back(demand_at(t));
       departed = reconfigure(t) || departed;
       departed = back(t) || departed;
     }
@@ -619,6 +664,7 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
       for (std::size_t g = 0; g < gpus.size(); ++g)
         if (gpus[g].out) next = std::min(next, back_at[g]);
     }
+    if (replans) next = std::min(next, t + replans->period - (t - out.start) % replans->period);
     if (next > out.end) break;
     t = next;
   }
@@ -720,16 +766,16 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   return out;
 }
 
-migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
-                               std::span<const migplan::replay_item> items,
-                               std::span<const migplan::replay_pod> pods,
-                               const migplan::replay_policy& policy,
-                               std::span<const migplan::layout> geometry,
-                               const std::vector<reconfiguration>& schedule,
-                               std::int64_t reconfigure) {
+migplan::replay_metrics replay(
+    const migplan::replay_fleet& fleet, std::span<const migplan::replay_item> items,
+    std::span<const migplan::replay_pod> pods, const migplan::replay_policy& policy,
+    std::span<const migplan::layout> geometry, const std::vector<reconfiguration>& schedule,
+    std::int64_t reconfigure, const replan_times* replans, replan_demands* demands) {
   migplan::replay_metrics out;
   if (pods.empty()) return out;
-  return replay_queued(fleet, items, pods, policy, geometry, &schedule, reconfigure);
+  assert((replans == nullptr) == (demands == nullptr));
+  return replay_queued(fleet, items, pods, policy, geometry, &schedule, reconfigure, replans,
+                       demands);
 }
 
 std::pair<int, int> place(const migplan::replay_fleet& fleet, const migplan::replay_item& item,

@@ -807,6 +807,7 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
   std::int64_t unavailable = 0;
   std::int64_t evicted_again = 0;  // pods evicted twice or more
   std::int64_t clipped = 0;        // outages the makespan cuts short
+  std::int64_t raised = 0;         // re-plans whose queue raised the demand over the peaks
   for (int t = 0; t < traces; ++t) {
     const random_trace tr = draw_trace(models, rng);
     const replay_fleet& fleet = tr.fleet;  // a lambda cannot capture a structured binding
@@ -827,8 +828,12 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         replan.period = period;
         replan.reconfigure = reconfigure;
         replan.next_window = (t % 2) == 1;
+        oracle::replan_demands seen;  // the demand each re-plan saw
         replan.choose = [&](const replan_window& w) {
           ++calls;
+          seen.push_back(w.demand);
+          if (pending == pending_rule::reject) CHECK(w.demand == w.peaks);
+          raised += w.demand == w.peaks ? 0 : 1;
           CHECK(w.to - w.from == period);
           CHECK(w.from == (replan.next_window ? w.time : w.time - period));
           std::mt19937 draw(choice_seed + static_cast<std::uint32_t>(w.time));
@@ -845,8 +850,10 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         start_log log;
         const replay_metrics fast =
             replay(fleet, items, pods, policy, geometry, tables, log, &replan);
-        replay_metrics slow =
-            oracle::replay(fleet, items, pods, policy, geometry, schedule, reconfigure);
+        oracle::replan_demands demands;
+        const oracle::replan_times times{period, replan.next_window};
+        replay_metrics slow = oracle::replay(fleet, items, pods, policy, geometry, schedule,
+                                             reconfigure, &times, &demands);
         slow.replans = calls;
         INFO("trace " << t << " seed " << seed << " nodes " << static_cast<int>(nodes)
                       << " pending " << static_cast<int>(pending) << " period " << period
@@ -854,6 +861,8 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         INFO("engine " << describe_replan(fast));
         INFO("brute  " << describe_replan(slow));
         REQUIRE(fast == slow);
+        // Each re-plan saw the demand the brute force finds at its time.
+        REQUIRE(seen == demands);
         // A re-plan every period from the first time, before the last.
         REQUIRE(calls == (fast.end - fast.start - 1) / period);
         REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
@@ -874,6 +883,7 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
   CHECK(unavailable > traces);
   CHECK(evicted_again > 0);
   CHECK(clipped > 0);
+  CHECK(raised > 0);
 }
 
 }  // namespace
@@ -959,6 +969,78 @@ TEST_CASE("a re-plan evicts the pods on a changed GPU and keeps it out of servic
   CHECK(seen[1][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 1);  // [10, 20)
   CHECK(seen[2][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 2);  // [20, 30)
   CHECK(seen[3][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 0);  // [30, 40)
+}
+
+TEST_CASE("a re-plan under a queue keeps room for the pods waiting, so its FIFO head drains",
+          "[replay][replan]") {
+  // One A100 as 4g.20gb and 3g.20gb, re-planned every 10 by a toy planner:
+  // that geometry while the demand has a 3g.20gb, else the 4g.20gb alone.
+  // A 4g.20gb pod runs [0, 25); another arrives at 1 and waits for it (the
+  // FIFO head); a 3g.20gb pod arrives at 2 and waits behind it. Neither is
+  // in the window [10, 20) of the re-plan at 20 (their trace ends are 3 and
+  // 4): counting only the window's peaks drops the 3g.20gb, evicts the long
+  // pod and leaves both waiting pods pending for good; counting the largest
+  // waiting pod of each profile keeps the geometry, and both start at 25.
+  const gpu_model& a100 = model("a100-40gb");
+  const int four = index_of(a100, "4g.20gb");
+  const int three = index_of(a100, "3g.20gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "4g.20gb"), item_on(a100, "3g.20gb")};
+  const std::vector<replay_pod> pods{{0, 25, 0}, {1, 3, 0}, {2, 4, 1}};
+  layout mixed;
+  mixed.add({four, 0});
+  mixed.add({three, 4});
+  layout alone;
+  alone.add({four, 0});
+  replay_policy policy = static_spread;
+  policy.pending = pending_rule::fifo;
+  const auto run = [&](bool peaks_only, std::vector<replan_window>& seen) {
+    replay_replan replan;
+    replan.period = 10;
+    replan.choose = [&](const replan_window& w) {
+      seen.push_back({w.time, w.from, w.to, w.peaks, w.pending, w.demand, {}});
+      const std::vector<std::int64_t>& d = peaks_only ? w.peaks.front() : w.demand.front();
+      return std::vector<layout>{d[static_cast<std::size_t>(three)] > 0 ? mixed : alone};
+    };
+    replay_tables tables;
+    replay_watch none;
+    const std::vector<layout> geometry{mixed};
+    return replay(fleet, items, pods, policy, geometry, tables, none, &replan);
+  };
+  std::vector<replan_window> seen;
+  const replay_metrics m = run(false, seen);
+  REQUIRE(seen.size() == 2);  // at 10 and 20
+  const auto at = [](const std::vector<std::vector<std::int64_t>>& v, int p) {
+    return v.front()[static_cast<std::size_t>(p)];
+  };
+  // At 20: the window holds the long pod only; the queue a pod of each.
+  CHECK(at(seen[1].peaks, four) == 1);
+  CHECK(at(seen[1].peaks, three) == 0);
+  CHECK(at(seen[1].pending, four) == 1);
+  CHECK(at(seen[1].pending, three) == 1);
+  CHECK(at(seen[1].demand, three) == 1);
+  CHECK(m.reconfigurations == 0);
+  CHECK(m.pods_accepted == 3);
+  CHECK(m.pods_pending == 0);
+  CHECK(m.waits.max == 25 - 1);
+  // The old rule, the window's peaks alone, strands both.
+  std::vector<replan_window> old_seen;
+  const replay_metrics old = run(true, old_seen);
+  CHECK(old.reconfigurations == 1);
+  CHECK(old.pods_evicted == 1);
+  CHECK(old.pods_accepted == 1);
+  CHECK(old.pods_pending == 2);
+  // The brute force finds the same demand and, given the same (empty)
+  // schedule, the same replay.
+  oracle::replan_demands demands;
+  const oracle::replan_times times{10, false};
+  replay_metrics slow = oracle::replay(fleet, items, pods, policy, std::vector<layout>{mixed}, {},
+                                       0, &times, &demands);
+  slow.replans = m.replans;
+  CHECK(slow == m);
+  REQUIRE(demands.size() == 2);
+  CHECK(demands[0] == seen[0].demand);
+  CHECK(demands[1] == seen[1].demand);
 }
 
 TEST_CASE("an outage counts to the overhead only within the makespan", "[replay][rates]") {
