@@ -29,8 +29,10 @@
 ///
 /// Re-plan (replay_replan, static policies only): at every `period` after
 /// the trace's first time (before its last), `choose` is given the demand of
-/// a window (window_peaks() of the last period, or of the next one) and each
-/// GPU's geometry now, and returns the geometries from then on. A GPU whose
+/// a window (window_peaks() of the last period, or of the next one; under a
+/// queue, each profile raised to its largest pod waiting then:
+/// replan_demand()) and each GPU's geometry now, and returns the geometries
+/// from then on. A GPU whose
 /// geometry changes is reconfigured: the pods running on it (any of their
 /// instances) are evicted, it fits no pod for `reconfigure`, and then takes
 /// its new geometry. At one time: departures, GPUs whose reconfiguration
@@ -141,8 +143,9 @@ inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> i
 /// concurrent_peaks() within the window [from, to): the most instances of
 /// each profile of fleet model `model` that `pods` hold at once at a time in
 /// it. A pod that arrived before `from` and leaves after it counts from
-/// `from` on (as if it arrived then, before the window's arrivals); one
-/// leaving at `from` or earlier, or arriving at `to` or later, counts not.
+/// `from` on (as if it arrived then, in pod order among the pods arriving
+/// at `from`); one leaving at `from` or earlier, or arriving at `to` or
+/// later, counts not.
 inline std::vector<std::int64_t> window_peaks(std::span<const replay_item> items,
                                               std::span<const replay_pod> pods, std::size_t model,
                                               std::size_t profiles, std::int64_t from,
@@ -156,6 +159,22 @@ inline std::vector<std::int64_t> window_peaks(std::span<const replay_item> items
       in.push_back({from, p.end, p.item});
   }
   return concurrent_peaks(items, in, model, profiles);
+}
+
+/// What a re-plan plans for, per profile: the window's peak, raised to the
+/// instances of the largest pod of that profile waiting in the queue. The
+/// peak alone is the window's arrivals: a pod that arrived before the window
+/// and still waits is not in it, and a re-plan that drops its profile would
+/// leave a FIFO head of it waiting for good. The largest waiting pod, not
+/// the whole backlog: planning a long queue as if it all ran at once hands
+/// the geometry to the profiles in proportion to their backlog and starves
+/// the multi-GPU pods. Rejecting, nothing waits and the peak is the demand.
+inline std::vector<std::int64_t> replan_demand(std::span<const std::int64_t> peaks,
+                                               std::span<const std::int64_t> pending) {
+  assert(peaks.size() == pending.size());
+  std::vector<std::int64_t> out(peaks.begin(), peaks.end());
+  for (std::size_t p = 0; p < out.size(); ++p) out[p] = std::max(out[p], pending[p]);
+  return out;
 }
 
 namespace detail {
@@ -220,6 +239,14 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   waits.reserve(pods.size());
   std::vector<std::size_t> wait_at(replan ? pods.size() : 0);  // re-plan: each pod's in waits
   std::int64_t queued = 0;
+  out.pods = static_cast<std::int64_t>(pods.size());
+  // The latest end of a started run. Under a re-plan an eviction ends a run
+  // early, so each pod's last run end is kept (`none` until it starts) and
+  // the latest taken at the end; else the latest is taken as runs start.
+  constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
+  std::int64_t run_end = none;
+  std::vector<std::int64_t> run_ends(replan ? pods.size() : 0, none);
+  std::vector<std::uint8_t> evicted_once(replan ? pods.size() : 0, 0);
   const auto depart = [&](std::uint32_t pod, std::int64_t t) {
     engine.depart(std::span(held).subspan(first[pod], last[pod] - first[pod]));
     out.destructions +=
@@ -240,6 +267,11 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     watch.started(pod, p.start, t);
     if (replan) wait_at[pod] = waits.size();
     waits.push_back(t - p.start);
+    const std::int64_t ends = t + std::max<std::int64_t>(p.end - p.start, 0);
+    if (replan)
+      run_ends[pod] = ends;
+    else
+      run_end = std::max(run_end, ends);
     if (p.end > p.start) {
       out.instance_time += item.count * (p.end - p.start);
       leaves.push_back({t + (p.end - p.start), pod});
@@ -281,7 +313,12 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   std::int64_t down = 0;
   std::int64_t next_replan = std::numeric_limits<std::int64_t>::max();
   std::vector<std::uint32_t> position;  // per pod: its position in `order`
+  // Per GPU being reconfigured: its interval of unavailability in `outages`
+  // (an interval grows when the GPU is changed again before it is back).
+  std::vector<std::pair<std::int64_t, std::int64_t>> outages;
+  std::vector<std::size_t> outage_of;
   if (replan) {
+    outage_of.assign(geometry.size(), 0);
     assert(replan->period > 0 && replan->reconfigure >= 0);
     current.assign(geometry.begin(), geometry.end());
     until.assign(current.size(), -1);
@@ -314,9 +351,20 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     w.time = t;
     w.from = replan->next_window ? t : t - replan->period;
     w.to = w.from + replan->period;
-    for (std::size_t m = 0; m < fleet.models.size(); ++m)
-      w.peaks.push_back(
-          window_peaks(items, pods, m, fleet.models[m]->profiles.size(), w.from, w.to));
+    for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+      const std::size_t profiles = fleet.models[m]->profiles.size();
+      w.peaks.push_back(window_peaks(items, pods, m, profiles, w.from, w.to));
+      // Per profile, the largest pod waiting now (before this time's retry).
+      std::vector<std::int64_t> pending(profiles, 0);
+      for (std::size_t k = 0; k < items.size(); ++k) {
+        const int p = items[k].profile[m];
+        if (p >= 0 && head[k] < waiting[k].size())
+          pending[static_cast<std::size_t>(p)] =
+              std::max(pending[static_cast<std::size_t>(p)], std::int64_t{items[k].count});
+      }
+      w.demand.push_back(replan_demand(w.peaks.back(), pending));
+      w.pending.push_back(std::move(pending));
+    }
     w.geometry = current;
     const std::vector<layout> chosen = replan->choose(w);
     assert(chosen.size() == current.size());
@@ -345,6 +393,9 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       const replay_item& item = items[static_cast<std::size_t>(pods[l.pod].item)];
       depart(l.pod, t);
       ++out.pods_evicted;
+      if (evicted_once[l.pod] == 0) ++out.pods_evicted_once;
+      evicted_once[l.pod] = 1;
+      run_ends[l.pod] = t;                             // the run ends here
       out.instance_time -= item.count * (l.time - t);  // what it would still have run
       if (!queue) continue;                            // rejecting: the pod is lost
       // Back to the queue at its place by arrival; its wait is taken again
@@ -363,8 +414,13 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       engine.down(static_cast<int>(g), chosen[g], tables);
       current[g] = chosen[g];
       ++out.reconfigurations;
-      if (until[g] < 0) ++down;
+      if (until[g] < 0) {
+        ++down;
+        outage_of[g] = outages.size();
+        outages.emplace_back(t, t);
+      }
       until[g] = t + replan->reconfigure;
+      outages[outage_of[g]].second = until[g];
       ups.emplace_back(until[g], static_cast<int>(g));
       std::push_heap(ups.begin(), ups.end(), sooner);
     }
@@ -435,6 +491,12 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     for (std::size_t i = head[k]; i < waiting[k].size(); ++i)
       waits.push_back(out.end - pods[order[waiting[k][i]]].start);
   if (replan) std::erase(waits, std::int64_t{-1});  // the waits of evicted runs
+  for (const std::int64_t e : run_ends) run_end = std::max(run_end, e);
+  out.makespan = run_end == none ? 0 : run_end - out.start;
+  // The outages clipped to the makespan (they may run past the trace's end).
+  for (const auto& [from, to] : outages)
+    out.unavailable_makespan_time += std::max<std::int64_t>(
+        std::min(to, out.start + out.makespan) - std::max(from, out.start), 0);
   out.waits = replay_waits_of(waits);
   watch.finish();
   return out;
@@ -486,6 +548,8 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
   std::vector<std::uint32_t> first(pods.size() + 1, 0);
   std::vector<std::uint32_t> last(pods.size(), 0);
   std::int64_t now = out.start;
+  out.pods = static_cast<std::int64_t>(pods.size());
+  std::optional<std::int64_t> run_end;  // the latest end of a placed pod's run
   watch.begin(out.start, out.end);
   for (const event& e : events) {
     out.gpu_time += engine.gpus_in_use() * (e.time - now);
@@ -514,6 +578,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
     ++out.pods_accepted;
     out.instances_accepted += item.count;
     out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
+    run_end = std::max(run_end.value_or(pod.start), std::max(pod.start, pod.end));
     watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
     watch.started(e.pod, e.time, e.time);
     if (policy.mode == replay_mode::dynamic) out.creations += item.count;
@@ -528,6 +593,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
   }
   out.gpu_time += engine.gpus_in_use() * (out.end - now);
   out.stranded_slice_time += engine.stranded() * (out.end - now);
+  out.makespan = run_end ? *run_end - out.start : 0;
   watch.finish();
   return out;
 }

@@ -124,6 +124,12 @@ struct replan_window {
   /// Per fleet model, per profile: the most instances the trace's pods hold
   /// at once within the window (window_peaks()).
   std::vector<std::vector<std::int64_t>> peaks;
+  /// Per fleet model, per profile: the instances the largest pod of the
+  /// profile waiting in the queue at the re-plan asks for (0 when none).
+  std::vector<std::vector<std::int64_t>> pending;
+  /// Per fleet model, per profile: the demand to re-plan for, the larger of
+  /// peaks and pending (replan_demand()).
+  std::vector<std::vector<std::int64_t>> demand;
   std::span<const layout> geometry;  ///< per GPU: its geometry now
 };
 
@@ -174,8 +180,47 @@ struct replay_metrics {
   std::int64_t reconfigurations = 0;  ///< re-plan: GPUs whose geometry a re-plan changed, summed
   std::int64_t pods_evicted = 0;      ///< re-plan: evictions (a pod evicted twice counts twice)
   std::int64_t unavailable_time = 0;  ///< re-plan: integral of the GPUs being reconfigured
+  std::int64_t pods = 0;              ///< pods in the trace
+  /// From the trace's first arrival to the latest end of a run of a started
+  /// pod (its start plus its duration, past the trace's last time where the
+  /// replay stops, or when it was evicted); 0 when no pod started.
+  std::int64_t makespan = 0;
+  std::int64_t pods_evicted_once = 0;  ///< re-plan: pods evicted at least once
+  /// Re-plan: the integral of the GPUs being reconfigured within the
+  /// makespan, [start, start + makespan) (past the trace's last time too).
+  std::int64_t unavailable_makespan_time = 0;
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
+
+/// The rates the papers on GPU scheduling report, from a replay's metrics
+/// (replay_rates_of()). Fractions in [0, 1]; 0 where the whole is 0.
+struct replay_rates {
+  /// pods_accepted / pods: placed (queued: started, and not evicted since)
+  /// out of every pod of the trace.
+  double acceptance = 0;
+  /// gpu_time over the trace's span: the time-weighted mean of the GPUs
+  /// holding at least one busy instance (the peak is peak_gpus_in_use).
+  double mean_gpus_active = 0;
+  double mean_queue = 0;  ///< queued: queue_time over the trace's span
+  double evicted = 0;     ///< re-plan: pods_evicted_once / pods
+  /// Re-plan: unavailable_makespan_time / (fleet GPUs x makespan): the share
+  /// of the fleet's GPU-time over the makespan lost to reconfiguration.
+  double reconfiguration_overhead = 0;
+};
+
+/// The rates of `m`, a replay on a fleet of `gpus` GPUs.
+inline replay_rates replay_rates_of(const replay_metrics& m, int gpus) {
+  const auto share = [](std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  replay_rates r;
+  r.acceptance = share(m.pods_accepted, m.pods);
+  r.mean_gpus_active = share(m.gpu_time, m.end - m.start);
+  r.mean_queue = share(m.queue_time, m.end - m.start);
+  r.evicted = share(m.pods_evicted_once, m.pods);
+  r.reconfiguration_overhead = share(m.unavailable_makespan_time, gpus * m.makespan);
+  return r;
+}
 
 /// The p-th percentile (0 < p <= 100) of `values` by the nearest-rank rule:
 /// of n values sorted ascending, the ceil(p x n / 100)-th (1-based); 0 when

@@ -77,6 +77,7 @@ struct simulate_policy {
   std::string name;          ///< as --policy names it: static, spread-first-fit, ...
   replay_policy policy;      ///< the core's policy
   replay_metrics metrics;    ///< the replay on the fleet
+  replay_rates rates;        ///< the rates of `metrics` on the fleet (replay_rates_of())
   std::optional<int> sized;  ///< --size: the fewest GPUs meeting the target; none within the limit
   std::optional<replay_series> series;  ///< --plot: the fleet's use over time
   std::optional<replan_choice> replan;  ///< a re-planned static policy

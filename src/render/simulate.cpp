@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <migplan/lookup.hpp>
 #include <ostream>
@@ -38,13 +39,16 @@ std::string percent(std::int64_t part, std::int64_t whole) {
                                   100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
-// The mean of an integral over the trace's span.
-double mean_over_span(const replay_metrics& m, std::int64_t integral) {
-  return m.end > m.start ? static_cast<double>(integral) / static_cast<double>(m.end - m.start)
-                         : 0.0;
+// A fraction as a percentage with `decimals` decimals. Rounding never
+// claims all or none where it is not: 2999 of 3000 is ">99.9%", not
+// "100.0%", and 1 of 3000 at one decimal "<0.1%", not "0.0%".
+std::string share_text(double fraction, int decimals = 1) {
+  const double step = std::pow(10.0, -decimals);
+  const double pct = 100.0 * fraction;
+  if (fraction < 1 && pct >= 100 - step / 2) return fmt::format(">{:.{}f}%", 100 - step, decimals);
+  if (fraction > 0 && pct < step / 2) return fmt::format("<{:.{}f}%", step, decimals);
+  return fmt::format("{:.{}f}%", pct, decimals);
 }
-
-double mean_in_use(const replay_metrics& m) { return mean_over_span(m, m.gpu_time); }
 
 std::string policy_label(const simulate_policy& p) {
   if (p.replan) return p.name;
@@ -180,14 +184,16 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     return fmt::format("{} ({})", p.metrics.instances_rejected,
                        percent(p.metrics.instances_rejected, r.instances));
   });
+  row("acceptance rate", [](const simulate_policy& p) { return share_text(p.rates.acceptance); });
   row("instance-hours", [](const simulate_policy& p) { return hours(p.metrics.instance_time); });
   row("GPU-hours in use", [](const simulate_policy& p) { return hours(p.metrics.gpu_time); });
   row("GPUs in use, peak",
       [](const simulate_policy& p) { return std::to_string(p.metrics.peak_gpus_in_use); });
   row("GPUs in use, mean",
-      [](const simulate_policy& p) { return fmt::format("{:.1f}", mean_in_use(p.metrics)); });
+      [](const simulate_policy& p) { return fmt::format("{:.1f}", p.rates.mean_gpus_active); });
   row("stranded slice-hours",
       [](const simulate_policy& p) { return hours(p.metrics.stranded_slice_time); });
+  row("makespan", [](const simulate_policy& p) { return span_text(p.metrics.makespan); });
   const bool replans = std::any_of(r.policies.begin(), r.policies.end(),
                                    [](const simulate_policy& p) { return p.replan.has_value(); });
   if (replans) {
@@ -198,6 +204,11 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
         [](const simulate_policy& p) { return std::to_string(p.metrics.pods_evicted); });
     row("GPU-hours unavailable",
         [](const simulate_policy& p) { return hours(p.metrics.unavailable_time); });
+    row("pods ever evicted", [](const simulate_policy& p) {
+      return fmt::format("{} ({})", p.metrics.pods_evicted_once, share_text(p.rates.evicted));
+    });
+    row("reconfig overhead",
+        [](const simulate_policy& p) { return share_text(p.rates.reconfiguration_overhead, 2); });
   }
   row("instances created",
       [](const simulate_policy& p) { return std::to_string(p.metrics.creations); });
@@ -214,9 +225,8 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     row("wait max", [](const simulate_policy& p) { return span_text(p.metrics.waits.max); });
     row("pods waiting, peak",
         [](const simulate_policy& p) { return std::to_string(p.metrics.queue_peak); });
-    row("pods waiting, mean", [](const simulate_policy& p) {
-      return fmt::format("{:.1f}", mean_over_span(p.metrics, p.metrics.queue_time));
-    });
+    row("pods waiting, mean",
+        [](const simulate_policy& p) { return fmt::format("{:.1f}", p.rates.mean_queue); });
   }
   constexpr std::size_t label_width = 22;
   std::vector<std::size_t> widths(r.policies.size(), 13);
@@ -294,10 +304,12 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
       w.key("instance_seconds").value(m.instance_time);
       w.key("gpu_seconds").value(m.gpu_time);
       w.key("peak_gpus_in_use").value(m.peak_gpus_in_use);
-      w.key("mean_gpus_in_use").number(mean_in_use(m));
+      w.key("mean_gpus_in_use").number(p.rates.mean_gpus_active);
       w.key("stranded_slice_seconds").value(m.stranded_slice_time);
       w.key("creations").value(m.creations).key("destructions").value(m.destructions);
       w.key("first_rejection").value(m.first_rejection);
+      w.key("acceptance_rate").number(p.rates.acceptance);
+      w.key("makespan_seconds").value(m.makespan);
       if (r.pending != pending_rule::reject) {
         w.key("queue").begin_object();
         w.key("backfill").value(r.pending == pending_rule::backfill);
@@ -308,7 +320,7 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
         w.key("p99").value(m.waits.p99).key("max").value(m.waits.max);
         w.end_object();
         w.key("peak").value(m.queue_peak);
-        w.key("mean").number(mean_over_span(m, m.queue_time));
+        w.key("mean").number(p.rates.mean_queue);
         w.key("pod_seconds").value(m.queue_time);
         w.end_object();
       }
@@ -321,6 +333,10 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
         w.key("reconfigurations").value(m.reconfigurations);
         w.key("pods_evicted").value(m.pods_evicted);
         w.key("unavailable_gpu_seconds").value(m.unavailable_time);
+        w.key("pods_evicted_once").value(m.pods_evicted_once);
+        w.key("evicted_share").number(p.rates.evicted);
+        w.key("unavailable_makespan_gpu_seconds").value(m.unavailable_makespan_time);
+        w.key("reconfiguration_overhead").number(p.rates.reconfiguration_overhead);
         w.end_object();
       }
       if (r.size) w.key("sized_gpus").value(p.sized);

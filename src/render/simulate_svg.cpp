@@ -219,6 +219,24 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   }
   os << "</g>\n";
 
+  // GPUs in use: each policy's time-weighted mean over the trace, dotted
+  // across the plot in its colour (the peak is its line's highest step).
+  if (!slices) {
+    os << "<g class=\"means\" stroke-width=\"1\" stroke-dasharray=\"1 3\">\n";
+    for (std::size_t k = 0; k < r.policies.size(); ++k) {
+      const simulate_policy& p = r.policies[k];
+      if (!p.series) continue;
+      os << fmt::format(
+          "<line class=\"mean\" data-policy=\"{0}\" data-mean=\"{1}\" x1=\"{2}\" y1=\"{3:.2f}\" "
+          "x2=\"{4}\" y2=\"{3:.2f}\" stroke=\"{5}\"><title>{0}: {6:.1f} GPUs in use on average "
+          "over the trace, {7} at the peak</title></line>\n",
+          xml_text(p.name), p.rates.mean_gpus_active, left, py(p.rates.mean_gpus_active),
+          left + plot_w, colors[k % std::size(colors)], p.rates.mean_gpus_active,
+          p.metrics.peak_gpus_in_use);
+    }
+    os << "</g>\n";
+  }
+
   // Rejections: an x, as wide as a few buckets are, over the buckets it
   // stands for, at their highest use, with the count and times in a tooltip.
   // One mark per bucket would overlap its neighbours and make a long

@@ -83,11 +83,12 @@ replay_fleet fleet_now_replayed(const gpu_model& gpu, const fleet_now& now,
 }
 
 // A re-planned policy's choice of geometries (replay_replan::choose): plan's
-// fewest-changes re-plan of the fleet as it is for the window's peaks, each
+// fewest-changes re-plan of the fleet as it is for the window's demand
+// (replan_demand(): its peaks, and under a queue the pods waiting), each
 // GPU taken as idle (every pod on a GPU that changes is evicted anyway).
-// Where the peaks do not fit the fleet, the target is what static takes for
-// a fleet smaller than its plan: the plan for the window's peaks, and of it
-// the GPUs that keep each profile nearest its share of the peak
+// Where the demand does not fit the fleet, the target is what static takes for
+// a fleet smaller than its plan: the plan for the demand, and of it
+// the GPUs that keep each profile nearest its share of the demand
 // (trace_replay::geometry()); the re-plan then meets that target's instances
 // per profile with the fewest changes. A window without demand, or a plan
 // that finds nothing in its time limit, keeps every GPU as it is. Times each
@@ -100,15 +101,15 @@ class replanner {
   std::vector<layout> operator()(const replan_window& w) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<layout> next(w.geometry.begin(), w.geometry.end());
-    const std::vector<std::int64_t>& peaks = w.peaks.front();
+    const std::vector<std::int64_t>& demand = w.demand.front();
     plan_request req;
     req.models.push_back({gpu_, std::nullopt, 1.0});
     req.time_limit_s = static_plan_time_limit_s;
-    req.demand = demand_of(peaks);
+    req.demand = demand_of(demand);
     if (!req.demand.empty()) {
-      // The plan for the peaks on as many GPUs as they need comes first:
-      // where it proves they need more GPUs than the fleet has, a re-plan
-      // for them could only say so (unmet), and is not run.
+      // The plan for the demand on as many GPUs as it needs comes first:
+      // where it proves it needs more GPUs than the fleet has, a re-plan
+      // for it could only say so (unmet), and is not run.
       const plan_result whole = solver_->solve(req);
       const bool too_few =
           whole.feasible && whole.optimal && whole.gpu_count > static_cast<long long>(next.size());
@@ -119,7 +120,7 @@ class replanner {
       if ((!plan || plan->status == plan_status::unmet) && whole.feasible) {
         trace_replay subset;
         subset.gpu = gpu_;
-        subset.peaks = peaks;
+        subset.peaks = demand;
         subset.set_static(whole.groups);
         std::vector<std::int64_t> held(gpu_->profiles.size(), 0);
         for (const layout& l : subset.geometry(static_cast<int>(next.size())))
@@ -310,6 +311,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     replan.choose = replanner(gpu, fleet, p);
     p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch, &replan);
   }
+  for (simulate_policy& p : res.policies) p.rates = replay_rates_of(p.metrics, res.gpus);
   res.size = r.size;
   res.reject_target = r.reject_target;
   if (r.size) {

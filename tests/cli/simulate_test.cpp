@@ -913,6 +913,19 @@ TEST_CASE("simulate replan:PERIOD re-plans, evicts and reports it without touchi
     CHECK(r["pods_evicted"].get<int>() > 0);
     // Each reconfiguration keeps its GPU out for 5 s (none overlap here).
     CHECK(r["unavailable_gpu_seconds"] == 5 * r["reconfigurations"].get<int>());
+    // The rates are their counts over their wholes.
+    const double pods = with["trace"]["pods"].get<double>();
+    CHECK(r["pods_evicted_once"].get<int>() > 0);
+    CHECK(r["pods_evicted_once"].get<int>() <= r["pods_evicted"].get<int>());
+    CHECK(r["evicted_share"].get<double>() == Approx(r["pods_evicted_once"].get<double>() / pods));
+    CHECK(got["acceptance_rate"].get<double>() ==
+          Approx(got["pods_accepted"].get<double>() / pods));
+    const double makespan = got["makespan_seconds"].get<double>();
+    REQUIRE(makespan > 0);
+    CHECK(r["unavailable_makespan_gpu_seconds"].get<int>() <=
+          r["unavailable_gpu_seconds"].get<int>() + 5);
+    CHECK(r["reconfiguration_overhead"].get<double>() ==
+          Approx(r["unavailable_makespan_gpu_seconds"].get<double>() / (2 * makespan)));
     const json& q = got["queue"];
     CHECK(q["pods_started"].get<int>() + q["pods_pending"].get<int>() +
               q["pods_refused"].get<int>() ==
@@ -933,7 +946,8 @@ TEST_CASE("simulate replan:PERIOD times its re-plans on stderr and lists them in
         std::string::npos);
   CHECK(r.out.find("evicted (lost)") != std::string::npos);  // rejecting: evicted pods are lost
   for (const char* row :
-       {"\nre-plans ", "\nGPU reconfigurations ", "\npods evicted ", "\nGPU-hours unavailable "})
+       {"\nre-plans ", "\nGPU reconfigurations ", "\npods evicted ", "\nGPU-hours unavailable ",
+        "\npods ever evicted ", "\nreconfig overhead "})
     CHECK(r.out.find(row) != std::string::npos);
   // Without a re-planned policy the table has none of those rows.
   const auto plain = run_migplan(
@@ -965,4 +979,49 @@ TEST_CASE("simulate refuses a bad re-plan period or option", "[simulate][replan]
   CHECK(err({"--policy", "replan:1m", "--size"}) ==
         "migplan: --size replays each fleet size many times; a replan policy re-plans in each "
         "replay: size without replan:PERIOD\n");
+}
+
+TEST_CASE("simulate reports the acceptance rate, the makespan and the mean GPUs in use",
+          "[simulate][rates]") {
+  // One GPU: the first whole GPU runs [0, 50); the second, arriving at 10,
+  // is rejected; the trace spans 100.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,50,1,gpu\n"
+      "b,10,100,1,gpu\n";
+  const std::vector<std::string> args{"simulate", "--trace",   "-",
+                                      "--gpu",    "h100-80gb", "--gpus",
+                                      "1",        "--policy",  "spread-first-fit"};
+  std::vector<std::string> as_json = args;
+  as_json.push_back("--json");
+  const auto r = run_migplan(as_json, trace);
+  INFO(r.err);
+  REQUIRE(r.code == 1);
+  const json p = json::parse(r.out)["policies"][0];
+  CHECK(p["acceptance_rate"].dump() == "0.5");
+  CHECK(p["makespan_seconds"] == 50);
+  CHECK(p["mean_gpus_in_use"].dump() == "0.5");
+  CHECK_FALSE(p.contains("replan"));
+  const auto text = run_migplan(args, trace);
+  CHECK(text.out.find("\nacceptance rate               50.0%\n") != std::string::npos);
+  CHECK(text.out.find("\nmakespan                        50s\n") != std::string::npos);
+  CHECK(text.out.find("reconfig overhead") == std::string::npos);  // no re-plan, no row
+  // Queued, the second starts at 50 and runs 90 past the trace's end.
+  as_json.push_back("--queue");
+  const json q = json::parse(run_migplan(as_json, trace).out)["policies"][0];
+  CHECK(q["acceptance_rate"].dump() == "1");
+  CHECK(q["makespan_seconds"] == 140);
+}
+
+TEST_CASE("simulate never rounds a share to all or none that is neither", "[simulate][rates]") {
+  // 3004 one-slice pods at once on 429 GPUs of seven slices: the last is
+  // rejected, and 3003 of 3004 accepted is over 99.9%, not 100.0%.
+  std::string trace = "start,end,item\n";
+  for (int i = 0; i < 3004; ++i) trace += "0,10,1g.10gb\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "429",
+                              "--policy", "spread-first-fit"},
+                             trace);
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("\nacceptance rate              >99.9%\n") != std::string::npos);
 }

@@ -2,8 +2,10 @@
 #include "replay_oracle.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -429,13 +431,13 @@ std::int64_t percentile(const std::vector<std::int64_t>& values, int p) {
 // replay() under a queue, or with a schedule of reconfigurations (either
 // pending rule): every time point found by scanning every pod and every
 // reconfiguration, the queue a list of pods in arrival order.
-migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
-                                      std::span<const migplan::replay_item> items,
-                                      std::span<const migplan::replay_pod> pods,
-                                      const migplan::replay_policy& policy,
-                                      std::span<const migplan::layout> geometry,
-                                      const std::vector<reconfiguration>* schedule = nullptr,
-                                      std::int64_t reconfigure_time = 0) {
+migplan::replay_metrics replay_queued(
+    const migplan::replay_fleet& fleet, std::span<const migplan::replay_item> items,
+    std::span<const migplan::replay_pod> pods, const migplan::replay_policy& policy,
+    std::span<const migplan::layout> geometry,
+    const std::vector<reconfiguration>* schedule = nullptr, std::int64_t reconfigure_time = 0,
+    const replan_times* replans = nullptr,
+    std::vector<std::vector<std::vector<std::int64_t>>>* demands = nullptr) {
   migplan::replay_metrics out;
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
   const bool backfill = policy.pending == migplan::pending_rule::backfill;
@@ -456,6 +458,8 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
   std::vector<bool> running(pods.size(), false);
   std::vector<std::size_t> queue;  // pods waiting, in arrival order
   std::vector<std::int64_t> waits;
+  std::vector<std::int64_t> run_ends;  // when each run that ended ended
+  std::set<std::size_t> evicted;       // the pods evicted at least once
   auto leave = [&](std::size_t i) {
     for (const auto& [g, sp] : held[i])
       gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
@@ -473,10 +477,12 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     started_at[i] = t;
     waits.push_back(t - pods[i].start);
     running[i] = true;
-    if (pods[i].end > pods[i].start)
+    if (pods[i].end > pods[i].start) {
       out.instance_time += item.count * (pods[i].end - pods[i].start);
-    else
+    } else {
       leave(i);
+      run_ends.push_back(t);
+    }
     return true;
   };
   auto retry = [&](std::int64_t t) {
@@ -532,6 +538,8 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
         if (!on) continue;
         const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
         leave(i);
+        run_ends.push_back(t);
+        evicted.insert(i);
         ++out.pods_evicted;
         out.instance_time -= item.count * (started_at[i] + (pods[i].end - pods[i].start) - t);
         if (rejecting) continue;
@@ -553,6 +561,48 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     }
     return any;
   };
+  // The demand a re-plan at t sees, per model, per profile. The window's
+  // peak: at every time of the window, after the departures, the pods
+  // running from before plus each prefix of those arriving then in pod
+  // order (a pod of no duration counts only in its own prefix); a pod
+  // running into the window arrives at its start. Then the largest pod
+  // of the profile in the queue.
+  const auto demand_at = [&](std::int64_t t) {
+    const std::int64_t from = replans->next_window ? t : t - replans->period;
+    const std::int64_t to = from + replans->period;
+    std::vector<std::vector<std::int64_t>> per_model;
+    for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+      std::vector<std::int64_t> d(fleet.models[m]->profiles.size(), 0);
+      const auto profile_of = [&](std::size_t i) {
+        return items[static_cast<std::size_t>(pods[i].item)].profile[m];
+      };
+      const auto count_of = [&](std::size_t i) {
+        return std::int64_t{items[static_cast<std::size_t>(pods[i].item)].count};
+      };
+      for (std::int64_t at = from; at < to; ++at)
+        for (std::size_t p = 0; p < d.size(); ++p) {
+          std::int64_t base = 0;
+          for (std::size_t i = 0; i < pods.size(); ++i)
+            if (profile_of(i) == static_cast<int>(p) && std::max(pods[i].start, from) < at &&
+                pods[i].end > at)
+              base += count_of(i);
+          d[p] = std::max(d[p], base);
+          for (std::size_t i = 0; i < pods.size(); ++i) {
+            if (profile_of(i) != static_cast<int>(p) || std::max(pods[i].start, from) != at ||
+                (pods[i].start < from && pods[i].end <= from))
+              continue;
+            d[p] = std::max(d[p], base + count_of(i));
+            if (pods[i].end > pods[i].start) base += count_of(i);
+          }
+        }
+      for (const std::size_t i : queue)
+        if (profile_of(i) >= 0)
+          d[static_cast<std::size_t>(profile_of(i))] =
+              std::max(d[static_cast<std::size_t>(profile_of(i))], count_of(i));
+      per_model.push_back(std::move(d));
+    }
+    return per_model;
+  };
   std::int64_t now = out.start;
   std::size_t peak = 0;
   for (std::int64_t t = out.start;;) {
@@ -565,10 +615,13 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
     for (std::size_t i = 0; i < pods.size(); ++i)
       if (running[i] && started_at[i] + (pods[i].end - pods[i].start) == t) {
         leave(i);
+        run_ends.push_back(t);
         departed = true;
       }
     if (schedule) {
       departed = back(t) || departed;
+      if (replans && t > out.start && t < out.end && (t - out.start) % replans->period == 0)
+        demands->push_back(demand_at(t));
       departed = reconfigure(t) || departed;
       departed = back(t) || departed;
     }
@@ -611,6 +664,7 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
       for (std::size_t g = 0; g < gpus.size(); ++g)
         if (gpus[g].out) next = std::min(next, back_at[g]);
     }
+    if (replans) next = std::min(next, t + replans->period - (t - out.start) % replans->period);
     if (next > out.end) break;
     t = next;
   }
@@ -620,6 +674,24 @@ migplan::replay_metrics replay_queued(const migplan::replay_fleet& fleet,
   out.unavailable_time += count_out() * (out.end - now);
   out.queue_peak = static_cast<std::int64_t>(peak);
   out.pods_pending = static_cast<std::int64_t>(queue.size());
+  out.pods = static_cast<std::int64_t>(pods.size());
+  out.pods_evicted_once = static_cast<std::int64_t>(evicted.size());
+  // The runs still going when the replay stops end when their pods would.
+  for (std::size_t i = 0; i < pods.size(); ++i)
+    if (running[i]) run_ends.push_back(started_at[i] + (pods[i].end - pods[i].start));
+  if (!run_ends.empty())
+    out.makespan = *std::max_element(run_ends.begin(), run_ends.end()) - out.start;
+  // Unit by unit of the makespan, the GPUs out of service: a GPU is out in
+  // [u, u + 1) when a change of it at or before u has not yet run its time.
+  if (schedule)
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+      for (std::int64_t u = out.start; u < out.start + out.makespan; ++u) {
+        bool gone = false;
+        for (const reconfiguration& r : *schedule)
+          gone = gone ||
+                 (r.gpu == static_cast<int>(g) && r.time <= u && u < r.time + reconfigure_time);
+        out.unavailable_makespan_time += gone ? 1 : 0;
+      }
   for (const std::size_t i : queue) waits.push_back(out.end - pods[i].start);
   out.waits = {percentile(waits, 50), percentile(waits, 95), percentile(waits, 99),
                waits.empty() ? 0 : *std::max_element(waits.begin(), waits.end())};
@@ -652,11 +724,13 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     out.end = std::max({out.end, p.start, p.end});
   }
   std::vector<held_list> held(pods.size());  // per pod: its instances
-  auto leave = [&](std::size_t i) {
+  std::optional<std::int64_t> last_end;      // when the latest run ended
+  auto leave = [&](std::size_t i, std::int64_t t) {
     for (const auto& [g, sp] : held[i])
       gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
     if (dynamic) out.destructions += static_cast<std::int64_t>(held[i].size());
     held[i].clear();
+    last_end = t;  // time only goes forward
   };
   std::int64_t now = out.start;
   for (const std::int64_t t : times) {
@@ -665,7 +739,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     out.stranded_slice_time += count_stranded(gpus) * (t - now);
     now = t;
     for (std::size_t i = 0; i < pods.size(); ++i)
-      if (pods[i].end == t && pods[i].end > pods[i].start && !held[i].empty()) leave(i);
+      if (pods[i].end == t && pods[i].end > pods[i].start && !held[i].empty()) leave(i, t);
     for (std::size_t i = 0; i < pods.size(); ++i) {
       if (pods[i].start != t) continue;
       const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
@@ -682,24 +756,26 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
       if (pods[i].end > pods[i].start)
         out.instance_time += item.count * (pods[i].end - pods[i].start);
       else
-        leave(i);
+        leave(i, t);
     }
   }
   out.gpu_time += count_in_use(gpus) * (out.end - now);
   out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
+  out.pods = static_cast<std::int64_t>(pods.size());
+  if (last_end) out.makespan = *last_end - out.start;
   return out;
 }
 
-migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
-                               std::span<const migplan::replay_item> items,
-                               std::span<const migplan::replay_pod> pods,
-                               const migplan::replay_policy& policy,
-                               std::span<const migplan::layout> geometry,
-                               const std::vector<reconfiguration>& schedule,
-                               std::int64_t reconfigure) {
+migplan::replay_metrics replay(
+    const migplan::replay_fleet& fleet, std::span<const migplan::replay_item> items,
+    std::span<const migplan::replay_pod> pods, const migplan::replay_policy& policy,
+    std::span<const migplan::layout> geometry, const std::vector<reconfiguration>& schedule,
+    std::int64_t reconfigure, const replan_times* replans, replan_demands* demands) {
   migplan::replay_metrics out;
   if (pods.empty()) return out;
-  return replay_queued(fleet, items, pods, policy, geometry, &schedule, reconfigure);
+  assert((replans == nullptr) == (demands == nullptr));
+  return replay_queued(fleet, items, pods, policy, geometry, &schedule, reconfigure, replans,
+                       demands);
 }
 
 std::pair<int, int> place(const migplan::replay_fleet& fleet, const migplan::replay_item& item,

@@ -31,18 +31,33 @@ struct reconfiguration {
   migplan::layout geometry;
 };
 
+/// Where the re-plans fall and which window they see: every `period` from
+/// the trace's first time, before its last; the next period's window when
+/// `next_window`, else the last one's.
+struct replan_times {
+  std::int64_t period = 1;
+  bool next_window = false;
+};
+
+/// The demand each re-plan sees: per re-plan, per fleet model, per profile.
+using replan_demands = std::vector<std::vector<std::vector<std::int64_t>>>;
+
 /// Replays `pods` under a static `policy` (either pending rule) starting
 /// from `geometry`, each GPU of `schedule` taking its new geometry at its
 /// time as replay.hpp's re-plan rules say: its pods evicted, out of service
 /// for `reconfigure`. `replans` is left 0 (the schedule does not say how
-/// many re-plans changed nothing).
+/// many re-plans changed nothing). Given `replans` and `demands`, records
+/// at each re-plan time the demand a re-plan sees (replay.hpp): per model,
+/// per profile, the most instances the trace's pods hold at once within
+/// the window, raised to the largest pod of the profile waiting then.
 migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::replay_item> items,
                                std::span<const migplan::replay_pod> pods,
                                const migplan::replay_policy& policy,
                                std::span<const migplan::layout> geometry,
                                const std::vector<reconfiguration>& schedule,
-                               std::int64_t reconfigure);
+                               std::int64_t reconfigure, const replan_times* replans = nullptr,
+                               replan_demands* demands = nullptr);
 
 /// Where migplan::rank_placements' first place is, the slow way: the
 /// (GPU, start) one instance of `item` (count 1) takes on `fleet` holding

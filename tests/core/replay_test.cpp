@@ -44,7 +44,7 @@ std::string describe(const replay_metrics& m) {
     << " gpu_time " << m.gpu_time << " stranded " << m.stranded_slice_time << " peak "
     << m.peak_gpus_in_use << " created " << m.creations << " destroyed " << m.destructions
     << " first_rejection " << (m.first_rejection ? std::to_string(*m.first_rejection) : "-")
-    << " span " << m.start << ".." << m.end;
+    << " span " << m.start << ".." << m.end << " pods " << m.pods << " makespan " << m.makespan;
   return o.str();
 }
 
@@ -67,6 +67,21 @@ TEST_CASE("a replay counts accepted and rejected pods and integrates GPU time", 
   CHECK(m.destructions == 2);
   CHECK(m.start == 0);
   CHECK(m.end == 20);
+  // The rates: acceptance counts the placed pods; the makespan ends with the
+  // latest run of a placed pod, the rejected pod's end not: where the
+  // rejected pod would end last (30), the makespan stays 20.
+  std::vector<replay_pod> late = pods;
+  late[2].end = 30;
+  const replay_metrics n = replay(fleet, items, late, dynamic_spread_first);
+  CHECK(n.pods == 3);
+  CHECK(n.end == 30);
+  CHECK(n.makespan == 20);
+  const replay_rates rates = replay_rates_of(n, 1);
+  CHECK(rates.acceptance == Approx(2.0 / 3.0));
+  CHECK(rates.mean_gpus_active == Approx(20.0 / 30.0));
+  CHECK(rates.evicted == 0);
+  CHECK(rates.reconfiguration_overhead == 0);
+  CHECK(n == oracle::replay(fleet, items, late, dynamic_spread_first));
 }
 
 TEST_CASE("departures at a time are processed before the arrivals at that time", "[replay]") {
@@ -327,6 +342,7 @@ void compare_queued_on_random_traces(const std::vector<const gpu_model*>& models
                                      std::uint32_t seed, int least_gpus = 1, int most_gpus = 3) {
   std::mt19937 rng(seed);
   replay_tables dynamic_tables;
+  int past_end = 0;  // the traces must exercise runs that end past the trace's end
   for (int t = 0; t < traces; ++t) {
     const auto [fleet, items, pods, geometry] = draw_trace(models, rng, least_gpus, most_gpus);
     for (const pending_rule pending : {pending_rule::fifo, pending_rule::backfill}) {
@@ -344,6 +360,7 @@ void compare_queued_on_random_traces(const std::vector<const gpu_model*>& models
         INFO("engine " << describe_queue(fast));
         INFO("brute  " << describe_queue(slow));
         REQUIRE(fast == slow);
+        past_end += fast.makespan > fast.end - fast.start ? 1 : 0;
         // Nothing lost: every pod started, pending or refused, each once.
         REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
                 static_cast<std::int64_t>(pods.size()));
@@ -365,6 +382,7 @@ void compare_queued_on_random_traces(const std::vector<const gpu_model*>& models
       }
     }
   }
+  CHECK(past_end > traces / 10);
 }
 
 const replay_policy fifo_spread_first{replay_mode::dynamic, node_choice::spread,
@@ -441,6 +459,11 @@ TEST_CASE("a pod that does not fit waits for a departure and starts then", "[rep
   CHECK(m.waits == replay_waits{0, 5, 5, 5});
   CHECK(m.gpu_time == 15);
   CHECK(m.destructions == 1);  // the second is still running at the end
+  // Its run ends at 20, past the trace's end: the makespan counts to it.
+  CHECK(m.makespan == 20);
+  CHECK(replay_rates_of(m, 1).acceptance == 1.0);
+  CHECK(replay_rates_of(m, 1).mean_queue == Approx(5.0 / 15.0));
+  CHECK(m == oracle::replay(fleet, items, pods, fifo_spread_first));
   // Rejecting, the same trace loses the second pod.
   CHECK(replay(fleet, items, pods, dynamic_spread_first).pods_rejected == 1);
 }
@@ -767,7 +790,8 @@ namespace {
 std::string describe_replan(const replay_metrics& m) {
   std::ostringstream o;
   o << describe_queue(m) << " replans " << m.replans << " reconfigurations " << m.reconfigurations
-    << " evicted " << m.pods_evicted << " unavailable " << m.unavailable_time;
+    << " evicted " << m.pods_evicted << " (" << m.pods_evicted_once << " pods) unavailable "
+    << m.unavailable_time << " (" << m.unavailable_makespan_time << " in the makespan)";
   return o.str();
 }
 
@@ -781,6 +805,9 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::int64_t evicted = 0;  // the traces must exercise evictions and reconfigurations
   std::int64_t unavailable = 0;
+  std::int64_t evicted_again = 0;  // pods evicted twice or more
+  std::int64_t clipped = 0;        // outages the makespan cuts short
+  std::int64_t raised = 0;         // re-plans whose queue raised the demand over the peaks
   for (int t = 0; t < traces; ++t) {
     const random_trace tr = draw_trace(models, rng);
     const replay_fleet& fleet = tr.fleet;  // a lambda cannot capture a structured binding
@@ -801,8 +828,12 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         replan.period = period;
         replan.reconfigure = reconfigure;
         replan.next_window = (t % 2) == 1;
+        oracle::replan_demands seen;  // the demand each re-plan saw
         replan.choose = [&](const replan_window& w) {
           ++calls;
+          seen.push_back(w.demand);
+          if (pending == pending_rule::reject) CHECK(w.demand == w.peaks);
+          raised += w.demand == w.peaks ? 0 : 1;
           CHECK(w.to - w.from == period);
           CHECK(w.from == (replan.next_window ? w.time : w.time - period));
           std::mt19937 draw(choice_seed + static_cast<std::uint32_t>(w.time));
@@ -819,8 +850,10 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         start_log log;
         const replay_metrics fast =
             replay(fleet, items, pods, policy, geometry, tables, log, &replan);
-        replay_metrics slow =
-            oracle::replay(fleet, items, pods, policy, geometry, schedule, reconfigure);
+        oracle::replan_demands demands;
+        const oracle::replan_times times{period, replan.next_window};
+        replay_metrics slow = oracle::replay(fleet, items, pods, policy, geometry, schedule,
+                                             reconfigure, &times, &demands);
         slow.replans = calls;
         INFO("trace " << t << " seed " << seed << " nodes " << static_cast<int>(nodes)
                       << " pending " << static_cast<int>(pending) << " period " << period
@@ -828,6 +861,8 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         INFO("engine " << describe_replan(fast));
         INFO("brute  " << describe_replan(slow));
         REQUIRE(fast == slow);
+        // Each re-plan saw the demand the brute force finds at its time.
+        REQUIRE(seen == demands);
         // A re-plan every period from the first time, before the last.
         REQUIRE(calls == (fast.end - fast.start - 1) / period);
         REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
@@ -839,11 +874,16 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         if (pending == pending_rule::reject) REQUIRE(fast.pods_pending == 0);
         evicted += fast.pods_evicted;
         unavailable += fast.unavailable_time;
+        evicted_again += fast.pods_evicted - fast.pods_evicted_once;
+        clipped += fast.unavailable_makespan_time < fast.unavailable_time ? 1 : 0;
       }
     }
   }
   CHECK(evicted > traces);
   CHECK(unavailable > traces);
+  CHECK(evicted_again > 0);
+  CHECK(clipped > 0);
+  CHECK(raised > 0);
 }
 
 }  // namespace
@@ -858,31 +898,48 @@ TEST_CASE("a re-planned replay agrees with a brute force replay on H100 and A30 
   compare_replanned_on_random_traces({&model("h100-80gb"), &model("a30")}, 200, 390639);
 }
 
-TEST_CASE("a re-plan evicts the pods on a changed GPU and keeps it out of service",
-          "[replay][replan]") {
+namespace {
+
+// One A100, whole at first and changed to seven 1g.5gb at 10 by re-plans
+// every 10: a whole-GPU pod runs [0, 100); 1g.5gb pods arrive at 12 and 20.
+struct whole_to_sevenths {
   const gpu_model& a100 = model("a100-40gb");
   const replay_fleet fleet = one_model(a100, 1, 1);
   const std::vector<replay_item> items{item_on(a100, "7g.40gb"), item_on(a100, "1g.5gb")};
-  layout whole;
-  whole.add({index_of(a100, "7g.40gb"), 0});
-  layout sevenths;
-  for (int s = 0; s < 7; ++s) sevenths.add({index_of(a100, "1g.5gb"), s});
-  // A whole-GPU pod runs [0, 100); 1g.5gb pods arrive at 12 and 20.
   const std::vector<replay_pod> pods{{0, 100, 0}, {12, 22, 1}, {20, 30, 1}};
-  replay_replan replan;
-  replan.period = 10;
-  replan.reconfigure = 4;
-  std::vector<std::vector<std::int64_t>> seen;
-  replan.choose = [&](const replan_window& w) {
-    seen.push_back(w.peaks.front());
-    return std::vector<layout>{w.time == 10 ? sevenths : w.geometry.front()};
-  };
+  layout whole;
+  layout sevenths;
+  std::vector<std::vector<std::int64_t>> seen;  // the peaks each re-plan saw
+
+  whole_to_sevenths() {
+    whole.add({index_of(a100, "7g.40gb"), 0});
+    for (int s = 0; s < 7; ++s) sevenths.add({index_of(a100, "1g.5gb"), s});
+  }
+  replay_metrics run(const replay_policy& policy, std::int64_t reconfigure) {
+    replay_replan replan;
+    replan.period = 10;
+    replan.reconfigure = reconfigure;
+    replan.choose = [&](const replan_window& w) {
+      seen.push_back(w.peaks.front());
+      return std::vector<layout>{w.time == 10 ? sevenths : w.geometry.front()};
+    };
+    replay_tables tables;
+    replay_watch none;
+    const std::vector<layout> geometry{whole};
+    return replay(fleet, items, pods, policy, geometry, tables, none, &replan);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a re-plan evicts the pods on a changed GPU and keeps it out of service",
+          "[replay][replan]") {
+  whole_to_sevenths fx;
+  const gpu_model& a100 = fx.a100;
   replay_policy policy = static_spread;
   policy.pending = pending_rule::backfill;  // the evicted pod at the head blocks no one
-  replay_tables tables;
-  replay_watch none;
-  const std::vector<layout> geometry{whole};
-  const replay_metrics m = replay(fleet, items, pods, policy, geometry, tables, none, &replan);
+  const replay_metrics m = fx.run(policy, 4);
+  const std::vector<std::vector<std::int64_t>>& seen = fx.seen;
   // Re-plans at 10, 20, ..., 90; the one at 10 changes the GPU: the whole-GPU
   // pod is evicted and waits forever (no geometry after holds it), the GPU
   // is out until 14, the first 1g.5gb pod (which the new geometry holds: it
@@ -895,6 +952,16 @@ TEST_CASE("a re-plan evicts the pods on a changed GPU and keeps it out of servic
   CHECK(m.pods_pending == 1);
   CHECK(m.instance_time == 10 + 10 + 10);  // 10 of the evicted run, 10 each
   CHECK(m.waits.max == 100);               // the evicted pod, from 0 to the end
+  // The rates: runs end at 10 (evicted), 24 and 30; the GPU is out [10, 14).
+  CHECK(m.pods == 3);
+  CHECK(m.pods_evicted_once == 1);
+  CHECK(m.makespan == 30);
+  CHECK(m.unavailable_makespan_time == 4);
+  const replay_rates rates = replay_rates_of(m, 1);
+  CHECK(rates.acceptance == Approx(2.0 / 3.0));
+  CHECK(rates.evicted == Approx(1.0 / 3.0));
+  CHECK(rates.reconfiguration_overhead == Approx(4.0 / 30.0));
+  CHECK(rates.mean_gpus_active == Approx(static_cast<double>(m.gpu_time) / 100.0));
   // The windows: the trace's demand, whatever the replay did with it.
   REQUIRE(seen.size() == 9);
   CHECK(seen[0][static_cast<std::size_t>(index_of(a100, "7g.40gb"))] == 1);  // [0, 10)
@@ -902,4 +969,98 @@ TEST_CASE("a re-plan evicts the pods on a changed GPU and keeps it out of servic
   CHECK(seen[1][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 1);  // [10, 20)
   CHECK(seen[2][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 2);  // [20, 30)
   CHECK(seen[3][static_cast<std::size_t>(index_of(a100, "1g.5gb"))] == 0);  // [30, 40)
+}
+
+TEST_CASE("a re-plan under a queue keeps room for the pods waiting, so its FIFO head drains",
+          "[replay][replan]") {
+  // One A100 as 4g.20gb and 3g.20gb, re-planned every 10 by a toy planner:
+  // that geometry while the demand has a 3g.20gb, else the 4g.20gb alone.
+  // A 4g.20gb pod runs [0, 25); another arrives at 1 and waits for it (the
+  // FIFO head); a 3g.20gb pod arrives at 2 and waits behind it. Neither is
+  // in the window [10, 20) of the re-plan at 20 (their trace ends are 3 and
+  // 4): counting only the window's peaks drops the 3g.20gb, evicts the long
+  // pod and leaves both waiting pods pending for good; counting the largest
+  // waiting pod of each profile keeps the geometry, and both start at 25.
+  const gpu_model& a100 = model("a100-40gb");
+  const int four = index_of(a100, "4g.20gb");
+  const int three = index_of(a100, "3g.20gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "4g.20gb"), item_on(a100, "3g.20gb")};
+  const std::vector<replay_pod> pods{{0, 25, 0}, {1, 3, 0}, {2, 4, 1}};
+  layout mixed;
+  mixed.add({four, 0});
+  mixed.add({three, 4});
+  layout alone;
+  alone.add({four, 0});
+  replay_policy policy = static_spread;
+  policy.pending = pending_rule::fifo;
+  const auto run = [&](bool peaks_only, std::vector<replan_window>& seen) {
+    replay_replan replan;
+    replan.period = 10;
+    replan.choose = [&](const replan_window& w) {
+      seen.push_back({w.time, w.from, w.to, w.peaks, w.pending, w.demand, {}});
+      const std::vector<std::int64_t>& d = peaks_only ? w.peaks.front() : w.demand.front();
+      return std::vector<layout>{d[static_cast<std::size_t>(three)] > 0 ? mixed : alone};
+    };
+    replay_tables tables;
+    replay_watch none;
+    const std::vector<layout> geometry{mixed};
+    return replay(fleet, items, pods, policy, geometry, tables, none, &replan);
+  };
+  std::vector<replan_window> seen;
+  const replay_metrics m = run(false, seen);
+  REQUIRE(seen.size() == 2);  // at 10 and 20
+  const auto at = [](const std::vector<std::vector<std::int64_t>>& v, int p) {
+    return v.front()[static_cast<std::size_t>(p)];
+  };
+  // At 20: the window holds the long pod only; the queue a pod of each.
+  CHECK(at(seen[1].peaks, four) == 1);
+  CHECK(at(seen[1].peaks, three) == 0);
+  CHECK(at(seen[1].pending, four) == 1);
+  CHECK(at(seen[1].pending, three) == 1);
+  CHECK(at(seen[1].demand, three) == 1);
+  CHECK(m.reconfigurations == 0);
+  CHECK(m.pods_accepted == 3);
+  CHECK(m.pods_pending == 0);
+  CHECK(m.waits.max == 25 - 1);
+  // The old rule, the window's peaks alone, strands both.
+  std::vector<replan_window> old_seen;
+  const replay_metrics old = run(true, old_seen);
+  CHECK(old.reconfigurations == 1);
+  CHECK(old.pods_evicted == 1);
+  CHECK(old.pods_accepted == 1);
+  CHECK(old.pods_pending == 2);
+  // The brute force finds the same demand and, given the same (empty)
+  // schedule, the same replay.
+  oracle::replan_demands demands;
+  const oracle::replan_times times{10, false};
+  replay_metrics slow = oracle::replay(fleet, items, pods, policy, std::vector<layout>{mixed}, {},
+                                       0, &times, &demands);
+  slow.replans = m.replans;
+  CHECK(slow == m);
+  REQUIRE(demands.size() == 2);
+  CHECK(demands[0] == seen[0].demand);
+  CHECK(demands[1] == seen[1].demand);
+}
+
+TEST_CASE("an outage counts to the overhead only within the makespan", "[replay][rates]") {
+  // Rejecting: the whole-GPU pod is evicted (lost) at 10, the GPU is out
+  // [10, 60), and the 1g.5gb pods arriving meanwhile are rejected. The last
+  // run ends at 10: the makespan is 10 and the outage lies past it.
+  whole_to_sevenths fx;
+  const replay_metrics m = fx.run(static_spread, 50);
+  CHECK(m.pods_accepted == 1);  // evicted, lost, still counted
+  CHECK(m.pods_rejected == 2);
+  CHECK(m.pods_evicted_once == 1);
+  CHECK(m.makespan == 10);
+  CHECK(m.unavailable_time == 50);
+  CHECK(m.unavailable_makespan_time == 0);
+  CHECK(replay_rates_of(m, 1).reconfiguration_overhead == 0);
+  CHECK(replay_rates_of(m, 1).acceptance == Approx(1.0 / 3.0));
+  const std::vector<oracle::reconfiguration> schedule{{10, 0, fx.sevenths}};
+  const std::vector<layout> geometry{fx.whole};
+  replay_metrics slow =
+      oracle::replay(fx.fleet, fx.items, fx.pods, static_spread, geometry, schedule, 50);
+  slow.replans = m.replans;
+  CHECK(m == slow);
 }

@@ -109,6 +109,22 @@ with tempfile.TemporaryDirectory() as tmp:
               f" the replay {p['pods_rejected']}")
         check(max(x for x, _ in pts) == j["trace"]["end"] - j["trace"]["start"],
               f"{p['name']}: the series runs to the trace's end")
+    # Each policy's mean GPUs in use, dotted at its height, is the JSON's.
+    root, _, _ = series(svg)
+    group = next(g for g in root.iter(SVG + "g") if g.get("class") == "series")
+    y0, sy = float(group.get("data-y0")), float(group.get("data-y-scale"))
+    means = {ln.get("data-policy"): ln for g in root.iter(SVG + "g") if g.get("class") == "means"
+             for ln in g if ln.get("class") == "mean"}
+    check(list(means) == names, f"one mean per policy in order: {list(means)} vs {names}")
+    for p in j["policies"]:
+        ln = means.get(p["name"])
+        if ln is None:
+            continue
+        check(float(ln.get("data-mean")) == p["mean_gpus_in_use"],
+              f"{p['name']}: mean {ln.get('data-mean')} is the JSON's {p['mean_gpus_in_use']}")
+        drawn = (y0 - float(ln.get("y1"))) / sy
+        check(abs(drawn - p["mean_gpus_in_use"]) < 0.01,
+              f"{p['name']}: mean drawn at {drawn}, the JSON's {p['mean_gpus_in_use']}")
 
     # Under a queue nothing that fits a GPU is turned away: the marks count
     # the pods refused on arrival (the two-GPU pod on one GPU) and the legend

@@ -48,7 +48,8 @@ SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "en
 # number but memory_gib is an integer.
 FRACTION_KEYS = {"cost", "lower_bound", "lp_bound", "gap", "seconds"}
 # Members that may be fractions wherever they are (simulate's means and target).
-ANYWHERE_FRACTION_KEYS = {"mean_gpus_in_use", "reject_target_percent", "mean"}
+ANYWHERE_FRACTION_KEYS = {"mean_gpus_in_use", "reject_target_percent", "mean", "acceptance_rate",
+                          "evicted_share", "reconfiguration_overhead"}
 
 
 class Checker:
