@@ -44,6 +44,22 @@
 /// it is lost and stays counted as accepted. A pod is refused on arrival
 /// when the empty fleet with the geometries then in force cannot hold it.
 ///
+/// Instances with a cost and a life (dynamic policies only; replay_policy's
+/// create_milli and keep_idle): a pod whose instances are created runs
+/// ceil(created x create_milli / 1000) after its placement (its wait and
+/// its departure move with it; its instances are held from the placement).
+/// Keeping idle instances (keep_idle >= 0), an instance whose pod ends
+/// stays idle, and a pod first takes idle instances of its profile, all
+/// from the lowest node with enough, by GPU and start (no creation, no
+/// delay); else it is placed by the policy with the idle instances in its
+/// way; else, when it fits with them gone, it goes where it fits without
+/// them (the policy's choice on the busy instances alone), and on each GPU
+/// it takes the idle instances are lifted and put back by start while the
+/// GPU can take them: the rest are destroyed (reclaims). An idle instance
+/// is destroyed when it has been idle keep_idle (0: at once, as without
+/// keeping); at one time, after the departures and before the rest. What
+/// is measured (GPUs in use, slices, stranded) counts the busy instances.
+///
 /// Policies:
 ///  - static: every GPU keeps the geometry it is given for the whole trace; a
 ///    pod takes free instances of its profile (first free instance: lowest GPU
@@ -90,7 +106,9 @@
 #include <migplan/replay_state.hpp>
 #include <migplan/replay_types.hpp>
 #include <optional>
+#include <set>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -190,9 +208,19 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   replay_engine engine(fleet, items, policy, geometry, tables);
   const bool dynamic = policy.mode == replay_mode::dynamic;
   const bool backfill = policy.pending == pending_rule::backfill;
-  const bool queue = policy.pending != pending_rule::reject;  // else a re-plan that rejects
-  assert(queue || replan);
+  // Else a re-plan, or instances with a cost or a life, that reject.
+  const bool queue = policy.pending != pending_rule::reject;
+  const bool keep = dynamic && policy.keep_idle >= 0;
+  const std::int64_t create_milli = dynamic ? policy.create_milli : 0;
+  assert(queue || replan || keep || create_milli > 0);
   assert(!replan || !dynamic);
+  assert(create_milli >= 0);
+  // Keeping idle instances, `engine` holds the busy and the idle ones (where
+  // a pod is placed) and `busy` the busy ones alone (what is measured, and
+  // where a pod goes when only idle instances are in its way).
+  std::optional<replay_engine> busy;
+  if (keep) busy.emplace(fleet, items, policy, geometry, tables);
+  replay_engine& seen = keep ? *busy : engine;
   std::vector<std::pair<int, int>> held;  // placements of all started pods
   // Which items the empty fleet holds: a pod of any other would wait forever.
   // Under a re-plan, the empty fleet with the geometries of the time
@@ -247,34 +275,197 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   std::int64_t run_end = none;
   std::vector<std::int64_t> run_ends(replan ? pods.size() : 0, none);
   std::vector<std::uint8_t> evicted_once(replan ? pods.size() : 0, 0);
+  // Idle instances (keep): each a placement of a GPU, its profile there,
+  // and when it is destroyed; per GPU the live ones, per node and profile
+  // of its model how many, per model and profile the nodes with any, and a
+  // min-heap of (expiry, id) (entries of instances reused or reclaimed
+  // since are skipped).
+  struct idle_instance {
+    int gpu;
+    int placement;
+    int profile;
+    int start;
+    bool alive;
+  };
+  std::vector<idle_instance> idles;
+  std::vector<std::vector<std::uint32_t>> idle_on;
+  std::vector<int> node_of;              // per GPU
+  std::vector<int> node_first{0};        // per node: its first GPU; then the GPU count
+  std::vector<std::size_t> key_of;       // per node: its first (node, profile) key
+  std::vector<std::int64_t> idle_count;  // per (node, profile)
+  std::vector<std::vector<std::set<int>>> idle_nodes;  // per model, profile: nodes with any
+  std::vector<std::pair<std::int64_t, std::uint32_t>> expiries;
+  std::int64_t idle_alive = 0;
+  if (keep) {
+    for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+      key_of.push_back(idle_count.size());
+      const gpu_model& gpu = *fleet.models[static_cast<std::size_t>(fleet.nodes[n].model)];
+      idle_count.resize(idle_count.size() + gpu.profiles.size(), 0);
+      for (int g = 0; g < fleet.nodes[n].gpus; ++g) node_of.push_back(static_cast<int>(n));
+      node_first.push_back(node_first.back() + fleet.nodes[n].gpus);
+    }
+    idle_on.assign(node_of.size(), {});
+    for (const gpu_model* m : fleet.models) idle_nodes.emplace_back(m->profiles.size());
+  }
+  const auto node_model = [&](int node) {
+    return static_cast<std::size_t>(fleet.nodes[static_cast<std::size_t>(node)].model);
+  };
+  const auto count_at = [&](int node, int profile) -> std::int64_t& {
+    return idle_count[key_of[static_cast<std::size_t>(node)] + static_cast<std::size_t>(profile)];
+  };
+  const auto soonest = [](const std::pair<std::int64_t, std::uint32_t>& a,
+                          const std::pair<std::int64_t, std::uint32_t>& b) { return a > b; };
+  // An idle instance is no longer idle (reused or destroyed).
+  const auto unidle = [&](std::uint32_t id) {
+    idle_instance& in = idles[id];
+    in.alive = false;
+    std::vector<std::uint32_t>& on = idle_on[static_cast<std::size_t>(in.gpu)];
+    std::erase(on, id);
+    const int node = node_of[static_cast<std::size_t>(in.gpu)];
+    if (--count_at(node, in.profile) == 0)
+      idle_nodes[node_model(node)][static_cast<std::size_t>(in.profile)].erase(node);
+    --idle_alive;
+  };
   const auto depart = [&](std::uint32_t pod, std::int64_t t) {
-    engine.depart(std::span(held).subspan(first[pod], last[pod] - first[pod]));
-    out.destructions +=
-        dynamic ? items[static_cast<std::size_t>(pods[pod].item)].count : std::int64_t{0};
-    watch.step(t, engine.slices_in_use(), engine.gpus_in_use());
+    const auto span = std::span(held).subspan(first[pod], last[pod] - first[pod]);
+    if (keep) busy->depart(span);
+    if (keep && policy.keep_idle > 0) {
+      for (const auto& [g, i] : span) {
+        const instance& in = engine.placement(g, i);
+        const auto id = static_cast<std::uint32_t>(idles.size());
+        idles.push_back({g, i, in.profile, in.start, true});
+        idle_on[static_cast<std::size_t>(g)].push_back(id);
+        const int node = node_of[static_cast<std::size_t>(g)];
+        if (count_at(node, in.profile)++ == 0)
+          idle_nodes[node_model(node)][static_cast<std::size_t>(in.profile)].insert(node);
+        ++idle_alive;
+        expiries.emplace_back(t + policy.keep_idle, id);
+        std::push_heap(expiries.begin(), expiries.end(), soonest);
+      }
+    } else {
+      engine.depart(span);
+      out.destructions +=
+          dynamic ? items[static_cast<std::size_t>(pods[pod].item)].count : std::int64_t{0};
+    }
+    watch.step(t, seen.slices_in_use(), seen.gpus_in_use());
+  };
+  // Idle instances whose time is up by `t` are destroyed; true when any were.
+  const auto expire = [&](std::int64_t t) {
+    bool any = false;
+    while (!expiries.empty() && expiries.front().first <= t) {
+      const std::uint32_t id = expiries.front().second;
+      std::pop_heap(expiries.begin(), expiries.end(), soonest);
+      expiries.pop_back();
+      if (!idles[id].alive) continue;
+      engine.drop(idles[id].gpu, idles[id].placement);
+      unidle(id);
+      ++out.destructions;
+      any = true;
+    }
+    return any;
+  };
+  // Keep: a pod of item `kind` takes idle instances of its profile, all
+  // from the lowest node that has enough, there by GPU and start; false
+  // when no node has.
+  const auto reuse = [&](int kind) {
+    const replay_item& item = items[static_cast<std::size_t>(kind)];
+    int node = -1;
+    for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+      const int p = item.profile[m];
+      if (p < 0) continue;
+      for (const int n : idle_nodes[m][static_cast<std::size_t>(p)]) {
+        if (node >= 0 && n >= node) break;
+        if (count_at(n, p) >= item.count) {
+          node = n;
+          break;
+        }
+      }
+    }
+    if (node < 0) return false;
+    const int p = item.profile[node_model(node)];
+    std::vector<std::tuple<int, int, std::uint32_t>> mine;  // (GPU, start, id)
+    for (int g = node_first[static_cast<std::size_t>(node)];
+         g < node_first[static_cast<std::size_t>(node) + 1]; ++g)
+      for (const std::uint32_t id : idle_on[static_cast<std::size_t>(g)])
+        if (idles[id].profile == p) mine.emplace_back(g, idles[id].start, id);
+    std::sort(mine.begin(), mine.end());
+    for (int k = 0; k < item.count; ++k) {
+      const std::uint32_t id = std::get<2>(mine[static_cast<std::size_t>(k)]);
+      [[maybe_unused]] const bool ok = busy->take(idles[id].gpu, idles[id].placement);
+      assert(ok);
+      held.emplace_back(idles[id].gpu, idles[id].placement);
+      unidle(id);
+    }
+    return true;
+  };
+  // Keep: a pod of item `kind` that fits nowhere with the idle instances
+  // goes where it fits without them (the busy engine's choice), and on
+  // each GPU it takes, the idle instances it overlaps are destroyed: all
+  // are lifted, the pod's placed, and each put back, by start, while the
+  // GPU can take it. False when it fits not even so.
+  const auto reclaim = [&](int kind) {
+    const std::size_t mark = held.size();
+    if (idle_alive == 0 || !busy->arrive(kind, held)) return false;
+    std::vector<int> touched;
+    for (std::size_t k = mark; k < held.size(); ++k) touched.push_back(held[k].first);
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    std::vector<std::tuple<int, int, std::uint32_t>> lifted;  // (GPU, start, id)
+    for (const int g : touched)
+      for (const std::uint32_t id : idle_on[static_cast<std::size_t>(g)]) {
+        engine.drop(g, idles[id].placement);
+        lifted.emplace_back(g, idles[id].start, id);
+      }
+    std::sort(lifted.begin(), lifted.end());
+    for (std::size_t k = mark; k < held.size(); ++k) {
+      [[maybe_unused]] const bool ok = engine.take(held[k].first, held[k].second);
+      assert(ok);
+    }
+    for (const auto& [g, s, id] : lifted) {
+      if (engine.take(g, idles[id].placement)) continue;
+      unidle(id);
+      ++out.reclaims;
+      ++out.destructions;
+    }
+    return true;
   };
   const auto start = [&](std::uint32_t pod, std::int64_t t) {
     const replay_pod& p = pods[pod];
     const replay_item& item = items[static_cast<std::size_t>(p.item)];
     first[pod] = static_cast<std::uint32_t>(held.size());
-    if (!engine.arrive(p.item, held)) return false;
+    std::int64_t created = item.count;
+    if (keep && reuse(p.item)) {
+      created = 0;
+    } else if (engine.arrive(p.item, held)) {
+      for (std::size_t k = first[pod]; keep && k < held.size(); ++k) {
+        [[maybe_unused]] const bool ok = busy->take(held[k].first, held[k].second);
+        assert(ok);
+      }
+    } else if (!keep || !reclaim(p.item)) {
+      return false;
+    }
     last[pod] = static_cast<std::uint32_t>(held.size());
     ++out.pods_accepted;
     out.instances_accepted += item.count;
-    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
-    if (dynamic) out.creations += item.count;
-    watch.step(t, engine.slices_in_use(), engine.gpus_in_use());
-    watch.started(pod, p.start, t);
+    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, seen.gpus_in_use());
+    if (dynamic) out.creations += created;
+    if (keep) out.reuses += item.count - created;
+    // The pod runs once its instances are created.
+    const std::int64_t delay = (created * create_milli + 999) / 1000;
+    const std::int64_t runs = t + delay;
+    out.create_time += delay;
+    watch.step(t, seen.slices_in_use(), seen.gpus_in_use());
+    watch.started(pod, p.start, runs);
     if (replan) wait_at[pod] = waits.size();
-    waits.push_back(t - p.start);
-    const std::int64_t ends = t + std::max<std::int64_t>(p.end - p.start, 0);
+    waits.push_back(runs - p.start);
+    const std::int64_t duration = std::max<std::int64_t>(p.end - p.start, 0);
     if (replan)
-      run_ends[pod] = ends;
+      run_ends[pod] = runs + duration;
     else
-      run_end = std::max(run_end, ends);
-    if (p.end > p.start) {
-      out.instance_time += item.count * (p.end - p.start);
-      leaves.push_back({t + (p.end - p.start), pod});
+      run_end = std::max(run_end, runs + duration);
+    if (duration > 0 || delay > 0) {
+      out.instance_time += item.count * duration;
+      leaves.push_back({runs + duration, pod});
       std::push_heap(leaves.begin(), leaves.end(), later);
     } else {
       depart(pod, t);
@@ -437,16 +628,19 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     // Re-plan: a GPU back in service, or a re-plan, within the trace's span.
     const bool up = !ups.empty() && ups.front().first <= out.end;
     const bool replans = next_replan < out.end;
-    if (!arrival && !departure && !up && !replans) break;
+    const bool expiry = !expiries.empty() && expiries.front().first <= out.end;
+    if (!arrival && !departure && !up && !replans && !expiry) break;
     std::int64_t t = std::numeric_limits<std::int64_t>::max();
     if (arrival) t = pods[order[next]].start;
     if (departure) t = std::min(t, leaves.front().time);
     if (up) t = std::min(t, ups.front().first);
     if (replans) t = std::min(t, next_replan);
-    out.gpu_time += engine.gpus_in_use() * (t - now);
-    out.stranded_slice_time += engine.stranded() * (t - now);
+    if (expiry) t = std::min(t, expiries.front().first);
+    out.gpu_time += seen.gpus_in_use() * (t - now);
+    out.stranded_slice_time += seen.stranded() * (t - now);
     out.queue_time += queued * (t - now);
     out.unavailable_time += down * (t - now);
+    out.idle_instance_time += idle_alive * (t - now);
     now = t;
     bool departed = false;
     while (!leaves.empty() && leaves.front().time == t) {
@@ -455,6 +649,7 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       leaves.pop_back();
       departed = true;
     }
+    if (keep) departed = expire(t) || departed;
     if (replan) {
       // Then GPUs back in service, the re-plan, and those back at once.
       departed = bring_up(t) || departed;
@@ -482,10 +677,11 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     }
     out.queue_peak = std::max(out.queue_peak, queued);
   }
-  out.gpu_time += engine.gpus_in_use() * (out.end - now);
-  out.stranded_slice_time += engine.stranded() * (out.end - now);
+  out.gpu_time += seen.gpus_in_use() * (out.end - now);
+  out.stranded_slice_time += seen.stranded() * (out.end - now);
   out.queue_time += queued * (out.end - now);
   out.unavailable_time += down * (out.end - now);
+  out.idle_instance_time += idle_alive * (out.end - now);
   out.pods_pending = queued;
   for (std::size_t k = 0; k < items.size(); ++k)
     for (std::size_t i = head[k]; i < waiting[k].size(); ++i)
@@ -518,7 +714,9 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
                       const replay_replan* replan = nullptr) {
   replay_metrics out;
   if (pods.empty()) return out;
-  if (policy.pending != pending_rule::reject || replan)
+  const bool lifecycle =
+      policy.mode == replay_mode::dynamic && (policy.keep_idle >= 0 || policy.create_milli > 0);
+  if (policy.pending != pending_rule::reject || replan || lifecycle)
     return detail::replay_queued(fleet, items, pods, policy, geometry, tables, watch, replan);
   detail::replay_engine engine(fleet, items, policy, geometry, tables);
   // Events: (time, departure 0 / arrival 1, pod), sorted; a pod that ends

@@ -120,6 +120,24 @@ class replay_engine {
     refresh(ref.node);
     return true;
   }
+  /// Puts placement `i` of GPU g's model on it; false when its state
+  /// cannot take it.
+  bool take(int g, int i) {
+    gpu_ref& ref = gpus_[static_cast<std::size_t>(g)];
+    if (!space_of(ref).can_take(ref.state, i)) return false;
+    set_state(ref, space_of(ref).add(ref.state, i));
+    refresh(ref.node);
+    return true;
+  }
+  /// Frees placement `i` of GPU g, which holds it.
+  void drop(int g, int i) {
+    release(g, i);
+    refresh(gpus_[static_cast<std::size_t>(g)].node);
+  }
+  /// The instance placement `i` of GPU g's model is.
+  const instance& placement(int g, int i) {
+    return space_of(gpus_[static_cast<std::size_t>(g)]).place(i);
+  }
   /// Every place one instance of item `item` can go (dynamic policy), most
   /// preferred first: by node score, then node, then (best-fit) a partly
   /// used GPU before an empty one and the room the placement loses, or

@@ -113,6 +113,16 @@ struct replay_policy {
   node_choice nodes = node_choice::spread;       ///< node choice
   gpu_choice placement = gpu_choice::first_fit;  ///< on-node choice (dynamic only)
   pending_rule pending = pending_rule::reject;   ///< a pod that does not fit on arrival
+  /// Dynamic only: what creating one instance costs, in thousandths of a
+  /// time unit. A pod whose instances are created runs from its placement
+  /// plus ceil(instances created x create_milli / 1000); its instances are
+  /// held from its placement. 0: at once.
+  std::int64_t create_milli = 0;
+  /// Dynamic only: an instance whose pod ended stays idle this long for a
+  /// pod of its profile to reuse (no creation), and is destroyed then, or
+  /// earlier when it blocks a pod that fits nowhere else (replay.hpp's
+  /// comment). Negative: destroyed when its pod ends.
+  std::int64_t keep_idle = -1;
   friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
 };
 
@@ -189,6 +199,17 @@ struct replay_metrics {
   /// Re-plan: the integral of the GPUs being reconfigured within the
   /// makespan, [start, start + makespan) (past the trace's last time too).
   std::int64_t unavailable_makespan_time = 0;
+  /// Dynamic, keep_idle: instances a pod took from those left idle (each a
+  /// creation saved; not counted in creations).
+  std::int64_t reuses = 0;
+  /// Dynamic, keep_idle: idle instances destroyed because they blocked a
+  /// pod (the rest of the destroyed idle ones ran out their time).
+  std::int64_t reclaims = 0;
+  /// Dynamic, keep_idle: integral of the idle instances kept.
+  std::int64_t idle_instance_time = 0;
+  /// Dynamic, create_milli: sum over started pods of the time from their
+  /// placement to their run (their instances' creation).
+  std::int64_t create_time = 0;
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
 

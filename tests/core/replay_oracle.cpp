@@ -460,27 +460,115 @@ migplan::replay_metrics replay_queued(
   std::vector<std::int64_t> waits;
   std::vector<std::int64_t> run_ends;  // when each run that ended ended
   std::set<std::size_t> evicted;       // the pods evicted at least once
-  auto leave = [&](std::size_t i) {
-    for (const auto& [g, sp] : held[i])
-      gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
-    if (!fixed) out.destructions += static_cast<std::int64_t>(held[i].size());
+  // Instances with a cost and a life (dynamic): the idle instances kept,
+  // each (GPU, start, profile, expiry), still in their GPU's box.
+  const bool keep = !fixed && policy.keep_idle >= 0;
+  const std::int64_t create_milli = fixed ? 0 : policy.create_milli;
+  struct idle_one {
+    int gpu;
+    int start;
+    int profile;
+    std::int64_t expires;
+  };
+  std::vector<idle_one> idle;
+  // The boxes with only their busy instances.
+  const auto busy_only = [&] {
+    std::vector<gpu_box> b = gpus;
+    for (const idle_one& x : idle) b[static_cast<std::size_t>(x.gpu)].remove(x.profile, x.start);
+    return b;
+  };
+  const auto duration = [&](std::size_t i) {
+    return std::max<std::int64_t>(pods[i].end - pods[i].start, 0);
+  };
+  auto leave = [&](std::size_t i, std::int64_t t) {
+    if (keep && policy.keep_idle > 0) {
+      for (const auto& [g, sp] : held[i])
+        idle.push_back({g, sp.first, sp.second, t + policy.keep_idle});
+    } else {
+      for (const auto& [g, sp] : held[i])
+        gpus[static_cast<std::size_t>(g)].remove(sp.second, sp.first);
+      if (!fixed) out.destructions += static_cast<std::int64_t>(held[i].size());
+    }
     held[i].clear();
     running[i] = false;
   };
+  // Keep: the idle instances of `item`'s profile, all from the lowest node
+  // with enough, by GPU and start.
+  const auto take_idle = [&](const migplan::replay_item& item, held_list& into) {
+    for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+      const int p = item.profile[static_cast<std::size_t>(fleet.nodes[n].model)];
+      if (p < 0) continue;
+      std::vector<std::size_t> here;
+      for (std::size_t k = 0; k < idle.size(); ++k)
+        if (node_of[static_cast<std::size_t>(idle[k].gpu)] == static_cast<int>(n) &&
+            idle[k].profile == p)
+          here.push_back(k);
+      if (static_cast<int>(here.size()) < item.count) continue;
+      std::sort(here.begin(), here.end(), [&](std::size_t a, std::size_t b) {
+        return std::make_pair(idle[a].gpu, idle[a].start) <
+               std::make_pair(idle[b].gpu, idle[b].start);
+      });
+      here.resize(static_cast<std::size_t>(item.count));
+      for (const std::size_t k : here) into.push_back({idle[k].gpu, {idle[k].start, p}});
+      std::sort(here.rbegin(), here.rend());
+      for (const std::size_t k : here) idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(k));
+      return true;
+    }
+    return false;
+  };
+  // Keep: placed as if no instance were idle; on each GPU it takes, every
+  // idle instance lifted, the pod added, and each put back by start while
+  // the GPU takes it, the others destroyed.
+  const auto reclaim_for = [&](const migplan::replay_item& item, held_list& into) {
+    if (idle.empty()) return false;
+    std::vector<gpu_box> view = busy_only();
+    if (!place_pod(fleet, view, node_of, item, policy, into)) return false;
+    std::set<int> touched;
+    for (const auto& [g, sp] : into) touched.insert(g);
+    std::vector<idle_one> lifted;
+    std::vector<idle_one> stay;
+    for (const idle_one& x : idle) (touched.count(x.gpu) != 0 ? lifted : stay).push_back(x);
+    for (const idle_one& x : lifted)
+      gpus[static_cast<std::size_t>(x.gpu)].remove(x.profile, x.start);
+    for (const auto& [g, sp] : into) gpus[static_cast<std::size_t>(g)].add(sp.second, sp.first);
+    std::sort(lifted.begin(), lifted.end(), [](const idle_one& a, const idle_one& b) {
+      return std::make_pair(a.gpu, a.start) < std::make_pair(b.gpu, b.start);
+    });
+    for (const idle_one& x : lifted) {
+      gpu_box& b = gpus[static_cast<std::size_t>(x.gpu)];
+      if (b.can_add(x.profile, x.start)) {
+        b.add(x.profile, x.start);
+        stay.push_back(x);
+      } else {
+        ++out.reclaims;
+        ++out.destructions;
+      }
+    }
+    idle = stay;
+    return true;
+  };
   auto try_start = [&](std::size_t i, std::int64_t t) {
     const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
-    if (!place_pod(fleet, gpus, node_of, item, policy, held[i])) return false;
+    std::int64_t created = item.count;
+    if (keep && take_idle(item, held[i]))
+      created = 0;
+    else if (!place_pod(fleet, gpus, node_of, item, policy, held[i]) &&
+             !(keep && reclaim_for(item, held[i])))
+      return false;
     ++out.pods_accepted;
     out.instances_accepted += item.count;
-    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use(gpus));
-    if (!fixed) out.creations += item.count;
-    started_at[i] = t;
-    waits.push_back(t - pods[i].start);
+    out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use(busy_only()));
+    if (!fixed) out.creations += created;
+    if (keep) out.reuses += item.count - created;
+    const std::int64_t delay = (created * create_milli + 999) / 1000;
+    out.create_time += delay;
+    started_at[i] = t + delay;
+    waits.push_back(t + delay - pods[i].start);
     running[i] = true;
-    if (pods[i].end > pods[i].start) {
-      out.instance_time += item.count * (pods[i].end - pods[i].start);
+    if (duration(i) > 0 || delay > 0) {
+      out.instance_time += item.count * duration(i);
     } else {
-      leave(i);
+      leave(i, t);
       run_ends.push_back(t);
     }
     return true;
@@ -537,7 +625,7 @@ migplan::replay_metrics replay_queued(
         for (const auto& [hg, sp] : held[i]) on = on || hg == r.gpu;
         if (!on) continue;
         const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
-        leave(i);
+        leave(i, t);
         run_ends.push_back(t);
         evicted.insert(i);
         ++out.pods_evicted;
@@ -606,16 +694,25 @@ migplan::replay_metrics replay_queued(
   std::int64_t now = out.start;
   std::size_t peak = 0;
   for (std::int64_t t = out.start;;) {
-    out.gpu_time += count_in_use(gpus) * (t - now);
-    out.stranded_slice_time += count_stranded(gpus) * (t - now);
+    out.gpu_time += count_in_use(busy_only()) * (t - now);
+    out.stranded_slice_time += count_stranded(busy_only()) * (t - now);
     out.queue_time += static_cast<std::int64_t>(queue.size()) * (t - now);
     out.unavailable_time += count_out() * (t - now);
+    out.idle_instance_time += static_cast<std::int64_t>(idle.size()) * (t - now);
     now = t;
     bool departed = false;
     for (std::size_t i = 0; i < pods.size(); ++i)
-      if (running[i] && started_at[i] + (pods[i].end - pods[i].start) == t) {
-        leave(i);
+      if (running[i] && started_at[i] + duration(i) == t) {
+        leave(i, t);
         run_ends.push_back(t);
+        departed = true;
+      }
+    // Idle instances whose time is up.
+    for (std::size_t k = idle.size(); k-- > 0;)
+      if (idle[k].expires <= t) {
+        gpus[static_cast<std::size_t>(idle[k].gpu)].remove(idle[k].profile, idle[k].start);
+        idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(k));
+        ++out.destructions;
         departed = true;
       }
     if (schedule) {
@@ -656,8 +753,9 @@ migplan::replay_metrics replay_queued(
     std::int64_t next = out.end + 1;
     for (std::size_t i = 0; i < pods.size(); ++i) {
       if (pods[i].start > t) next = std::min(next, pods[i].start);
-      if (running[i]) next = std::min(next, started_at[i] + (pods[i].end - pods[i].start));
+      if (running[i]) next = std::min(next, started_at[i] + duration(i));
     }
+    for (const idle_one& x : idle) next = std::min(next, x.expires);
     if (schedule) {
       for (const reconfiguration& r : *schedule)
         if (r.time > t) next = std::min(next, r.time);
@@ -668,17 +766,18 @@ migplan::replay_metrics replay_queued(
     if (next > out.end) break;
     t = next;
   }
-  out.gpu_time += count_in_use(gpus) * (out.end - now);
-  out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
+  out.gpu_time += count_in_use(busy_only()) * (out.end - now);
+  out.stranded_slice_time += count_stranded(busy_only()) * (out.end - now);
   out.queue_time += static_cast<std::int64_t>(queue.size()) * (out.end - now);
   out.unavailable_time += count_out() * (out.end - now);
+  out.idle_instance_time += static_cast<std::int64_t>(idle.size()) * (out.end - now);
   out.queue_peak = static_cast<std::int64_t>(peak);
   out.pods_pending = static_cast<std::int64_t>(queue.size());
   out.pods = static_cast<std::int64_t>(pods.size());
   out.pods_evicted_once = static_cast<std::int64_t>(evicted.size());
   // The runs still going when the replay stops end when their pods would.
   for (std::size_t i = 0; i < pods.size(); ++i)
-    if (running[i]) run_ends.push_back(started_at[i] + (pods[i].end - pods[i].start));
+    if (running[i]) run_ends.push_back(started_at[i] + duration(i));
   if (!run_ends.empty())
     out.makespan = *std::max_element(run_ends.begin(), run_ends.end()) - out.start;
   // Unit by unit of the makespan, the GPUs out of service: a GPU is out in
@@ -707,7 +806,9 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::layout> geometry) {
   migplan::replay_metrics out;
   if (pods.empty()) return out;
-  if (policy.pending != migplan::pending_rule::reject)
+  const bool lifecycle = policy.mode == migplan::replay_mode::dynamic &&
+                         (policy.keep_idle >= 0 || policy.create_milli > 0);
+  if (policy.pending != migplan::pending_rule::reject || lifecycle)
     return replay_queued(fleet, items, pods, policy, geometry);
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
   const bool dynamic = !fixed;

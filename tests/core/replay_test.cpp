@@ -405,6 +405,149 @@ TEST_CASE("a queued replay agrees with a brute force queue on nodes of over ten 
   compare_queued_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 80, 1110, 11, 13);
 }
 
+namespace {
+
+std::string describe_lifecycle(const replay_metrics& m) {
+  std::ostringstream o;
+  o << describe_queue(m) << " reuses " << m.reuses << " reclaims " << m.reclaims << " idle time "
+    << m.idle_instance_time << " create time " << m.create_time;
+  return o.str();
+}
+
+// Every dynamic policy, under every pending rule, with instances that cost
+// time to create and live on idle, against the brute force; and the
+// lifecycle's own invariants.
+void compare_lifecycle_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
+                                        std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  replay_tables tables;
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::int64_t reuses = 0;
+  std::int64_t reclaims = 0;
+  std::int64_t delayed = 0;
+  for (int t = 0; t < traces; ++t) {
+    const auto [fleet, items, pods, geometry] = draw_trace(models, rng);
+    const std::int64_t create =
+        std::array<std::int64_t, 4>{0, 400, 1500, 3000}[static_cast<std::size_t>(pick(0, 3))];
+    const std::int64_t ttl =
+        std::array<std::int64_t, 4>{-1, 0, 4, 30}[static_cast<std::size_t>(pick(0, 3))];
+    for (const pending_rule pending :
+         {pending_rule::reject, pending_rule::fifo, pending_rule::backfill}) {
+      for (replay_policy policy : every_policy(pending)) {
+        if (policy.mode != replay_mode::dynamic) continue;
+        policy.create_milli = create;
+        policy.keep_idle = ttl;
+        start_log log;
+        const replay_metrics fast = replay(fleet, items, pods, policy, geometry, tables, log);
+        const replay_metrics slow = oracle::replay(fleet, items, pods, policy, geometry);
+        INFO("trace " << t << " seed " << seed << " create " << create << " keep " << ttl
+                      << " nodes " << static_cast<int>(policy.nodes) << " placement "
+                      << static_cast<int>(policy.placement) << " pending "
+                      << static_cast<int>(pending));
+        INFO("engine " << describe_lifecycle(fast));
+        INFO("brute  " << describe_lifecycle(slow));
+        REQUIRE(fast == slow);
+        REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
+                static_cast<std::int64_t>(pods.size()));
+        // Every instance a pod took was created or reused, and no more were
+        // destroyed than created.
+        REQUIRE(fast.creations + fast.reuses == fast.instances_accepted);
+        REQUIRE(fast.destructions <= fast.creations);
+        REQUIRE(fast.reclaims <= fast.destructions);
+        if (ttl < 0) REQUIRE((fast.reuses == 0 && fast.idle_instance_time == 0));
+        // No pod runs before its instances are created.
+        REQUIRE(fast.create_time >= (create > 0 ? (fast.creations > 0 ? 1 : 0) : 0));
+        for (const auto& [pod, arrival, time] : log.starts) REQUIRE(time >= arrival);
+        reuses += fast.reuses;
+        reclaims += fast.reclaims;
+        delayed += fast.create_time;
+      }
+    }
+  }
+  // The traces exercise reuse, reclaiming and creation delays.
+  CHECK(reuses > 0);
+  CHECK(reclaims > 0);
+  CHECK(delayed > 0);
+}
+
+}  // namespace
+
+TEST_CASE("instances with a creation cost and an idle life agree with a brute force on A100s",
+          "[replay][lifecycle][brute force]") {
+  compare_lifecycle_on_random_traces({&model("a100-40gb")}, 400, 77);
+}
+
+TEST_CASE("instances with a creation cost and an idle life agree with a brute force on H100+A30",
+          "[replay][lifecycle][brute force]") {
+  compare_lifecycle_on_random_traces({&model("h100-80gb"), &model("a30")}, 250, 7777);
+}
+
+TEST_CASE("keeping idle instances for no time is not keeping them", "[replay][lifecycle]") {
+  std::mt19937 rng(5);
+  replay_tables tables;
+  for (int t = 0; t < 200; ++t) {
+    const auto [fleet, items, pods, geometry] = draw_trace({&model("a100-40gb")}, rng);
+    for (const pending_rule pending : {pending_rule::reject, pending_rule::fifo}) {
+      for (replay_policy policy : every_policy(pending)) {
+        if (policy.mode != replay_mode::dynamic) continue;
+        const replay_metrics gone = replay(fleet, items, pods, policy, geometry, tables);
+        policy.keep_idle = 0;
+        const replay_metrics kept = replay(fleet, items, pods, policy, geometry, tables);
+        INFO("trace " << t);
+        REQUIRE(kept == gone);
+      }
+    }
+  }
+}
+
+TEST_CASE("a pod waits for its instances to be created, rounded up to the time unit",
+          "[replay][lifecycle]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "1g.5gb"), item_on(a100, "1g.5gb", 3)};
+  // Two 1g pods, then a pod of three: at 1.5 units an instance, the first
+  // runs from 2 (ceil 1.5), the pod of three from 10 + ceil(4.5) = 15.
+  const std::vector<replay_pod> pods{{0, 10, 0}, {10, 20, 1}};
+  replay_policy policy = fifo_spread_first;
+  policy.create_milli = 1500;
+  const replay_metrics m = replay(fleet, items, pods, policy);
+  CHECK(m.create_time == 2 + 5);
+  CHECK(m.waits.max == 5);
+  CHECK(m.waits.p50 == 2);
+  CHECK(m.makespan == 25);  // 15 + its 10
+  CHECK(m.instance_time == 10 + 30);
+  CHECK(m == oracle::replay(fleet, items, pods, policy));
+}
+
+TEST_CASE("an idle instance is reused by its profile and reclaimed by another",
+          "[replay][lifecycle]") {
+  const gpu_model& a100 = model("a100-40gb");
+  const replay_fleet fleet = one_model(a100, 1, 1);
+  const std::vector<replay_item> items{item_on(a100, "3g.20gb"), item_on(a100, "7g.40gb")};
+  // A 3g pod runs 1..11 (a unit to create); a 3g pod at 12 reuses its
+  // instance (no creation) and leaves at 20; the whole-GPU pod at 25 finds
+  // the idle 3g in its way and reclaims it. Kept for 3, the idle 3g of 20
+  // is gone at 23 and the whole GPU is created on an empty GPU.
+  const std::vector<replay_pod> pods{{0, 10, 0}, {12, 20, 0}, {25, 30, 1}};
+  replay_policy policy = dynamic_spread_first;
+  policy.create_milli = 1000;
+  policy.keep_idle = 100;
+  const replay_metrics m = replay(fleet, items, pods, policy);
+  CHECK(m.pods_accepted == 3);
+  CHECK(m.reuses == 1);
+  CHECK(m.creations == 2);
+  CHECK(m.reclaims == 1);
+  CHECK(m.create_time == 1 + 1);         // the reused pod runs at once
+  CHECK(m.idle_instance_time == 1 + 5);  // idle 11..12 (the first ran 1..11) and 20..25
+  CHECK(m == oracle::replay(fleet, items, pods, policy));
+  policy.keep_idle = 3;
+  const replay_metrics short_keep = replay(fleet, items, pods, policy);
+  CHECK(short_keep.reuses == 1);    // 12 is within 3 of 11
+  CHECK(short_keep.reclaims == 0);  // 20 + 3 = 23, before 25
+  CHECK(short_keep.destructions == 1);
+  CHECK(short_keep == oracle::replay(fleet, items, pods, policy));
+}
+
 TEST_CASE("dra first fit takes GPUs in name order: gpu-10 before gpu-2", "[replay][dra]") {
   CHECK(dra_name_less(1, 10));
   CHECK(dra_name_less(10, 2));
