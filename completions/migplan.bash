@@ -129,8 +129,8 @@ _migplan() {
       value_options='-g --gpu --demand --available --cost --fleet --current --mig-config --time-limit --emit --configmap-name --plot --gpu-file'
       ;;
     simulate)
-      options='-h --help --trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --size --reject-target --queue --backfill --wait-target --reconfigure-seconds --json --plot --plot-metric --gpu-file'
-      value_options='--trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --reject-target --wait-target --reconfigure-seconds --plot --plot-metric --gpu-file'
+      options='-h --help --trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --size --reject-target --queue --backfill --wait-target --reconfigure-seconds --create-seconds --keep-idle --json --plot --plot-metric --gpu-file'
+      value_options='--trace -g --gpu --fleet --static-plan --gpus --gpus-per-node --current --mig-config --policy --share --reject-target --wait-target --reconfigure-seconds --create-seconds --keep-idle --plot --plot-metric --gpu-file'
       ;;
     place)
       options='-h --help --current --mig-config -g --gpu --policy --alternatives --allow-moves --json --emit --gpu-file'

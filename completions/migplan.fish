@@ -180,6 +180,8 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reject-target -
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l queue -d 'A pod that does not fit waits in a FIFO queue'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l backfill -d '--queue, and later pods that fit may go first'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l reconfigure-seconds -x -d 'With replan: seconds a changed GPU is out (81)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l create-seconds -x -d 'Dynamic: seconds to create an instance (queue: 1.5, else 0)'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l keep-idle -x -d 'Dynamic: keep an instance whose pod ended this long for reuse'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l wait-target -x -a 'p50= p95= p99= max=' -d 'With --queue: a wait percentile\'s most (p99=10m)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l json -d 'One JSON object on stdout'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l plot -r -F -a - -d 'Write use over time per policy as an SVG (- for stdout)'

@@ -150,6 +150,12 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_option("--reconfigure-seconds", o->reconfigure_seconds,
                   "replan: seconds a changed GPU is out (81)")
       ->type_name("S");
+  cmd->add_option("--create-seconds", o->create_seconds,
+                  "Dynamic: seconds to create an instance (queue: 1.5, else 0)")
+      ->type_name("S");
+  cmd->add_option("--keep-idle", o->keep_idle,
+                  "Dynamic: keep an instance whose pod ended this long for reuse")
+      ->type_name("TIME");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
   cmd->add_option("--plot", o->plot, "Write use over time per policy as an SVG ('-': stdout)")
       ->type_name("FILE");

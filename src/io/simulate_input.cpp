@@ -175,6 +175,17 @@ std::optional<std::string> option_conflict(const simulate_options& o) {
   });
   if (!o.reconfigure_seconds.empty() && !replans)
     return "--reconfigure-seconds is the time a re-plan's GPU is out; give --policy replan:PERIOD";
+  // Of the default policies every one but static creates instances.
+  const bool dynamic =
+      o.policies.empty() || std::any_of(o.policies.begin(), o.policies.end(), [](const auto& p) {
+        return p != "static" && !p.starts_with("replan:") && !p.starts_with("replan-oracle:");
+      });
+  if (o.create_seconds && !dynamic)
+    return "--create-seconds is the time an on-demand instance takes to create; give a dynamic "
+           "--policy (spread-first-fit, hami, ...)";
+  if (o.keep_idle && !dynamic)
+    return "--keep-idle keeps on-demand instances for reuse; give a dynamic --policy "
+           "(spread-first-fit, hami, ...)";
   if (o.size && replans)
     return "--size replays each fleet size many times; a replan policy re-plans in each replay: "
            "size without replan:PERIOD";
@@ -260,6 +271,24 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
               : o.queue  ? pending_rule::fifo
                          : pending_rule::reject;
   for (simulate_choice& p : r.policies) p.policy.pending = r.pending;
+  // Instances on demand: their creation's cost (by default only under a
+  // queue, where it is waited for) and how long an idle one is kept.
+  r.create_milli = r.pending == pending_rule::reject ? 0 : default_create_milli;
+  if (o.create_seconds) {
+    auto ms = parse_milliseconds("--create-seconds", *o.create_seconds, max_create_s);
+    if (!ms) return ms.error();
+    r.create_milli = *ms;
+  }
+  if (o.keep_idle) {
+    auto s = parse_duration_s(*o.keep_idle, max_replan_s);
+    if (!s) return error{"--keep-idle " + s.error().message};
+    r.keep_idle_s = *s;
+  }
+  for (simulate_choice& p : r.policies)
+    if (p.policy.mode == replay_mode::dynamic) {
+      p.policy.create_milli = r.create_milli;
+      p.policy.keep_idle = r.keep_idle_s;
+    }
   if (!o.wait_target.empty()) {
     auto w = parse_wait_target(o.wait_target);
     if (!w) return w.error();

@@ -31,7 +31,9 @@ struct simulate_options {
   bool queue = false;       ///< --queue: a pod that does not fit waits
   std::string wait_target;  ///< --wait-target: p50, p95, p99 or max '=' a duration
   bool backfill = false;  ///< --backfill: later queued pods that fit may go first (implies --queue)
-  std::string reconfigure_seconds;  ///< --reconfigure-seconds (empty: the default)
+  std::string reconfigure_seconds;            ///< --reconfigure-seconds (empty: the default)
+  std::optional<std::string> create_seconds;  ///< --create-seconds (none: the default)
+  std::optional<std::string> keep_idle;       ///< --keep-idle: a duration (none: not kept)
   bool json = false;
   std::string plot;          ///< --plot FILE ('-': standard output)
   std::string plot_metric;   ///< --plot-metric: slices (also when not given) or gpus

@@ -151,6 +151,34 @@ result<long long> parse_whole_number(std::string_view option, std::string_view t
   return static_cast<long long>(v);
 }
 
+result<std::int64_t> parse_milliseconds(std::string_view option, std::string_view text,
+                                        std::int64_t most_s) {
+  const auto is_digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const std::size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view part = dot == std::string_view::npos ? "" : text.substr(dot + 1);
+  if (whole.empty() || !std::all_of(whole.begin(), whole.end(), is_digit) ||
+      (dot != std::string_view::npos && part.empty()) ||
+      !std::all_of(part.begin(), part.end(), is_digit))
+    return error{fmt::format("{} {} is no number of seconds: write 1.5, 0.25 or 2", option,
+                             quote_token(text))};
+  if (part.size() > 3)
+    return error{
+        fmt::format("{} {}: at most three decimals (a millisecond)", option, clip_token(text))};
+  std::uint64_t n = 0;
+  const auto [p, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), n);
+  if (ec != std::errc() || n > static_cast<std::uint64_t>(most_s) ||
+      (n == static_cast<std::uint64_t>(most_s) && part.find_first_not_of('0') != part.npos))
+    return error{fmt::format("{} {} is more than {} seconds", option, clip_token(text), most_s)};
+  std::int64_t milli = static_cast<std::int64_t>(n) * 1000;
+  std::int64_t scale = 100;
+  for (const char c : part) {
+    milli += (c - '0') * scale;
+    scale /= 10;
+  }
+  return milli;
+}
+
 result<std::int64_t> parse_duration_s(std::string_view text, std::int64_t most) {
   const auto bad = [&] {
     return error{fmt::format(

@@ -32,4 +32,10 @@ result<long long> parse_whole_number(std::string_view option, std::string_view t
 /// ("90s", "10m", "1h30m", "2d"). The error says what to write.
 result<std::int64_t> parse_duration_s(std::string_view text, std::int64_t most);
 
+/// Parses the value of option `option` as seconds with at most three
+/// decimals ("1.5", "0.25", "2") into thousandths of a second, at most
+/// `most_s` seconds; the error says what to write.
+result<std::int64_t> parse_milliseconds(std::string_view option, std::string_view text,
+                                        std::int64_t most_s);
+
 }  // namespace migplan::cli

@@ -58,6 +58,15 @@ inline bool meets_targets(const replay_metrics& m, long long pods, double reject
 /// empty to a layout 102-121 s), and a re-plan goes from layout to layout.
 inline constexpr std::int64_t default_reconfigure_s = 81;
 
+/// --create-seconds' default under a queue, in milliseconds: creating an
+/// instance on demand (DRA's dynamic MIG, HAMi's) takes about a second or
+/// two (issue 39's figure); doc/simulate.md, "Instances on demand". Without
+/// a queue the default is 0, so that reject mode's figures stay as they were.
+inline constexpr std::int64_t default_create_milli = 1500;
+
+/// The most --create-seconds takes.
+inline constexpr std::int64_t max_create_s = 3600;
+
 /// A static policy re-planned as the trace goes: replan:PERIOD, or
 /// replan-oracle:PERIOD (the next window's demand, a bound).
 struct replan_choice {
@@ -140,6 +149,10 @@ struct simulate_result {
   pending_rule pending = pending_rule::reject;  ///< --queue, --backfill
   std::optional<wait_target> wait;              ///< --wait-target
   std::int64_t reconfigure_s = default_reconfigure_s;  ///< --reconfigure-seconds
+  /// --create-seconds in milliseconds, as the dynamic policies have it (the
+  /// default resolved: default_create_milli under a queue, else 0).
+  std::int64_t create_milli = 0;
+  std::int64_t keep_idle_s = -1;  ///< --keep-idle in seconds; -1: not given
 };
 
 /// What one run of `migplan simulate` asks, its files read and checked
@@ -163,6 +176,8 @@ struct simulate_request {
   std::optional<wait_target> wait;                     ///< --wait-target
   std::vector<simulate_choice> policies;               ///< --policy, in order (with `pending`)
   std::int64_t reconfigure_s = default_reconfigure_s;  ///< --reconfigure-seconds
+  std::int64_t create_milli = 0;  ///< --create-seconds in milliseconds (the default resolved)
+  std::int64_t keep_idle_s = -1;  ///< --keep-idle in seconds; -1: not given
 };
 
 }  // namespace migplan::cli

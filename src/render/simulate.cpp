@@ -108,6 +108,20 @@ std::vector<int> replayed_inferred(const simulate_result& r) {
 
 }  // namespace
 
+// Milliseconds as seconds with only the decimals they need: "1.5", "2", "0.25".
+std::string milli_text(std::int64_t ms) {
+  std::string s = fmt::format("{}.{:03}", ms / 1000, ms % 1000);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+// A policy whose instances are created with a cost or kept idle.
+bool on_demand(const simulate_policy& p) {
+  return p.policy.mode == replay_mode::dynamic &&
+         (p.policy.create_milli > 0 || p.policy.keep_idle >= 0);
+}
+
 void simulate_text(std::ostream& os, const simulate_result& r) {
   const replay_metrics& any = r.policies.front().metrics;
   os << fmt::format("trace {}: {} pod{}, {} instance{} over {}", r.trace, r.pods, plural(r.pods),
@@ -131,6 +145,16 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
         "re-plan: from the static geometry, plan's fewest changes for the window's peaks; a "
         "changed GPU's pods are evicted{} and it is out for {}\n",
         queued ? " to the queue" : " (lost)", span_text(r.reconfigure_s));
+  const bool lifecycle = std::any_of(r.policies.begin(), r.policies.end(), on_demand);
+  if (lifecycle)
+    os << fmt::format(
+        "on demand: {}; {}\n",
+        r.create_milli == 0
+            ? std::string("an instance is created at once")
+            : fmt::format("an instance takes {} s to create", milli_text(r.create_milli)),
+        r.keep_idle_s < 0
+            ? std::string("it is destroyed when its pod ends")
+            : fmt::format("an idle one is kept {} for reuse", span_text(r.keep_idle_s)));
   if (!r.peaks.empty()) {
     os << "peak instances at once:";
     for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
@@ -214,6 +238,21 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
       [](const simulate_policy& p) { return std::to_string(p.metrics.creations); });
   row("instances destroyed",
       [](const simulate_policy& p) { return std::to_string(p.metrics.destructions); });
+  if (lifecycle && r.keep_idle_s >= 0) {
+    const auto dynamic = [](const std::function<std::string(const simulate_policy&)>& f) {
+      return [f](const simulate_policy& p) { return on_demand(p) ? f(p) : std::string("-"); };
+    };
+    row("instances reused",
+        dynamic([](const simulate_policy& p) { return std::to_string(p.metrics.reuses); }));
+    row("idle reclaimed",
+        dynamic([](const simulate_policy& p) { return std::to_string(p.metrics.reclaims); }));
+    row("idle instance-hours",
+        dynamic([](const simulate_policy& p) { return hours(p.metrics.idle_instance_time); }));
+  }
+  if (lifecycle && r.create_milli > 0)
+    row("creation wait, hours", [](const simulate_policy& p) {
+      return on_demand(p) ? hours(p.metrics.create_time) : std::string("-");
+    });
   row(queued ? "first refusal" : "first rejection", [](const simulate_policy& p) {
     return p.metrics.first_rejection ? "+" + span_text(*p.metrics.first_rejection - p.metrics.start)
                                      : std::string("-");
@@ -322,6 +361,19 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
         w.key("peak").value(m.queue_peak);
         w.key("mean").number(p.rates.mean_queue);
         w.key("pod_seconds").value(m.queue_time);
+        w.end_object();
+      }
+      if (on_demand(p)) {
+        w.key("on_demand").begin_object();
+        w.key("create_seconds").number(static_cast<double>(p.policy.create_milli) / 1000.0);
+        w.key("keep_idle_seconds");
+        if (p.policy.keep_idle < 0)
+          w.null();
+        else
+          w.value(p.policy.keep_idle);
+        w.key("reuses").value(m.reuses).key("reclaims").value(m.reclaims);
+        w.key("idle_instance_seconds").value(m.idle_instance_time);
+        w.key("creation_wait_seconds").value(m.create_time);
         w.end_object();
       }
       if (p.replan) {

@@ -260,6 +260,8 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     res.policies.push_back(std::move(out));
   }
   res.reconfigure_s = r.reconfigure_s;
+  res.create_milli = r.create_milli;
+  res.keep_idle_s = r.keep_idle_s;
   res.static_file = r.static_shown;
   res.trace = r.trace_shown;
   res.alibaba = r.pods.alibaba;

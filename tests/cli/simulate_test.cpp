@@ -716,15 +716,16 @@ TEST_CASE("a fleet smaller than a plan of many large groups is chosen in linear 
 TEST_CASE("simulate --queue reports the waits and the queue of each policy", "[simulate][queue]") {
   // One H100: b waits for a's GPU from 10 to 100 and is still running when
   // the trace ends at 100; c asks for two whole GPUs, which no node of one
-  // GPU holds, and is refused.
+  // GPU holds, and is refused. Instances take no time to create.
   const std::string trace =
       "name,start,end,count,item\n"
       "a,0,100,1,gpu\n"
       "b,10,50,1,gpu\n"
       "c,20,30,1,2xgpu\n";
-  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
-                              "--json", "--queue", "--policy", "spread-first-fit"},
-                             trace);
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--json",
+                   "--queue", "--policy", "spread-first-fit", "--create-seconds", "0"},
+                  trace);
   INFO(r.err);
   CHECK(r.code == 1);  // a pod refused: over the rejection target of 0%
   const json j = json::parse(r.out);
@@ -815,12 +816,15 @@ TEST_CASE("simulate refuses a queue's size or wait target given wrong", "[simula
 
 namespace {
 
-// The queue of `policy` replaying `trace` on `n` H100s in nodes of two.
+// The queue of `policy` replaying `trace` on `n` H100s in nodes of two,
+// instances created at once.
 json queue_at(const std::string& trace, const std::string& policy, int n) {
-  const auto r =
-      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json", "--policy", policy,
-                   "--gpus", std::to_string(n), "--gpus-per-node", "2", "--queue"},
-                  trace);
+  std::vector<std::string> args{
+      "simulate",        "--trace",  "-",      "--gpu",  "h100-80gb",
+      "--json",          "--policy", policy,   "--gpus", std::to_string(n),
+      "--gpus-per-node", "2",        "--queue"};
+  if (policy != "static") args.insert(args.end(), {"--create-seconds", "0"});
+  const auto r = run_migplan(args, trace);
   return json::parse(r.out)["policies"][0]["queue"];
 }
 
@@ -831,8 +835,9 @@ TEST_CASE("simulate --size --queue finds the fewest GPUs within a wait target",
   for (const auto& [target, key, seconds] :
        {std::tuple{"p50=0", "p50", 0}, std::tuple{"p95=1m", "p95", 60},
         std::tuple{"p99=30s", "p99", 30}, std::tuple{"max=1m40s", "max", 100}}) {
-    const json j =
-        simulate({"--size", "--queue", "--wait-target", target, "--gpus-per-node", "2"}, 0);
+    const json j = simulate({"--size", "--queue", "--wait-target", target, "--gpus-per-node", "2",
+                             "--create-seconds", "0"},
+                            0);
     REQUIRE(j["sizing"]["wait_target"] == json{{"percentile", key}, {"seconds", seconds}});
     for (const json& p : j["policies"]) {
       const std::string name = p["name"].get<std::string>();
@@ -851,11 +856,11 @@ TEST_CASE("simulate --size --queue finds the fewest GPUs within a wait target",
 
 TEST_CASE("simulate --queue exits 1 when a policy's waits pass the wait target",
           "[simulate][queue]") {
-  // On one GPU b waits 90 seconds for a's.
+  // On one GPU b waits 90 seconds for a's (instances created at once).
   const std::string trace = "name,start,end,count,item\na,0,100,1,gpu\nb,10,50,1,gpu\n";
   const auto run = [&](const char* target) {
     return run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--queue",
-                        "--wait-target", target},
+                        "--create-seconds", "0", "--wait-target", target},
                        trace)
         .code;
   };
@@ -1006,8 +1011,9 @@ TEST_CASE("simulate reports the acceptance rate, the makespan and the mean GPUs 
   CHECK(text.out.find("\nacceptance rate               50.0%\n") != std::string::npos);
   CHECK(text.out.find("\nmakespan                        50s\n") != std::string::npos);
   CHECK(text.out.find("reconfig overhead") == std::string::npos);  // no re-plan, no row
-  // Queued, the second starts at 50 and runs 90 past the trace's end.
-  as_json.push_back("--queue");
+  // Queued (instances created at once), the second starts at 50 and runs
+  // 90 past the trace's end.
+  as_json.insert(as_json.end(), {"--queue", "--create-seconds", "0"});
   const json q = json::parse(run_migplan(as_json, trace).out)["policies"][0];
   CHECK(q["acceptance_rate"].dump() == "1");
   CHECK(q["makespan_seconds"] == 140);
@@ -1024,4 +1030,106 @@ TEST_CASE("simulate never rounds a share to all or none that is neither", "[simu
   INFO(r.out);
   CHECK(r.code == 1);
   CHECK(r.out.find("\nacceptance rate              >99.9%\n") != std::string::npos);
+}
+
+TEST_CASE("simulate --create-seconds delays a pod's run by its instances' creation",
+          "[simulate][lifecycle]") {
+  // One H100: a whole GPU from 0 to 100, then one from 10 to 50 that waits.
+  const std::string trace = "name,start,end,count,item\na,0,100,1,gpu\nb,10,50,1,gpu\n";
+  const auto policy = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"simulate", "--trace", "-",      "--gpu",    "h100-80gb",
+                                  "--gpus",   "1",       "--json", "--policy", "spread-first-fit"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_migplan(args, trace);
+    INFO(r.err);
+    return json::parse(r.out)["policies"][0];
+  };
+  // Under a queue a creation takes 1.5 s by default: a runs from 2 (the
+  // trace's clock is whole seconds) to 102, past the trace's end at 100, so
+  // b is still waiting then.
+  const json q = policy({"--queue"});
+  CHECK(q["on_demand"]["create_seconds"].dump() == "1.5");
+  CHECK(q["on_demand"]["keep_idle_seconds"].is_null());
+  CHECK(q["on_demand"]["creation_wait_seconds"] == 2);
+  CHECK(q["queue"]["pods_started"] == 1);
+  CHECK(q["queue"]["pods_pending"] == 1);
+  CHECK(q["makespan_seconds"] == 102);
+  // 0.25 s: a runs from 1 to 101; b still waits.
+  CHECK(policy({"--queue", "--create-seconds", "0.25"})["makespan_seconds"] == 101);
+  // Rejecting, creation is free unless asked for, and the report as it was.
+  const json plain = policy({});
+  CHECK_FALSE(plain.contains("on_demand"));
+  CHECK(plain["makespan_seconds"] == 100);
+  const json costed = policy({"--create-seconds", "3"});
+  CHECK(costed["on_demand"]["creation_wait_seconds"] == 3);
+  CHECK(costed["makespan_seconds"] == 103);
+  // A static policy creates nothing and has no such member.
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                              "--json", "--queue", "--policy", "static", "--policy", "hami"},
+                             trace);
+  const json both = json::parse(r.out)["policies"];
+  CHECK_FALSE(both[0].contains("on_demand"));
+  CHECK(both[1].contains("on_demand"));
+}
+
+TEST_CASE("simulate --keep-idle reuses an instance whose pod ended", "[simulate][lifecycle]") {
+  // One H100: three 3g pods one after another; kept 1m, the second and
+  // third reuse the first's instance; kept 5s, the gap of 10s loses it.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,10,1,3g.40gb\n"
+      "b,20,30,1,3g.40gb\n"
+      "c,40,50,1,3g.40gb\n"
+      "d,60,70,1,7g.80gb\n";
+  const auto run = [&](const char* keep) {
+    const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                                "--json", "--policy", "pack-best-fit", "--keep-idle", keep},
+                               trace);
+    INFO(r.err);
+    return json::parse(r.out)["policies"][0];
+  };
+  const json kept = run("1m");
+  CHECK(kept["on_demand"]["keep_idle_seconds"] == 60);
+  CHECK(kept["on_demand"]["reuses"] == 2);
+  CHECK(kept["creations"] == 2);              // the first 3g and the whole GPU
+  CHECK(kept["on_demand"]["reclaims"] == 1);  // the idle 3g in the whole GPU's way
+  CHECK(kept["on_demand"]["idle_instance_seconds"] == 10 + 10 + 10);
+  const json brief = run("5s");
+  CHECK(brief["on_demand"]["reuses"] == 0);
+  CHECK(brief["creations"] == 4);
+  CHECK(brief["on_demand"]["reclaims"] == 0);
+  CHECK(brief["on_demand"]["idle_instance_seconds"] == 5 + 5 + 5);
+  // The table has a row for each.
+  const auto text = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                                 "--policy", "static", "--policy", "hami", "--keep-idle", "1m"},
+                                trace);
+  CHECK(text.out.find("on demand: an instance is created at once; an idle one is kept 1m 00s "
+                      "for reuse\n") != std::string::npos);
+  for (const char* row : {"\ninstances reused ", "\nidle reclaimed ", "\nidle instance-hours "})
+    CHECK(text.out.find(row) != std::string::npos);
+  CHECK(text.out.find("creation wait") == std::string::npos);  // creation is free here
+}
+
+TEST_CASE("simulate refuses a bad --create-seconds or --keep-idle", "[simulate][lifecycle]") {
+  const auto err = bad_input;
+  CHECK(err({"--create-seconds", "1.2345"}) ==
+        "migplan: --create-seconds 1.2345: at most three decimals (a millisecond)\n");
+  for (const char* bad : {"", "x", "-1", "1.", ".5", "1e3", "1,5"})
+    CHECK(err({"--create-seconds", bad}) ==
+          fmt::format("migplan: --create-seconds '{}' is no number of seconds: write 1.5, 0.25 or "
+                      "2\n",
+                      bad));
+  CHECK(err({"--create-seconds", "3600.001"}) ==
+        "migplan: --create-seconds 3600.001 is more than 3600 seconds\n");
+  CHECK(err({"--create-seconds", "99999999999999999999"}) ==
+        "migplan: --create-seconds 99999999999999999999 is more than 3600 seconds\n");
+  CHECK(err({"--keep-idle", "10x"}) ==
+        "migplan: --keep-idle '10x' is no duration: write whole seconds (600) or whole numbers "
+        "with s, m, h or d, largest first (10m, 1h30m)\n");
+  CHECK(err({"--policy", "static", "--keep-idle", "1m"}) ==
+        "migplan: --keep-idle keeps on-demand instances for reuse; give a dynamic --policy "
+        "(spread-first-fit, hami, ...)\n");
+  CHECK(err({"--policy", "static", "--create-seconds", "1"}) ==
+        "migplan: --create-seconds is the time an on-demand instance takes to create; give a "
+        "dynamic --policy (spread-first-fit, hami, ...)\n");
 }

@@ -49,7 +49,7 @@ SCHEMAS = ["common", "pack", "pack-batch-line", "error", "gpus", "profiles", "en
 FRACTION_KEYS = {"cost", "lower_bound", "lp_bound", "gap", "seconds"}
 # Members that may be fractions wherever they are (simulate's means and target).
 ANYWHERE_FRACTION_KEYS = {"mean_gpus_in_use", "reject_target_percent", "mean", "acceptance_rate",
-                          "evicted_share", "reconfiguration_overhead"}
+                          "evicted_share", "reconfiguration_overhead", "create_seconds"}
 
 
 class Checker:
@@ -221,7 +221,10 @@ class Checker:
                  (0,)),
                 (trace, ["--gpus", "2", "--backfill", "--policy", "replan:30s", "--policy",
                          "replan-oracle:1m", "--reconfigure-seconds", "5"], (0, 1)),
-                (trace, ["--gpus", "2", "--policy", "replan:40s"], (0, 1))]:
+                (trace, ["--gpus", "2", "--policy", "replan:40s"], (0, 1)),
+                (trace, ["--gpus", "1", "--keep-idle", "30s", "--create-seconds", "0.25",
+                         "--policy", "hami", "--policy", "static"], (0, 1)),
+                (trace, ["--gpus", "1", "--backfill", "--keep-idle", "0"], (0, 1))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
         # Several models sized: --gpu twice (memory sizes resolve on both).
