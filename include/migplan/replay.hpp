@@ -31,8 +31,11 @@
 /// the trace's first time (before its last), `choose` is given the demand of
 /// a window (window_peaks() of the last period, or of the next one; under a
 /// queue, each profile raised to its largest pod waiting then:
-/// replan_demand()) and each GPU's geometry now, and returns the geometries
-/// from then on. A GPU whose
+/// replan_demand()), each GPU's geometry now and the items waiting then
+/// (replan_window::waiting), and returns the geometries from then on. Per
+/// profile a demand cannot say that a pod's instances go on one node: a
+/// `choose` that spreads them leaves such a pod, at a FIFO head, holding the
+/// queue. A GPU whose
 /// geometry changes is reconfigured: the pods running on it (any of their
 /// instances) are evicted, it fits no pod for `reconfigure`, and then takes
 /// its new geometry. At one time: departures, GPUs whose reconfiguration
@@ -557,6 +560,17 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       w.pending.push_back(std::move(pending));
     }
     w.geometry = current;
+    // The items waiting, by their first waiting pod's place in the queue.
+    for (std::size_t k = 0; k < items.size(); ++k)
+      if (head[k] < waiting[k].size())
+        w.waiting.push_back({static_cast<int>(k), items[k].count,
+                             static_cast<std::int64_t>(waiting[k].size() - head[k])});
+    std::sort(w.waiting.begin(), w.waiting.end(),
+              [&](const replan_waiting& a, const replan_waiting& b) {
+                const auto x = static_cast<std::size_t>(a.item);
+                const auto y = static_cast<std::size_t>(b.item);
+                return waiting[x][head[x]] < waiting[y][head[y]];
+              });
     const std::vector<layout> chosen = replan->choose(w);
     assert(chosen.size() == current.size());
     std::vector<std::uint8_t> changed(current.size(), 0);

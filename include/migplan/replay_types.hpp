@@ -126,6 +126,14 @@ struct replay_policy {
   friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
 };
 
+/// An item with pods waiting in the queue at a re-plan (replan_window::waiting).
+struct replan_waiting {
+  int item = 0;           ///< index into the items
+  int count = 0;          ///< instances each of its pods asks for, all on one node
+  std::int64_t pods = 0;  ///< how many of its pods wait
+  friend constexpr bool operator==(const replan_waiting&, const replan_waiting&) = default;
+};
+
 /// What a re-plan sees (replay_replan::choose).
 struct replan_window {
   std::int64_t time = 0;  ///< when the re-plan happens
@@ -141,6 +149,13 @@ struct replan_window {
   /// peaks and pending (replan_demand()).
   std::vector<std::vector<std::int64_t>> demand;
   std::span<const layout> geometry;  ///< per GPU: its geometry now
+  /// The items with pods waiting in the queue at the re-plan (before the
+  /// queue's retry), each once, in the order of its first waiting pod: the
+  /// FIFO head's item first. A pod of one asks for `count` instances on one
+  /// node, which per-profile demand does not say: `choose` should leave, for
+  /// each, a node whose GPUs hold that many (replay.hpp's comment). Empty
+  /// when nothing waits (always, rejecting).
+  std::vector<replan_waiting> waiting;
 };
 
 /// A static geometry re-planned every `period` as the trace goes (replay(),

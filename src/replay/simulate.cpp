@@ -9,7 +9,10 @@
 #include <memory>
 #include <migplan/lookup.hpp>
 #include <migplan/replay.hpp>
+#include <migplan/rules.hpp>
 #include <optional>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "plan/solver.hpp"
@@ -91,17 +94,27 @@ replay_fleet fleet_now_replayed(const gpu_model& gpu, const fleet_now& now,
 // the GPUs that keep each profile nearest its share of the demand
 // (trace_replay::geometry()); the re-plan then meets that target's instances
 // per profile with the fewest changes. A window without demand, or a plan
-// that finds nothing in its time limit, keeps every GPU as it is. Times each
-// re-plan into `p`.
+// that finds nothing in its time limit, keeps every GPU as it is. Then each
+// item waiting in the queue gets a node that holds a pod of it
+// (colocate()). Times each re-plan into `p`.
 class replanner {
  public:
-  replanner(const gpu_model& gpu, const replay_fleet& fleet, simulate_policy& p)
-      : gpu_(&gpu), fleet_(&fleet), policy_(&p) {}
+  replanner(const gpu_model& gpu, const replay_fleet& fleet, std::span<const replay_item> items,
+            simulate_policy& p)
+      : gpu_(&gpu), fleet_(&fleet), items_(items), policy_(&p) {
+    std::size_t at = 0;
+    for (const replay_node& n : fleet.nodes) {
+      first_gpu_.push_back(at);
+      at += static_cast<std::size_t>(n.gpus);
+    }
+    first_gpu_.push_back(at);
+  }
 
   std::vector<layout> operator()(const replan_window& w) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<layout> next(w.geometry.begin(), w.geometry.end());
     const std::vector<std::int64_t>& demand = w.demand.front();
+    std::vector<std::int64_t> target = demand;  // the instances per profile the plan meets
     plan_request req;
     req.models.push_back({gpu_, std::nullopt, 1.0});
     req.time_limit_s = static_plan_time_limit_s;
@@ -126,10 +139,12 @@ class replanner {
         for (const layout& l : subset.geometry(static_cast<int>(next.size())))
           for (const instance& in : l) ++held[static_cast<std::size_t>(in.profile)];
         req.demand = demand_of(held);
+        target = held;
         plan = solver_->solve(req);
       }
       if (plan && plan->feasible) apply(*plan, next);
     }
+    colocate(w, target, next);
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     policy_->replan_seconds += took;
@@ -138,6 +153,157 @@ class replanner {
   }
 
  private:
+  // Instances of profile `p` in `l`.
+  static int count_of(const layout& l, int p) {
+    int n = 0;
+    for (const instance& in : l) n += in.profile == p ? 1 : 0;
+    return n;
+  }
+  // The layout of the most instances of profile `p` alone on one GPU (the
+  // earliest starts first: instances of one size block no more so).
+  layout densest(int p) const {
+    const rules r(*gpu_);
+    usage u;
+    layout l;
+    for (int s = 0; s < gpu_->units; ++s)
+      if (r.can_add(u, p, s)) {
+        u.add(gpu_->profiles[static_cast<std::size_t>(p)], p, s);
+        l.add({p, s});
+      }
+    return l;
+  }
+
+  // A pod asks for its instances on one node, which per-profile demand does
+  // not say: a plan can spread them over nodes, and a pod waiting at a FIFO
+  // queue's head then never starts, nor does any pod behind it. So each
+  // item waiting (w.waiting, the head's first) whose profile `next` holds
+  // on no node as many times as one of its pods asks, where some node could
+  // (its GPUs that many times at most, each alone), gets such a node: the
+  // plan's geometries rearranged, a node's GPUs that hold the fewest of the
+  // profile swapping geometries with the GPUs elsewhere that hold the most
+  // (the instances per profile stay the plan's); else, where no swap
+  // suffices, the node's GPUs holding the fewest take its densest geometry
+  // (their geometry now where that holds as many) and the plan is made
+  // again around them for `target`, kept where it meets it. Of the nodes
+  // that would do, the one with the fewest GPUs changed, then the fewest
+  // GPUs moved, then the first. The GPUs of the profile on the node each
+  // item takes (or found) are held as they are for the items after it.
+  void colocate(const replan_window& w, const std::vector<std::int64_t>& target,
+                std::vector<layout>& next) {
+    std::vector<std::uint8_t> locked(next.size(), 0);
+    const auto differs = [&](std::size_t g, const layout& l) { return l == w.geometry[g] ? 0 : 1; };
+    bool pinned = false;
+    for (const replan_waiting& q : w.waiting) {
+      const int p = items_[static_cast<std::size_t>(q.item)].profile.front();
+      if (p < 0) continue;
+      const layout dense = densest(p);
+      const auto nodes = fleet_->nodes.size();
+      const auto lock = [&](std::size_t n) {
+        for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1]; ++g)
+          if (count_of(next[g], p) > 0) locked[g] = 1;
+      };
+      const auto holding = [&](std::size_t n) {
+        int have = 0;
+        for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1]; ++g)
+          have += count_of(next[g], p);
+        return have;
+      };
+      std::optional<std::size_t> holds;
+      bool could = false;
+      for (std::size_t n = 0; n < nodes && !holds; ++n) {
+        could = could || fleet_->nodes[n].gpus * dense.size() >= q.count;
+        if (holding(n) >= q.count) holds = n;
+      }
+      if (holds) {
+        lock(*holds);
+        continue;
+      }
+      if (!could) continue;  // no geometry holds it: it waits whatever the plan
+      // The unlocked GPUs by the instances of the profile, most first.
+      std::vector<std::size_t> pool;
+      for (std::size_t g = 0; g < next.size(); ++g)
+        if (locked[g] == 0) pool.push_back(g);
+      std::stable_sort(pool.begin(), pool.end(), [&](std::size_t a, std::size_t b) {
+        return count_of(next[a], p) > count_of(next[b], p);
+      });
+      struct way {
+        int changes = 0;                                    // GPUs changed, less before
+        std::vector<std::pair<std::size_t, layout>> moves;  // GPU, its new geometry
+      };
+      std::optional<way> best;
+      std::optional<std::size_t> best_node;
+      const auto consider = [&](std::size_t n, way&& v) {
+        const auto key = [](const way& x) { return std::pair(x.changes, x.moves.size()); };
+        if (!best || key(v) < key(*best)) {
+          best = std::move(v);
+          best_node = n;
+        }
+      };
+      for (int pass = 0; pass < 2 && !best; ++pass) {
+        for (std::size_t n = 0; n < nodes; ++n) {
+          if (fleet_->nodes[n].gpus * dense.size() < q.count) continue;
+          // The node's unlocked GPUs, fewest of the profile first.
+          std::vector<std::size_t> own;
+          for (std::size_t g = first_gpu_[n]; g < first_gpu_[n + 1]; ++g)
+            if (locked[g] == 0) own.push_back(g);
+          std::stable_sort(own.begin(), own.end(), [&](std::size_t a, std::size_t b) {
+            return count_of(next[a], p) < count_of(next[b], p);
+          });
+          int have = holding(n);
+          way v;
+          std::size_t o = 0;  // the next GPU of the pool to swap with
+          for (const std::size_t g : own) {
+            if (have >= q.count) break;
+            const int mine = count_of(next[g], p);
+            if (pass == 0) {
+              while (o < pool.size() && pool[o] >= first_gpu_[n] && pool[o] < first_gpu_[n + 1])
+                ++o;
+              if (o == pool.size() || count_of(next[pool[o]], p) <= mine) break;
+              const std::size_t h = pool[o++];
+              v.changes += differs(g, next[h]) + differs(h, next[g]) - differs(g, next[g]) -
+                           differs(h, next[h]);
+              v.moves.emplace_back(g, next[h]);
+              v.moves.emplace_back(h, next[g]);
+              have += count_of(next[h], p) - mine;
+            } else {
+              const layout& now = w.geometry[g];
+              const layout& to =
+                  count_of(now, p) > mine && (count_of(now, p) == dense.size() ||
+                                              have - mine + count_of(now, p) >= q.count)
+                      ? now
+                      : dense;
+              if (count_of(to, p) <= mine) break;
+              v.changes += differs(g, to) - differs(g, next[g]);
+              v.moves.emplace_back(g, to);
+              have += count_of(to, p) - mine;
+            }
+          }
+          if (have >= q.count) consider(n, std::move(v));
+        }
+        pinned = pinned || (pass == 1 && best);
+      }
+      if (!best) continue;  // the items before hold every node that could
+      for (auto& [g, l] : best->moves) next[g] = l;
+      lock(*best_node);
+    }
+    if (!pinned) return;
+    // The plan again, around the GPUs held: their instances taken as in use.
+    plan_request req;
+    req.models.push_back({gpu_, std::nullopt, 1.0});
+    req.time_limit_s = static_plan_time_limit_s;
+    req.demand = demand_of(target);
+    req.current = current_of(next);
+    std::size_t g = 0;
+    for (current_node& node : *req.current)
+      for (current_gpu& cg : node.gpus) {
+        for (current_instance& in : cg.instances) in.in_use = locked[g] != 0;
+        ++g;
+      }
+    if (req.demand.empty()) return;
+    const plan_result again = solver_->solve(req);
+    if (again.feasible) apply(again, next);
+  }
+
   // One demand item per profile with instances in `counts`.
   std::vector<demand_item> demand_of(const std::vector<std::int64_t>& counts) const {
     std::vector<demand_item> out;
@@ -172,24 +338,20 @@ class replanner {
   }
   // The plan's changed GPUs take their new geometries in `geometry`.
   void apply(const plan_result& plan, std::vector<layout>& geometry) const {
-    std::vector<std::size_t> first_gpu;  // per node: its first GPU of the fleet
-    std::size_t at = 0;
-    for (const replay_node& n : fleet_->nodes) {
-      first_gpu.push_back(at);
-      at += static_cast<std::size_t>(n.gpus);
-    }
     for (const plan_change& c : plan.changes) {
       const std::size_t node = std::stoul(c.node.substr(1));
       layout l;
       for (const planned_instance& in : plan.groups[static_cast<std::size_t>(c.to_group)].instances)
         l.add(in.where);
-      geometry[first_gpu[node] + static_cast<std::size_t>(c.index)] = l;
+      geometry[first_gpu_[node] + static_cast<std::size_t>(c.index)] = l;
     }
   }
 
   const gpu_model* gpu_;
   const replay_fleet* fleet_;
+  std::span<const replay_item> items_;
   simulate_policy* policy_;
+  std::vector<std::size_t> first_gpu_;  // per node: its first GPU of the fleet; then the GPUs
   // Shared: std::function copies the replanner; its geometries are built once.
   std::shared_ptr<plan::solver> solver_ = std::make_shared<plan::solver>();
 };
@@ -310,7 +472,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     replan.period = p.replan->period_s;
     replan.reconfigure = r.reconfigure_s;
     replan.next_window = p.replan->oracle;
-    replan.choose = replanner(gpu, fleet, p);
+    replan.choose = replanner(gpu, fleet, main.items, p);
     p.metrics = replay(fleet, main.items, main.pods, p.policy, geometry, tables, watch, &replan);
   }
   for (simulate_policy& p : res.policies) p.rates = replay_rates_of(p.metrics, res.gpus);

@@ -962,6 +962,88 @@ TEST_CASE("simulate replan:PERIOD times its re-plans on stderr and lists them in
   CHECK(plain.err.empty());
 }
 
+namespace {
+
+// A --current state file of two nodes of two H100s, n0 then n1; each GPU
+// in `whole` is one 7g.80gb, each other seven 1g.10gb.
+std::string two_nodes(const std::vector<bool>& whole) {
+  std::string out = "version: 1\nnodes:\n";
+  for (std::size_t g = 0; g < whole.size(); ++g) {
+    if (g % 2 == 0) out += fmt::format("  - name: n{}\n    gpu: h100-80gb\n    gpus:\n", g / 2);
+    out += fmt::format("      - index: {}\n        instances:\n", g % 2);
+    for (int s = 0; s < (whole[g] ? 1 : 7); ++s)
+      out += fmt::format("          - {{profile: {}, start: {}}}\n",
+                         whole[g] ? "7g.80gb" : "1g.10gb", s);
+  }
+  return out;
+}
+
+// The queue and re-plan figures of `replan-oracle:1m` on `state`
+// replaying `trace`, GPUs reconfigured in 5 s.
+json replanned_on(const std::string& name, const std::string& state, const std::string& trace) {
+  const std::string current = temp_file(name + ".yaml", state);
+  const std::string csv = temp_file(name + ".csv", trace);
+  const auto r =
+      run_migplan({"simulate", "--trace", csv, "--current", current, "--queue", "--policy",
+                   "replan-oracle:1m", "--reconfigure-seconds", "5", "--json"});
+  INFO(r.err);
+  CHECK(r.code == 0);  // nothing refused
+  std::remove(csv.c_str());
+  std::remove(current.c_str());
+  return json::parse(r.out)["policies"][0];
+}
+
+}  // namespace
+
+TEST_CASE("simulate replan:PERIOD keeps a waiting pod's GPUs on one node", "[simulate][replan]") {
+  // n0 holds a whole GPU and seven 1g.10gb, n1 two whole GPUs. A 2xgpu pod
+  // runs [0, 60) on n1, the one node it fits; another arrives at 5 and
+  // waits for it, at the FIFO head. The re-plan at 60 sees the next
+  // minute, two 7x1g.10gb pods, and the waiting pod: two whole GPUs and 14
+  // 1g.10gb, one whole GPU to change. Changing one of n1's leaves a whole
+  // GPU per node, and the waiting pod, with every pod behind it, never
+  // starts; changing n0's keeps n1 whole. Then the waiting pod starts at
+  // 60, as does the first 7x1g.10gb pod (on n0's GPU 1); the second waits
+  // the 5 s n0's GPU 0 is reconfigured; the last pod, at 150, finds room.
+  const json p = replanned_on("colocate", two_nodes({true, false, true, true}),
+                              "name,start,end,count,item\n"
+                              "a,0,60,1,2xgpu\n"
+                              "b,5,6,1,2xgpu\n"
+                              "c,60,100,2,7x1g.10gb\n"
+                              "e,150,200,1,1g.10gb\n");
+  INFO(p.dump());
+  CHECK(p["replan"]["reconfigurations"] == 1);
+  CHECK(p["replan"]["pods_evicted"] == 0);
+  CHECK(p["queue"]["pods_started"] == 5);
+  CHECK(p["queue"]["pods_pending"] == 0);
+  CHECK(p["queue"]["wait_seconds"]["max"] == 60 - 5);
+}
+
+TEST_CASE("simulate replan:PERIOD keeps a waiting pod's node whole where the demand cannot be met",
+          "[simulate][replan]") {
+  // n0 two whole GPUs, n1 two of seven 1g.10gb. A 2xgpu pod runs [0, 60)
+  // on n0; another waits for it from 5. The re-plan at 60 sees five
+  // 7x1g.10gb pods and the waiting one: two whole GPUs and 35 1g.10gb, more
+  // than four GPUs hold, so the plan's target keeps each profile nearest
+  // its share, one whole GPU and three of 1g.10gb: no node has two whole
+  // GPUs then, and no swap between nodes makes two. n0 keeps its two (the
+  // plan made again around them cannot meet the target, so nothing else
+  // changes): the waiting pod starts at 60, the 7x1g.10gb pods two at a
+  // time on n1's GPUs, 40 s each (the last waits 80 s), and the pod at
+  // 150 at once.
+  const json p = replanned_on("densest", two_nodes({true, true, false, false}),
+                              "name,start,end,count,item\n"
+                              "a,0,60,1,2xgpu\n"
+                              "b,5,6,1,2xgpu\n"
+                              "c,60,100,5,7x1g.10gb\n"
+                              "e,150,200,1,1g.10gb\n");
+  INFO(p.dump());
+  CHECK(p["replan"]["reconfigurations"] == 0);
+  CHECK(p["queue"]["pods_started"] == 8);
+  CHECK(p["queue"]["pods_pending"] == 0);
+  CHECK(p["queue"]["wait_seconds"]["max"] == 80);
+}
+
 TEST_CASE("simulate refuses a bad re-plan period or option", "[simulate][replan]") {
   const auto err = bad_input;
   CHECK(err({"--policy", "replan"}) ==

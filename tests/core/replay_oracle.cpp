@@ -437,7 +437,8 @@ migplan::replay_metrics replay_queued(
     std::span<const migplan::layout> geometry,
     const std::vector<reconfiguration>* schedule = nullptr, std::int64_t reconfigure_time = 0,
     const replan_times* replans = nullptr,
-    std::vector<std::vector<std::vector<std::int64_t>>>* demands = nullptr) {
+    std::vector<std::vector<std::vector<std::int64_t>>>* demands = nullptr,
+    replan_queues* queues = nullptr) {
   migplan::replay_metrics out;
   const bool fixed = policy.mode == migplan::replay_mode::static_geometry;
   const bool backfill = policy.pending == migplan::pending_rule::backfill;
@@ -717,8 +718,26 @@ migplan::replay_metrics replay_queued(
       }
     if (schedule) {
       departed = back(t) || departed;
-      if (replans && t > out.start && t < out.end && (t - out.start) % replans->period == 0)
+      if (replans && t > out.start && t < out.end && (t - out.start) % replans->period == 0) {
         demands->push_back(demand_at(t));
+        if (queues) {
+          // The queue's items by first pod: a pod of an item not yet listed
+          // lists it, one of a listed item counts to it.
+          std::vector<migplan::replan_waiting> seen;
+          for (const std::size_t i : queue) {
+            bool listed = false;
+            for (migplan::replan_waiting& w : seen)
+              if (w.item == pods[i].item) {
+                ++w.pods;
+                listed = true;
+              }
+            if (!listed)
+              seen.push_back(
+                  {pods[i].item, items[static_cast<std::size_t>(pods[i].item)].count, 1});
+          }
+          queues->push_back(std::move(seen));
+        }
+      }
       departed = reconfigure(t) || departed;
       departed = back(t) || departed;
     }
@@ -867,16 +886,20 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   return out;
 }
 
-migplan::replay_metrics replay(
-    const migplan::replay_fleet& fleet, std::span<const migplan::replay_item> items,
-    std::span<const migplan::replay_pod> pods, const migplan::replay_policy& policy,
-    std::span<const migplan::layout> geometry, const std::vector<reconfiguration>& schedule,
-    std::int64_t reconfigure, const replan_times* replans, replan_demands* demands) {
+migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
+                               std::span<const migplan::replay_item> items,
+                               std::span<const migplan::replay_pod> pods,
+                               const migplan::replay_policy& policy,
+                               std::span<const migplan::layout> geometry,
+                               const std::vector<reconfiguration>& schedule,
+                               std::int64_t reconfigure, const replan_times* replans,
+                               replan_demands* demands, replan_queues* queues) {
   migplan::replay_metrics out;
   if (pods.empty()) return out;
   assert((replans == nullptr) == (demands == nullptr));
+  assert(queues == nullptr || demands != nullptr);
   return replay_queued(fleet, items, pods, policy, geometry, &schedule, reconfigure, replans,
-                       demands);
+                       demands, queues);
 }
 
 std::pair<int, int> place(const migplan::replay_fleet& fleet, const migplan::replay_item& item,

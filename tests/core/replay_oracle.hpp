@@ -42,6 +42,9 @@ struct replan_times {
 /// The demand each re-plan sees: per re-plan, per fleet model, per profile.
 using replan_demands = std::vector<std::vector<std::vector<std::int64_t>>>;
 
+/// The items waiting at each re-plan (replan_window::waiting): per re-plan.
+using replan_queues = std::vector<std::vector<migplan::replan_waiting>>;
+
 /// Replays `pods` under a static `policy` (either pending rule) starting
 /// from `geometry`, each GPU of `schedule` taking its new geometry at its
 /// time as replay.hpp's re-plan rules say: its pods evicted, out of service
@@ -50,6 +53,9 @@ using replan_demands = std::vector<std::vector<std::vector<std::int64_t>>>;
 /// at each re-plan time the demand a re-plan sees (replay.hpp): per model,
 /// per profile, the most instances the trace's pods hold at once within
 /// the window, raised to the largest pod of the profile waiting then.
+/// Given `queues` too, records what waits then: each item with a pod in
+/// the queue, once, in the queue's order of their first pods, with its
+/// pods' instances and how many of its pods wait.
 migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::replay_item> items,
                                std::span<const migplan::replay_pod> pods,
@@ -57,7 +63,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::span<const migplan::layout> geometry,
                                const std::vector<reconfiguration>& schedule,
                                std::int64_t reconfigure, const replan_times* replans = nullptr,
-                               replan_demands* demands = nullptr);
+                               replan_demands* demands = nullptr, replan_queues* queues = nullptr);
 
 /// Where migplan::rank_placements' first place is, the slow way: the
 /// (GPU, start) one instance of `item` (count 1) takes on `fleet` holding

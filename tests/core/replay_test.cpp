@@ -951,6 +951,7 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
   std::int64_t evicted_again = 0;  // pods evicted twice or more
   std::int64_t clipped = 0;        // outages the makespan cuts short
   std::int64_t raised = 0;         // re-plans whose queue raised the demand over the peaks
+  std::int64_t waited = 0;         // re-plans with pods of two items or more waiting
   for (int t = 0; t < traces; ++t) {
     const random_trace tr = draw_trace(models, rng);
     const replay_fleet& fleet = tr.fleet;  // a lambda cannot capture a structured binding
@@ -971,11 +972,15 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         replan.period = period;
         replan.reconfigure = reconfigure;
         replan.next_window = (t % 2) == 1;
-        oracle::replan_demands seen;  // the demand each re-plan saw
+        oracle::replan_demands seen;       // the demand each re-plan saw
+        oracle::replan_queues seen_queue;  // and the items waiting
         replan.choose = [&](const replan_window& w) {
           ++calls;
           seen.push_back(w.demand);
+          seen_queue.push_back(w.waiting);
           if (pending == pending_rule::reject) CHECK(w.demand == w.peaks);
+          if (pending == pending_rule::reject) CHECK(w.waiting.empty());
+          waited += w.waiting.size() > 1 ? 1 : 0;
           raised += w.demand == w.peaks ? 0 : 1;
           CHECK(w.to - w.from == period);
           CHECK(w.from == (replan.next_window ? w.time : w.time - period));
@@ -994,9 +999,10 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         const replay_metrics fast =
             replay(fleet, items, pods, policy, geometry, tables, log, &replan);
         oracle::replan_demands demands;
+        oracle::replan_queues queues;
         const oracle::replan_times times{period, replan.next_window};
         replay_metrics slow = oracle::replay(fleet, items, pods, policy, geometry, schedule,
-                                             reconfigure, &times, &demands);
+                                             reconfigure, &times, &demands, &queues);
         slow.replans = calls;
         INFO("trace " << t << " seed " << seed << " nodes " << static_cast<int>(nodes)
                       << " pending " << static_cast<int>(pending) << " period " << period
@@ -1006,6 +1012,8 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         REQUIRE(fast == slow);
         // Each re-plan saw the demand the brute force finds at its time.
         REQUIRE(seen == demands);
+        // And the items waiting then, the head's first.
+        REQUIRE(seen_queue == queues);
         // A re-plan every period from the first time, before the last.
         REQUIRE(calls == (fast.end - fast.start - 1) / period);
         REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
@@ -1027,6 +1035,7 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
   CHECK(evicted_again > 0);
   CHECK(clipped > 0);
   CHECK(raised > 0);
+  CHECK(waited > 0);
 }
 
 }  // namespace
@@ -1141,7 +1150,7 @@ TEST_CASE("a re-plan under a queue keeps room for the pods waiting, so its FIFO 
     replay_replan replan;
     replan.period = 10;
     replan.choose = [&](const replan_window& w) {
-      seen.push_back({w.time, w.from, w.to, w.peaks, w.pending, w.demand, {}});
+      seen.push_back({w.time, w.from, w.to, w.peaks, w.pending, w.demand, {}, w.waiting});
       const std::vector<std::int64_t>& d = peaks_only ? w.peaks.front() : w.demand.front();
       return std::vector<layout>{d[static_cast<std::size_t>(three)] > 0 ? mixed : alone};
     };
@@ -1162,6 +1171,8 @@ TEST_CASE("a re-plan under a queue keeps room for the pods waiting, so its FIFO 
   CHECK(at(seen[1].pending, four) == 1);
   CHECK(at(seen[1].pending, three) == 1);
   CHECK(at(seen[1].demand, three) == 1);
+  // The items waiting: the 4g.20gb pod, the head, then the 3g.20gb one.
+  CHECK(seen[1].waiting == std::vector<replan_waiting>{{0, 1, 1}, {1, 1, 1}});
   CHECK(m.reconfigurations == 0);
   CHECK(m.pods_accepted == 3);
   CHECK(m.pods_pending == 0);
