@@ -19,6 +19,7 @@
 #include <variant>
 
 #include "app.hpp"
+#include "commands/emit_kinds.hpp"
 #include "error.hpp"
 #include "io/ci_request.hpp"
 #include "io/fleet_now.hpp"
@@ -29,11 +30,9 @@
 #include "model/emit.hpp"
 #include "models.hpp"
 #include "pack/batch.hpp"
-#include "pack/emit_check.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
 #include "render/dra.hpp"
-#include "render/emit.hpp"
 #include "render/pack.hpp"
 #include "render/pack_svg.hpp"
 
@@ -71,18 +70,18 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
 // request does not fit, nothing there and the reason on stderr (exit 1).
 // `index` is the GPU nvidia-smi -i targets.
 int emit_answer(const pack_options& o, const pack_answer& a, int index, context& ctx) {
-  const render::emit_kind* kind = render::find_emit_kind(*o.emit);
+  const emit::kind* kind = emit::find(emit::command::pack, *o.emit);
   if (!a.sol.feasible()) {
     ctx.err << "migplan: " << render::pack_no_emit(a) << "\n";
     return exit_no_fit;
   }
   const emit_plan plan = pack::emit_plan_of(ctx.models->models(), a, index, o.node);
   // A kind that would drop part of the layout (compute instances) refuses.
-  if (const std::string why = pack::emit_problem(kind->name, plan); !why.empty()) {
+  if (const std::string why = emit::problem(*kind, plan); !why.empty()) {
     report_bad_input(ctx, why);
     return exit_bad_input;
   }
-  kind->write(ctx.out, plan);
+  kind->pack.write(ctx.out, plan);
   return exit_ok;
 }
 
@@ -138,13 +137,6 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   return exit_ok;
 }
 
-// The names --emit takes: "nvidia-smi", "nvml", "mig-parted", ...
-std::vector<std::string> emit_kind_names() {
-  std::vector<std::string> names;
-  for (const render::emit_kind& k : render::emit_kinds()) names.emplace_back(k.name);
-  return names;
-}
-
 }  // namespace
 
 int run_pack(const pack_options& o, context& ctx) {
@@ -159,7 +151,7 @@ int run_pack(const pack_options& o, context& ctx) {
     report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
     return exit_bad_input;
   };
-  if (auto why = option_conflict(o, emit_kind_names())) return bad(*why);
+  if (auto why = option_conflict(o, emit::names(emit::command::pack))) return bad(*why);
   if (!o.node.empty()) {
     render::dra_options opt;
     opt.node_name = o.node;
@@ -216,7 +208,8 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_option("--current", o->current, "FILE: the GPU now (nvidia-smi mig -lgi, or JSON)");
   cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
       ->check(CLI::Range(0, 4095));
-  cmd->add_option("--emit", o->emit, fmt::format("{}", fmt::join(emit_kind_names(), ", ")))
+  cmd->add_option("--emit", o->emit,
+                  fmt::format("{}", fmt::join(emit::names(emit::command::pack), ", ")))
       ->type_name("KIND");
   cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "commands/emit_kinds.hpp"
 #include "error.hpp"
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
@@ -113,11 +114,10 @@ int run_place(const place_options& o, context& ctx) {
     return exit_bad_input;
   };
   // Options that do not depend on the files first.
+  const emit::kind* kind = nullptr;
   if (!o.emit.empty()) {
-    const std::vector<std::string> kinds{"nvidia-smi"};
-    if (o.emit != kinds.front())
-      return bad(fmt::format("unknown --emit kind {}{}; place writes nvidia-smi",
-                             quote_token(o.emit), did_you_mean(o.emit, kinds)));
+    kind = emit::find(emit::command::place, o.emit);
+    if (kind == nullptr) return bad(emit::unknown(emit::command::place, o.emit));
     if (o.json) return bad("--emit writes its own format; it does not combine with --json");
     if (o.policies.size() > 1)
       return bad("--emit writes one policy's choice; give at most one --policy");
@@ -149,7 +149,7 @@ int run_place(const place_options& o, context& ctx) {
   rank_places(res);
   if (allow_moves) res.moves = find_moves(res, static_cast<int>(*allow_moves));
 
-  if (!o.emit.empty()) {
+  if (kind != nullptr) {
     if (!res.served()) {
       ctx.err << fmt::format(
           "migplan: no GPU can take a {}{}; nothing to emit\n", res.profile,
@@ -158,7 +158,7 @@ int run_place(const place_options& o, context& ctx) {
       return exit_no_fit;
     }
     if (res.placed()) res.choice = choice_plan(ctx.models->models(), res);
-    render::place_nvidia_smi(ctx.out, res);
+    kind->place.write(ctx.out, res);
     return exit_ok;
   }
   if (o.json)
@@ -195,7 +195,9 @@ void add_place(CLI::App& app, context& ctx) {
                   "Where it fits nowhere: the fewest moves, at most K, that make room")
       ->type_name("K");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
-  cmd->add_option("--emit", o->emit, "nvidia-smi: the script creating the choice")
+  cmd->add_option("--emit", o->emit,
+                  fmt::format("{}: the script creating the choice",
+                              fmt::join(emit::names(emit::command::place), ", ")))
       ->type_name("KIND");
   cmd->footer(
       policy_help(true) +

@@ -56,6 +56,8 @@ std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
   return out;
 }
 
+}  // namespace
+
 std::string mig_parted_problem(const emit_plan& plan) {
   const std::vector<std::string> merged = merged_by_mig_parted(plan);
   if (merged.empty()) return {};
@@ -89,14 +91,6 @@ std::string dra_problem(const emit_plan& plan) {
       "with the compute instance that owns its whole GPU instance, so the split {} {} would be "
       "lost; use --emit nvidia-smi or --emit nvml",
       split.size() == 1 ? "of" : "of each", fmt::format("{}", fmt::join(split, ", ")));
-}
-
-}  // namespace
-
-std::string emit_problem(std::string_view kind, const emit_plan& plan) {
-  if (kind == "mig-parted") return mig_parted_problem(plan);
-  if (kind == "dra") return dra_problem(plan);
-  return {};
 }
 
 }  // namespace migplan::cli::pack
