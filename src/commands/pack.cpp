@@ -22,6 +22,7 @@
 #include "commands/emit_kinds.hpp"
 #include "error.hpp"
 #include "io/ci_request.hpp"
+#include "io/dra_options.hpp"
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/pack_options.hpp"
@@ -32,7 +33,6 @@
 #include "pack/batch.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
-#include "render/dra.hpp"
 #include "render/pack.hpp"
 #include "render/pack_svg.hpp"
 
@@ -153,10 +153,10 @@ int run_pack(const pack_options& o, context& ctx) {
   };
   if (auto why = option_conflict(o, emit::names(emit::command::pack))) return bad(*why);
   if (!o.node.empty()) {
-    render::dra_options opt;
+    dra_options opt;
     opt.node_name = o.node;
     opt.gpu_index = o.index.value_or(0);
-    if (auto why = render::dra_options_problem(opt)) return bad(*why);
+    if (auto why = dra_options_problem(opt)) return bad(*why);
   }
   if (o.batch.empty() && o.current.empty() && o.items.empty())
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
