@@ -22,7 +22,6 @@
 #include "commands/emit_kinds.hpp"
 #include "error.hpp"
 #include "io/ci_request.hpp"
-#include "io/dra_options.hpp"
 #include "io/fleet_now.hpp"
 #include "io/names.hpp"
 #include "io/pack_options.hpp"
@@ -31,6 +30,7 @@
 #include "model/emit.hpp"
 #include "models.hpp"
 #include "pack/batch.hpp"
+#include "pack/emit_check.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
 #include "render/pack.hpp"
@@ -120,12 +120,9 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   pack::session session(ctx.models->models(), o.all);
   auto answers = session.answer_listing(read->listing, o.items, shown);
   if (!answers) return bad(answers.error().message);
-  const bool several = answers->size() > 1;
-  if (o.emit && several)
-    return bad(
-        fmt::format("{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
-                    "pick one with --index",
-                    shown, answers->size()));
+  if (o.emit)
+    if (const std::string why = pack::one_gpu_problem(shown, answers->size()); !why.empty())
+      return bad(why);
   if (!write_plot(o, *answers, ctx)) return exit_bad_input;
   if (o.emit && !answers->empty()) {
     const pack_answer& a = answers->front();
@@ -152,12 +149,6 @@ int run_pack(const pack_options& o, context& ctx) {
     return exit_bad_input;
   };
   if (auto why = option_conflict(o, emit::names(emit::command::pack))) return bad(*why);
-  if (!o.node.empty()) {
-    dra_options opt;
-    opt.node_name = o.node;
-    opt.gpu_index = o.index.value_or(0);
-    if (auto why = dra_options_problem(opt)) return bad(*why);
-  }
   if (o.batch.empty() && o.current.empty() && o.items.empty())
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
   const gpu_model* gpu = nullptr;
@@ -178,14 +169,7 @@ int run_pack(const pack_options& o, context& ctx) {
   const pack_answer& a = std::get<pack_answer>(r);
   if (!write_plot(o, std::span(&a, 1), ctx)) return exit_bad_input;
   if (o.emit) {
-    if (!a.same_answer.empty()) {
-      std::vector<std::string_view> slugs{a.gpu->slug};
-      for (const gpu_model* m : a.same_answer) slugs.push_back(m->slug);
-      return bad(
-          fmt::format("--emit needs one GPU model, and the request answers alike on {}; "
-                      "pass --gpu",
-                      fmt::join(slugs, ", ")));
-    }
+    if (const std::string why = pack::one_model_problem(a); !why.empty()) return bad(why);
     return emit_answer(o, a, o.index.value_or(0), ctx);
   }
   if (o.plot == "-")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "io/dra_options.hpp"
 #include "io/emit_option.hpp"
 
 namespace migplan::cli {
@@ -33,6 +34,12 @@ std::optional<std::string> option_conflict(const pack_options& o,
                        o.json ? "--json" : "--emit");
   if (o.index && o.current.empty() && !o.emit) return "--index needs --current or --emit";
   if (!o.node.empty() && (!o.emit || *o.emit != "dra")) return "--node needs --emit dra";
+  if (!o.node.empty()) {
+    dra_options opt;
+    opt.node_name = o.node;
+    opt.gpu_index = o.index.value_or(0);
+    return dra_options_problem(opt);
+  }
   return std::nullopt;
 }
 
