@@ -19,6 +19,7 @@
 #include <variant>
 
 #include "app.hpp"
+#include "commands/emit_kinds.hpp"
 #include "error.hpp"
 #include "io/ci_request.hpp"
 #include "io/fleet_now.hpp"
@@ -32,8 +33,6 @@
 #include "pack/emit_check.hpp"
 #include "pack/session.hpp"
 #include "quote.hpp"
-#include "render/dra.hpp"
-#include "render/emit.hpp"
 #include "render/pack.hpp"
 #include "render/pack_svg.hpp"
 
@@ -71,18 +70,18 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
 // request does not fit, nothing there and the reason on stderr (exit 1).
 // `index` is the GPU nvidia-smi -i targets.
 int emit_answer(const pack_options& o, const pack_answer& a, int index, context& ctx) {
-  const render::emit_kind* kind = render::find_emit_kind(*o.emit);
+  const emit::kind* kind = emit::find(emit::command::pack, *o.emit);
   if (!a.sol.feasible()) {
     ctx.err << "migplan: " << render::pack_no_emit(a) << "\n";
     return exit_no_fit;
   }
   const emit_plan plan = pack::emit_plan_of(ctx.models->models(), a, index, o.node);
   // A kind that would drop part of the layout (compute instances) refuses.
-  if (const std::string why = pack::emit_problem(kind->name, plan); !why.empty()) {
+  if (const std::string why = emit::problem(*kind, plan); !why.empty()) {
     report_bad_input(ctx, why);
     return exit_bad_input;
   }
-  kind->write(ctx.out, plan);
+  kind->pack.write(ctx.out, plan);
   return exit_ok;
 }
 
@@ -121,12 +120,9 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   pack::session session(ctx.models->models(), o.all);
   auto answers = session.answer_listing(read->listing, o.items, shown);
   if (!answers) return bad(answers.error().message);
-  const bool several = answers->size() > 1;
-  if (o.emit && several)
-    return bad(
-        fmt::format("{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
-                    "pick one with --index",
-                    shown, answers->size()));
+  if (o.emit)
+    if (const std::string why = pack::one_gpu_problem(shown, answers->size()); !why.empty())
+      return bad(why);
   if (!write_plot(o, *answers, ctx)) return exit_bad_input;
   if (o.emit && !answers->empty()) {
     const pack_answer& a = answers->front();
@@ -136,13 +132,6 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
   for (const pack_answer& a : *answers)
     if (!a.sol.feasible()) return exit_no_fit;
   return exit_ok;
-}
-
-// The names --emit takes: "nvidia-smi", "nvml", "mig-parted", ...
-std::vector<std::string> emit_kind_names() {
-  std::vector<std::string> names;
-  for (const render::emit_kind& k : render::emit_kinds()) names.emplace_back(k.name);
-  return names;
 }
 
 }  // namespace
@@ -159,13 +148,7 @@ int run_pack(const pack_options& o, context& ctx) {
     report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
     return exit_bad_input;
   };
-  if (auto why = option_conflict(o, emit_kind_names())) return bad(*why);
-  if (!o.node.empty()) {
-    render::dra_options opt;
-    opt.node_name = o.node;
-    opt.gpu_index = o.index.value_or(0);
-    if (auto why = render::dra_options_problem(opt)) return bad(*why);
-  }
+  if (auto why = option_conflict(o, emit::names(emit::command::pack))) return bad(*why);
   if (o.batch.empty() && o.current.empty() && o.items.empty())
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");
   const gpu_model* gpu = nullptr;
@@ -186,14 +169,7 @@ int run_pack(const pack_options& o, context& ctx) {
   const pack_answer& a = std::get<pack_answer>(r);
   if (!write_plot(o, std::span(&a, 1), ctx)) return exit_bad_input;
   if (o.emit) {
-    if (!a.same_answer.empty()) {
-      std::vector<std::string_view> slugs{a.gpu->slug};
-      for (const gpu_model* m : a.same_answer) slugs.push_back(m->slug);
-      return bad(
-          fmt::format("--emit needs one GPU model, and the request answers alike on {}; "
-                      "pass --gpu",
-                      fmt::join(slugs, ", ")));
-    }
+    if (const std::string why = pack::one_model_problem(a); !why.empty()) return bad(why);
     return emit_answer(o, a, o.index.value_or(0), ctx);
   }
   if (o.plot == "-")
@@ -216,7 +192,8 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_option("--current", o->current, "FILE: the GPU now (nvidia-smi mig -lgi, or JSON)");
   cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
       ->check(CLI::Range(0, 4095));
-  cmd->add_option("--emit", o->emit, fmt::format("{}", fmt::join(emit_kind_names(), ", ")))
+  cmd->add_option("--emit", o->emit,
+                  fmt::format("{}", fmt::join(emit::names(emit::command::pack), ", ")))
       ->type_name("KIND");
   cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");

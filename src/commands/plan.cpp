@@ -21,17 +21,16 @@
 #include <vector>
 
 #include "app.hpp"
+#include "commands/emit_kinds.hpp"
 #include "error.hpp"
 #include "io/names.hpp"
 #include "io/plan_request.hpp"
 #include "k8s_names.hpp"
 #include "models.hpp"
 #include "pack/current_fit.hpp"
-#include "plan/labels.hpp"
 #include "plan/solver.hpp"
 #include "quote.hpp"
 #include "render/plan.hpp"
-#include "render/plan_emit.hpp"
 #include "render/plan_svg.hpp"
 
 namespace migplan::cli {
@@ -49,14 +48,13 @@ struct plan_options {
   std::string plot;
 };
 
-struct emit_name {
-  std::string_view name;
-  plan_emit_kind kind;
-};
-constexpr emit_name emit_names[] = {{"mig-parted", plan_emit_kind::mig_parted},
-                                    {"configmap", plan_emit_kind::configmap},
-                                    {"labels", plan_emit_kind::labels},
-                                    {"slurm", plan_emit_kind::slurm}};
+// --emit's line in --help: "Write mig-parted, configmap, labels or slurm".
+std::string emit_help() {
+  std::vector<std::string> names = emit::names(emit::command::plan);
+  const std::string last = names.back();
+  names.pop_back();
+  return fmt::format("Write {} or {}", fmt::join(names, ", "), last);
+}
 
 // The exit status of a plan: 0 the demand met, 1 proven not to fit the
 // fleet, 3 no plan meeting it found in the time limit (none proven impossible).
@@ -79,21 +77,15 @@ int run_plan(const plan_options& o, context& ctx) {
     return exit_bad_input;
   };
   // Options that do not depend on the files first.
-  std::optional<plan_emit_kind> kind;
+  const emit::kind* kind = nullptr;
   if (!o.emit.empty()) {
-    std::vector<std::string> names;
-    for (const emit_name& e : emit_names) {
-      names.emplace_back(e.name);
-      if (e.name == o.emit) kind = e.kind;
-    }
-    if (!kind)
-      return bad(fmt::format("unknown --emit kind {}{}; kinds: {}", quote_token(o.emit),
-                             did_you_mean(o.emit, names), fmt::join(names, ", ")));
+    kind = emit::find(emit::command::plan, o.emit);
+    if (kind == nullptr) return bad(emit::unknown(emit::command::plan, o.emit));
     if (o.json) return bad("--emit writes its own format; it does not combine with --json");
   }
   render::plan_emit_options emit_opt;
   if (o.configmap_given->count() > 0) {
-    if (!kind || *kind != plan_emit_kind::configmap)
+    if (kind == nullptr || kind->name != "configmap")
       return bad("--configmap-name needs --emit configmap");
     if (!k8s::dns_subdomain(o.configmap_name))
       return bad(fmt::format(
@@ -133,12 +125,12 @@ int run_plan(const plan_options& o, context& ctx) {
       return bad(
           fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
   }
-  if (kind) {
-    if (const std::string why = plan::emit_problem(*kind, *req, res); !why.empty()) {
+  if (kind != nullptr) {
+    if (const std::string why = emit::problem(*kind, *req, res); !why.empty()) {
       ctx.err << "migplan: " << why << "; nothing to emit\n";
       return res.feasible ? exit_bad_input : exit_of(res);
     }
-    render::plan_emit(ctx.out, *kind, *req, res, emit_opt);
+    kind->plan.write(ctx.out, *req, res, emit_opt);
     return exit_ok;
   }
   if (o.json)
@@ -181,8 +173,7 @@ void add_plan(CLI::App& app, context& ctx) {
           ->type_name("SECONDS");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 2)");
   cmd->add_flag("--full", o->full, "List every item, node and change in the report");
-  cmd->add_option("--emit", o->emit, "Write mig-parted, configmap, labels or slurm")
-      ->type_name("KIND");
+  cmd->add_option("--emit", o->emit, emit_help())->type_name("KIND");
   o->configmap_given = cmd->add_option("--configmap-name", o->configmap_name,
                                        "--emit configmap's name (custom-mig-config)")
                            ->type_name("NAME");

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "io/names.hpp"
-#include "quote.hpp"
+#include "io/dra_options.hpp"
+#include "io/emit_option.hpp"
 
 namespace migplan::cli {
 
@@ -18,8 +18,7 @@ std::optional<std::string> option_conflict(const pack_options& o,
   if (!o.batch.empty() && !o.current.empty()) return "give either --current or --batch, not both";
   if (o.emit) {
     if (std::find(emit_kinds.begin(), emit_kinds.end(), *o.emit) == emit_kinds.end())
-      return fmt::format("unknown --emit kind {}{}; kinds: {}", quote_token(*o.emit),
-                         did_you_mean(*o.emit, emit_kinds), fmt::join(emit_kinds, ", "));
+      return unknown_emit_kind(*o.emit, "pack", emit_kinds);
     // --emit writes one format of one layout: the other outputs do not combine with it.
     for (const auto& [given, what] :
          {std::pair{!o.batch.empty(), "--batch"}, std::pair{o.json, "--json"},
@@ -35,6 +34,12 @@ std::optional<std::string> option_conflict(const pack_options& o,
                        o.json ? "--json" : "--emit");
   if (o.index && o.current.empty() && !o.emit) return "--index needs --current or --emit";
   if (!o.node.empty() && (!o.emit || *o.emit != "dra")) return "--node needs --emit dra";
+  if (!o.node.empty()) {
+    dra_options opt;
+    opt.node_name = o.node;
+    opt.gpu_index = o.index.value_or(0);
+    return dra_options_problem(opt);
+  }
   return std::nullopt;
 }
 

@@ -27,8 +27,8 @@ struct pack_options {
 };
 
 /// Why these options cannot run together (one sentence naming them), or
-/// nothing. `emit_kinds` are the names --emit takes, for an unknown kind's
-/// message.
+/// nothing; --node must name slices the API takes (io/dra_options.hpp). `emit_kinds` are the names
+/// --emit takes, for an unknown kind's message.
 std::optional<std::string> option_conflict(const pack_options& o,
                                            std::span<const std::string> emit_kinds);
 

@@ -29,6 +29,18 @@ struct place_moves {
   moves_plan plan;  ///< found with no steps when the instance fits as the fleet is
 };
 
+/// A GPU that cannot take the instance, among those nearest to taking it,
+/// and what keeps it from taking it (the service's rank_places()).
+struct place_near {
+  int gpu = 0;              ///< index into place_result::gpus
+  int profile = -1;         ///< the instance's profile, an index into the GPU's model's profiles
+  room reach;               ///< the room further instances can reach there
+  std::vector<int> starts;  ///< the profile's allowed starts
+  /// Some allowed start is free, and the room reaches far enough: a rule of
+  /// the driver, not the room, refuses the instance there.
+  bool start_free = false;
+};
+
 /// The whole answer.
 struct place_result {
   std::string profile;                ///< the request, as the catalog spells it
@@ -38,6 +50,9 @@ struct place_result {
   int alternatives = 3;              ///< places listed after each policy's choice
   std::vector<std::string> notes;    ///< lines for the user (not errors)
   std::optional<place_moves> moves;  ///< with --allow-moves
+  /// When no GPU can take the instance: those whose model has the profile,
+  /// most reachable room first, at most `alternatives` of them.
+  std::vector<place_near> nearest;
   /// With --emit, where the instance fits as the fleet is: what creates the
   /// first policy's choice (the service's choice_plan()).
   std::optional<emit_plan> choice;

@@ -15,14 +15,6 @@
 
 namespace migplan::cli {
 
-/// What `plan --emit` writes.
-enum class plan_emit_kind {
-  mig_parted,  ///< a mig-parted config (version: v1)
-  configmap,   ///< that config as the GPU Operator's ConfigMap
-  labels,      ///< `kubectl label node` commands, for the nodes whose label changes
-  slurm,       ///< Slurm GRES: gres.conf and each node's slurm.conf Gres counts
-};
-
 /// The label of nodes with MIG off on every GPU: the GPU Operator's default.
 inline constexpr std::string_view disabled_label = "all-disabled";
 

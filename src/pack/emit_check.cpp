@@ -6,6 +6,7 @@
 
 #include <map>
 #include <migplan/compute.hpp>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,26 @@ std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
   return out;
 }
 
+}  // namespace
+
+std::string one_model_problem(const pack_answer& a) {
+  if (a.same_answer.empty()) return {};
+  std::vector<std::string_view> slugs{a.gpu->slug};
+  for (const gpu_model* m : a.same_answer) slugs.push_back(m->slug);
+  return fmt::format(
+      "--emit needs one GPU model, and the request answers alike on {}; "
+      "pass --gpu",
+      fmt::join(slugs, ", "));
+}
+
+std::string one_gpu_problem(std::string_view shown, std::size_t gpus) {
+  if (gpus <= 1) return {};
+  return fmt::format(
+      "{}: --emit writes one GPU's layout and the listing holds {} GPUs; "
+      "pick one with --index",
+      shown, gpus);
+}
+
 std::string mig_parted_problem(const emit_plan& plan) {
   const std::vector<std::string> merged = merged_by_mig_parted(plan);
   if (merged.empty()) return {};
@@ -89,14 +110,6 @@ std::string dra_problem(const emit_plan& plan) {
       "with the compute instance that owns its whole GPU instance, so the split {} {} would be "
       "lost; use --emit nvidia-smi or --emit nvml",
       split.size() == 1 ? "of" : "of each", fmt::format("{}", fmt::join(split, ", ")));
-}
-
-}  // namespace
-
-std::string emit_problem(std::string_view kind, const emit_plan& plan) {
-  if (kind == "mig-parted") return mig_parted_problem(plan);
-  if (kind == "dra") return dra_problem(plan);
-  return {};
 }
 
 }  // namespace migplan::cli::pack

@@ -3,18 +3,34 @@
 
 // Whether a `pack --emit` kind can write a layout without losing part of it:
 // pack's service decides, before render/emit writes (which then only writes).
+// commands/emit_kinds.cpp's table names the check of each kind that has one;
+// every other kind writes every layout.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 #include "model/emit.hpp"
+#include "model/pack.hpp"
 
 namespace migplan::cli::pack {
 
-/// Why --emit `kind` cannot write `plan` without losing part of it (one
-/// sentence), or "": mig-parted may merge compute instances the layout
-/// keeps in separate GPU instances; DRA drops compute instances smaller
-/// than their GPU instance. Every other kind writes every layout.
-std::string emit_problem(std::string_view kind, const emit_plan& plan);
+/// Why --emit, which writes one model's layout on one GPU, cannot write
+/// `a` (one sentence), or "": the request answers alike on several models
+/// (pass --gpu).
+std::string one_model_problem(const pack_answer& a);
+
+/// Why --emit cannot write the answers of a --current listing (`shown`)
+/// of `gpus` GPUs, or "": it holds more than one (pick one with --index).
+std::string one_gpu_problem(std::string_view shown, std::size_t gpus);
+
+/// Why --emit mig-parted cannot write `plan` (one sentence), or "":
+/// mig-parted may merge compute instances the layout keeps in separate GPU
+/// instances.
+std::string mig_parted_problem(const emit_plan& plan);
+
+/// Why --emit dra cannot write `plan` (one sentence), or "": the DRA driver
+/// drops compute instances smaller than their GPU instance.
+std::string dra_problem(const emit_plan& plan);
 
 }  // namespace migplan::cli::pack

@@ -371,13 +371,28 @@ void add_layouts(const plan_request& req, plan_result& res) {
   res.labels = plan_labels(req, res);
 }
 
-std::string emit_problem(plan_emit_kind kind, const plan_request& req, const plan_result& res) {
+std::string emit_problem(const plan_result& res) {
   if (!res.feasible)
     return "the plan does not meet the demand, so there is no configuration to emit";
-  if ((kind == plan_emit_kind::labels || kind == plan_emit_kind::slurm) && res.nodes.empty())
-    return fmt::format("--emit {} needs nodes: give a fleet file with nodes, or --current",
-                       kind == plan_emit_kind::labels ? "labels" : "slurm");
-  if (kind != plan_emit_kind::slurm) return {};
+  return {};
+}
+
+namespace {
+
+std::string needs_nodes(std::string_view kind, const plan_result& res) {
+  if (res.nodes.empty())
+    return fmt::format("--emit {} needs nodes: give a fleet file with nodes, or --current", kind);
+  return {};
+}
+
+}  // namespace
+
+std::string labels_problem(const plan_request&, const plan_result& res) {
+  return needs_nodes("labels", res);
+}
+
+std::string slurm_problem(const plan_request& req, const plan_result& res) {
+  if (std::string why = needs_nodes("slurm", res); !why.empty()) return why;
   for (const planned_node& n : planned_nodes(req, res)) {
     if (!slurm::node_name(n.name))
       return fmt::format(

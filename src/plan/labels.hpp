@@ -33,10 +33,18 @@ emitted_labels plan_labels(const plan_request& req, const plan_result& res);
 /// solver::solve does, for every plan it returns with its groups.
 void add_layouts(const plan_request& req, plan_result& res);
 
-/// Why `kind` cannot be written for this plan, or "" when it can: a plan
-/// that does not meet the demand; `labels` or `slurm` without nodes; `slurm`
-/// with a node name Slurm cannot take, or GPUs with MIG off on a model with
-/// no short name to type them by.
-std::string emit_problem(plan_emit_kind kind, const plan_request& req, const plan_result& res);
+// What `plan --emit` can write, the service's checks that
+// commands/emit_kinds.cpp's table names per kind: each returns why the plan
+// cannot be written so (one sentence), or "" when it can.
+
+/// Every kind: a plan that does not meet the demand has no configuration.
+std::string emit_problem(const plan_result& res);
+
+/// `--emit labels`: a plan without nodes has no node to label.
+std::string labels_problem(const plan_request& req, const plan_result& res);
+
+/// `--emit slurm`: a plan without nodes, a node name Slurm cannot take, or
+/// GPUs with MIG off on a model with no short name to type them by.
+std::string slurm_problem(const plan_request& req, const plan_result& res);
 
 }  // namespace migplan::cli::plan

@@ -25,10 +25,7 @@ namespace {
 // Limits of resource.k8s.io/v1 that the slices must respect; doc/dra.md
 // cites each (k8s.io/api/resource/v1/types.go).
 constexpr std::size_t max_counters_per_set = 32;  // ResourceSliceMaxCountersPerCounterSet
-constexpr std::size_t max_devices_per_slice =
-    64;                                      // ...WithAdvancedFeatures: devices consume counters
-constexpr std::size_t max_driver_name = 63;  // DriverNameMaxLength
-constexpr std::size_t max_pool_name = 253;   // PoolNameMaxLength
+constexpr std::size_t max_devices_per_slice = max_dra_devices_per_slice;
 constexpr std::size_t max_attribute_string = 64;  // DeviceAttributeMaxValueLength
 
 // When a model's counters do not fit one set, they go in two: units and
@@ -43,21 +40,6 @@ static_assert(engine_kinds + max_profiles <= max_counters_per_set,
 using k8s::alnum_lower;
 using k8s::dns_label;      // device, counter and counter set names
 using k8s::dns_subdomain;  // node and object names
-using k8s::max_dns_label;
-using k8s::max_dns_subdomain;
-
-// A pool name: DNS subdomains joined by '/', 253 characters at most.
-bool pool_name(std::string_view s) {
-  if (s.empty() || s.size() > max_pool_name) return false;
-  std::size_t from = 0;
-  while (true) {
-    const std::size_t slash = s.find('/', from);
-    if (!dns_subdomain(s.substr(from, slash == std::string_view::npos ? slash : slash - from)))
-      return false;
-    if (slash == std::string_view::npos) return true;
-    from = slash + 1;
-  }
-}
 
 // A profile name as part of a DNS label: lowercase, '.' -> '-', '+' ->
 // "-plus-" (RTX PRO has both 1g.24gb+me and 1g.24gb-me), anything else -> '-'.
@@ -115,56 +97,16 @@ std::string counter_name(const counter& c, const std::vector<std::string>& label
   return {};
 }
 
-std::string default_pool(const dra_options& opt) {
-  return fmt::format("{}-gpu-{}", opt.node_name, opt.gpu_index);
-}
-
-// metadata.name of a slice: "counters", "devices" or "devices-<n>".
-std::string slice_name(const dra_options& opt, std::string_view object) {
-  return fmt::format("{}-gpu-{}-{}", opt.node_name, opt.gpu_index, object);
-}
-
-// The most device slices a model can need: every placement a device, 64 a slice.
-constexpr std::size_t max_device_slices =
-    (static_cast<std::size_t>(max_profiles) * max_units + max_devices_per_slice - 1) /
-    max_devices_per_slice;
-
 // The words of a comment line: one line, no escape sequences.
 std::string comment_text(std::string_view s) { return clip_token(s, 80); }
 
 }  // namespace
 
-std::optional<std::string> dra_options_problem(const dra_options& opt) {
-  if (opt.gpu_index < 0 || opt.gpu_index > max_dra_gpu_index)
-    return fmt::format("GPU index {} is not between 0 and {}", opt.gpu_index, max_dra_gpu_index);
-  if (!dns_subdomain(opt.node_name))
-    return fmt::format("node name {} is not a DNS subdomain ({}; at most {} characters)",
-                       quote_token(opt.node_name), k8s::dns_subdomain_rule, max_dns_subdomain);
-  // The longest name built from it; the others are no longer.
-  const std::string longest = slice_name(opt, fmt::format("devices-{}", max_device_slices - 1));
-  if (!dns_subdomain(longest) || (opt.pool.empty() && !pool_name(default_pool(opt))))
-    return fmt::format(
-        "node name {} is too long to name the slices: {} must be a DNS subdomain (at most {} "
-        "characters, {} in its last part)",
-        quote_token(opt.node_name), quote_token(longest, max_dns_subdomain), max_dns_subdomain,
-        max_dns_label);
-  if (!dns_subdomain(opt.driver) || opt.driver.size() > max_driver_name)
-    return fmt::format(
-        "driver name {} is not a DNS subdomain (lowercase letters, digits, '-' and '.') of at "
-        "most {} characters",
-        quote_token(opt.driver), max_driver_name);
-  if (!opt.pool.empty() && !pool_name(opt.pool))
-    return fmt::format(
-        "pool name {} is not DNS subdomains joined by '/' (at most {} characters in all)",
-        quote_token(opt.pool), max_pool_name);
-  return std::nullopt;
-}
-
 void dra_resource_slice(std::ostream& out, const gpu_model& g, const dra_options& opt) {
-  assert(!dra_options_problem(opt) && "options the API would refuse");
+  assert(opt.gpu_index >= 0 && opt.gpu_index <= max_dra_gpu_index && "io/dra_options.hpp checks");
   const counter_model m = counters_of(g);
   const std::vector<std::string> labels = profile_labels(g, opt.gpu_index);
-  const std::string pool = opt.pool.empty() ? default_pool(opt) : opt.pool;
+  const std::string pool = opt.pool.empty() ? dra_default_pool(opt) : opt.pool;
   const std::string gpu = fmt::format("gpu-{}", opt.gpu_index);
 
   // Counter sets: one if the counters fit, else two (see the static_asserts).
@@ -203,7 +145,7 @@ void dra_resource_slice(std::ostream& out, const gpu_model& g, const dra_options
 
   const auto header = [&](std::string_view object) {
     out << "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata:\n";
-    out << fmt::format("  name: {}\n", yaml_scalar(slice_name(opt, object)));
+    out << fmt::format("  name: {}\n", yaml_scalar(dra_slice_name(opt, object)));
     out << fmt::format("spec:\n  driver: {}\n  nodeName: {}\n", yaml_scalar(opt.driver),
                        yaml_scalar(opt.node_name));
     out << fmt::format("  pool:\n    name: {}\n    generation: 1\n    resourceSliceCount: {}\n",

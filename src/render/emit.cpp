@@ -109,32 +109,13 @@ bool any_split(const std::vector<device_count>& devices) {
                      [](const device_count& d) { return !d.whole(); });
 }
 
-// The DRA ResourceSlices of the plan's GPU: every placement as a device
-// (render/dra.hpp), on the node --node names.
+}  // namespace
+
 void emit_dra(std::ostream& os, const emit_plan& plan) {
   dra_options opt;
   opt.gpu_index = plan.index;
   if (!plan.node.empty()) opt.node_name = plan.node;
   dra_resource_slice(os, *plan.gpu, opt);
-}
-
-constexpr std::array<emit_kind, 6> emit_kind_table{{
-    {"nvidia-smi", "a POSIX sh script of nvidia-smi mig -cgi ID:START commands", emit_nvidia_smi},
-    {"nvml", "JSON for nvmlDeviceCreateGpuInstanceWithPlacement", emit_nvml},
-    {"mig-parted", "a mig-parted v1 config with one label for the layout", emit_mig_parted},
-    {"k8s", "the NVIDIA device plugin's extended resources (mixed and single strategy)", emit_k8s},
-    {"dra", "Kubernetes DRA ResourceSlices offering every placement of the GPU", emit_dra},
-    {"slurm", "Slurm GRES: gres.conf and the node's slurm.conf Gres counts", emit_slurm},
-}};
-
-}  // namespace
-
-std::span<const emit_kind> emit_kinds() { return emit_kind_table; }
-
-const emit_kind* find_emit_kind(std::string_view name) {
-  for (const emit_kind& k : emit_kind_table)
-    if (k.name == name) return &k;
-  return nullptr;
 }
 
 std::string layout_label(const emit_plan& plan) {

@@ -4,8 +4,8 @@
 // `migplan pack --emit KIND`: what realizes a layout, in the form each
 // consumer takes: a shell script of nvidia-smi commands, the arguments of
 // NVML's placement call, a mig-parted config, the device plugin's resources.
-// One writer per kind; emit_kinds() is the table --emit dispatches on, so a
-// new kind is one function and one row.
+// One writer per kind; commands/emit_kinds.cpp's table is what --emit
+// dispatches on, so a new kind is one function here and one row there.
 
 #include <iosfwd>
 #include <span>
@@ -15,20 +15,6 @@
 #include "model/emit.hpp"
 
 namespace migplan::cli::render {
-
-/// One kind of `pack --emit` output.
-struct emit_kind {
-  std::string_view name;     ///< as --emit takes it
-  std::string_view summary;  ///< what it writes, for --help and messages
-  /// Writes `plan`, which pack/emit_check.hpp's emit_problem() found it can.
-  void (*write)(std::ostream& os, const emit_plan& plan);
-};
-
-/// Every kind, in the order --help lists them.
-std::span<const emit_kind> emit_kinds();
-
-/// The kind named `name` exactly, or nullptr.
-const emit_kind* find_emit_kind(std::string_view name);
 
 /// A POSIX sh script: one `nvidia-smi mig -i N -cgi ID:START -C` per new
 /// instance, largest first, with a header naming the GPU, the layout and the
@@ -52,6 +38,10 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan);
 /// compute instance is a device of its own, counted under its GI profile's
 /// resource (the plugin has none for CI profiles).
 void emit_k8s(std::ostream& os, const emit_plan& plan);
+
+/// The DRA ResourceSlices of the plan's GPU: every placement as a device
+/// (render/dra.hpp), on the node `plan.node` names (default worker-1).
+void emit_dra(std::ostream& os, const emit_plan& plan);
 
 /// Slurm's GRES for one GPU with the whole layout: gres.conf's
 /// `AutoDetect=nvml` and the node's slurm.conf `Gres=gpu:TYPE:N,...`, types

@@ -7,7 +7,6 @@
 #include <migplan/lookup.hpp>
 #include <ostream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "model/policies.hpp"
@@ -48,28 +47,6 @@ void write_option(json_writer& w, const place_result& r, const place_option& o) 
   w.end_object();
 }
 
-}  // namespace
-
-std::vector<int> nearest_gpus(const place_result& r) {
-  std::vector<int> out;
-  if (r.policies.empty()) return out;
-  const std::vector<room>& rooms = r.policies.front().ranking.rooms;
-  for (std::size_t g = 0; g < r.gpus.size(); ++g)
-    if (find_profile(*r.nodes[static_cast<std::size_t>(r.gpus[g].node)].gpu, r.profile) >= 0)
-      out.push_back(static_cast<int>(g));
-  std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
-    const room& x = rooms[static_cast<std::size_t>(a)];
-    const room& y = rooms[static_cast<std::size_t>(b)];
-    return std::tie(y.reachable_units, y.reachable_compute) <
-           std::tie(x.reachable_units, x.reachable_compute);
-  });
-  if (out.size() > static_cast<std::size_t>(r.alternatives))
-    out.resize(static_cast<std::size_t>(r.alternatives));
-  return out;
-}
-
-namespace {
-
 // Per model of the fleet, in node order, the profile asked for where its
 // values there are inferred.
 std::vector<std::pair<const gpu_model*, std::vector<int>>> asked_inferred(const place_result& r) {
@@ -85,14 +62,11 @@ std::vector<std::pair<const gpu_model*, std::vector<int>>> asked_inferred(const 
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Why a GPU cannot take one more instance of `p`: the units or compute
 // slices further instances can reach, where they fall short; else the
 // starts, where none of the profile's allowed starts is free.
-std::string why_not_here(const gpu_model& gpu, const profile& p, const room& rm) {
+std::string why_not_here(const profile& p, const place_near& n) {
+  const room& rm = n.reach;
   std::vector<std::string> short_of;
   if (rm.reachable_units < p.size)
     short_of.push_back(
@@ -101,27 +75,16 @@ std::string why_not_here(const gpu_model& gpu, const profile& p, const room& rm)
     short_of.push_back(fmt::format("{} of the {} compute slice{}", rm.reachable_compute,
                                    p.compute_slices, plural(p.compute_slices)));
   if (!short_of.empty()) return fmt::format("{} it needs", fmt::join(short_of, " and "));
-  std::vector<int> starts;
-  bool start_free = false;
-  for (int s = 0; s < gpu.units; ++s) {
-    if (!p.allows_start(s)) continue;
-    starts.push_back(s);
-    start_free = start_free || (p.mask_at(s) & ~rm.free_mask) == 0;
-  }
   const std::string room =
       fmt::format("{} unit{} and {} compute slice{} within reach", rm.reachable_units,
                   plural(rm.reachable_units), rm.reachable_compute, plural(rm.reachable_compute));
-  if (!start_free)
+  if (!n.start_free)
     return fmt::format(
         "{}, but the start is the cause: {} starts only at unit{} {}, and none is free", room,
-        p.name, plural(static_cast<long long>(starts.size())), fmt::join(starts, ", "));
+        p.name, plural(static_cast<long long>(n.starts.size())), fmt::join(n.starts, ", "));
   return fmt::format("{}, but a rule of the driver refuses it here (pack --current shows which)",
                      room);
 }
-
-}  // namespace
-
-namespace {
 
 const profile& profile_on(const place_result& r, int g, int p) {
   return node_of(r, g).gpu->profiles[static_cast<std::size_t>(p)];
@@ -271,19 +234,13 @@ void place_text(std::ostream& os, const place_result& r) {
   }
   if (!r.placed()) {
     out += fmt::format("\nno GPU can take a {}.", r.profile);
-    const std::vector<int> near = nearest_gpus(r);
-    if (near.empty()) {
+    if (r.nearest.empty()) {
       out += " No model of the fleet has the profile.\n";
     } else {
       out += " Nearest, by the room a further instance can still reach:\n";
-      const std::vector<room>& rooms = r.policies.front().ranking.rooms;
-      for (const int g : near) {
-        const gpu_model& gpu = *node_of(r, g).gpu;
-        const profile& p = gpu.profiles[static_cast<std::size_t>(find_profile(gpu, r.profile))];
-        const room& rm = rooms[static_cast<std::size_t>(g)];
-        out += fmt::format("  {} GPU {}: {}\n", node_name(r, g), gpu_of(r, g).index,
-                           why_not_here(gpu, p, rm));
-      }
+      for (const place_near& n : r.nearest)
+        out += fmt::format("  {} GPU {}: {}\n", node_name(r, n.gpu), gpu_of(r, n.gpu).index,
+                           why_not_here(profile_on(r, n.gpu, n.profile), n));
     }
     if (r.moves) out += moves_text(r);
     os << out;
@@ -344,17 +301,13 @@ void place_json(std::ostream& os, const place_result& r) {
     }
     w.end_array();
     w.key("nearest").begin_array();
-    if (!r.placed()) {
-      const std::vector<room>& rooms = r.policies.front().ranking.rooms;
-      for (const int g : nearest_gpus(r)) {
-        const room& rm = rooms[static_cast<std::size_t>(g)];
-        w.flat().begin_object();
-        w.key("node").value(node_name(r, g)).key("gpu").value(gpu_of(r, g).index);
-        w.key("model").value(node_of(r, g).gpu->slug);
-        w.key("reachable_units").value(rm.reachable_units);
-        w.key("reachable_compute").value(rm.reachable_compute);
-        w.end_object();
-      }
+    for (const place_near& n : r.nearest) {
+      w.flat().begin_object();
+      w.key("node").value(node_name(r, n.gpu)).key("gpu").value(gpu_of(r, n.gpu).index);
+      w.key("model").value(node_of(r, n.gpu).gpu->slug);
+      w.key("reachable_units").value(n.reach.reachable_units);
+      w.key("reachable_compute").value(n.reach.reachable_compute);
+      w.end_object();
     }
     w.end_array();
     if (r.moves) {

@@ -23,8 +23,4 @@ void place_json(std::ostream& os, const place_result& r);
 /// the node it runs on, then the arrival's create.
 void place_nvidia_smi(std::ostream& os, const place_result& r);
 
-/// The GPUs whose model has the profile, most reachable room first, at most
-/// `r.alternatives` of them: indices into r.gpus.
-std::vector<int> nearest_gpus(const place_result& r);
-
 }  // namespace migplan::cli::render

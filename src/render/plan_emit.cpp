@@ -114,45 +114,39 @@ std::string inferred_comments(const plan_result& res) {
 
 }  // namespace
 
-void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
-               const plan_result& res, const plan_emit_options& opt) {
-  const emitted_labels& labels = res.labels;
-  switch (kind) {
-    case plan_emit_kind::mig_parted:
-      write_header(out, labels);
-      out << inferred_comments(res);
-      write_config(out, labels, "");
-      return;
-    case plan_emit_kind::configmap: {
-      out << "# migplan plan: the GPU Operator's custom MIG config. Apply it, point the MIG\n"
-             "# manager at it, then label the nodes (--emit labels):\n"
-          << configmap_commands(opt.configmap_name);
-      if (needs_mixed(labels))
-        out << "# Some labels hold more than one profile per node: set the mixed MIG strategy\n"
-               "# (/spec/mig/strategy: mixed).\n";
-      out << inferred_comments(res);
-      out << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "
-          << yaml_scalar(opt.configmap_name) << "\ndata:\n  config.yaml: |\n";
-      write_config(out, labels, "    ");
-      return;
-    }
-    case plan_emit_kind::slurm:
-      plan_slurm(out, req, res);
-      return;
-    case plan_emit_kind::labels: {
-      out << "# migplan plan: the nvidia.com/mig.config label of each node whose label changes.\n"
-             "# mig-manager reconfigures a node when its label changes: drain it first.\n";
-      bool any = false;
-      for (const emitted_labels::node_label& n : labels.nodes) {
-        if (!n.changes) continue;
-        any = true;
-        out << "kubectl label node " << sh_quote(n.node) << ' '
-            << sh_quote("nvidia.com/mig.config=" + n.label) << " --overwrite\n";
-      }
-      if (!any) out << "# no node's label changes\n";
-      return;
-    }
+void plan_mig_parted(std::ostream& out, const plan_request&, const plan_result& res,
+                     const plan_emit_options&) {
+  write_header(out, res.labels);
+  out << inferred_comments(res);
+  write_config(out, res.labels, "");
+}
+
+void plan_configmap(std::ostream& out, const plan_request&, const plan_result& res,
+                    const plan_emit_options& opt) {
+  out << "# migplan plan: the GPU Operator's custom MIG config. Apply it, point the MIG\n"
+         "# manager at it, then label the nodes (--emit labels):\n"
+      << configmap_commands(opt.configmap_name);
+  if (needs_mixed(res.labels))
+    out << "# Some labels hold more than one profile per node: set the mixed MIG strategy\n"
+           "# (/spec/mig/strategy: mixed).\n";
+  out << inferred_comments(res);
+  out << "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " << yaml_scalar(opt.configmap_name)
+      << "\ndata:\n  config.yaml: |\n";
+  write_config(out, res.labels, "    ");
+}
+
+void plan_label_commands(std::ostream& out, const plan_request&, const plan_result& res,
+                         const plan_emit_options&) {
+  out << "# migplan plan: the nvidia.com/mig.config label of each node whose label changes.\n"
+         "# mig-manager reconfigures a node when its label changes: drain it first.\n";
+  bool any = false;
+  for (const emitted_labels::node_label& n : res.labels.nodes) {
+    if (!n.changes) continue;
+    any = true;
+    out << "kubectl label node " << sh_quote(n.node) << ' '
+        << sh_quote("nvidia.com/mig.config=" + n.label) << " --overwrite\n";
   }
+  if (!any) out << "# no node's label changes\n";
 }
 
 std::string sh_quote(std::string_view text) {

@@ -22,10 +22,23 @@ struct plan_emit_options {
   std::string configmap_name = "custom-mig-config";
 };
 
-/// Writes `kind` for the plan: its labels and layouts as the plan service
-/// worked them out (plan/labels.hpp emit_problem() must be "").
-void plan_emit(std::ostream& out, plan_emit_kind kind, const plan_request& req,
-               const plan_result& res, const plan_emit_options& opt = {});
+// Each writer writes the plan's labels and layouts as the plan service worked
+// them out; commands/emit_kinds.cpp's table says which writer a kind is, and
+// the kind's check there must have passed.
+
+/// `--emit mig-parted`: one mig-parted v1 config with a label per distinct
+/// node layout (or geometry, without nodes).
+void plan_mig_parted(std::ostream& out, const plan_request& req, const plan_result& res,
+                     const plan_emit_options& opt);
+
+/// `--emit configmap`: that config as the GPU Operator's ConfigMap named
+/// `opt.configmap_name`, with the commands that apply it.
+void plan_configmap(std::ostream& out, const plan_request& req, const plan_result& res,
+                    const plan_emit_options& opt);
+
+/// `--emit labels`: `kubectl label node` for each node whose label changes.
+void plan_label_commands(std::ostream& out, const plan_request& req, const plan_result& res,
+                         const plan_emit_options& opt);
 
 /// Slurm GRES for the plan's nodes (render/plan_slurm.cpp): gres.conf's
 /// `AutoDetect=nvml` and a `NodeName=NODE Gres=...` line per node, MIG

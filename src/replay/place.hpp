@@ -5,14 +5,27 @@
 #pragma once
 
 #include <migplan/lookup.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "error.hpp"
 #include "model/emit.hpp"
+#include "model/fleet_now.hpp"
 #include "model/place.hpp"
 
 namespace migplan::cli {
 
+/// The fleet `now` as place answers on it: its GPUs with MIG on (placing
+/// on one with MIG off needs MIG mode turned on first, a reset, not an
+/// arrival's decision), with a note naming `mig_off` (io/fleet_now.hpp
+/// mig_off_gpus()); an error when no GPU has MIG on (`shown` names the file).
+result<place_result> place_fleet(fleet_now now, const std::vector<std::string>& mig_off,
+                                 std::string_view shown);
+
 /// Ranks the places of one `r.profile` instance on `r`'s GPUs for each of
-/// `r.policies` (their rankings are filled in).
+/// `r.policies` (their rankings are filled in); where none can take it,
+/// fills `r.nearest`.
 void rank_places(place_result& r);
 
 /// The fewest moves, at most `most`, after which one `r.profile` instance

@@ -26,12 +26,13 @@
 #include <utility>
 #include <vector>
 
+#include "io/dra_options.hpp"
 #include "run_binary.hpp"
 
 namespace {
 
 using migplan::gpu_model;
-using migplan::cli::render::dra_options;
+using migplan::cli::dra_options;
 
 std::string emit(const gpu_model& g, const dra_options& opt = {}) {
   std::ostringstream out;
@@ -298,7 +299,7 @@ TEST_CASE("dra names the pool, slices and devices after the options", "[dra]") {
   opt.driver = "example.com";
   opt.pool = "racks/rack-7";
   opt.gpu_index = 3;
-  REQUIRE_FALSE(migplan::cli::render::dra_options_problem(opt));
+  REQUIRE_FALSE(migplan::cli::dra_options_problem(opt));
   const std::string out = emit(g, opt);
   const pool_read pool = read_pool(g, out, opt);
   CHECK(pool.devices.size() == migplan::all_placements(g).size());
@@ -311,7 +312,7 @@ TEST_CASE("dra names the pool, slices and devices after the options", "[dra]") {
 }
 
 TEST_CASE("dra refuses options the API would refuse, naming the option", "[dra]") {
-  using migplan::cli::render::dra_options_problem;
+  using migplan::cli::dra_options_problem;
   const auto problem = [](auto set) {
     dra_options opt;
     set(opt);
@@ -408,7 +409,7 @@ TEST_CASE("dra quotes a node, driver or pool name that YAML 1.1 reads as another
     dra_options opt;
     opt.node_name = node;
     opt.driver = "true";
-    REQUIRE_FALSE(migplan::cli::render::dra_options_problem(opt));
+    REQUIRE_FALSE(migplan::cli::dra_options_problem(opt));
     const std::vector<YAML::Node> docs = YAML::LoadAll(emit(g, opt));
     REQUIRE_FALSE(docs.empty());
     const YAML::Node spec = docs.front()["spec"];

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "commands/emit_kinds.hpp"
 #include "io/ci_request.hpp"
 #include "models.hpp"
 #include "pack/current_fit.hpp"
@@ -772,11 +773,18 @@ std::pair<plan_request, plan_result> nodes_plan() {
 
 // What the plan service hands --emit's writers: a plan built here has its
 // node layouts and labels worked out as solver::solve does.
-std::string emit(plan_emit_kind kind, const plan_request& req, plan_result res) {
+// `kind` is looked up in the one table of --emit kinds (commands/emit_kinds.hpp).
+const emit::kind& plan_kind(std::string_view name) {
+  const emit::kind* k = emit::find(emit::command::plan, name);
+  REQUIRE(k != nullptr);
+  return *k;
+}
+
+std::string emitted(std::string_view kind, const plan_request& req, plan_result res) {
   std::ostringstream os;
-  REQUIRE(plan::emit_problem(kind, req, res).empty());
+  REQUIRE(emit::problem(plan_kind(kind), req, res).empty());
   plan::add_layouts(req, res);
-  render::plan_emit(os, kind, req, res);
+  plan_kind(kind).plan.write(os, req, res, {});
   return os.str();
 }
 
@@ -801,7 +809,7 @@ void passes_check(const std::string& text) {
 TEST_CASE("emitting mig-parted writes a label per node layout that migplan check accepts",
           "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  const std::string out = emit(plan_emit_kind::mig_parted, req, res);
+  const std::string out = emitted("mig-parted", req, res);
   golden("emit-nodes.mig-parted.yaml", out);
   passes_check(out);
   const emitted_labels l = plan::plan_labels(req, res);
@@ -831,8 +839,8 @@ TEST_CASE("nodes labelled as emitted read back as the plan's geometries", "[plan
     std::replace(product.begin(), product.end(), ' ', '-');
     nodes.emplace_back(n.node, gfd(product, f.gpu_count, n.label));
   }
-  for (const auto kind : {plan_emit_kind::mig_parted, plan_emit_kind::configmap}) {
-    const auto back = kube(nodes_json(nodes), emit(kind, req, res));
+  for (const auto kind : {"mig-parted", "configmap"}) {
+    const auto back = kube(nodes_json(nodes), emitted(kind, req, res));
     REQUIRE(back.has_value());
     REQUIRE(back->nodes.size() == res.nodes.size());
     for (std::size_t i = 0; i < res.nodes.size(); ++i) {
@@ -883,8 +891,8 @@ TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs
   std::vector<std::pair<std::string, std::string>> nodes;
   for (const auto& n : labels.nodes)
     nodes.emplace_back(n.node, gfd("NVIDIA-A100-SXM4-40GB", n.node == "gpu-a" ? 2 : 1, n.label));
-  for (const auto kind : {plan_emit_kind::mig_parted, plan_emit_kind::configmap}) {
-    const std::string config = emit(kind, req, res);
+  for (const auto kind : {"mig-parted", "configmap"}) {
+    const std::string config = emitted(kind, req, res);
     CHECK(config.find("\"1c.3g.20gb\": 4") != std::string::npos);
     passes_check(config);
     const auto back = kube(nodes_json(nodes), config);
@@ -927,7 +935,7 @@ TEST_CASE("nodes labelled as emitted read back with their compute instances' GIs
 
 TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  const std::string out = emit(plan_emit_kind::configmap, req, res);
+  const std::string out = emitted("configmap", req, res);
   golden("emit-nodes.configmap.yaml", out);
   passes_check(out);
   CHECK(out.find("kind: ConfigMap\nmetadata:\n  name: custom-mig-config\ndata:\n  config.yaml: "
@@ -936,7 +944,7 @@ TEST_CASE("emitting a configmap wraps the config as the GPU Operator reads it", 
 
 TEST_CASE("emitting labels writes a kubectl command per node of a fresh plan", "[plan-io][emit]") {
   const auto [req, res] = nodes_plan();
-  golden("emit-nodes.labels.sh", emit(plan_emit_kind::labels, req, res));
+  golden("emit-nodes.labels.sh", emitted("labels", req, res));
 }
 
 TEST_CASE("without nodes, emitting mig-parted writes one label per distinct geometry",
@@ -944,14 +952,14 @@ TEST_CASE("without nodes, emitting mig-parted writes one label per distinct geom
   auto [req, res] = nodes_plan();
   req.nodes.clear();
   res.nodes.clear();
-  const std::string out = emit(plan_emit_kind::mig_parted, req, res);
+  const std::string out = emitted("mig-parted", req, res);
   golden("emit-gpus.mig-parted.yaml", out);
   passes_check(out);
   const emitted_labels l = plan::plan_labels(req, res);
   REQUIRE(l.labels.size() == 4);
   CHECK(l.labels[1].gpus == 12);
   CHECK(l.nodes.empty());
-  CHECK(plan::emit_problem(plan_emit_kind::labels, req, res) ==
+  CHECK(emit::problem(plan_kind("labels"), req, res) ==
         "--emit labels needs nodes: give a fleet file with nodes, or --current");
 }
 
@@ -1008,7 +1016,7 @@ TEST_CASE("a label name too long for a label value is the model and a hash", "[p
   INFO(name);
   CHECK(label_value(name));
   CHECK(std::regex_match(name, std::regex("migplan-h100-80gb-[0-9a-f]{8}")));
-  passes_check(emit(plan_emit_kind::mig_parted, req, res));
+  passes_check(emitted("mig-parted", req, res));
 }
 
 TEST_CASE("a layout's label name depends on the layout alone", "[plan-io][emit]") {
@@ -1054,10 +1062,10 @@ TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the o
   CHECK_FALSE(l.nodes[0].changes);
   CHECK(l.nodes[1].label.starts_with("migplan-h100-80gb-"));
   CHECK(l.nodes[1].changes);
-  const std::string out = emit(plan_emit_kind::mig_parted, req, res);
+  const std::string out = emitted("mig-parted", req, res);
   golden("emit-replan.mig-parted.yaml", out);
   passes_check(out);
-  golden("emit-replan.labels.sh", emit(plan_emit_kind::labels, req, res));
+  golden("emit-replan.labels.sh", emitted("labels", req, res));
   // "old-a" cannot be kept where another unchanged node carries it with
   // another layout: both get labels named after their layouts.
   req.current->at(1).label = "old-a";
@@ -1071,7 +1079,7 @@ TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the o
 TEST_CASE("emitting refuses a plan that does not meet the demand", "[plan-io][emit]") {
   auto [req, res] = nodes_plan();
   res.feasible = false;
-  CHECK(plan::emit_problem(plan_emit_kind::mig_parted, req, res) ==
+  CHECK(emit::problem(plan_kind("mig-parted"), req, res) ==
         "the plan does not meet the demand, so there is no configuration to emit");
 }
 
@@ -1084,7 +1092,7 @@ TEST_CASE("node names are quoted for sh where they need it", "[plan-io][emit]") 
   CHECK(render::sh_quote("") == "''");
   auto [req, res] = nodes_plan();
   req.nodes[0].name = res.nodes[0].name = "node; rm -rf /";
-  const std::string out = emit(plan_emit_kind::labels, req, res);
+  const std::string out = emitted("labels", req, res);
   CHECK(out.find("kubectl label node 'node; rm -rf /' nvidia.com/mig.config=") !=
         std::string::npos);
 }
