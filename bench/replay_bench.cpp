@@ -14,6 +14,10 @@
 // backfills (`--backfill`). Counters: rejected_pct (queued: refused),
 // peak (GPUs in use), pods_per_s; queued also pending, queue_peak and
 // wait_p99_s.
+// lifecycle/POLICY/PODS/GPUS/KEEP: queued (`--queue`), each instance taking
+// 1.5 s to create (`--create-seconds`, the queue's default); KEEP 0 destroys
+// an instance when its pod ends, 1 keeps it idle 600 s (`--keep-idle 10m`).
+// Counters as replay's, and reuses and creations.
 // size/POLICY/PODS/GPUS: the fewest GPUs rejecting no pod (the trace
 // generated for GPUS), by doubling and bisection over whole replays.
 
@@ -149,6 +153,38 @@ void bm_replay(benchmark::State& state) {
                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void bm_lifecycle(benchmark::State& state) {
+  const auto policy = static_cast<std::size_t>(state.range(0));
+  const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
+  const std::vector<layout> geometry = static_geometry(t);
+  replay_policy chosen = policies[policy];
+  chosen.pending = pending_rule::fifo;
+  chosen.create_milli = 1500;
+  chosen.keep_idle = state.range(3) != 0 ? 600 : -1;
+  replay_tables tables;
+  replay_metrics m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
+  for (auto _ : state) {
+    m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
+    benchmark::DoNotOptimize(m);
+  }
+  state.SetLabel(std::string(policy_names[policy]) + " --queue --create-seconds 1.5" +
+                 (state.range(3) != 0 ? " --keep-idle 10m" : ""));
+  state.counters["pending"] = static_cast<double>(m.pods_pending);
+  state.counters["wait_p99_s"] = static_cast<double>(m.waits.p99);
+  state.counters["creations"] = static_cast<double>(m.creations);
+  state.counters["reuses"] = static_cast<double>(m.reuses);
+  state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(t.pods.size()),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void lifecycle_args(benchmark::internal::Benchmark* b) {
+  for (int keep = 0; keep < 2; ++keep)
+    for (int policy = 1; policy < 4; ++policy) {
+      b->Args({policy, 250'000, 2'500, keep});
+      b->Args({policy, 1'000'000, 10'000, keep});
+    }
+}
+
 void replay_args(benchmark::internal::Benchmark* b) {
   for (int pending = 0; pending < 3; ++pending)
     for (int policy = 0; policy < 4; ++policy) {
@@ -199,6 +235,11 @@ BENCHMARK(bm_size)->Name("size")->Apply(size_args)->Unit(benchmark::kMillisecond
 BENCHMARK(bm_replay)
     ->Name("replay")
     ->Apply(replay_args)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(bm_lifecycle)
+    ->Name("lifecycle")
+    ->Apply(lifecycle_args)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
