@@ -105,6 +105,7 @@
 #include <cstdint>
 #include <limits>
 #include <migplan/layout.hpp>
+#include <migplan/moves.hpp>
 #include <migplan/replay_engine.hpp>
 #include <migplan/replay_state.hpp>
 #include <migplan/replay_types.hpp>
@@ -215,6 +216,8 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   const bool queue = policy.pending != pending_rule::reject;
   const bool keep = dynamic && policy.keep_idle >= 0;
   const std::int64_t create_milli = dynamic ? policy.create_milli : 0;
+  const int defrag = policy.defrag;
+  assert(defrag == 0 || (dynamic && queue && !keep));
   assert(queue || replan || keep || create_milli > 0);
   assert(!replan || !dynamic);
   assert(create_milli >= 0);
@@ -292,24 +295,35 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   };
   std::vector<idle_instance> idles;
   std::vector<std::vector<std::uint32_t>> idle_on;
-  std::vector<int> node_of;              // per GPU
-  std::vector<int> node_first{0};        // per node: its first GPU; then the GPU count
-  std::vector<std::size_t> key_of;       // per node: its first (node, profile) key
-  std::vector<std::int64_t> idle_count;  // per (node, profile)
+  std::vector<int> node_of;         // per GPU (keep, defrag)
+  std::vector<int> node_first{0};   // per node: its first GPU; then the GPU count (keep, defrag)
+  std::vector<std::size_t> key_of;  // per node: its first (node, profile) key
+  std::vector<std::int64_t> idle_count;                // per (node, profile)
   std::vector<std::vector<std::set<int>>> idle_nodes;  // per model, profile: nodes with any
   std::vector<std::pair<std::int64_t, std::uint32_t>> expiries;
   std::int64_t idle_alive = 0;
+  if (keep || defrag > 0)
+    for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+      for (int g = 0; g < fleet.nodes[n].gpus; ++g) node_of.push_back(static_cast<int>(n));
+      node_first.push_back(node_first.back() + fleet.nodes[n].gpus);
+    }
   if (keep) {
     for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
       key_of.push_back(idle_count.size());
       const gpu_model& gpu = *fleet.models[static_cast<std::size_t>(fleet.nodes[n].model)];
       idle_count.resize(idle_count.size() + gpu.profiles.size(), 0);
-      for (int g = 0; g < fleet.nodes[n].gpus; ++g) node_of.push_back(static_cast<int>(n));
-      node_first.push_back(node_first.back() + fleet.nodes[n].gpus);
     }
     idle_on.assign(node_of.size(), {});
     for (const gpu_model* m : fleet.models) idle_nodes.emplace_back(m->profiles.size());
   }
+  // Defrag: per GPU its running instances, each (placement, pod); per node
+  // a version, bumped by every change of its GPUs, and the (item, version)
+  // of its last search that found no room within `defrag` moves.
+  std::vector<std::vector<std::pair<int, std::uint32_t>>> on_gpu(defrag > 0 ? node_of.size() : 0);
+  std::vector<std::uint64_t> version(defrag > 0 ? fleet.nodes.size() : 0, 0);
+  std::vector<std::pair<int, std::uint64_t>> no_room(defrag > 0 ? fleet.nodes.size() : 0, {-1, 0});
+  std::vector<std::uint8_t> moved(defrag > 0 ? pods.size() : 0, 0);
+  std::optional<std::pair<int, int>> forced;  // defrag: where the next start goes
   const auto node_model = [&](int node) {
     return static_cast<std::size_t>(fleet.nodes[static_cast<std::size_t>(node)].model);
   };
@@ -331,6 +345,11 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   };
   const auto depart = [&](std::uint32_t pod, std::int64_t t) {
     const auto span = std::span(held).subspan(first[pod], last[pod] - first[pod]);
+    if (defrag > 0)
+      for (const auto& [g, i] : span) {
+        std::erase(on_gpu[static_cast<std::size_t>(g)], std::make_pair(i, pod));
+        ++version[static_cast<std::size_t>(node_of[static_cast<std::size_t>(g)])];
+      }
     if (keep) busy->depart(span);
     if (keep && policy.keep_idle > 0) {
       for (const auto& [g, i] : span) {
@@ -437,7 +456,12 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     const replay_item& item = items[static_cast<std::size_t>(p.item)];
     first[pod] = static_cast<std::uint32_t>(held.size());
     std::int64_t created = item.count;
-    if (keep && reuse(p.item)) {
+    if (forced) {
+      [[maybe_unused]] const bool ok = engine.take(forced->first, forced->second);
+      assert(ok);
+      held.push_back(*forced);
+      forced.reset();
+    } else if (keep && reuse(p.item)) {
       created = 0;
     } else if (engine.arrive(p.item, held)) {
       for (std::size_t k = first[pod]; keep && k < held.size(); ++k) {
@@ -448,6 +472,10 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       return false;
     }
     last[pod] = static_cast<std::uint32_t>(held.size());
+    for (std::size_t k = first[pod]; defrag > 0 && k < held.size(); ++k) {
+      on_gpu[static_cast<std::size_t>(held[k].first)].emplace_back(held[k].second, pod);
+      ++version[static_cast<std::size_t>(node_of[static_cast<std::size_t>(held[k].first)])];
+    }
     ++out.pods_accepted;
     out.instances_accepted += item.count;
     out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, seen.gpus_in_use());
@@ -475,11 +503,83 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     }
     return true;
   };
+  // Defrag: the fewest moves (at most `defrag`, within one node: of all
+  // nodes the fewest, then the lowest) after which pod `pod`, of one
+  // instance, fits; made, and where it goes left in `forced`. Each moved
+  // instance's pod runs that much later (its instance is created again).
+  // False when no node has room within `defrag` moves.
+  const auto make_room = [&](std::uint32_t pod, std::int64_t t) {
+    const int kind = pods[pod].item;
+    const replay_item& item = items[static_cast<std::size_t>(kind)];
+    if (item.count != 1) return false;
+    int node = -1;
+    moves_plan best;
+    std::vector<moves_gpu> gpus;
+    for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+      const int p = item.profile[node_model(static_cast<int>(n))];
+      if (p < 0 || no_room[n] == std::make_pair(kind, version[n])) continue;
+      gpus.clear();
+      for (int g = node_first[n]; g < node_first[n + 1]; ++g) {
+        layout l;
+        for (const auto& [i, q] : on_gpu[static_cast<std::size_t>(g)])
+          l.add(engine.placement(g, i));
+        gpus.push_back({fleet.models[node_model(static_cast<int>(n))], p, l});
+      }
+      const int most = node < 0 ? defrag : static_cast<int>(best.steps.size()) - 1;
+      if (most < 0) break;
+      moves_plan plan = fewest_moves(gpus, most);
+      if (!plan.found) {
+        if (most == defrag) no_room[n] = {kind, version[n]};
+        continue;
+      }
+      node = static_cast<int>(n);
+      best = std::move(plan);
+    }
+    if (node < 0) return false;
+    const int base = node_first[static_cast<std::size_t>(node)];
+    const std::int64_t pause = (create_milli + 999) / 1000;
+    for (const move_step& m : best.steps) {
+      const int from = base + m.from;
+      const int to = base + m.to;
+      const int i = engine.find(from, m.what);
+      const int j = engine.find(to, {m.what.profile, m.to_start});
+      auto& src = on_gpu[static_cast<std::size_t>(from)];
+      const auto it =
+          std::find_if(src.begin(), src.end(), [&](const auto& e) { return e.first == i; });
+      assert(it != src.end() && j >= 0);
+      const std::uint32_t q = it->second;
+      src.erase(it);
+      engine.drop(from, i);
+      [[maybe_unused]] const bool ok = engine.take(to, j);
+      assert(ok);
+      on_gpu[static_cast<std::size_t>(to)].emplace_back(j, q);
+      *std::find(held.begin() + first[q], held.begin() + last[q], std::make_pair(from, i)) = {to,
+                                                                                              j};
+      ++out.moves;
+      ++out.creations;
+      ++out.destructions;
+      if (moved[q] == 0) ++out.pods_moved;
+      moved[q] = 1;
+      if (pause > 0)
+        for (leave& l : leaves)
+          if (l.pod == q) {
+            l.time += pause;
+            run_end = std::max(run_end, l.time);
+          }
+    }
+    if (pause > 0) std::make_heap(leaves.begin(), leaves.end(), later);
+    ++version[static_cast<std::size_t>(node)];
+    forced = {base + best.gpu, engine.find(base + best.gpu, best.where)};
+    watch.step(t, seen.slices_in_use(), seen.gpus_in_use());
+    return true;
+  };
   // One retry of the queue: the earliest waiting pod of an item not failed
-  // in this retry, until none is left (fifo: until one does not fit).
+  // in this retry, until none is left (fifo: until one does not fit). With
+  // defrag, the queue's head that does not fit first makes room by moves.
   const auto retry = [&](std::int64_t t) {
     if (queued == 0) return;
     std::fill(failed.begin(), failed.end(), std::uint8_t{0});
+    bool any_failed = false;
     for (;;) {
       std::size_t kind = items.size();
       std::uint32_t at = std::numeric_limits<std::uint32_t>::max();
@@ -490,8 +590,17 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
         }
       if (kind == items.size()) return;
       if (!start(order[at], t)) {
+        if (defrag > 0 && !any_failed && make_room(order[at], t)) {
+          [[maybe_unused]] const bool ok = start(order[at], t);
+          assert(ok);
+          ++out.defrag_starts;
+          ++head[kind];
+          --queued;
+          continue;
+        }
         if (!backfill) return;
         failed[kind] = 1;
+        any_failed = true;
         continue;
       }
       ++head[kind];

@@ -134,6 +134,10 @@ class replay_engine {
     release(g, i);
     refresh(gpus_[static_cast<std::size_t>(g)].node);
   }
+  /// The placement of GPU g's model that `in` is; -1 when none.
+  int find(int g, const instance& in) {
+    return space_of(gpus_[static_cast<std::size_t>(g)]).find(in);
+  }
   /// The instance placement `i` of GPU g's model is.
   const instance& placement(int g, int i) {
     return space_of(gpus_[static_cast<std::size_t>(g)]).place(i);

@@ -123,6 +123,11 @@ struct replay_policy {
   /// earlier when it blocks a pod that fits nowhere else (replay.hpp's
   /// comment). Negative: destroyed when its pod ends.
   std::int64_t keep_idle = -1;
+  /// Dynamic, queued, not keeping idle instances: when the queue's head
+  /// asks for one instance and fits nowhere, the fewest moves of running
+  /// instances (at most this many, within one node) that make room for it
+  /// (replay.hpp's comment). 0: none.
+  int defrag = 0;
   friend constexpr bool operator==(const replay_policy&, const replay_policy&) = default;
 };
 
@@ -225,6 +230,12 @@ struct replay_metrics {
   /// Dynamic, create_milli: sum over started pods of the time from their
   /// placement to their run (their instances' creation).
   std::int64_t create_time = 0;
+  /// Dynamic, defrag: running instances moved to make room for a queue's
+  /// head (each destroyed and created again: counted in destructions and
+  /// creations).
+  std::int64_t moves = 0;
+  std::int64_t pods_moved = 0;     ///< Dynamic, defrag: pods with an instance moved at least once
+  std::int64_t defrag_starts = 0;  ///< Dynamic, defrag: queue heads started by moves
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
 

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cstdint>
 #include <map>
+#include <migplan/moves.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -548,10 +549,17 @@ migplan::replay_metrics replay_queued(
     idle = stay;
     return true;
   };
+  // Defrag: where the head goes after the moves, (GPU, (start, profile)).
+  std::optional<std::pair<int, std::pair<int, int>>> forced;
   auto try_start = [&](std::size_t i, std::int64_t t) {
     const migplan::replay_item& item = items[static_cast<std::size_t>(pods[i].item)];
     std::int64_t created = item.count;
-    if (keep && take_idle(item, held[i]))
+    if (forced) {
+      gpus[static_cast<std::size_t>(forced->first)].add(forced->second.second,
+                                                        forced->second.first);
+      held[i].push_back(*forced);
+      forced.reset();
+    } else if (keep && take_idle(item, held[i]))
       created = 0;
     else if (!place_pod(fleet, gpus, node_of, item, policy, held[i]) &&
              !(keep && reclaim_for(item, held[i])))
@@ -574,6 +582,60 @@ migplan::replay_metrics replay_queued(
     }
     return true;
   };
+  // Defrag: on every node, the fewest moves of at most policy.defrag that
+  // let a pod of `item` (one instance) fit there (migplan::fewest_moves,
+  // which tests/core/moves_test.cpp checks against a search of every move
+  // set); the node with the fewest, the lowest of those; each move's pod
+  // runs later by one creation.
+  std::set<std::size_t> moved;
+  const auto make_room = [&](const migplan::replay_item& item) {
+    if (item.count != 1) return false;
+    int node = -1;
+    migplan::moves_plan best;
+    std::vector<int> best_gpus;
+    for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
+      const int p = item.profile[static_cast<std::size_t>(fleet.nodes[n].model)];
+      if (p < 0) continue;
+      std::vector<migplan::moves_gpu> here;
+      std::vector<int> index;
+      for (std::size_t g = 0; g < gpus.size(); ++g) {
+        if (node_of[g] != static_cast<int>(n)) continue;
+        migplan::layout l;
+        for (const auto& [s, q] : gpus[g].held) l.add({q, s});
+        here.push_back({gpus[g].gpu, p, l});
+        index.push_back(static_cast<int>(g));
+      }
+      migplan::moves_plan plan = migplan::fewest_moves(here, policy.defrag);
+      if (plan.found && (node < 0 || plan.steps.size() < best.steps.size())) {
+        node = static_cast<int>(n);
+        best = plan;
+        best_gpus = index;
+      }
+    }
+    if (node < 0) return false;
+    const std::int64_t pause = (create_milli + 999) / 1000;
+    for (const migplan::move_step& m : best.steps) {
+      const int from = best_gpus[static_cast<std::size_t>(m.from)];
+      const int to = best_gpus[static_cast<std::size_t>(m.to)];
+      const std::pair<int, std::pair<int, int>> was{from, {m.what.start, m.what.profile}};
+      std::size_t owner = pods.size();
+      for (std::size_t i = 0; i < pods.size(); ++i)
+        if (running[i] && std::find(held[i].begin(), held[i].end(), was) != held[i].end())
+          owner = i;
+      assert(owner < pods.size());
+      gpus[static_cast<std::size_t>(from)].remove(m.what.profile, m.what.start);
+      gpus[static_cast<std::size_t>(to)].add(m.what.profile, m.to_start);
+      *std::find(held[owner].begin(), held[owner].end(), was) = {to, {m.to_start, m.what.profile}};
+      started_at[owner] += pause;
+      moved.insert(owner);
+      ++out.moves;
+      ++out.creations;
+      ++out.destructions;
+    }
+    const int g = best_gpus[static_cast<std::size_t>(best.gpu)];
+    forced = {g, {best.where.start, best.where.profile}};
+    return true;
+  };
   auto retry = [&](std::int64_t t) {
     std::set<int> failed_items;
     for (std::size_t q = 0; q < queue.size();) {
@@ -584,6 +646,14 @@ migplan::replay_metrics replay_queued(
       }
       if (try_start(i, t)) {
         queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(q));
+        continue;
+      }
+      // The head of the queue (nothing before it waits) makes room.
+      if (policy.defrag > 0 && q == 0 && make_room(items[static_cast<std::size_t>(pods[i].item)])) {
+        [[maybe_unused]] const bool ok = try_start(i, t);
+        assert(ok);
+        ++out.defrag_starts;
+        queue.erase(queue.begin());
         continue;
       }
       if (!backfill) return;
@@ -794,6 +864,7 @@ migplan::replay_metrics replay_queued(
   out.pods_pending = static_cast<std::int64_t>(queue.size());
   out.pods = static_cast<std::int64_t>(pods.size());
   out.pods_evicted_once = static_cast<std::int64_t>(evicted.size());
+  out.pods_moved = static_cast<std::int64_t>(moved.size());
   // The runs still going when the replay stops end when their pods would.
   for (std::size_t i = 0; i < pods.size(); ++i)
     if (running[i]) run_ends.push_back(started_at[i] + duration(i));

@@ -1218,3 +1218,76 @@ TEST_CASE("an outage counts to the overhead only within the makespan", "[replay]
   slow.replans = m.replans;
   CHECK(m == slow);
 }
+
+namespace {
+
+// Every dynamic policy, queued, with room made for the queue's head by at
+// most 1 to 3 moves, against the brute force; and defragmentation's own
+// invariants.
+void compare_defrag_on_random_traces(const std::vector<const gpu_model*>& models, int traces,
+                                     std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  replay_tables tables;
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::int64_t moves = 0;
+  std::int64_t paused = 0;
+  for (int t = 0; t < traces; ++t) {
+    const auto [fleet, items, pods, geometry] = draw_trace(models, rng, 1, 4);
+    const int most = pick(1, 3);
+    const std::int64_t create = pick(0, 1) * 1500;
+    for (const pending_rule pending : {pending_rule::fifo, pending_rule::backfill}) {
+      for (replay_policy policy : every_policy(pending)) {
+        if (policy.mode != replay_mode::dynamic) continue;
+        policy.create_milli = create;
+        replay_policy plain = policy;
+        policy.defrag = most;
+        start_log log;
+        const replay_metrics fast = replay(fleet, items, pods, policy, geometry, tables, log);
+        const replay_metrics slow = oracle::replay(fleet, items, pods, policy, geometry);
+        INFO("trace " << t << " seed " << seed << " defrag " << most << " create " << create
+                      << " nodes " << static_cast<int>(policy.nodes) << " placement "
+                      << static_cast<int>(policy.placement) << " pending "
+                      << static_cast<int>(pending));
+        INFO("engine " << describe_lifecycle(fast) << " moves " << fast.moves << " moved "
+                       << fast.pods_moved << " starts " << fast.defrag_starts);
+        INFO("brute  " << describe_lifecycle(slow) << " moves " << slow.moves << " moved "
+                       << slow.pods_moved << " starts " << slow.defrag_starts);
+        REQUIRE(fast == slow);
+        REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
+                static_cast<std::int64_t>(pods.size()));
+        // A move destroys and creates one instance; each start by moves took
+        // at least one and at most `most`.
+        REQUIRE(fast.creations == fast.instances_accepted + fast.moves);
+        REQUIRE(fast.moves >= fast.defrag_starts);
+        REQUIRE(fast.moves <= most * fast.defrag_starts);
+        REQUIRE(fast.pods_moved <= fast.moves);
+        for (const auto& [pod, arrival, time] : log.starts) REQUIRE(time >= arrival);
+        if (pending == pending_rule::fifo)
+          for (std::size_t k = 1; k < log.starts.size(); ++k)
+            REQUIRE(std::pair(std::get<1>(log.starts[k - 1]), std::get<0>(log.starts[k - 1])) <
+                    std::pair(std::get<1>(log.starts[k]), std::get<0>(log.starts[k])));
+        // Without a move the replay is the plain one.
+        if (fast.moves == 0) {
+          replay_metrics without = replay(fleet, items, pods, plain, geometry, tables);
+          REQUIRE(fast == without);
+        }
+        moves += fast.moves;
+        if (create > 0 && fast.moves > 0) ++paused;
+      }
+    }
+  }
+  CHECK(moves > 0);
+  CHECK(paused > 0);
+}
+
+}  // namespace
+
+TEST_CASE("room made by moves for the queue's head agrees with a brute force on A100s",
+          "[replay][defrag][brute force]") {
+  compare_defrag_on_random_traces({&model("a100-40gb")}, 250, 4040);
+}
+
+TEST_CASE("room made by moves for the queue's head agrees with a brute force on H100+A30",
+          "[replay][defrag][brute force]") {
+  compare_defrag_on_random_traces({&model("h100-80gb"), &model("a30")}, 150, 404);
+}
