@@ -163,6 +163,8 @@ void add_simulate(CLI::App& app, context& ctx) {
       ->type_name("WHAT");
   cmd->footer(policy_help(false) +
               "Re-planned static policies: replan:PERIOD, replan-oracle:PERIOD (replan:6h).\n" +
+              "Queued, a dynamic NAME+defrag:K (pack-best-fit+defrag:2) moves up to K\n"
+              "running instances so the queue's head fits.\n" +
               "Default policies: static, spread-first-fit (today's stack), pack-best-fit.\n"
               "Example: migplan simulate --trace pods.csv --gpu h100-80gb --size\n"
               "Exit codes: 0 within --reject-target and --wait-target (--size: every\n"

@@ -141,15 +141,49 @@ std::optional<result<simulate_choice>> parse_replan(const std::string& name) {
   return std::nullopt;
 }
 
-// --policy's names, in order: the named policies and the re-planned ones.
+// The most moves +defrag:K takes: each search is exact, and its cost grows
+// steeply with K (bench/README.md, "Defragmentation in a replay").
+constexpr int max_defrag_moves = 3;
+
+// A name's +defrag:K suffix: the name without it and K (0 without one).
+result<std::pair<std::string, int>> split_defrag(const std::string& name) {
+  const auto at = name.find("+defrag");
+  if (at == std::string::npos) return std::pair(name, 0);
+  const std::string base = name.substr(0, at);
+  const std::string_view rest = std::string_view(name).substr(at + 7);
+  if (rest.empty() || rest.front() != ':')
+    return error{fmt::format("--policy {} needs a number of moves: {}+defrag:K, as {}+defrag:2",
+                             quote_token(name), base, base)};
+  const std::string_view digits = rest.substr(1);
+  if (digits.size() != 1 || digits.front() < '1' || digits.front() > '0' + max_defrag_moves)
+    return error{
+        fmt::format("--policy {}: K is the most instance moves that make room for the "
+                    "queue's head, 1 to {}",
+                    quote_token(name), max_defrag_moves)};
+  return std::pair(base, digits.front() - '0');
+}
+
+// --policy's names, in order: the named policies and the re-planned ones,
+// each with its +defrag:K.
 result<std::vector<simulate_choice>> parse_choices(const std::vector<std::string>& given) {
   std::vector<std::string> named;
-  for (const std::string& n : given)
-    if (!parse_replan(n)) named.push_back(n);
+  std::vector<int> defrag;
+  for (const std::string& n : given) {
+    auto d = split_defrag(n);
+    if (!d) return d.error();
+    if (d->second > 0 &&
+        (d->first == "static" || d->first == "static-pack" || d->first.starts_with("replan")))
+      return error{
+          fmt::format("--policy {}: +defrag moves on-demand instances; give it to a "
+                      "dynamic policy (pack-best-fit+defrag:{}, ...)",
+                      quote_token(n), d->second)};
+    defrag.push_back(d->second);
+    if (!parse_replan(d->first) && std::find(named.begin(), named.end(), d->first) == named.end())
+      named.push_back(d->first);  // each once: a policy may be given with and without +defrag
+  }
   auto policies = parse_policies(named, false, "simulate");
   if (!policies) return policies.error();
   std::vector<simulate_choice> out;
-  std::size_t next = 0;
   for (const std::string& n : given) {
     if (std::any_of(out.begin(), out.end(), [&](const simulate_choice& c) { return c.name == n; }))
       return error{fmt::format("--policy {} is given twice", n)};
@@ -158,8 +192,12 @@ result<std::vector<simulate_choice>> parse_choices(const std::vector<std::string
       out.push_back(std::move(**replan));
       continue;
     }
-    const policy_name& p = (*policies)[next++];
-    out.push_back({std::string(p.name), p.policy, std::nullopt});
+    const std::size_t k = out.size();
+    const std::string base = n.substr(0, n.find("+defrag"));
+    const auto at = std::find(named.begin(), named.end(), base) - named.begin();
+    const policy_name& p = (*policies)[static_cast<std::size_t>(at)];
+    out.push_back({n, p.policy, std::nullopt});
+    out.back().policy.defrag = defrag[k];
   }
   return out;
 }
@@ -186,6 +224,13 @@ std::optional<std::string> option_conflict(const simulate_options& o) {
   if (o.keep_idle && !dynamic)
     return "--keep-idle keeps on-demand instances for reuse; give a dynamic --policy "
            "(spread-first-fit, hami, ...)";
+  const bool defrag = std::any_of(o.policies.begin(), o.policies.end(), [](const auto& p) {
+    return p.find("+defrag") != std::string::npos;
+  });
+  if (defrag && !queued)
+    return "+defrag makes room for the head of a queue; give --queue or --backfill";
+  if (defrag && o.keep_idle)
+    return "+defrag moves running instances; it does not go with --keep-idle's idle ones";
   if (o.size && replans)
     return "--size replays each fleet size many times; a replan policy re-plans in each replay: "
            "size without replan:PERIOD";

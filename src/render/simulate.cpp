@@ -52,6 +52,11 @@ std::string share_text(double fraction, int decimals = 1) {
 
 std::string policy_label(const simulate_policy& p) {
   if (p.replan) return p.name;
+  if (p.policy.defrag > 0) {
+    simulate_policy plain = p;
+    plain.policy.defrag = 0;
+    return fmt::format("{}+defrag:{}", policy_label(plain), p.policy.defrag);
+  }
   if (p.policy.mode == replay_mode::static_geometry)
     return p.policy.nodes == node_choice::spread ? "static" : "static/pack";
   if (p.policy.placement == gpu_choice::name_order) return "dra/first-fit";
@@ -253,6 +258,21 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     row("creation wait, hours", [](const simulate_policy& p) {
       return on_demand(p) ? hours(p.metrics.create_time) : std::string("-");
     });
+  if (std::any_of(r.policies.begin(), r.policies.end(),
+                  [](const simulate_policy& p) { return p.policy.defrag > 0; })) {
+    const auto moving = [](const std::function<std::string(const simulate_policy&)>& f) {
+      return
+          [f](const simulate_policy& p) { return p.policy.defrag > 0 ? f(p) : std::string("-"); };
+    };
+    row("instances moved",
+        moving([](const simulate_policy& p) { return std::to_string(p.metrics.moves); }));
+    row("pods moved", moving([&](const simulate_policy& p) {
+          return fmt::format("{} ({})", p.metrics.pods_moved,
+                             percent(p.metrics.pods_moved, r.pods));
+        }));
+    row("started by moves",
+        moving([](const simulate_policy& p) { return std::to_string(p.metrics.defrag_starts); }));
+  }
   row(queued ? "first refusal" : "first rejection", [](const simulate_policy& p) {
     return p.metrics.first_rejection ? "+" + span_text(*p.metrics.first_rejection - p.metrics.start)
                                      : std::string("-");
@@ -361,6 +381,16 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
         w.key("peak").value(m.queue_peak);
         w.key("mean").number(p.rates.mean_queue);
         w.key("pod_seconds").value(m.queue_time);
+        w.end_object();
+      }
+      if (p.policy.defrag > 0) {
+        w.key("defrag").begin_object();
+        w.key("most_moves").value(p.policy.defrag);
+        w.key("moves").value(m.moves).key("pods_moved").value(m.pods_moved);
+        w.key("moved_share")
+            .number(m.pods == 0 ? 0.0
+                                : static_cast<double>(m.pods_moved) / static_cast<double>(m.pods));
+        w.key("starts").value(m.defrag_starts);
         w.end_object();
       }
       if (on_demand(p)) {

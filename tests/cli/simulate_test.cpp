@@ -1215,3 +1215,73 @@ TEST_CASE("simulate refuses a bad --create-seconds or --keep-idle", "[simulate][
         "migplan: --create-seconds is the time an on-demand instance takes to create; give a "
         "dynamic --policy (spread-first-fit, hami, ...)\n");
 }
+
+TEST_CASE("simulate +defrag:K moves a running instance so the queue's head starts",
+          "[simulate][defrag]") {
+  // Two H100s on one node, first fit: a 1g.10gb takes GPU 0 at 0, a
+  // 4g.40gb GPU 1; a second 4g.40gb fits neither (GPU 0's start 0 is
+  // blocked, GPU 1 has 3 compute slices left) and waits for both to end.
+  // One move (the 1g to another start) lets it start at once; the moved
+  // pod runs its creation time longer.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,1000,1,1g.10gb\n"
+      "b,0,1000,1,4g.40gb\n"
+      "c,1,11,1,4g.40gb\n";
+  const auto run = [&](const char* policy) {
+    const auto r = run_migplan(
+        {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "2", "--gpus-per-node", "2",
+         "--queue", "--create-seconds", "2", "--json", "--policy", policy},
+        trace);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return json::parse(r.out)["policies"][0];
+  };
+  const json plain = run("spread-first-fit");
+  CHECK(plain.find("defrag") == plain.end());
+  CHECK(plain["queue"]["wait_seconds"]["max"] == 1000 - 1);  // pending at the trace's end
+  CHECK(plain["queue"]["pods_pending"] == 1);
+  const json moved = run("spread-first-fit+defrag:1");
+  CHECK(moved["name"] == "spread-first-fit+defrag:1");
+  CHECK(moved["defrag"]["most_moves"] == 1);
+  CHECK(moved["defrag"]["moves"] == 1);
+  CHECK(moved["defrag"]["pods_moved"] == 1);
+  CHECK(moved["defrag"]["starts"] == 1);
+  CHECK(moved["queue"]["pods_pending"] == 0);
+  CHECK(moved["queue"]["wait_seconds"]["max"] == 2);  // every pod waits only its creation
+  // Three created, one created again by the move.
+  CHECK(moved["creations"] == 4);
+  // Pod a ran from 2 to 1002, then 2 more for its move.
+  CHECK(plain["makespan_seconds"] == 1002);
+  CHECK(moved["makespan_seconds"] == 1004);
+  // The table names the policy and adds the moves' rows.
+  const auto text = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "2", "--gpus-per-node", "2",
+       "--queue", "--policy", "spread-first-fit", "--policy", "spread-first-fit+defrag:1"},
+      trace);
+  CHECK(text.out.find("first-fit+defrag:1") != std::string::npos);
+  for (const char* row : {"\ninstances moved ", "\npods moved ", "\nstarted by moves "})
+    CHECK(text.out.find(row) != std::string::npos);
+}
+
+TEST_CASE("simulate refuses a bad +defrag:K", "[simulate][defrag]") {
+  const auto err = bad_input;
+  CHECK(err({"--queue", "--policy", "hami+defrag:4"}) ==
+        "migplan: --policy 'hami+defrag:4': K is the most instance moves that make room for the "
+        "queue's head, 1 to 3\n");
+  CHECK(err({"--queue", "--policy", "hami+defrag:0"}) ==
+        "migplan: --policy 'hami+defrag:0': K is the most instance moves that make room for the "
+        "queue's head, 1 to 3\n");
+  CHECK(err({"--queue", "--policy", "hami+defrag"}) ==
+        "migplan: --policy 'hami+defrag' needs a number of moves: hami+defrag:K, as "
+        "hami+defrag:2\n");
+  CHECK(err({"--queue", "--policy", "static+defrag:1"}) ==
+        "migplan: --policy 'static+defrag:1': +defrag moves on-demand instances; give it to a "
+        "dynamic policy (pack-best-fit+defrag:1, ...)\n");
+  CHECK(err({"--policy", "hami+defrag:1"}) ==
+        "migplan: +defrag makes room for the head of a queue; give --queue or --backfill\n");
+  CHECK(err({"--queue", "--policy", "hami+defrag:1", "--keep-idle", "1m"}) ==
+        "migplan: +defrag moves running instances; it does not go with --keep-idle's idle ones\n");
+  CHECK(err({"--queue", "--policy", "hami+defrag:1", "--policy", "hami+defrag:1"}) ==
+        "migplan: --policy hami+defrag:1 is given twice\n");
+}

@@ -224,7 +224,9 @@ class Checker:
                 (trace, ["--gpus", "2", "--policy", "replan:40s"], (0, 1)),
                 (trace, ["--gpus", "1", "--keep-idle", "30s", "--create-seconds", "0.25",
                          "--policy", "hami", "--policy", "static"], (0, 1)),
-                (trace, ["--gpus", "1", "--backfill", "--keep-idle", "0"], (0, 1))]:
+                (trace, ["--gpus", "1", "--backfill", "--keep-idle", "0"], (0, 1)),
+                (trace, ["--gpus", "2", "--queue", "--policy", "pack-best-fit+defrag:2",
+                         "--policy", "pack-best-fit"], (0, 1))]:
             args = ["simulate", "--json", "--trace", "-", "--gpu", "h100-80gb", *extra]
             self.validate("simulate", self.run(args, stdin=text, codes=codes)[0], " ".join(args))
         # Several models sized: --gpu twice (memory sizes resolve on both).
