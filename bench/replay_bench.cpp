@@ -18,6 +18,9 @@
 // 1.5 s to create (`--create-seconds`, the queue's default); KEEP 0 destroys
 // an instance when its pod ends, 1 keeps it idle 600 s (`--keep-idle 10m`).
 // Counters as replay's, and reuses and creations.
+// defrag/POLICY/PODS/GPUS/K: queued, 1.5 s per instance, and room made for
+// the queue's head by at most K instance moves (`POLICY+defrag:K`).
+// Counters: moves, defrag_starts, wait_p99_s, pods_per_s.
 // size/POLICY/PODS/GPUS: the fewest GPUs rejecting no pod (the trace
 // generated for GPUS), by doubling and bisection over whole replays.
 
@@ -25,10 +28,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <migplan/catalog.hpp>
 #include <migplan/replay.hpp>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,6 +132,19 @@ std::vector<layout> static_geometry(const trace& t) {
   return out;
 }
 
+// The replay of `t` under `chosen`, timed: the tables are built by one
+// replay outside the timing, as `migplan simulate` builds them once.
+replay_metrics timed_replay(benchmark::State& state, const trace& t, const replay_policy& chosen,
+                            std::span<const layout> geometry) {
+  replay_tables tables;
+  replay_metrics m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
+  for (auto _ : state) {
+    m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
+    benchmark::DoNotOptimize(m);
+  }
+  return m;
+}
+
 void bm_replay(benchmark::State& state) {
   const auto policy = static_cast<std::size_t>(state.range(0));
   const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
@@ -134,12 +152,7 @@ void bm_replay(benchmark::State& state) {
   const auto pending = static_cast<std::size_t>(state.range(3));
   replay_policy chosen = policies[policy];
   chosen.pending = pending_rules[pending];
-  replay_tables tables;
-  replay_metrics m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
-  for (auto _ : state) {
-    m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
-    benchmark::DoNotOptimize(m);
-  }
+  const replay_metrics m = timed_replay(state, t, chosen, geometry);
   state.SetLabel(std::string(policy_names[policy]) + pending_names[pending]);
   if (pending != 0) {
     state.counters["pending"] = static_cast<double>(m.pods_pending);
@@ -153,28 +166,48 @@ void bm_replay(benchmark::State& state) {
                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void bm_lifecycle(benchmark::State& state) {
+// POLICY queued on the trace of PODS and GPUS, each instance taking 1.5 s
+// to create, with `more` of the policy set; timed.
+replay_metrics timed_on_demand(benchmark::State& state, std::string label,
+                               const std::function<void(replay_policy&)>& more) {
   const auto policy = static_cast<std::size_t>(state.range(0));
   const trace t = generate(state.range(1), static_cast<int>(state.range(2)), 2121);
-  const std::vector<layout> geometry = static_geometry(t);
   replay_policy chosen = policies[policy];
   chosen.pending = pending_rule::fifo;
   chosen.create_milli = 1500;
-  chosen.keep_idle = state.range(3) != 0 ? 600 : -1;
-  replay_tables tables;
-  replay_metrics m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
-  for (auto _ : state) {
-    m = replay(t.fleet, t.items, t.pods, chosen, geometry, tables);
-    benchmark::DoNotOptimize(m);
-  }
-  state.SetLabel(std::string(policy_names[policy]) + " --queue --create-seconds 1.5" +
-                 (state.range(3) != 0 ? " --keep-idle 10m" : ""));
-  state.counters["pending"] = static_cast<double>(m.pods_pending);
+  more(chosen);
+  const replay_metrics m = timed_replay(state, t, chosen, static_geometry(t));
+  state.SetLabel(policy_names[policy] + std::move(label));
   state.counters["wait_p99_s"] = static_cast<double>(m.waits.p99);
-  state.counters["creations"] = static_cast<double>(m.creations);
-  state.counters["reuses"] = static_cast<double>(m.reuses);
   state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(t.pods.size()),
                                                     benchmark::Counter::kIsIterationInvariantRate);
+  return m;
+}
+
+void bm_lifecycle(benchmark::State& state) {
+  const bool keep = state.range(3) != 0;
+  const replay_metrics m = timed_on_demand(
+      state, std::string(" --queue --create-seconds 1.5") + (keep ? " --keep-idle 10m" : ""),
+      [&](replay_policy& p) { p.keep_idle = keep ? 600 : -1; });
+  state.counters["pending"] = static_cast<double>(m.pods_pending);
+  state.counters["creations"] = static_cast<double>(m.creations);
+  state.counters["reuses"] = static_cast<double>(m.reuses);
+}
+
+// Queued, 1.5 s per instance, and room made for the queue's head by at
+// most K moves (`POLICY+defrag:K`).
+void bm_defrag(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(3));
+  const replay_metrics m =
+      timed_on_demand(state, "+defrag:" + std::to_string(k) + " --queue --create-seconds 1.5",
+                      [&](replay_policy& p) { p.defrag = k; });
+  state.counters["moves"] = static_cast<double>(m.moves);
+  state.counters["defrag_starts"] = static_cast<double>(m.defrag_starts);
+}
+
+void defrag_args(benchmark::internal::Benchmark* b) {
+  for (int k = 1; k <= 3; ++k)
+    for (int policy = 1; policy < 4; ++policy) b->Args({policy, 250'000, 2'500, k});
 }
 
 void lifecycle_args(benchmark::internal::Benchmark* b) {
@@ -235,6 +268,11 @@ BENCHMARK(bm_size)->Name("size")->Apply(size_args)->Unit(benchmark::kMillisecond
 BENCHMARK(bm_replay)
     ->Name("replay")
     ->Apply(replay_args)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(bm_defrag)
+    ->Name("defrag")
+    ->Apply(defrag_args)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK(bm_lifecycle)
