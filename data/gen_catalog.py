@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Generate include/migplan/detail/catalog_data.hpp from data/mig-profiles.json + models.json.
+"""Generate the catalog and driver_observations from data/mig-profiles.json + models.json.
 
 mig-profiles.json is the evidence (every value cites its source); models.json holds the
 curated per-model facts that file does not hold as data (which of its GPUs are built-in
 models and in what order, the names nvidia-smi prints, former profile names, profile names
 that circulate in third-party tools though no driver printed them, the capture
 files each table was transcribed from or is checked against, the GPUs left out and why;
-data/SOURCES.md describes every field). The header is a pure transcription of the two.
-Nothing is invented: a value the JSON leaves null stays an empty optional.
+data/SOURCES.md describes every field). include/migplan/detail/catalog_data.hpp is a pure
+transcription of the two. Nothing is invented: a value the JSON leaves null stays an empty
+optional.
+
+include/migplan/detail/driver_observations.inc, the body of driver_observations in
+include/migplan/driver_order.hpp, is read from the captures models.json's
+driver_observations names (each entry gives only the GPU, the files, a note and whether the
+driver model reproduces it): the driver version from "# driver:", the creation order from
+nvidia-smi's "Successfully created GPU instance ID N ... (ID P)" and "Unable to create"
+lines, each start from the -lgi row of instance N. Every profile those lines name must be
+the JSON's profile of that ID on the GPU, and every -lgi row one of its placements, on
+units no other row holds.
 
 Usage:
-    python3 data/gen_catalog.py            # (re)write the header
-    python3 data/gen_catalog.py --check    # exit 1 if the checked-in header is stale
+    python3 data/gen_catalog.py            # (re)write both files
+    python3 data/gen_catalog.py --check    # exit 1 if a checked-in file is stale
 
 Either exits 2, naming the file, entry and problem, when the data is malformed: models.json
 is validated strictly (unknown or missing keys, wrong types, duplicate or unknown slugs,
@@ -21,7 +31,7 @@ capture files that do not exist, GPUs of mig-profiles.json it does not account f
 The output is deterministic and already laid out the way clang-format (repo
 .clang-format) lays it out; when clang-format is on PATH it is run on the
 output as well, so either way the header passes `clang-format --dry-run --Werror`.
---check compares the header modulo layout (tokens, string literals and comment
+--check compares both files modulo layout (tokens, string literals and comment
 words; see same_modulo_layout), so it gives the same answer with any clang-format
 version or none: the layout itself is the clang-format step's to check.
 Standard library only.
@@ -48,6 +58,8 @@ MODELS_PATH = DATA_DIR / "models.json"
 CAPTURES_DIR = DATA_DIR / "captures"
 OUT_PATH = REPO_ROOT / "include" / "migplan" / "detail" / "catalog_data.hpp"
 OUT_DISPLAY = "include/migplan/detail/catalog_data.hpp"
+OBS_PATH = REPO_ROOT / "include" / "migplan" / "detail" / "driver_observations.inc"
+OBS_DISPLAY = "include/migplan/detail/driver_observations.inc"
 JSON_DISPLAY = "data/mig-profiles.json"
 MODELS_DISPLAY = "data/models.json"
 
@@ -181,9 +193,14 @@ class Model:
     min_driver_version: str = ""  # its first version ("450.80.02"), "" if unknown
 
 
+# Top-level keys of models.json.
+TOP_REQUIRED = ["models", "skipped", "driver_observations"]
+TOP_OPTIONAL = ["about", "shorthands"]
+
+
 def read_models(doc: object, gpus: dict[str, dict]) -> list[Model]:
     """Validates models.json against itself, data/captures and mig-profiles.json."""
-    top = Reader(doc, MODELS_DISPLAY, ["models", "skipped"], ["about", "shorthands"])
+    top = Reader(doc, MODELS_DISPLAY, TOP_REQUIRED, TOP_OPTIONAL)
     if "about" in doc:
         top.text("about")
     # Abbreviations the `source` fields use, spelt out once.
@@ -352,6 +369,121 @@ def read_driver_floor(m: Reader, g: dict) -> tuple[str, str]:
             fail(f"{f.where}: profile {p.get('name')} has min_driver {own}, before the model's "
                  f"{branch}")
     return branch, version
+
+
+# driver_observation::most_steps in include/migplan/driver_order.hpp.
+OBSERVATION_STEPS = 8
+
+# nvidia-smi's lines for one GPU instance created (-cgi) or refused, and an -lgi table row.
+CREATED_RE = re.compile(r"Successfully created GPU instance ID +(\d+) on GPU +\d+ using profile "
+                        r"MIG (\S+) \(ID +(\d+)\)")
+REFUSED_RE = re.compile(r"Unable to create a GPU instance on GPU +\d+ using profile (\d+):")
+LGI_ROW_RE = re.compile(r"\| +\d+ +MIG (\S+) +(\d+) +(\d+) +(\d+):(\d+) +\|")
+
+
+@dataclasses.dataclass
+class Observation:
+    """One driver_observations entry of models.json with what its captures show."""
+    gpu: str
+    driver: str  # "# driver:" of the captures, "" when none gives it
+    profile_ids: list[int]  # in creation order
+    starts: list[str]  # each a number, or driver_observation::failed / ::unknown
+    reproduced: bool
+    source: str  # "data/captures/a.txt, b.txt"
+    note: str
+
+
+def read_observation(r: Reader, gpus: dict[str, dict], built: set[str]) -> Observation:
+    """Reads one observation's captures: the creation order from the "Successfully created
+    GPU instance ID N ... (ID P)" and "Unable to create" lines, each start from the -lgi row of
+    instance N. Every profile a line names must be the JSON's profile of that ID on `gpu`."""
+    gpu = r.text("gpu")
+    if gpu not in built:
+        fail(f"{r.where}: gpu {gpu!r} is not a built-in model in {MODELS_DISPLAY}"
+             f"{did_you_mean(gpu, sorted(built))}")
+    files = r.obj.get("captures")
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        fail(f"{r.where}: captures must be a non-empty list of file names in data/captures")
+    note = r.text("note")
+    reproduced = r.flag("reproduced")
+    by_id = {p["id"]: p for p in gpus[gpu]["gi_profiles"] if p.get("id") is not None}
+
+    def profile_of(pid: int, name: str | None, where: str) -> dict:
+        p = by_id.get(pid)
+        if p is None:
+            fail(f"{where}: {gpu} has no profile with ID {pid} in {JSON_DISPLAY}")
+        if name is not None and p["name"] != name:
+            fail(f"{where}: profile ID {pid} is {p['name']} on {gpu} in {JSON_DISPLAY}, "
+                 f"the capture says {name}")
+        return p
+
+    drivers: set[str] = set()
+    steps: list[tuple[int, int | None]] = []  # (profile ID, GPU instance ID or None: refused)
+    lgi: dict[int, tuple[int, int]] = {}  # GPU instance ID -> (profile ID, start)
+    units: dict[int, tuple[int, int]] = {}  # GPU instance ID -> (start, size)
+    for f in files:
+        path = CAPTURES_DIR / f
+        if "/" in f or not path.is_file():
+            fail(f"{r.where}: capture file data/captures/{f} does not exist"
+                 f"{did_you_mean(f, sorted(p.name for p in CAPTURES_DIR.iterdir()))}")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            where = f"data/captures/{f}:{n}"
+            if line.startswith("# driver: "):
+                drivers.add(line[len("# driver: "):].strip())
+            elif m := CREATED_RE.match(line):
+                pid = int(m[3])
+                profile_of(pid, m[2], where)
+                steps.append((pid, int(m[1])))
+            elif m := REFUSED_RE.match(line):
+                pid = int(m[1])
+                profile_of(pid, None, where)
+                steps.append((pid, None))
+            elif m := LGI_ROW_RE.fullmatch(line.strip()):
+                pid, gi, start, size = int(m[2]), int(m[3]), int(m[4]), int(m[5])
+                p = profile_of(pid, m[1], where)
+                if size != p["placements"]["size"] or start not in p["placements"]["starts"]:
+                    fail(f"{where}: {p['name']} at {start}:{size} is not one of its placements "
+                         f"in {JSON_DISPLAY}")
+                if gi in lgi:
+                    fail(f"{where}: GPU instance {gi} is listed twice")
+                if any(start < s + n and s < start + size for s, n in units.values()):
+                    fail(f"{where}: {p['name']} at {start}:{size} overlaps another instance")
+                lgi[gi] = (pid, start)
+                units[gi] = (start, size)
+    if len(drivers) > 1:
+        fail(f"{r.where}: the captures name different drivers: {sorted(drivers)}")
+    if not steps:
+        fail(f"{r.where}: the captures create no GPU instance")
+    if len(steps) > OBSERVATION_STEPS:
+        fail(f"{r.where}: {len(steps)} instances; driver_observation holds {OBSERVATION_STEPS}")
+    starts: list[str] = []
+    for pid, gi in steps:
+        if gi is None:
+            starts.append("driver_observation::failed")
+        elif not lgi:
+            starts.append("driver_observation::unknown")
+        elif gi not in lgi or lgi[gi][0] != pid:
+            fail(f"{r.where}: the -lgi capture has no instance {gi} of profile ID {pid}")
+        else:
+            starts.append(str(lgi[gi][1]))
+    created = {gi for _, gi in steps if gi is not None}
+    if lgi and set(lgi) != created:
+        fail(f"{r.where}: the -lgi capture lists instances {sorted(set(lgi) - created)} "
+             "that the captures do not create")
+    return Observation(gpu, drivers.pop() if drivers else "", [pid for pid, _ in steps], starts,
+                       reproduced, "data/captures/" + ", ".join(files), note)
+
+
+def read_observations(doc: object, gpus: dict[str, dict], models: list[Model]) -> list[Observation]:
+    """models.json's driver_observations, in order, each read from its captures."""
+    top = Reader(doc, MODELS_DISPLAY, TOP_REQUIRED, TOP_OPTIONAL)
+    built = {m.slug for m in models}
+    out = [read_observation(r, gpus, built)
+           for r in top.items("driver_observations", ["gpu", "captures", "note", "reproduced"],
+                              [])]
+    if not out:
+        fail(f"{MODELS_DISPLAY}: driver_observations is empty")
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -779,9 +911,11 @@ def data_revision() -> str:
     return h.hexdigest()[:12]
 
 
-def generate(doc: dict, models_doc: object) -> str:
+def generate(doc: dict, models_doc: object) -> tuple[str, str]:
+    """The catalog header and the body of driver_observations."""
     gpus = {g["id"]: g for g in doc["gpus"]}
     models = read_models(models_doc, gpus)
+    observations = emit_observations(read_observations(models_doc, gpus, models))
 
     lines = [
         "// SPDX-License-Identifier: Apache-2.0",
@@ -821,6 +955,53 @@ def generate(doc: dict, models_doc: object) -> str:
     for n, line in enumerate(text.splitlines(), 1):
         if len(line) > COLUMN_LIMIT:
             fail(f"internal: generated line {n} is {len(line)} columns: {line!r}")
+    return text, observations
+
+
+def emit_observations(observations: list[Observation]) -> str:
+    """The body of driver_observations (include/migplan/driver_order.hpp includes it inside
+    the array's braces), one designated initializer per observation."""
+    lines = [
+        "// SPDX-License-Identifier: Apache-2.0",
+        "// generated by data/gen_catalog.py from data/models.json (driver_observations) and the",
+        "// captures each entry names, do not edit. Regenerate with `python3 data/gen_catalog.py`.",
+        "// driver, steps, profile_ids and starts are read from the captures: the creation order",
+        "// from the \"Successfully created GPU instance ID N ... (ID P)\" and \"Unable to create\"",
+        "// lines, each start from the -lgi row of instance N. The body of the array",
+        "// driver_observations in <migplan/driver_order.hpp>, which includes it; not a header.",
+        "",
+    ]
+
+    def int_list(prefix: str, values: list[str]) -> list[str]:
+        one = f"{' ' * 5}.{prefix} = {{{', '.join(values)}}},"
+        if len(one) <= COLUMN_LIMIT:
+            return [one]
+        # clang-format's bin-packing: as many per line as fit, aligned after the brace.
+        col = len(f"{' ' * 5}.{prefix} = {{")
+        out, cur = [], f"{' ' * 5}.{prefix} = {{"
+        for i, v in enumerate(values):
+            piece = v + ("}," if i == len(values) - 1 else ",")
+            if cur.endswith("{") or len(cur) + 1 + len(piece) <= COLUMN_LIMIT:
+                cur += ("" if cur.endswith("{") else " ") + piece
+            else:
+                out.append(cur)
+                cur = " " * col + piece
+        out.append(cur)
+        return out
+
+    for o in observations:
+        lines.extend(string_field(4, "{.gpu = ", o.gpu))
+        lines.extend(string_field(5, ".driver = ", o.driver))
+        lines.append(f"     .steps = {len(o.profile_ids)},")
+        lines.extend(int_list("profile_ids", [str(i) for i in o.profile_ids]))
+        lines.extend(int_list("starts", o.starts))
+        lines.append(f"     .reproduced = {'true' if o.reproduced else 'false'},")
+        lines.extend(string_field(5, ".source = ", o.source))
+        lines.extend(string_field(5, ".note = ", o.note, "},"))
+    text = "\n".join(lines) + "\n"
+    for n, line in enumerate(text.splitlines(), 1):
+        if len(line) > COLUMN_LIMIT:
+            fail(f"internal: generated line {n} of {OBS_DISPLAY} is {len(line)} columns")
     return text
 
 
@@ -886,30 +1067,38 @@ def same_modulo_layout(a: str, b: str) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true",
-                    help="do not write; exit 1 if the checked-in header differs")
+                    help="do not write; exit 1 if a checked-in file differs")
     ap.add_argument("--no-clang-format", action="store_true",
                     help="skip clang-format even if it is on PATH")
     ap.add_argument("--header", type=Path, default=OUT_PATH,
-                    help="with --check: the header to compare (default: the checked-in one)")
+                    help="with --check: the catalog header to compare (default: the checked-in "
+                    "one)")
+    ap.add_argument("--observations", type=Path, default=OBS_PATH,
+                    help="with --check: the driver_observations body to compare (default: the "
+                    "checked-in one)")
     args = ap.parse_args()
     try:
         doc = load_json(JSON_PATH, JSON_DISPLAY)
-        text = generate(doc, load_json(MODELS_PATH, MODELS_DISPLAY))
+        text, observations = generate(doc, load_json(MODELS_PATH, MODELS_DISPLAY))
         # --check compares modulo layout, so it needs no clang-format.
         if not args.no_clang_format and not args.check:
             text = clang_format(text)
     except DataError as e:
         print(f"gen_catalog: error: {e}", file=sys.stderr)
         return 2
+    outputs = [(args.header, OUT_DISPLAY, text), (args.observations, OBS_DISPLAY, observations)]
     if args.check:
-        current = args.header.read_text(encoding="utf-8") if args.header.exists() else ""
-        if not same_modulo_layout(current, text):
-            print(f"gen_catalog: {OUT_DISPLAY} is stale; run python3 data/gen_catalog.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    OUT_PATH.parent.mkdir(parents=True, exist_ok=True)
-    OUT_PATH.write_text(text, encoding="utf-8")
+        stale = 0
+        for path, display, want in outputs:
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if not same_modulo_layout(current, want):
+                print(f"gen_catalog: {display} is stale; run python3 data/gen_catalog.py",
+                      file=sys.stderr)
+                stale = 1
+        return stale
+    for path, _, want in ((OUT_PATH, OUT_DISPLAY, text), (OBS_PATH, OBS_DISPLAY, observations)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(want, encoding="utf-8")
     return 0
 
 

@@ -506,16 +506,51 @@ model_spec spec_of(const gpu_model& g) {
   return s;
 }
 
+// The built-in models other than `g`: taken, so a model may not reuse their names or IDs.
+std::vector<const gpu_model*> catalog_but(const gpu_model& g) {
+  std::vector<const gpu_model*> others;
+  for (const gpu_model& o : catalog())
+    if (&o != &g) others.push_back(&o);
+  return others;
+}
+
 }  // namespace
 
 TEST_CASE("every built-in model passes the model file's checks", "[model_file][catalog]") {
   for (const gpu_model& g : catalog()) {
     CAPTURE(g.slug);
-    // The other built-in models are taken: a model may not reuse their names or IDs.
-    std::vector<const gpu_model*> others;
-    for (const gpu_model& o : catalog())
-      if (&o != &g) others.push_back(&o);
-    const std::optional<spec_problem> p = check_model_spec(spec_of(g), others);
+    const std::optional<spec_problem> p = check_model_spec(spec_of(g), catalog_but(g));
     CHECK((p ? p->message : "(none)") == "(none)");
   }
+}
+
+TEST_CASE("a broken copy of a built-in model fails the model file's checks",
+          "[model_file][catalog]") {
+  // What the test above relies on: check_model_spec sees the copy spec_of()
+  // makes, so a rule the catalog broke would be named. Each copy breaks one.
+  const gpu_model& g = catalog().front();
+  const model_spec good = spec_of(g);
+  REQUIRE(good.profiles.size() >= 2);
+  REQUIRE_FALSE(check_model_spec(good, catalog_but(g)));
+  const auto problem = [&](const model_spec& s, model_list taken) {
+    const std::optional<spec_problem> p = check_model_spec(s, taken);
+    return p ? p->message : std::string("(none)");
+  };
+
+  model_spec past_end = good;  // the first profile also starts past the last unit
+  past_end.profiles[0].starts.push_back(good.units);
+  CHECK_THAT(problem(past_end, catalog_but(g)),
+             Catch::Matchers::Contains("start " + std::to_string(good.units) +
+                                       " is not a placement unit of the model"));
+
+  model_spec same_id = good;  // two profiles with one ID
+  same_id.profiles[1].id = good.profiles[0].id;
+  CHECK_THAT(problem(same_id, catalog_but(g)),
+             Catch::Matchers::Contains("id " + std::to_string(good.profiles[0].id) +
+                                       " is also profile " + good.profiles[0].name + "'s"));
+
+  // The model itself among the taken ones: its slug is the built-in model's.
+  std::vector<const gpu_model*> all = catalog_but(g);
+  all.push_back(&g);
+  CHECK_THAT(problem(good, all), Catch::Matchers::Contains("is the built-in model"));
 }

@@ -3401,7 +3401,7 @@ inline constexpr profile rtx_pro_4500_profiles[] = {
 // -------------------------------------------------------------------------------------------------
 
 /// SHA-256 of data/mig-profiles.json and data/models.json, first 12 hex digits.
-inline constexpr char catalog_revision[] = "7e08e7b84cb3";
+inline constexpr char catalog_revision[] = "7595d9449624";
 
 /// The built-in models, in catalog order.
 inline constexpr gpu_model catalog_models[] = {
