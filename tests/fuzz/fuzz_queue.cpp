@@ -2,9 +2,11 @@
 // Fuzz target: the replay engine (include/migplan/replay.hpp) on a small
 // fleet, trace and policy drawn from the bytes, differential against the
 // brute-force replay (tests/core/replay_oracle.cpp), under every pending
-// rule. Beside the equal metrics it checks what a queue promises: no pod
-// starts before it arrives or twice, a FIFO queue starts pods in arrival
-// order, and started + pending + refused = pods.
+// rule, with the instances of a dynamic policy created with a cost, kept
+// idle or moved to make room (+defrag). Beside the equal metrics it checks
+// what a queue promises: no pod starts before it arrives or twice, a FIFO
+// queue starts pods in arrival order, and started + pending + refused =
+// pods.
 
 #include <algorithm>
 #include <cstddef>
@@ -118,6 +120,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const unsigned how = in.next();
   replay_policy policy = policies[how % std::size(policies)];
   policy.pending = static_cast<pending_rule>(how / std::size(policies) % 3);
+  // A dynamic policy's instances: a creation time (odd), kept idle 5 or 0,
+  // or, queued, room made by 1 or 2 moves.
+  if (const unsigned life = how / (std::size(policies) * 3); policy.mode == replay_mode::dynamic) {
+    policy.create_milli = (life & 1U) != 0 ? 1500 : 0;
+    const unsigned what = life >> 1U;
+    if (what == 2) policy.keep_idle = 5;
+    if (what == 3) policy.keep_idle = 0;
+    if (what >= 4 && policy.pending != pending_rule::reject)
+      policy.defrag = static_cast<int>(what - 3);
+  }
 
   std::vector<replay_item> items(1 + in.next() % 4);
   for (replay_item& it : items) {
