@@ -1442,3 +1442,24 @@ TEST_CASE("simulate refuses what a mixed fleet cannot replay, naming why", "[sim
   std::remove(counts.c_str());
   std::remove(fleet.c_str());
 }
+
+TEST_CASE("memory sizes resolve per model of a mixed fleet", "[simulate][models]") {
+  const std::string fleet = mixed_fleet_file();
+  // 30 GiB is more than an A30 has (24 GB): only the H100 serves those
+  // pods, and its 40 GB instances hold two at once, so a third waits.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "large,0,100,3,mem=30GiB\n";
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--fleet", fleet, "--json", "--policy", "spread-first-fit"},
+      trace);
+  INFO(r.err);
+  CHECK(r.code == 1);  // the third is rejected
+  const json j = json::parse(r.out);
+  const json& p = j["policies"][0];
+  CHECK(p["pods_rejected"] == 1);
+  CHECK(p["models"][0]["pods_accepted"] == 2);
+  CHECK(p["models"][1]["pods_accepted"] == 0);
+  CHECK(p["models"][1]["gpu_seconds"] == 0);
+  std::remove(fleet.c_str());
+}
