@@ -170,7 +170,7 @@ complete -c migplan -n '__fish_seen_subcommand_from simulate' -s g -l gpu -x -a 
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l gpus -x -d 'GPUs in the fleet (default: the static plan\'s)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l gpus-per-node -x -d 'GPUs per node (default 8)'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l static-plan -r -F -d 'Static geometry: a plan --json answer'
-complete -c migplan -n '__fish_seen_subcommand_from simulate' -l fleet -r -F -d 'With --size: size each model of a fleet file'
+complete -c migplan -n '__fish_seen_subcommand_from simulate' -l fleet -r -F -d 'Fleet file of several models to replay, or to --size each'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l current -r -F -a - -d 'The fleet as it is: state file, kubectl, or nvidia-smi'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l mig-config -r -F -d 'With kubectl --current: the mig-parted config'
 complete -c migplan -n '__fish_seen_subcommand_from simulate' -l policy -x -a 'static static-pack spread-first-fit spread-best-fit pack-first-fit pack-best-fit dra-first-fit hami replan: replan-oracle:' -d 'Policy to replay (repeatable)'

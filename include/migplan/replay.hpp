@@ -201,6 +201,32 @@ inline std::vector<std::int64_t> replan_demand(std::span<const std::int64_t> pea
 
 namespace detail {
 
+/// Per fleet model (several): `dt` more of the GPUs in use and stranded slices.
+inline void add_model_areas(std::vector<replay_model_metrics>& models, const replay_engine& e,
+                            std::int64_t dt) {
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    models[m].gpu_time += e.gpus_in_use(m) * dt;
+    models[m].stranded_slice_time += e.stranded(m) * dt;
+  }
+}
+
+/// A pod of `item` running `duration` started on fleet model `model` (`m`
+/// its figures), `e` with it placed (several models).
+inline void add_model_start(replay_model_metrics& m, const replay_engine& e, std::size_t model,
+                            const replay_item& item, std::int64_t duration) {
+  ++m.pods_accepted;
+  m.instances_accepted += item.count;
+  m.instance_time += item.count * duration;
+  m.peak_gpus_in_use = std::max(m.peak_gpus_in_use, e.gpus_in_use(model));
+}
+
+/// One model's figures are the fleet's: set at the end, not kept per event.
+inline void set_one_model(replay_metrics& out) {
+  if (out.models.size() != 1) return;
+  out.models[0] = {out.pods_accepted, out.instances_accepted,  out.instance_time,
+                   out.gpu_time,      out.stranded_slice_time, out.peak_gpus_in_use};
+}
+
 /// replay() under a queue (pending_rule fifo or backfill), or under a
 /// re-plan (`replan`, either pending rule); `pods` is not empty.
 template <class Watch>
@@ -209,6 +235,8 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
                              std::span<const layout> geometry, replay_tables& tables, Watch& watch,
                              const replay_replan* replan = nullptr) {
   replay_metrics out;
+  out.models.assign(fleet.models.size(), {});
+  const bool per_model = fleet.models.size() > 1;
   replay_engine engine(fleet, items, policy, geometry, tables);
   const bool dynamic = policy.mode == replay_mode::dynamic;
   const bool backfill = policy.pending == pending_rule::backfill;
@@ -490,6 +518,10 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     if (replan) wait_at[pod] = waits.size();
     waits.push_back(runs - p.start);
     const std::int64_t duration = std::max<std::int64_t>(p.end - p.start, 0);
+    if (per_model) {
+      const auto m = static_cast<std::size_t>(seen.model_of(held[first[pod]].first));
+      add_model_start(out.models[m], seen, m, item, duration);
+    }
     if (replan)
       run_ends[pod] = runs + duration;
     else
@@ -711,11 +743,20 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
       evicted_once[l.pod] = 1;
       run_ends[l.pod] = t;                             // the run ends here
       out.instance_time -= item.count * (l.time - t);  // what it would still have run
-      if (!queue) continue;                            // rejecting: the pod is lost
+      replay_model_metrics* on = nullptr;
+      if (per_model) {
+        on = &out.models[static_cast<std::size_t>(seen.model_of(held[first[l.pod]].first))];
+        on->instance_time -= item.count * (l.time - t);
+      }
+      if (!queue) continue;  // rejecting: the pod is lost
       // Back to the queue at its place by arrival; its wait is taken again
       // when it restarts.
       --out.pods_accepted;
       out.instances_accepted -= item.count;
+      if (on) {
+        --on->pods_accepted;
+        on->instances_accepted -= item.count;
+      }
       waits[wait_at[l.pod]] = -1;
       std::vector<std::uint32_t>& w_kind = waiting[static_cast<std::size_t>(pods[l.pod].item)];
       const auto from = w_kind.begin() + static_cast<std::ptrdiff_t>(
@@ -764,6 +805,7 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
     out.queue_time += queued * (t - now);
     out.unavailable_time += down * (t - now);
     out.idle_instance_time += idle_alive * (t - now);
+    if (per_model) add_model_areas(out.models, seen, t - now);
     now = t;
     bool departed = false;
     while (!leaves.empty() && leaves.front().time == t) {
@@ -805,6 +847,8 @@ replay_metrics replay_queued(const replay_fleet& fleet, std::span<const replay_i
   out.queue_time += queued * (out.end - now);
   out.unavailable_time += down * (out.end - now);
   out.idle_instance_time += idle_alive * (out.end - now);
+  if (per_model) add_model_areas(out.models, seen, out.end - now);
+  set_one_model(out);
   out.pods_pending = queued;
   for (std::size_t k = 0; k < items.size(); ++k)
     for (std::size_t i = head[k]; i < waiting[k].size(); ++i)
@@ -836,12 +880,14 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
                       std::span<const layout> geometry, replay_tables& tables, Watch& watch,
                       const replay_replan* replan = nullptr) {
   replay_metrics out;
+  out.models.assign(fleet.models.size(), {});
   if (pods.empty()) return out;
   const bool lifecycle =
       policy.mode == replay_mode::dynamic && (policy.keep_idle >= 0 || policy.create_milli > 0);
   if (policy.pending != pending_rule::reject || replan || lifecycle)
     return detail::replay_queued(fleet, items, pods, policy, geometry, tables, watch, replan);
   detail::replay_engine engine(fleet, items, policy, geometry, tables);
+  const bool per_model = fleet.models.size() > 1;
   // Events: (time, departure 0 / arrival 1, pod), sorted; a pod that ends
   // when or before it starts leaves right after its arrival instead.
   struct event {
@@ -875,6 +921,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
   for (const event& e : events) {
     out.gpu_time += engine.gpus_in_use() * (e.time - now);
     out.stranded_slice_time += engine.stranded() * (e.time - now);
+    if (per_model) detail::add_model_areas(out.models, engine, e.time - now);
     now = e.time;
     const replay_pod& pod = pods[e.pod];
     const replay_item& item = items[static_cast<std::size_t>(pod.item)];
@@ -903,6 +950,11 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
     watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
     watch.started(e.pod, e.time, e.time);
     if (policy.mode == replay_mode::dynamic) out.creations += item.count;
+    if (per_model) {
+      const auto m = static_cast<std::size_t>(engine.model_of(held[first[e.pod]].first));
+      detail::add_model_start(out.models[m], engine, m, item,
+                              std::max<std::int64_t>(pod.end - pod.start, 0));
+    }
     if (pod.end > pod.start) {
       out.instance_time += item.count * (pod.end - pod.start);
     } else {
@@ -914,6 +966,8 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
   }
   out.gpu_time += engine.gpus_in_use() * (out.end - now);
   out.stranded_slice_time += engine.stranded() * (out.end - now);
+  if (per_model) detail::add_model_areas(out.models, engine, out.end - now);
+  detail::set_one_model(out);
   out.makespan = run_end ? *run_end - out.start : 0;
   watch.finish();
   return out;

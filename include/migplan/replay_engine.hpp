@@ -33,7 +33,11 @@ class replay_engine {
   replay_engine(const replay_fleet& fleet, std::span<const replay_item> items,
                 const replay_policy& policy, std::span<const layout> geometry,
                 replay_tables& tables)
-      : fleet_(&fleet), items_(items), policy_(policy) {
+      : fleet_(&fleet), items_(items), policy_(policy), multi_(fleet.models.size() > 1) {
+    if (multi_) {
+      model_in_use_.assign(fleet.models.size(), 0);
+      model_stranded_.assign(fleet.models.size(), 0);
+    }
     const bool is_static = policy.mode == replay_mode::static_geometry;
     assert(!is_static || geometry.size() == static_cast<std::size_t>(fleet.gpu_count()));
     for (std::size_t n = 0; n < fleet.nodes.size(); ++n) {
@@ -43,7 +47,7 @@ class replay_engine {
       for (int g = 0; g < node.gpus; ++g) {
         std::optional<layout> geo;
         if (is_static) geo = geometry[gpus_.size()];
-        gpus_.push_back({static_cast<int>(n), space_index(&tables.space(gpu, geo)), 0});
+        gpus_.push_back({static_cast<int>(n), space_index(&tables.space(gpu, geo), node.model), 0});
       }
     }
     node_first_.push_back(static_cast<int>(gpus_.size()));
@@ -71,7 +75,7 @@ class replay_engine {
                      fleet.models[static_cast<std::size_t>(fleet.nodes[n].model)]->compute_slices;
     eligible_.assign(items.size() * nodes, 0);
     index_.assign(items.size(), bit_tree(levels * nodes));
-    for (const gpu_ref& g : gpus_) stranded_ += space_of(g).at(0).stranded;
+    for (const gpu_ref& g : gpus_) add_stranded(g, space_of(g).at(0).stranded);
     for (std::size_t n = 0; n < nodes; ++n) refresh(static_cast<int>(n));
   }
 
@@ -202,11 +206,12 @@ class replay_engine {
     const gpu_model& gpu = space_of(ref).gpu();
     if (next_space_.empty()) next_space_.assign(gpus_.size(), -1);
     int& next = next_space_[static_cast<std::size_t>(g)];
-    if (next < 0) stranded_ -= space_of(ref).at(ref.state).stranded;  // it was in service
-    next = space_index(&tables.space(gpu, geometry));
+    if (next < 0) add_stranded(ref, -space_of(ref).at(ref.state).stranded);  // it was in service
+    const int model = space_model_[static_cast<std::size_t>(ref.space)];
+    next = space_index(&tables.space(gpu, geometry), model);
     // The empty static geometry fits nothing: the GPU is skipped wherever
     // fits are looked up, at no cost to the events that never reconfigure.
-    ref.space = space_index(&tables.space(gpu, layout{}));
+    ref.space = space_index(&tables.space(gpu, layout{}), model);
     ref.state = 0;
     refresh(ref.node);
   }
@@ -218,12 +223,22 @@ class replay_engine {
     ref.space = next;
     ref.state = 0;
     next = -1;
-    stranded_ += space_of(ref).at(0).stranded;
+    add_stranded(ref, space_of(ref).at(0).stranded);
     refresh(ref.node);
   }
   int gpus_in_use() const noexcept { return in_use_; }
   std::int64_t stranded() const noexcept { return stranded_; }
   int slices_in_use() const noexcept { return used_; }
+  /// The fleet model of GPU g (index into replay_fleet::models).
+  int model_of(int g) const noexcept {
+    return fleet_->nodes[static_cast<std::size_t>(gpus_[static_cast<std::size_t>(g)].node)].model;
+  }
+  /// gpus_in_use() on the GPUs of fleet model m.
+  int gpus_in_use(std::size_t m) const noexcept { return multi_ ? model_in_use_[m] : in_use_; }
+  /// stranded() on the GPUs of fleet model m.
+  std::int64_t stranded(std::size_t m) const noexcept {
+    return multi_ ? model_stranded_[m] : stranded_;
+  }
 
  private:
   static constexpr std::size_t levels = 101;  // kube-scheduler scores 0..100
@@ -233,12 +248,20 @@ class replay_engine {
     int state;
   };
   state_space& space_of(const gpu_ref& g) { return *spaces_[static_cast<std::size_t>(g.space)]; }
-  // The index of `sp` in spaces_, added when new.
-  int space_index(state_space* sp) {
-    const auto at = std::find(spaces_.begin(), spaces_.end(), sp);
-    if (at != spaces_.end()) return static_cast<int>(at - spaces_.begin());
+  // The index of `sp` on fleet model `model` in spaces_, added when new.
+  int space_index(state_space* sp, int model) {
+    for (std::size_t i = 0; i < spaces_.size(); ++i)
+      if (spaces_[i] == sp && space_model_[i] == model) return static_cast<int>(i);
     spaces_.push_back(sp);
+    space_model_.push_back(model);
     return static_cast<int>(spaces_.size()) - 1;
+  }
+  // Adds `d` stranded compute slices on GPU `g`, to the fleet and its model.
+  void add_stranded(const gpu_ref& g, std::int64_t d) {
+    stranded_ += d;
+    if (multi_)
+      model_stranded_[static_cast<std::size_t>(space_model_[static_cast<std::size_t>(g.space)])] +=
+          d;
   }
 
   void release(int g, int i) {
@@ -251,6 +274,12 @@ class replay_engine {
     const gpu_state& b = sp.at(to);
     in_use_ += (b.busy != 0) - (a.busy != 0);
     stranded_ += b.stranded - a.stranded;
+    // Per model only on a fleet of several: one model's figures are the fleet's.
+    if (multi_) {
+      const auto m = static_cast<std::size_t>(space_model_[static_cast<std::size_t>(ref.space)]);
+      model_in_use_[m] += (b.busy != 0) - (a.busy != 0);
+      model_stranded_[m] += b.stranded - a.stranded;
+    }
     const auto delta = static_cast<int>(b.use.sums.compute - a.use.sums.compute);
     node_used_[static_cast<std::size_t>(ref.node)] += delta;
     used_ += delta;
@@ -370,7 +399,9 @@ class replay_engine {
   const replay_fleet* fleet_;
   std::span<const replay_item> items_;
   replay_policy policy_;
+  bool multi_;  // the fleet has several models: keep the per-model figures
   std::vector<state_space*> spaces_;
+  std::vector<int> space_model_;  // per space: the fleet model of its GPUs
   std::vector<gpu_ref> gpus_;
   std::vector<int> node_first_;
   std::vector<int> order_;       // GPUs node by node, each node's in the order choose() tries them
@@ -384,6 +415,8 @@ class replay_engine {
   int in_use_ = 0;
   int used_ = 0;  // compute slices of the busy instances, fleet-wide
   std::int64_t stranded_ = 0;
+  std::vector<int> model_in_use_;             // multi_: per model, GPUs holding a busy instance
+  std::vector<std::int64_t> model_stranded_;  // multi_: per model, stranded compute slices
 };
 
 }  // namespace detail

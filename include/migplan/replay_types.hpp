@@ -185,6 +185,18 @@ struct replay_waits {
   friend bool operator==(const replay_waits&, const replay_waits&) = default;
 };
 
+/// What a replay served on the GPUs of one fleet model (replay_metrics::models).
+/// A pod counts to the model of the node it started on.
+struct replay_model_metrics {
+  std::int64_t pods_accepted = 0;        ///< pods placed on the model's GPUs (queued: started)
+  std::int64_t instances_accepted = 0;   ///< their instances
+  std::int64_t instance_time = 0;        ///< sum over them of count x duration
+  std::int64_t gpu_time = 0;             ///< integral of its GPUs holding >= 1 busy instance
+  std::int64_t stranded_slice_time = 0;  ///< integral of its GPUs' stranded compute slices
+  int peak_gpus_in_use = 0;              ///< most of its GPUs holding a busy instance at once
+  friend bool operator==(const replay_model_metrics&, const replay_model_metrics&) = default;
+};
+
 /// What a replay served. Areas are in instance (GPU, slice) x time units.
 struct replay_metrics {
   std::int64_t pods_accepted = 0;               ///< pods placed (queued: started)
@@ -236,6 +248,10 @@ struct replay_metrics {
   std::int64_t moves = 0;
   std::int64_t pods_moved = 0;     ///< Dynamic, defrag: pods with an instance moved at least once
   std::int64_t defrag_starts = 0;  ///< Dynamic, defrag: queue heads started by moves
+  /// Per fleet model (replay_fleet::models): what its GPUs served. The
+  /// counts and areas above are the sums of these (peak_gpus_in_use is at
+  /// least each model's peak and at most their sum).
+  std::vector<replay_model_metrics> models;
   friend bool operator==(const replay_metrics&, const replay_metrics&) = default;
 };
 

@@ -122,7 +122,7 @@ void add_simulate(CLI::App& app, context& ctx) {
   cmd->add_option("--gpu,-g", o->gpu, "GPU model of the fleet (with --current: of a listing)")
       ->type_name("MODEL")
       ->allow_extra_args(false);
-  cmd->add_option("--fleet", o->fleet, "--size: size each model of a fleet file")
+  cmd->add_option("--fleet", o->fleet, "Fleet file of several models to replay, or to --size each")
       ->type_name("FILE");
   cmd->add_option("--static-plan", o->static_plan, "Static geometry: a plan --json answer")
       ->type_name("FILE");

@@ -22,10 +22,50 @@ namespace {
 
 constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "pack-best-fit"};
 
+constexpr std::string_view mixed_policies[] = {"spread-first-fit", "pack-best-fit"};
+
+// The fleet a fleet file of several models replays: its nodes as they are
+// or, without nodes, each model's `available` GPUs in nodes of `per_node`
+// (the last partial), models in the file's order.
+result<replay_fleet> mixed_fleet_of(const plan_fleet& f, int per_node, const std::string& path) {
+  replay_fleet out;
+  const auto model_index = [&](const gpu_model* g) {
+    const auto at = std::find(out.models.begin(), out.models.end(), g);
+    if (at != out.models.end()) return static_cast<int>(at - out.models.begin());
+    out.models.push_back(g);
+    return static_cast<int>(out.models.size()) - 1;
+  };
+  long long total = 0;
+  if (!f.nodes.empty()) {
+    for (const fleet_node& n : f.nodes) {
+      out.nodes.push_back({model_index(n.gpu), n.gpu_count});
+      total += n.gpu_count;
+    }
+  } else {
+    for (const fleet_model& m : f.models) {
+      if (!m.available)
+        return error{fmt::format(
+            "{}: model {} has no 'available': replaying a fleet of several models takes each "
+            "one's GPU count from it (or give the file nodes)",
+            plan_io::shown_path(path), m.gpu->slug)};
+      const int at = model_index(m.gpu);
+      for (long long left = *m.available; left > 0; left -= per_node)
+        out.nodes.push_back({at, static_cast<int>(std::min<long long>(per_node, left))});
+      total += *m.available;
+    }
+  }
+  if (total < 1 || total > max_simulate_gpus)
+    return error{fmt::format("{}: the fleet has {} GPUs; a replay takes 1 to {}",
+                             plan_io::shown_path(path), total, max_simulate_gpus)};
+  return out;
+}
+
 // The models --gpu and --fleet name, in order, each once: --gpu's, then the
-// fleet file's models and its nodes' models.
+// fleet file's models and its nodes' models. The fleet file read goes to
+// `file`.
 result<std::vector<simulate_model>> models_named(model_list models, const simulate_options& o,
-                                                 std::istream& in) {
+                                                 std::istream& in,
+                                                 std::optional<plan_fleet>& file) {
   std::vector<simulate_model> out;
   const auto add = [&](const gpu_model* g, std::optional<long long> available) {
     auto it =
@@ -45,14 +85,15 @@ result<std::vector<simulate_model>> models_named(model_list models, const simula
     if (!f) return f.error();
     for (const fleet_model& m : f->models) add(m.gpu, m.available);
     for (const fleet_node& n : f->nodes) add(n.gpu, std::nullopt);
+    file = std::move(*f);
   }
   if (out.empty()) return error{fmt::format("{} names no GPU model", o.fleet)};
-  if (out.size() > 1 && !o.size) {
+  if (out.size() > 1 && !o.size && (o.fleet.empty() || !o.gpu.empty())) {
     std::vector<std::string_view> slugs;
     for (const simulate_model& each : out) slugs.push_back(each.gpu->slug);
     return error{fmt::format(
-        "{} models ({}) are for --size, which sizes each; a replay is of one model: give one "
-        "--gpu",
+        "{} models ({}) are for --size, which sizes each; a replay is of one --gpu, or of the "
+        "fleet a --fleet FILE of several models describes (without --gpu)",
         out.size(), fmt::join(slugs, ", "))};
   }
   return out;
@@ -271,8 +312,10 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
     r.models.push_back({f->nodes.front().gpu, std::nullopt});
     r.now = std::move(*f);
     r.current_shown = plan_io::shown_path(o.current.current);
-  } else {
-    auto m = models_named(models, o, in);
+  }
+  std::optional<plan_fleet> file;
+  if (o.current.current.empty()) {
+    auto m = models_named(models, o, in, file);
     if (!m) return m.error();
     r.models = std::move(*m);
   }
@@ -283,6 +326,21 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
                                      max_node_gpus);
   if (!per_node) return per_node.error();
   r.per_node = static_cast<int>(*per_node);
+  if (file && r.models.size() > 1 && !o.size) {
+    // A fleet of several models: no static geometry, no --gpus.
+    if (!o.gpus.empty())
+      return error{
+          "--gpus shapes a fleet of one model; a --fleet file of several models gives its own "
+          "GPUs (its nodes, or each model's 'available')"};
+    if (!o.static_plan.empty())
+      return error{
+          "--static-plan is one model's geometry; a fleet of several models replays "
+          "dynamic policies only"};
+    auto fleet = mixed_fleet_of(*file, r.per_node, o.fleet);
+    if (!fleet) return fleet.error();
+    r.mixed = std::move(*fleet);
+    r.fleet_shown = plan_io::shown_path(o.fleet);
+  }
   if (!o.gpus.empty()) {
     auto n = parse_whole_number("--gpus", o.gpus, 1, max_simulate_gpus);
     if (!n) return n.error();
@@ -303,10 +361,21 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   r.reject_target = static_cast<double>(*t);
   r.size = o.size;
   std::vector<std::string> chosen(o.policies.begin(), o.policies.end());
-  if (chosen.empty()) chosen.assign(std::begin(default_policies), std::end(default_policies));
+  if (chosen.empty() && r.mixed)
+    chosen.assign(std::begin(mixed_policies), std::end(mixed_policies));
+  else if (chosen.empty())
+    chosen.assign(std::begin(default_policies), std::end(default_policies));
   auto policies = parse_choices(chosen);
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
+  if (r.mixed)
+    for (const simulate_choice& p : r.policies)
+      if (p.policy.mode == replay_mode::static_geometry)
+        return error{fmt::format(
+            "--policy {}: a fleet of several models ({}) has no static geometry (one per model "
+            "is not planned); give dynamic policies (spread-first-fit, pack-best-fit, "
+            "dra-first-fit, hami, ...)",
+            p.name, r.fleet_shown)};
   if (!o.reconfigure_seconds.empty()) {
     auto s = parse_whole_number("--reconfigure-seconds", o.reconfigure_seconds, 0, max_replan_s);
     if (!s) return s.error();

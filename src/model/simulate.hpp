@@ -104,6 +104,15 @@ struct simulate_sizing {
   std::vector<int> replayed;              ///< the model's profiles the trace asks for (with a peak)
 };
 
+/// One model of the fleet replayed: its GPUs and nodes, and the profiles
+/// of it the trace's pods are served with there.
+struct simulate_fleet_model {
+  const gpu_model* gpu = nullptr;
+  int gpus = 0;               ///< GPUs of the model in the fleet
+  int nodes = 0;              ///< nodes of the model
+  std::vector<int> replayed;  ///< profiles that serve a pod of the trace on it
+};
+
 /// What --plot draws over time.
 enum class plot_metric : std::uint8_t {
   slices,  ///< compute slices held by busy instances
@@ -123,6 +132,9 @@ struct simulate_result {
       0;          ///< GPUs per node (the last node may have fewer); --current: the most on a node
   int nodes = 0;  ///< nodes of the fleet replayed
   std::string current;  ///< --current as shown; empty when the fleet is --gpu's model
+  /// The fleet's models, in replay_fleet::models order (one unless --fleet
+  /// names several); each policy's metrics.models follow it.
+  std::vector<simulate_fleet_model> fleet_models;
   /// Per profile (name) the most instances running at once.
   std::vector<std::pair<std::string, std::int64_t>> peaks;
   long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks
@@ -131,10 +143,10 @@ struct simulate_result {
   std::vector<std::pair<std::string, long long>> geometries;
   /// Where the static policies' geometry on the fleet replayed comes from:
   /// "plan" (the plan for the peaks), "static-plan" (--static-plan's file),
-  /// or "current" (the fleet's as it is). GPU i takes planned GPU i mod the
-  /// plan's count, or, with `static_subset`, the fleet is smaller than the
-  /// plan and takes the planned GPUs that keep each profile nearest its
-  /// share of the peak.
+  /// "current" (the fleet's as it is), or "none" (a fleet of several
+  /// models, which has no static geometry: no static policy replays on it). GPU i takes planned GPU
+  /// i mod the plan's count, or, with `static_subset`, the fleet is smaller than the plan and takes
+  /// the planned GPUs that keep each profile nearest its share of the peak.
   std::string static_from = "plan";
   bool static_subset = false;  ///< the fleet has fewer GPUs than the static plan
   std::string static_file;     ///< --static-plan as shown
@@ -158,10 +170,15 @@ struct simulate_result {
 /// What one run of `migplan simulate` asks, its files read and checked
 /// (io/simulate_input.hpp); replay/simulate.hpp answers it.
 struct simulate_request {
-  trace pods;                                          ///< the trace
-  std::string trace_shown;                             ///< as shown ("<stdin>" for "-")
-  std::vector<simulate_model> models;                  ///< replayed: the first; --size: each
-  std::optional<fleet_now> now;                        ///< --current: the fleet as it is
+  trace pods;                          ///< the trace
+  std::string trace_shown;             ///< as shown ("<stdin>" for "-")
+  std::vector<simulate_model> models;  ///< replayed: the first; --size: each
+  std::optional<fleet_now> now;        ///< --current: the fleet as it is
+  /// --fleet naming several models, without --size: the fleet replayed, its
+  /// nodes the file's (or each model's `available` GPUs in nodes of
+  /// per_node); `models` then lists the same models.
+  std::optional<replay_fleet> mixed;
+  std::string fleet_shown;                             ///< --fleet as shown
   std::string current_shown;                           ///< --current as shown
   std::optional<std::vector<plan_group>> static_plan;  ///< --static-plan's groups
   std::string static_shown;                            ///< --static-plan as shown

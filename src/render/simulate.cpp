@@ -104,11 +104,22 @@ void sizing_table(std::ostream& os, const simulate_result& r) {
 
 namespace {
 
-// The replayed profiles (those with a peak) with inferred values on the model.
+// The replayed profiles (those with a peak; on a fleet of several models,
+// those serving a pod on the first) with inferred values on the model.
 std::vector<int> replayed_inferred(const simulate_result& r) {
+  if (r.fleet_models.size() > 1) return inferred_among(*r.gpu, r.fleet_models.front().replayed);
   std::vector<int> replayed;
   for (const auto& [name, n] : r.peaks) replayed.push_back(find_profile(*r.gpu, name));
   return inferred_among(*r.gpu, replayed);
+}
+
+// A fleet of several models: "8 h100-80gb on 1 node, 16 a30 on 2 nodes".
+std::string models_text(const simulate_result& r) {
+  std::string out;
+  for (const simulate_fleet_model& m : r.fleet_models)
+    out += fmt::format("{}{} {} on {} node{}", out.empty() ? "" : ", ", m.gpus, m.gpu->slug,
+                       m.nodes, plural(m.nodes));
+  return out;
 }
 
 }  // namespace
@@ -136,9 +147,14 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
                       plural(r.skipped));
   os << "\n";
   const int nodes = r.nodes;
-  os << fmt::format("fleet: {} {} GPU{}, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug,
-                    plural(r.gpus), nodes, plural(nodes), r.per_node,
-                    r.current.empty() ? "" : fmt::format(", as {} has it", r.current));
+  const bool mixed = r.fleet_models.size() > 1;
+  if (mixed)
+    os << fmt::format("fleet: {} GPUs of {} models, {} node{} of up to {}: {}\n", r.gpus,
+                      r.fleet_models.size(), nodes, plural(nodes), r.per_node, models_text(r));
+  else
+    os << fmt::format("fleet: {} {} GPU{}, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug,
+                      plural(r.gpus), nodes, plural(nodes), r.per_node,
+                      r.current.empty() ? "" : fmt::format(", as {} has it", r.current));
   const bool queued = r.pending != pending_rule::reject;
   if (queued)
     os << (r.pending == pending_rule::backfill
@@ -168,7 +184,9 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
                       plural(r.plan_gpus), r.plan_optimal ? "" : " (not proven least)");
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
-  if (r.static_from != "plan" || r.static_subset) {
+  if (mixed)
+    os << "static geometry: none; a fleet of several models replays dynamic policies only\n";
+  if ((r.static_from != "plan" && r.static_from != "none") || r.static_subset) {
     std::string from = r.static_from == "current" ? std::string("its own")
                        : r.static_from == "static-plan"
                            ? fmt::format("the plan in {}", r.static_file)
@@ -287,6 +305,26 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     row("pods waiting, mean",
         [](const simulate_policy& p) { return fmt::format("{:.1f}", p.rates.mean_queue); });
   }
+  // A fleet of several models: what each served, under a line naming it.
+  if (mixed)
+    for (std::size_t m = 0; m < r.fleet_models.size(); ++m) {
+      const simulate_fleet_model& fm = r.fleet_models[m];
+      rows.emplace_back(fmt::format("{}, {} GPU{}:", fm.gpu->slug, fm.gpus, plural(fm.gpus)),
+                        std::vector<std::string>(r.policies.size()));
+      const auto of = [m](const simulate_policy& p) -> const replay_model_metrics& {
+        return p.metrics.models[m];
+      };
+      row(queued ? "  pods started" : "  pods accepted",
+          [&](const simulate_policy& p) { return std::to_string(of(p).pods_accepted); });
+      row("  instances",
+          [&](const simulate_policy& p) { return std::to_string(of(p).instances_accepted); });
+      row("  instance-hours", [&](const simulate_policy& p) { return hours(of(p).instance_time); });
+      row("  GPU-hours in use", [&](const simulate_policy& p) { return hours(of(p).gpu_time); });
+      row("  GPUs in use, peak",
+          [&](const simulate_policy& p) { return std::to_string(of(p).peak_gpus_in_use); });
+      row("  stranded slice-hours",
+          [&](const simulate_policy& p) { return hours(of(p).stranded_slice_time); });
+    }
   constexpr std::size_t label_width = 22;
   std::vector<std::size_t> widths(r.policies.size(), 13);
   for (const auto& [label, cells] : rows)
@@ -315,6 +353,9 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
   os << inferred_note(*r.gpu, replayed_inferred(r));
   for (const simulate_sizing& m : r.sizing)
     if (m.gpu != r.gpu) os << inferred_note(*m.gpu, inferred_among(*m.gpu, m.replayed));
+  if (mixed)
+    for (const simulate_fleet_model& m : r.fleet_models)
+      if (m.gpu != r.gpu) os << inferred_note(*m.gpu, inferred_among(*m.gpu, m.replayed));
 }
 
 void simulate_json(std::ostream& os, const simulate_result& r) {
@@ -334,6 +375,15 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     w.key("gpus").value(r.gpus).key("gpus_per_node").value(r.per_node);
     w.key("nodes").value(r.nodes);
     if (!r.current.empty()) w.key("current").value(r.current);
+    w.key("models").begin_array();
+    for (const simulate_fleet_model& m : r.fleet_models) {
+      w.begin_object();
+      w.key("gpu").value(m.gpu->slug).key("gpus").value(m.gpus).key("nodes").value(m.nodes);
+      w.key("inferred").begin_array();
+      write_inferred(w, *m.gpu, inferred_among(*m.gpu, m.replayed));
+      w.end_array().end_object();
+    }
+    w.end_array();
     w.end_object();
     w.key("static_plan").begin_object();
     w.key("gpus").value(r.plan_gpus).key("optimal").value(r.plan_optimal);
@@ -369,6 +419,19 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
       w.key("first_rejection").value(m.first_rejection);
       w.key("acceptance_rate").number(p.rates.acceptance);
       w.key("makespan_seconds").value(m.makespan);
+      w.key("models").begin_array();
+      for (std::size_t k = 0; k < m.models.size() && k < r.fleet_models.size(); ++k) {
+        const replay_model_metrics& x = m.models[k];
+        w.flat().begin_object();
+        w.key("gpu").value(r.fleet_models[k].gpu->slug).key("gpus").value(r.fleet_models[k].gpus);
+        w.key("pods_accepted").value(x.pods_accepted);
+        w.key("instances_accepted").value(x.instances_accepted);
+        w.key("instance_seconds").value(x.instance_time).key("gpu_seconds").value(x.gpu_time);
+        w.key("peak_gpus_in_use").value(x.peak_gpus_in_use);
+        w.key("stranded_slice_seconds").value(x.stranded_slice_time);
+        w.end_object();
+      }
+      w.end_array();
       if (r.pending != pending_rule::reject) {
         w.key("queue").begin_object();
         w.key("backfill").value(r.pending == pending_rule::backfill);

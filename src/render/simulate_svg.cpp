@@ -117,7 +117,11 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
     if (p.series) any = &*p.series;
   const std::int64_t span =
       any != nullptr ? std::max<std::int64_t>(any->end() - any->start(), 1) : 1;
-  const int capacity = slices ? r.gpus * r.gpu->compute_slices : r.gpus;
+  int capacity = r.gpus;
+  if (slices) {
+    capacity = 0;
+    for (const simulate_fleet_model& m : r.fleet_models) capacity += m.gpus * m.gpu->compute_slices;
+  }
   int highest = 0;
   for (const simulate_policy& p : r.policies)
     if (p.series)
@@ -139,8 +143,14 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       width, height);
-  const std::string title = fmt::format("migplan simulate: {} on {} {} GPU{}", r.trace, r.gpus,
-                                        r.gpu->slug, plural(r.gpus));
+  std::string title = fmt::format("migplan simulate: {} on {} {} GPU{}", r.trace, r.gpus,
+                                  r.gpu->slug, plural(r.gpus));
+  if (r.fleet_models.size() > 1) {
+    std::string each;
+    for (const simulate_fleet_model& m : r.fleet_models)
+      each += fmt::format("{}{} {}", each.empty() ? "" : ", ", m.gpus, m.gpu->slug);
+    title = fmt::format("migplan simulate: {} on {} GPUs ({})", r.trace, r.gpus, each);
+  }
   os << fmt::format("<title>{}</title>\n", xml_text(title));
   // Under a queue a pod that does not fit waits: the only pods turned away
   // are those no empty fleet could hold, refused on arrival, and what the

@@ -405,9 +405,63 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
   return std::nullopt;
 }
 
+// The trace replayed on a fleet of several models (r.mixed) under each
+// (dynamic) policy: each row resolved on each model, no static plan.
+result<simulate_result> simulate_mixed(const simulate_request& r, replay_progress& progress) {
+  const replay_fleet& fleet = *r.mixed;
+  auto built = pods_of(r.pods, fleet.models, r.by_memory);
+  if (!built) return built.error();
+  const auto& [items, pods] = *built;
+  simulate_result res;
+  res.trace = r.trace_shown;
+  res.alibaba = r.pods.alibaba;
+  res.skipped = r.pods.skipped;
+  res.pods = static_cast<long long>(pods.size());
+  for (const replay_pod& p : pods) res.instances += items[static_cast<std::size_t>(p.item)].count;
+  res.gpu = fleet.models.front();
+  res.gpus = fleet.gpu_count();
+  res.nodes = static_cast<int>(fleet.nodes.size());
+  res.static_from = "none";
+  for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+    simulate_fleet_model fm;
+    fm.gpu = fleet.models[m];
+    for (const replay_node& n : fleet.nodes) {
+      res.per_node = std::max(res.per_node, n.gpus);
+      if (static_cast<std::size_t>(n.model) != m) continue;
+      fm.gpus += n.gpus;
+      ++fm.nodes;
+    }
+    for (const replay_item& it : items)
+      if (it.profile[m] >= 0 &&
+          std::find(fm.replayed.begin(), fm.replayed.end(), it.profile[m]) == fm.replayed.end())
+        fm.replayed.push_back(it.profile[m]);
+    std::sort(fm.replayed.begin(), fm.replayed.end());
+    res.fleet_models.push_back(std::move(fm));
+  }
+  res.metric = r.metric;
+  res.pending = r.pending;
+  res.wait = r.wait;
+  res.reconfigure_s = r.reconfigure_s;
+  res.create_milli = r.create_milli;
+  res.keep_idle_s = r.keep_idle_s;
+  replay_tables tables;
+  for (const simulate_choice& c : r.policies) {
+    simulate_policy p;
+    p.name = c.name;
+    p.policy = c.policy;
+    if (r.plot) p.series.emplace(plot_buckets);
+    simulate_watch watch(p.series ? &*p.series : nullptr, progress, p.name);
+    p.metrics = replay(fleet, items, pods, p.policy, {}, tables, watch);
+    p.rates = replay_rates_of(p.metrics, res.gpus);
+    res.policies.push_back(std::move(p));
+  }
+  return res;
+}
+
 }  // namespace
 
 result<simulate_result> simulate(const simulate_request& r, replay_progress& progress) {
+  if (r.mixed) return simulate_mixed(r, progress);
   const gpu_model& gpu = *r.models.front().gpu;
   auto prepared = prepare_replay(r.pods, gpu, r.by_memory, static_plan_time_limit_s);
   if (!prepared) return prepared.error();
@@ -456,6 +510,12 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     res.static_subset = static_cast<long long>(res.gpus) < planned;
   }
   res.static_geometries = geometries_of(gpu, geometry);
+  {
+    simulate_fleet_model fm{&gpu, res.gpus, res.nodes, {}};
+    for (std::size_t p = 0; p < main.peaks.size(); ++p)
+      if (main.peaks[p] > 0) fm.replayed.push_back(static_cast<int>(p));
+    res.fleet_models.push_back(std::move(fm));
+  }
   res.metric = r.metric;
   res.pending = r.pending;
   res.wait = r.wait;

@@ -95,39 +95,58 @@ std::string describe_row(const trace_row& row) {
   return quote_token(row.item.name);
 }
 
-// The replay's items and pods from the trace's rows; the error names the row.
-result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(const trace& t,
-                                                                             const gpu_model& gpu,
-                                                                             bool share_by_memory) {
+// The profile of `gpu` that serves `row`'s pods; -1 when none.
+int row_profile(const gpu_model& gpu, const trace_row& row, bool share_by_memory) {
+  switch (row.need) {
+    case trace_need::whole:
+      return full_profile(gpu);
+    case trace_need::share:
+      return share_profile(gpu, row.milli, share_by_memory);
+    case trace_need::item:
+      break;
+  }
+  return item_profile(gpu, row.item);
+}
+
+}  // namespace
+
+result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(
+    const trace& t, std::span<const gpu_model* const> gpus, bool share_by_memory) {
   std::vector<replay_item> items;
-  std::map<std::pair<int, int>, int> index;  // (profile, instances) -> item
+  std::map<std::pair<std::vector<int>, int>, int> index;  // (profiles, instances) -> item
+  std::pair<std::vector<int>, int> key;                   // reused: no allocation per row
   std::vector<replay_pod> pods;
   std::int64_t last = t.rows.front().start;
   for (const trace_row& row : t.rows) last = std::max({last, row.start, row.end.value_or(last)});
   for (const trace_row& row : t.rows) {
-    int p = -1;
-    switch (row.need) {
-      case trace_need::whole:
-        p = full_profile(gpu);
-        break;
-      case trace_need::share:
-        p = share_profile(gpu, row.milli, share_by_memory);
-        break;
-      case trace_need::item:
-        p = item_profile(gpu, row.item);
-        break;
+    key.first.clear();
+    key.second = row.instances;
+    bool served = false;
+    for (const gpu_model* gpu : gpus) {
+      key.first.push_back(row_profile(*gpu, row, share_by_memory));
+      served = served || key.first.back() >= 0;
     }
-    if (p < 0)
-      return error{
-          fmt::format("{}: no profile of {} serves {}", row.where, gpu.slug, describe_row(row))};
-    const int pp = p;
-    const auto [it, fresh] = index.try_emplace({pp, row.instances}, static_cast<int>(items.size()));
-    if (fresh) items.push_back({{pp}, row.instances});
+    if (!served) {
+      if (gpus.size() == 1)
+        return error{fmt::format("{}: no profile of {} serves {}", row.where, gpus.front()->slug,
+                                 describe_row(row))};
+      std::vector<std::string_view> slugs;
+      for (const gpu_model* gpu : gpus) slugs.push_back(gpu->slug);
+      return error{fmt::format("{}: no model of the fleet ({}) has a profile that serves {}",
+                               row.where, fmt::join(slugs, ", "), describe_row(row))};
+    }
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, static_cast<int>(items.size())).first;
+      items.push_back({key.first, row.instances});
+    }
     for (long long k = 0; k < row.count; ++k)
       pods.push_back({row.start, row.end.value_or(last), it->second});
   }
   return std::pair{std::move(items), std::move(pods)};
 }
+
+namespace {
 
 // A profile's share of its peak, capped at the whole peak: served / peak.
 struct peak_share {
@@ -340,7 +359,8 @@ long long trace_replay::static_gpus() const {
 
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
                                     double plan_time_limit_s) {
-  auto built = pods_of(t, gpu, share_by_memory);
+  const gpu_model* const one[] = {&gpu};
+  auto built = pods_of(t, one, share_by_memory);
   if (!built) return built.error();
   trace_replay r;
   r.gpu = &gpu;

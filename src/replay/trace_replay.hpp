@@ -9,6 +9,7 @@
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
 #include <migplan/replay.hpp>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,13 @@ struct trace_replay {
   std::vector<int>
       order;  ///< the groups a smaller fleet takes, GPU by GPU (max_simulate_gpus at most)
 };
+
+/// The replay's items and pods from the trace's rows, each row's profile
+/// resolved on each of `gpus` (the fleet's models, in order: a replay_item's
+/// profile per model, -1 where a model has none that serves it); an error
+/// names the first row that no model serves. `share_by_memory` as below.
+result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(
+    const trace& t, std::span<const gpu_model* const> gpus, bool share_by_memory);
 
 /// What a trace needs of `gpu`, its static plan solved within
 /// `plan_time_limit_s`; an error names the row no profile serves, or says

@@ -445,7 +445,7 @@ TEST_CASE("simulate refuses several models without --size", "[simulate]") {
   CHECK(r.code == 2);
   CHECK(r.err ==
         "migplan: 2 models (h100-80gb, a100-80gb) are for --size, which sizes each; a replay is of "
-        "one model: give one --gpu\n");
+        "one --gpu, or of the fleet a --fleet FILE of several models describes (without --gpu)\n");
   // A profile name must be one every model sized has.
   r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"},
                   trace_csv);
@@ -1284,4 +1284,182 @@ TEST_CASE("simulate refuses a bad +defrag:K", "[simulate][defrag]") {
         "migplan: +defrag moves running instances; it does not go with --keep-idle's idle ones\n");
   CHECK(err({"--queue", "--policy", "hami+defrag:1", "--policy", "hami+defrag:1"}) ==
         "migplan: --policy hami+defrag:1 is given twice\n");
+}
+
+namespace {
+
+// A fleet of one H100 node and one A30 node, one GPU each.
+std::string mixed_fleet_file() {
+  return temp_file("mixed-fleet.yaml",
+                   "version: 1\n"
+                   "nodes:\n"
+                   "  - {name: h, gpu: h100-80gb, gpus: 1}\n"
+                   "  - {name: a, gpu: a30, gpus: 1}\n");
+}
+
+// The sums over a policy's models of `key`.
+long long model_sum(const json& policy, const char* key) {
+  long long n = 0;
+  for (const json& m : policy["models"]) n += m[key].get<long long>();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("simulate replays a fleet of several models, each pod where a model serves it",
+          "[simulate][models]") {
+  const std::string fleet = mixed_fleet_file();
+  // 7g.80gb is an H100 profile only, 1g.6gb an A30 one only: wherever the
+  // policy would rather go, each lands on the one model that has it.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "big,0,100,1,7g.80gb\n"
+      "small,0,100,2,1g.6gb\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--fleet", fleet, "--json"}, trace);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["fleet"]["gpus"] == 2);
+  CHECK(j["fleet"]["nodes"] == 2);
+  REQUIRE(j["fleet"]["models"].size() == 2);
+  CHECK(j["fleet"]["models"][0]["gpu"] == "h100-80gb");
+  CHECK(j["fleet"]["models"][1]["gpu"] == "a30");
+  CHECK(j["static_geometry"]["from"] == "none");
+  // The default policies, less static: a mixed fleet has no static geometry.
+  REQUIRE(j["policies"].size() == 2);
+  CHECK(j["policies"][0]["name"] == "spread-first-fit");
+  CHECK(j["policies"][1]["name"] == "pack-best-fit");
+  for (const json& p : j["policies"]) {
+    INFO(p["name"]);
+    REQUIRE(p["models"].size() == 2);
+    const json& h100 = p["models"][0];
+    const json& a30 = p["models"][1];
+    CHECK(h100["pods_accepted"] == 1);
+    CHECK(a30["pods_accepted"] == 2);
+    // Each model's one GPU is busy for the whole trace, 100 s.
+    CHECK(h100["gpu_seconds"] == 100);
+    CHECK(a30["gpu_seconds"] == 100);
+    CHECK(h100["peak_gpus_in_use"] == 1);
+    CHECK(a30["peak_gpus_in_use"] == 1);
+    CHECK(h100["instance_seconds"] == 100);
+    CHECK(a30["instance_seconds"] == 200);
+    // The fleet's figures are the sums of its models'.
+    for (const char* key : {"pods_accepted", "instances_accepted", "instance_seconds",
+                            "gpu_seconds", "stranded_slice_seconds"})
+      CHECK(model_sum(p, key) == p[key].get<long long>());
+  }
+  // The report: the fleet by model, and a block per model.
+  const auto text = run_migplan({"simulate", "--trace", "-", "--fleet", fleet}, trace);
+  CHECK(text.code == 0);
+  CHECK(text.out.find("fleet: 2 GPUs of 2 models, 2 nodes of up to 1: 1 h100-80gb on 1 node, 1 "
+                      "a30 on 1 node\n") != std::string::npos);
+  CHECK(text.out.find("\nh100-80gb, 1 GPU:\n  pods accepted                   1            1\n") !=
+        std::string::npos);
+  CHECK(text.out.find("\na30, 1 GPU:\n  pods accepted                   2            2\n") !=
+        std::string::npos);
+  std::remove(fleet.c_str());
+}
+
+TEST_CASE("a queued pod of a mixed fleet waits for the model that serves it",
+          "[simulate][models]") {
+  const std::string fleet = mixed_fleet_file();
+  // 4g.24gb fills an A30 and is no H100 profile: the second waits for the
+  // first to leave at 100 although the H100 stays empty.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "first,0,100,1,4g.24gb\n"
+      "second,10,50,1,4g.24gb\n";
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--fleet", fleet, "--json", "--queue",
+                   "--create-seconds", "0", "--policy", "hami", "--policy", "dra-first-fit"},
+                  trace);
+  INFO(r.err);
+  const json j = json::parse(r.out);
+  for (const json& p : j["policies"]) {
+    INFO(p["name"]);
+    CHECK(p["queue"]["wait_seconds"]["max"] == 90);
+    CHECK(p["models"][0]["pods_accepted"] == 0);
+    CHECK(p["models"][0]["gpu_seconds"] == 0);
+    CHECK(p["models"][1]["pods_accepted"] == 2);
+  }
+  std::remove(fleet.c_str());
+}
+
+TEST_CASE("a mixed fleet takes each model's available GPUs in nodes of --gpus-per-node",
+          "[simulate][models]") {
+  const std::string fleet = temp_file("mixed-models.yaml",
+                                      "version: 1\n"
+                                      "models:\n"
+                                      "  - {gpu: a30, available: 3}\n"
+                                      "  - {gpu: h100-80gb, available: 1}\n");
+  const auto r = run_migplan({"simulate", "--trace", "-", "--fleet", fleet, "--json",
+                              "--gpus-per-node", "2", "--share", "memory"},
+                             "start,end,item\n0,10,mem=5GiB\n");
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["fleet"]["gpus"] == 4);
+  CHECK(j["fleet"]["nodes"] == 3);  // a30: 2 + 1, h100-80gb: 1
+  CHECK(j["fleet"]["models"][0]["gpus"] == 3);
+  CHECK(j["fleet"]["models"][0]["nodes"] == 2);
+  CHECK(j["fleet"]["models"][1]["gpus"] == 1);
+  std::remove(fleet.c_str());
+}
+
+TEST_CASE("simulate refuses what a mixed fleet cannot replay, naming why", "[simulate][models]") {
+  const std::string fleet = mixed_fleet_file();
+  const auto err = [&](std::vector<std::string> extra, const std::string& trace = trace_csv) {
+    std::vector<std::string> args{"simulate", "--trace", "-", "--fleet", fleet};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_migplan(args, trace);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    return r.err;
+  };
+  const std::string shown = fleet;
+  CHECK(err({"--policy", "spread-first-fit", "--policy", "static"}) ==
+        "migplan: --policy static: a fleet of several models (" + shown +
+            ") has no static geometry (one per model is not planned); give dynamic policies "
+            "(spread-first-fit, pack-best-fit, dra-first-fit, hami, ...)\n");
+  CHECK(err({"--policy", "replan:1h"}).starts_with("migplan: --policy replan:1h: a fleet of "));
+  CHECK(err({"--gpus", "4"}) ==
+        "migplan: --gpus shapes a fleet of one model; a --fleet file of several models gives its "
+        "own GPUs (its nodes, or each model's 'available')\n");
+  // A pod that neither model serves: 3g.20gb is an A100-40GB profile only.
+  CHECK(err({}, "name,start,end,count,item\nx,0,10,1,3g.20gb\n") ==
+        "migplan: <stdin>:2: no model of the fleet (h100-80gb, a30) has a profile that serves "
+        "'3g.20gb'\n");
+  const std::string counts = temp_file("mixed-no-count.yaml",
+                                       "version: 1\n"
+                                       "models:\n"
+                                       "  - {gpu: a30, available: 2}\n"
+                                       "  - {gpu: h100-80gb}\n");
+  const auto r = run_migplan({"simulate", "--trace", "-", "--fleet", counts}, trace_csv);
+  CHECK(r.code == 2);
+  CHECK(r.err == "migplan: " + counts +
+                     ": model h100-80gb has no 'available': replaying a fleet of several models "
+                     "takes each one's GPU count from it (or give the file nodes)\n");
+  std::remove(counts.c_str());
+  std::remove(fleet.c_str());
+}
+
+TEST_CASE("memory sizes resolve per model of a mixed fleet", "[simulate][models]") {
+  const std::string fleet = mixed_fleet_file();
+  // 30 GiB is more than an A30 has (24 GB): only the H100 serves those
+  // pods, and its 40 GB instances hold two at once, so a third waits.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "large,0,100,3,mem=30GiB\n";
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--fleet", fleet, "--json", "--policy", "spread-first-fit"},
+      trace);
+  INFO(r.err);
+  CHECK(r.code == 1);  // the third is rejected
+  const json j = json::parse(r.out);
+  const json& p = j["policies"][0];
+  CHECK(p["pods_rejected"] == 1);
+  CHECK(p["models"][0]["pods_accepted"] == 2);
+  CHECK(p["models"][1]["pods_accepted"] == 0);
+  CHECK(p["models"][1]["gpu_seconds"] == 0);
+  std::remove(fleet.c_str());
 }

@@ -336,6 +336,43 @@ std::int64_t count_stranded(const std::vector<gpu_box>& gpus) {
 
 using held_list = std::vector<std::pair<int, std::pair<int, int>>>;  // (gpu, (start, profile))
 
+// Per fleet model, a replay's figures: each GPU counted to its node's model
+// (of every GPU, not only of fleets of several models).
+struct per_model {
+  const migplan::replay_fleet* fleet;
+  const std::vector<int>* node_of;
+  std::vector<migplan::replay_model_metrics> models;
+
+  per_model(const migplan::replay_fleet& f, const std::vector<int>& nodes)
+      : fleet(&f), node_of(&nodes), models(f.models.size()) {}
+  std::size_t model(int gpu) const {
+    return static_cast<std::size_t>(
+        fleet->nodes[static_cast<std::size_t>((*node_of)[static_cast<std::size_t>(gpu)])].model);
+  }
+  // `dt` more of each GPU in use and its stranded slices.
+  void areas(const std::vector<gpu_box>& gpus, std::int64_t dt) {
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      migplan::replay_model_metrics& m = models[model(static_cast<int>(g))];
+      m.gpu_time += gpus[g].in_use() ? dt : 0;
+      m.stranded_slice_time += gpus[g].stranded() * dt;
+    }
+  }
+  // A pod holding `held` (its first GPU's model is the pod's) started, of
+  // `count` instances for `duration`; `gpus` with it.
+  void start(const held_list& held, int count, std::int64_t duration,
+             const std::vector<gpu_box>& gpus) {
+    const std::size_t at = model(held.front().first);
+    migplan::replay_model_metrics& m = models[at];
+    ++m.pods_accepted;
+    m.instances_accepted += count;
+    m.instance_time += count * duration;
+    int used = 0;
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+      used += model(static_cast<int>(g)) == at && gpus[g].in_use() ? 1 : 0;
+    m.peak_gpus_in_use = std::max(m.peak_gpus_in_use, used);
+  }
+};
+
 // One device of a node as migplan's ResourceSlices publish it: the pool of
 // its GPU and where it is.
 struct dra_device {
@@ -448,6 +485,7 @@ migplan::replay_metrics replay_queued(
   std::vector<int> node_of;
   fill_boxes(fleet, fixed, fixed ? geometry : std::span<const migplan::layout>(), gpus, node_of);
   const std::vector<gpu_box> empty = gpus;
+  per_model by_model(fleet, node_of);
   std::vector<std::int64_t> back_at(gpus.size(), -1);  // a GPU being reconfigured: until
   out.start = pods[0].start;
   out.end = pods[0].start;
@@ -567,6 +605,7 @@ migplan::replay_metrics replay_queued(
     ++out.pods_accepted;
     out.instances_accepted += item.count;
     out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use(busy_only()));
+    by_model.start(held[i], item.count, duration(i), busy_only());
     if (!fixed) out.creations += created;
     if (keep) out.reuses += item.count - created;
     const std::int64_t delay = (created * create_milli + 999) / 1000;
@@ -700,10 +739,15 @@ migplan::replay_metrics replay_queued(
         run_ends.push_back(t);
         evicted.insert(i);
         ++out.pods_evicted;
-        out.instance_time -= item.count * (started_at[i] + (pods[i].end - pods[i].start) - t);
+        const std::int64_t lost = item.count * (started_at[i] + (pods[i].end - pods[i].start) - t);
+        out.instance_time -= lost;
+        migplan::replay_model_metrics& its = by_model.models[by_model.model(r.gpu)];
+        its.instance_time -= lost;
         if (rejecting) continue;
         --out.pods_accepted;
         out.instances_accepted -= item.count;
+        --its.pods_accepted;
+        its.instances_accepted -= item.count;
         waits.erase(std::find(waits.begin(), waits.end(), started_at[i] - pods[i].start));
         auto at = queue.begin();
         while (at != queue.end() && rank[*at] < rank[i]) ++at;
@@ -770,6 +814,7 @@ migplan::replay_metrics replay_queued(
     out.queue_time += static_cast<std::int64_t>(queue.size()) * (t - now);
     out.unavailable_time += count_out() * (t - now);
     out.idle_instance_time += static_cast<std::int64_t>(idle.size()) * (t - now);
+    by_model.areas(busy_only(), t - now);
     now = t;
     bool departed = false;
     for (std::size_t i = 0; i < pods.size(); ++i)
@@ -860,6 +905,8 @@ migplan::replay_metrics replay_queued(
   out.queue_time += static_cast<std::int64_t>(queue.size()) * (out.end - now);
   out.unavailable_time += count_out() * (out.end - now);
   out.idle_instance_time += static_cast<std::int64_t>(idle.size()) * (out.end - now);
+  by_model.areas(busy_only(), out.end - now);
+  out.models = by_model.models;
   out.queue_peak = static_cast<std::int64_t>(peak);
   out.pods_pending = static_cast<std::int64_t>(queue.size());
   out.pods = static_cast<std::int64_t>(pods.size());
@@ -895,6 +942,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                const migplan::replay_policy& policy,
                                std::span<const migplan::layout> geometry) {
   migplan::replay_metrics out;
+  out.models.assign(fleet.models.size(), {});
   if (pods.empty()) return out;
   const bool lifecycle = policy.mode == migplan::replay_mode::dynamic &&
                          (policy.keep_idle >= 0 || policy.create_milli > 0);
@@ -905,6 +953,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   std::vector<gpu_box> gpus;
   std::vector<int> node_of;
   fill_boxes(fleet, fixed, fixed ? geometry : std::span<const migplan::layout>(), gpus, node_of);
+  per_model by_model(fleet, node_of);
   std::set<std::int64_t> times;
   out.start = pods[0].start;
   out.end = pods[0].start;
@@ -928,6 +977,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
     if (t < out.start) continue;
     out.gpu_time += count_in_use(gpus) * (t - now);
     out.stranded_slice_time += count_stranded(gpus) * (t - now);
+    by_model.areas(gpus, t - now);
     now = t;
     for (std::size_t i = 0; i < pods.size(); ++i)
       if (pods[i].end == t && pods[i].end > pods[i].start && !held[i].empty()) leave(i, t);
@@ -943,6 +993,8 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
       ++out.pods_accepted;
       out.instances_accepted += item.count;
       out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, count_in_use(gpus));
+      by_model.start(held[i], item.count, std::max<std::int64_t>(pods[i].end - pods[i].start, 0),
+                     gpus);
       if (dynamic) out.creations += item.count;
       if (pods[i].end > pods[i].start)
         out.instance_time += item.count * (pods[i].end - pods[i].start);
@@ -952,6 +1004,8 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
   }
   out.gpu_time += count_in_use(gpus) * (out.end - now);
   out.stranded_slice_time += count_stranded(gpus) * (out.end - now);
+  by_model.areas(gpus, out.end - now);
+  out.models = by_model.models;
   out.pods = static_cast<std::int64_t>(pods.size());
   if (last_end) out.makespan = *last_end - out.start;
   return out;
@@ -966,6 +1020,7 @@ migplan::replay_metrics replay(const migplan::replay_fleet& fleet,
                                std::int64_t reconfigure, const replan_times* replans,
                                replan_demands* demands, replan_queues* queues) {
   migplan::replay_metrics out;
+  out.models.assign(fleet.models.size(), {});
   if (pods.empty()) return out;
   assert((replans == nullptr) == (demands == nullptr));
   assert(queues == nullptr || demands != nullptr);

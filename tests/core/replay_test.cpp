@@ -45,7 +45,37 @@ std::string describe(const replay_metrics& m) {
     << m.peak_gpus_in_use << " created " << m.creations << " destroyed " << m.destructions
     << " first_rejection " << (m.first_rejection ? std::to_string(*m.first_rejection) : "-")
     << " span " << m.start << ".." << m.end << " pods " << m.pods << " makespan " << m.makespan;
+  for (std::size_t k = 0; k < m.models.size(); ++k) {
+    const replay_model_metrics& x = m.models[k];
+    o << " | model " << k << ": accepted " << x.pods_accepted << "/" << x.instances_accepted
+      << " instance_time " << x.instance_time << " gpu_time " << x.gpu_time << " stranded "
+      << x.stranded_slice_time << " peak " << x.peak_gpus_in_use;
+  }
   return o.str();
+}
+
+// The fleet's figures are the sums of its models'; its peak lies between
+// the largest model's and their sum.
+void require_model_sums(const replay_metrics& m, std::size_t models) {
+  REQUIRE(m.models.size() == models);
+  replay_model_metrics sum;
+  int most = 0;
+  for (const replay_model_metrics& x : m.models) {
+    sum.pods_accepted += x.pods_accepted;
+    sum.instances_accepted += x.instances_accepted;
+    sum.instance_time += x.instance_time;
+    sum.gpu_time += x.gpu_time;
+    sum.stranded_slice_time += x.stranded_slice_time;
+    sum.peak_gpus_in_use += x.peak_gpus_in_use;
+    most = std::max(most, x.peak_gpus_in_use);
+  }
+  REQUIRE(sum.pods_accepted == m.pods_accepted);
+  REQUIRE(sum.instances_accepted == m.instances_accepted);
+  REQUIRE(sum.instance_time == m.instance_time);
+  REQUIRE(sum.gpu_time == m.gpu_time);
+  REQUIRE(sum.stranded_slice_time == m.stranded_slice_time);
+  REQUIRE(most <= m.peak_gpus_in_use);
+  REQUIRE(m.peak_gpus_in_use <= sum.peak_gpus_in_use);
 }
 
 }  // namespace
@@ -291,6 +321,7 @@ void compare_on_random_traces(const std::vector<const gpu_model*>& models, int t
       INFO("engine " << describe(fast));
       INFO("brute  " << describe(slow));
       REQUIRE(fast == slow);
+      require_model_sums(fast, models.size());
     }
   }
 }
@@ -312,6 +343,13 @@ TEST_CASE("the replay engine agrees with a brute force replay on H100 and A30 fl
 TEST_CASE("the replay engine agrees with a brute force replay on nodes of over ten GPUs",
           "[replay][brute force][dra]") {
   compare_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 150, 1011, 11, 13);
+}
+
+// Three models, where a pod's item may be served on one, two or all three,
+// each with its own profile index: the per-model figures too.
+TEST_CASE("the replay engine agrees with a brute force replay on fleets of three models",
+          "[replay][brute force][models]") {
+  compare_on_random_traces({&model("a100-40gb"), &model("h100-80gb"), &model("a30")}, 400, 3303);
 }
 
 namespace {
@@ -360,6 +398,7 @@ void compare_queued_on_random_traces(const std::vector<const gpu_model*>& models
         INFO("engine " << describe_queue(fast));
         INFO("brute  " << describe_queue(slow));
         REQUIRE(fast == slow);
+        require_model_sums(fast, models.size());
         past_end += fast.makespan > fast.end - fast.start ? 1 : 0;
         // Nothing lost: every pod started, pending or refused, each once.
         REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
@@ -405,6 +444,12 @@ TEST_CASE("a queued replay agrees with a brute force queue on nodes of over ten 
   compare_queued_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 80, 1110, 11, 13);
 }
 
+TEST_CASE("a queued replay agrees with a brute force queue on fleets of three models",
+          "[replay][queue][brute force][models]") {
+  compare_queued_on_random_traces({&model("a100-40gb"), &model("h100-80gb"), &model("a30")}, 200,
+                                  3939);
+}
+
 namespace {
 
 std::string describe_lifecycle(const replay_metrics& m) {
@@ -447,6 +492,7 @@ void compare_lifecycle_on_random_traces(const std::vector<const gpu_model*>& mod
         INFO("engine " << describe_lifecycle(fast));
         INFO("brute  " << describe_lifecycle(slow));
         REQUIRE(fast == slow);
+        require_model_sums(fast, models.size());
         REQUIRE(fast.pods_accepted + fast.pods_pending + fast.pods_rejected ==
                 static_cast<std::int64_t>(pods.size()));
         // Every instance a pod took was created or reused, and no more were
@@ -1010,6 +1056,7 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
         INFO("engine " << describe_replan(fast));
         INFO("brute  " << describe_replan(slow));
         REQUIRE(fast == slow);
+        require_model_sums(fast, models.size());
         // Each re-plan saw the demand the brute force finds at its time.
         REQUIRE(seen == demands);
         // And the items waiting then, the head's first.

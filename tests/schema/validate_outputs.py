@@ -245,6 +245,17 @@ class Checker:
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
         args = ["simulate", "--json", "--trace", "-", "--current", state]
         self.validate("simulate", self.run(args, stdin=trace, codes=(1,))[0], " ".join(args))
+        # A fleet of several models: per-model figures, no static geometry.
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write("version: 1\nnodes:\n  - {name: h, gpu: h100-80gb, gpus: 2}\n"
+                    "  - {name: a, gpu: a30, gpus: 2}\n")
+        try:
+            for extra in ([], ["--backfill", "--policy", "hami", "--keep-idle", "10s"]):
+                args = ["simulate", "--json", "--trace", "-", "--fleet", f.name, *extra]
+                self.validate("simulate", self.run(args, stdin=mem, codes=(0, 1))[0],
+                              " ".join(args))
+        finally:
+            os.unlink(f.name)
 
     def place(self):
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
