@@ -1289,8 +1289,9 @@ TEST_CASE("simulate refuses a bad +defrag:K", "[simulate][defrag]") {
 namespace {
 
 // A fleet of one H100 node and one A30 node, one GPU each.
-std::string mixed_fleet_file() {
-  return temp_file("mixed-fleet.yaml",
+// A file of its own per `tag`: ctest runs the tests that write one at once.
+std::string mixed_fleet_file(const std::string& tag) {
+  return temp_file("mixed-fleet-" + tag + ".yaml",
                    "version: 1\n"
                    "nodes:\n"
                    "  - {name: h, gpu: h100-80gb, gpus: 1}\n"
@@ -1308,7 +1309,7 @@ long long model_sum(const json& policy, const char* key) {
 
 TEST_CASE("simulate replays a fleet of several models, each pod where a model serves it",
           "[simulate][models]") {
-  const std::string fleet = mixed_fleet_file();
+  const std::string fleet = mixed_fleet_file("lands");
   // 7g.80gb is an H100 profile only, 1g.6gb an A30 one only: wherever the
   // policy would rather go, each lands on the one model that has it.
   const std::string trace =
@@ -1362,7 +1363,7 @@ TEST_CASE("simulate replays a fleet of several models, each pod where a model se
 
 TEST_CASE("a queued pod of a mixed fleet waits for the model that serves it",
           "[simulate][models]") {
-  const std::string fleet = mixed_fleet_file();
+  const std::string fleet = mixed_fleet_file("waits");
   // 4g.24gb fills an A30 and is no H100 profile: the second waits for the
   // first to leave at 100 although the H100 stays empty.
   const std::string trace =
@@ -1407,7 +1408,7 @@ TEST_CASE("a mixed fleet takes each model's available GPUs in nodes of --gpus-pe
 }
 
 TEST_CASE("simulate refuses what a mixed fleet cannot replay, naming why", "[simulate][models]") {
-  const std::string fleet = mixed_fleet_file();
+  const std::string fleet = mixed_fleet_file("refuses");
   const auto err = [&](std::vector<std::string> extra, const std::string& trace = trace_csv) {
     std::vector<std::string> args{"simulate", "--trace", "-", "--fleet", fleet};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -1444,7 +1445,7 @@ TEST_CASE("simulate refuses what a mixed fleet cannot replay, naming why", "[sim
 }
 
 TEST_CASE("memory sizes resolve per model of a mixed fleet", "[simulate][models]") {
-  const std::string fleet = mixed_fleet_file();
+  const std::string fleet = mixed_fleet_file("memory");
   // 30 GiB is more than an A30 has (24 GB): only the H100 serves those
   // pods, and its 40 GB instances hold two at once, so a third waits.
   const std::string trace =
