@@ -405,6 +405,22 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
   return std::nullopt;
 }
 
+// What every replay of the request reports as it was asked: the trace, the
+// settings of the queue and of the instances' life.
+simulate_result result_of_request(const simulate_request& r) {
+  simulate_result res;
+  res.trace = r.trace_shown;
+  res.alibaba = r.pods.alibaba;
+  res.skipped = r.pods.skipped;
+  res.metric = r.metric;
+  res.pending = r.pending;
+  res.wait = r.wait;
+  res.reconfigure_s = r.reconfigure_s;
+  res.create_milli = r.create_milli;
+  res.keep_idle_s = r.keep_idle_s;
+  return res;
+}
+
 // The trace replayed on a fleet of several models (r.mixed) under each
 // (dynamic) policy: each row resolved on each model, no static plan.
 result<simulate_result> simulate_mixed(const simulate_request& r, replay_progress& progress) {
@@ -412,10 +428,7 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
   auto built = pods_of(r.pods, fleet.models, r.by_memory);
   if (!built) return built.error();
   const auto& [items, pods] = *built;
-  simulate_result res;
-  res.trace = r.trace_shown;
-  res.alibaba = r.pods.alibaba;
-  res.skipped = r.pods.skipped;
+  simulate_result res = result_of_request(r);
   res.pods = static_cast<long long>(pods.size());
   for (const replay_pod& p : pods) res.instances += items[static_cast<std::size_t>(p.item)].count;
   res.gpu = fleet.models.front();
@@ -438,12 +451,6 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
     std::sort(fm.replayed.begin(), fm.replayed.end());
     res.fleet_models.push_back(std::move(fm));
   }
-  res.metric = r.metric;
-  res.pending = r.pending;
-  res.wait = r.wait;
-  res.reconfigure_s = r.reconfigure_s;
-  res.create_milli = r.create_milli;
-  res.keep_idle_s = r.keep_idle_s;
   replay_tables tables;
   for (const simulate_choice& c : r.policies) {
     simulate_policy p;
@@ -467,7 +474,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   if (!prepared) return prepared.error();
   if (r.static_plan) prepared->set_static(*r.static_plan);
   const trace_replay& main = *prepared;
-  simulate_result res;
+  simulate_result res = result_of_request(r);
   for (const simulate_choice& p : r.policies) {
     simulate_policy out;
     out.name = p.name;
@@ -475,13 +482,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     out.replan = p.replan;
     res.policies.push_back(std::move(out));
   }
-  res.reconfigure_s = r.reconfigure_s;
-  res.create_milli = r.create_milli;
-  res.keep_idle_s = r.keep_idle_s;
   res.static_file = r.static_shown;
-  res.trace = r.trace_shown;
-  res.alibaba = r.pods.alibaba;
-  res.skipped = r.pods.skipped;
   res.pods = static_cast<long long>(main.pods.size());
   for (const replay_pod& p : main.pods)
     res.instances += main.items[static_cast<std::size_t>(p.item)].count;
@@ -516,9 +517,6 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
       if (main.peaks[p] > 0) fm.replayed.push_back(static_cast<int>(p));
     res.fleet_models.push_back(std::move(fm));
   }
-  res.metric = r.metric;
-  res.pending = r.pending;
-  res.wait = r.wait;
 
   replay_tables tables;
   for (simulate_policy& p : res.policies) {
