@@ -99,7 +99,7 @@ result<std::vector<simulate_model>> models_named(model_list models, const simula
   return out;
 }
 
-// The fleet as --current describes it, of one model.
+// The fleet as --current describes it.
 result<fleet_now> current_fleet_of(model_list models, const simulate_options& o, std::istream& in,
                                    std::vector<std::string>& notes) {
   fleet_now_source src = o.current;
@@ -107,12 +107,6 @@ result<fleet_now> current_fleet_of(model_list models, const simulate_options& o,
   if (!o.gpu.empty()) src.gpu = o.gpu.front();
   auto f = read_fleet_now(models, src, in);
   if (!f) return f.error();
-  for (const fleet_now_node& n : f->nodes)
-    if (n.gpu != f->nodes.front().gpu)
-      return error{fmt::format(
-          "{}: node {} has {} GPUs and node {} {}; simulate replays a fleet of one model",
-          plan_io::shown_path(o.current.current), f->nodes.front().name, f->nodes.front().gpu->slug,
-          n.name, n.gpu->slug)};
   notes.insert(notes.end(), f->notes.begin(), f->notes.end());
   const std::vector<std::string> mig_off = mig_off_gpus(*f);
   if (!mig_off.empty())
@@ -309,7 +303,10 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   if (!o.current.current.empty()) {
     auto f = current_fleet_of(models, o, in, notes);
     if (!f) return f.error();
-    r.models.push_back({f->nodes.front().gpu, std::nullopt});
+    for (const fleet_now_node& n : f->nodes)  // its models, each once, in node order
+      if (std::none_of(r.models.begin(), r.models.end(),
+                       [&](const simulate_model& m) { return m.gpu == n.gpu; }))
+        r.models.push_back({n.gpu, std::nullopt});
     r.now = std::move(*f);
     r.current_shown = plan_io::shown_path(o.current.current);
   }
@@ -368,6 +365,13 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   auto policies = parse_choices(chosen);
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
+  if (r.now && r.models.size() > 1)
+    for (const simulate_choice& p : r.policies)
+      if (p.replan)
+        return error{fmt::format(
+            "--policy {}: re-planning a fleet of several models ({}) is not modelled (plan's "
+            "fewest changes per model and window); give static, static-pack or dynamic policies",
+            p.name, r.current_shown)};
   if (r.mixed)
     for (const simulate_choice& p : r.policies)
       if (p.policy.mode == replay_mode::static_geometry)

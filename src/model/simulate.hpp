@@ -111,6 +111,10 @@ struct simulate_fleet_model {
   int gpus = 0;               ///< GPUs of the model in the fleet
   int nodes = 0;              ///< nodes of the model
   std::vector<int> replayed;  ///< profiles that serve a pod of the trace on it
+  /// On a fleet of several models as it is (--current), the static geometry
+  /// of the model's GPUs, as simulate_result::static_geometries lists one
+  /// model's.
+  std::vector<std::pair<std::string, long long>> static_geometries;
 };
 
 /// What --plot draws over time.
@@ -133,7 +137,8 @@ struct simulate_result {
   int nodes = 0;  ///< nodes of the fleet replayed
   std::string current;  ///< --current as shown; empty when the fleet is --gpu's model
   /// The fleet's models, in replay_fleet::models order (one unless --fleet
-  /// names several); each policy's metrics.models follow it.
+  /// names several, or --current's nodes hold several); each policy's
+  /// metrics.models follow it.
   std::vector<simulate_fleet_model> fleet_models;
   /// Per profile (name) the most instances running at once.
   std::vector<std::pair<std::string, std::int64_t>> peaks;
@@ -143,8 +148,9 @@ struct simulate_result {
   std::vector<std::pair<std::string, long long>> geometries;
   /// Where the static policies' geometry on the fleet replayed comes from:
   /// "plan" (the plan for the peaks), "static-plan" (--static-plan's file),
-  /// "current" (the fleet's as it is), or "none" (a fleet of several
-  /// models, which has no static geometry: no static policy replays on it). GPU i takes planned GPU
+  /// "current" (the fleet's as it is, of one model or several), or "none"
+  /// (a --fleet file of several models, which has no static geometry: no
+  /// static policy replays on it). GPU i takes planned GPU
   /// i mod the plan's count, or, with `static_subset`, the fleet is smaller than the plan and takes
   /// the planned GPUs that keep each profile nearest its share of the peak.
   std::string static_from = "plan";

@@ -148,13 +148,14 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
   os << "\n";
   const int nodes = r.nodes;
   const bool mixed = r.fleet_models.size() > 1;
+  const std::string as_it_is = r.current.empty() ? "" : fmt::format(", as {} has it", r.current);
   if (mixed)
-    os << fmt::format("fleet: {} GPUs of {} models, {} node{} of up to {}: {}\n", r.gpus,
-                      r.fleet_models.size(), nodes, plural(nodes), r.per_node, models_text(r));
+    os << fmt::format("fleet: {} GPUs of {} models, {} node{} of up to {}: {}{}\n", r.gpus,
+                      r.fleet_models.size(), nodes, plural(nodes), r.per_node, models_text(r),
+                      as_it_is);
   else
     os << fmt::format("fleet: {} {} GPU{}, {} node{} of up to {}{}\n", r.gpus, r.gpu->slug,
-                      plural(r.gpus), nodes, plural(nodes), r.per_node,
-                      r.current.empty() ? "" : fmt::format(", as {} has it", r.current));
+                      plural(r.gpus), nodes, plural(nodes), r.per_node, as_it_is);
   const bool queued = r.pending != pending_rule::reject;
   if (queued)
     os << (r.pending == pending_rule::backfill
@@ -184,7 +185,7 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
                       plural(r.plan_gpus), r.plan_optimal ? "" : " (not proven least)");
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
-  if (mixed)
+  if (r.static_from == "none")
     os << "static geometry: none; a fleet of several models replays dynamic policies only\n";
   if ((r.static_from != "plan" && r.static_from != "none") || r.static_subset) {
     std::string from = r.static_from == "current" ? std::string("its own")
@@ -196,6 +197,10 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
     os << (r.gpus == 1 ? fmt::format("static geometry on this GPU: {}\n", from)
                        : fmt::format("static geometry on these {} GPUs: {}\n", r.gpus, from));
     for (const auto& [text, n] : r.static_geometries) os << fmt::format("  {:>5} x {}\n", n, text);
+    if (mixed)
+      for (const simulate_fleet_model& m : r.fleet_models)
+        for (const auto& [text, n] : m.static_geometries)
+          os << fmt::format("  {:>5} x {}: {}\n", n, m.gpu->slug, text);
   }
   os << "\n";
   // The rows are gathered first: a column is 13 wide, or wider where a cell
@@ -398,6 +403,18 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     w.key("geometries").begin_array();
     for (const auto& [text, n] : r.static_geometries)
       w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();
+    if (r.fleet_models.size() > 1)
+      for (const simulate_fleet_model& m : r.fleet_models)
+        for (const auto& [text, n] : m.static_geometries)
+          w.flat()
+              .begin_object()
+              .key("gpu")
+              .value(m.gpu->slug)
+              .key("count")
+              .value(n)
+              .key("instances")
+              .value(text)
+              .end_object();
     w.end_array().end_object();
     w.key("policies").begin_array();
     for (const simulate_policy& p : r.policies) {

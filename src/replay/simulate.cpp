@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <migplan/lookup.hpp>
 #include <migplan/replay.hpp>
@@ -66,17 +67,28 @@ struct simulate_watch {
 // The fleet as it is: its nodes, and each GPU's instances as its static
 // geometry (a GPU with MIG off serves whole-GPU pods alone: its geometry
 // is the full-GPU instance).
-replay_fleet fleet_now_replayed(const gpu_model& gpu, const fleet_now& now,
-                                std::vector<layout>& geometry, simulate_result& res) {
-  replay_fleet fleet = fleet_of(gpu, 0, 1);
-  const int full = full_profile(gpu);
-  layout whole;
-  whole.add({full, std::countr_zero(gpu.profiles[static_cast<std::size_t>(full)].starts)});
+// Models in order of first appearance on the nodes. An nvidia-smi listing
+// or a fleet of one model gives one.
+replay_fleet fleet_now_replayed(const fleet_now& now, std::vector<layout>& geometry,
+                                simulate_result& res) {
+  replay_fleet fleet;
   int widest = 0;
-  fleet.nodes.assign(now.nodes.size(), {0, 0});
+  for (const fleet_now_node& n : now.nodes) {
+    auto at = std::find(fleet.models.begin(), fleet.models.end(), n.gpu);
+    if (at == fleet.models.end()) at = fleet.models.insert(at, n.gpu);
+    fleet.nodes.push_back({static_cast<int>(at - fleet.models.begin()), 0});
+  }
   for (const fleet_now_gpu& g : now.gpus) {
     widest = std::max(widest, ++fleet.nodes[static_cast<std::size_t>(g.node)].gpus);
-    geometry.push_back(g.mig_enabled ? g.held : whole);
+    if (g.mig_enabled) {
+      geometry.push_back(g.held);
+      continue;
+    }
+    const gpu_model& gpu = *now.nodes[static_cast<std::size_t>(g.node)].gpu;
+    const int full = full_profile(gpu);
+    layout whole;
+    whole.add({full, std::countr_zero(gpu.profiles[static_cast<std::size_t>(full)].starts)});
+    geometry.push_back(whole);
   }
   res.gpus = static_cast<int>(now.gpus.size());
   res.per_node = widest;
@@ -424,26 +436,39 @@ simulate_result result_of_request(const simulate_request& r) {
 // The trace replayed on a fleet of several models (r.mixed) under each
 // (dynamic) policy: each row resolved on each model, no static plan.
 result<simulate_result> simulate_mixed(const simulate_request& r, replay_progress& progress) {
-  const replay_fleet& fleet = *r.mixed;
+  simulate_result res = result_of_request(r);
+  // --current: the fleet as it is, each GPU's instances its static geometry.
+  std::vector<layout> geometry;
+  const replay_fleet fleet = r.now ? fleet_now_replayed(*r.now, geometry, res) : *r.mixed;
   auto built = pods_of(r.pods, fleet.models, r.by_memory);
   if (!built) return built.error();
   const auto& [items, pods] = *built;
-  simulate_result res = result_of_request(r);
   res.pods = static_cast<long long>(pods.size());
   for (const replay_pod& p : pods) res.instances += items[static_cast<std::size_t>(p.item)].count;
   res.gpu = fleet.models.front();
   res.gpus = fleet.gpu_count();
   res.nodes = static_cast<int>(fleet.nodes.size());
-  res.static_from = "none";
+  if (r.now)
+    res.current = r.current_shown;
+  else
+    res.static_from = "none";
   for (std::size_t m = 0; m < fleet.models.size(); ++m) {
     simulate_fleet_model fm;
     fm.gpu = fleet.models[m];
+    std::vector<layout> held;  // the static geometry of the model's GPUs
+    std::ptrdiff_t gpu = 0;
     for (const replay_node& n : fleet.nodes) {
       res.per_node = std::max(res.per_node, n.gpus);
-      if (static_cast<std::size_t>(n.model) != m) continue;
-      fm.gpus += n.gpus;
-      ++fm.nodes;
+      const std::ptrdiff_t next = gpu + n.gpus;
+      if (static_cast<std::size_t>(n.model) == m) {
+        fm.gpus += n.gpus;
+        ++fm.nodes;
+        if (!geometry.empty())
+          held.insert(held.end(), geometry.begin() + gpu, geometry.begin() + next);
+      }
+      gpu = next;
     }
+    if (r.now) fm.static_geometries = geometries_of(*fm.gpu, held);
     for (const replay_item& it : items)
       if (it.profile[m] >= 0 &&
           std::find(fm.replayed.begin(), fm.replayed.end(), it.profile[m]) == fm.replayed.end())
@@ -458,7 +483,7 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
     p.policy = c.policy;
     if (r.plot) p.series.emplace(plot_buckets);
     simulate_watch watch(p.series ? &*p.series : nullptr, progress, p.name);
-    p.metrics = replay(fleet, items, pods, p.policy, {}, tables, watch);
+    p.metrics = replay(fleet, items, pods, p.policy, geometry, tables, watch);
     p.rates = replay_rates_of(p.metrics, res.gpus);
     res.policies.push_back(std::move(p));
   }
@@ -468,7 +493,7 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
 }  // namespace
 
 result<simulate_result> simulate(const simulate_request& r, replay_progress& progress) {
-  if (r.mixed) return simulate_mixed(r, progress);
+  if (r.mixed || (r.now && r.models.size() > 1)) return simulate_mixed(r, progress);
   const gpu_model& gpu = *r.models.front().gpu;
   auto prepared = prepare_replay(r.pods, gpu, r.by_memory, static_plan_time_limit_s);
   if (!prepared) return prepared.error();
@@ -498,7 +523,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   replay_fleet fleet;
   std::vector<layout> geometry;
   if (r.now) {
-    fleet = fleet_now_replayed(gpu, *r.now, geometry, res);
+    fleet = fleet_now_replayed(*r.now, geometry, res);
     res.current = r.current_shown;
   } else {
     const long long planned = main.static_gpus();
@@ -512,7 +537,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   }
   res.static_geometries = geometries_of(gpu, geometry);
   {
-    simulate_fleet_model fm{&gpu, res.gpus, res.nodes, {}};
+    simulate_fleet_model fm{&gpu, res.gpus, res.nodes, {}, {}};
     for (std::size_t p = 0; p < main.peaks.size(); ++p)
       if (main.peaks[p] > 0) fm.replayed.push_back(static_cast<int>(p));
     res.fleet_models.push_back(std::move(fm));

@@ -393,13 +393,6 @@ TEST_CASE("simulate refuses --current with options that shape another fleet", "[
                   trace_csv);
   CHECK(r.code == 2);
   CHECK(r.err == "migplan: --mig-config goes with --current (kubectl's nodes)\n");
-  r = run_migplan({"simulate", "--trace", "-", "--current", plan_fixture("kube-nodes.json"),
-                   "--mig-config", plan_fixture("kube-config.yaml")},
-                  trace_csv);
-  CHECK(r.code == 2);
-  CHECK(
-      r.err.ends_with(": node h100-a has h100-80gb GPUs and node a100-c a100-40gb; simulate "
-                      "replays a fleet of one model\n"));
 }
 
 TEST_CASE("simulate --size sizes each model --gpu and --fleet name", "[simulate]") {
@@ -1463,4 +1456,105 @@ TEST_CASE("memory sizes resolve per model of a mixed fleet", "[simulate][models]
   CHECK(p["models"][1]["pods_accepted"] == 0);
   CHECK(p["models"][1]["gpu_seconds"] == 0);
   std::remove(fleet.c_str());
+}
+
+namespace {
+
+// A fleet as it is of two models: node h, an H100 holding 1g.10gb and
+// 3g.40gb and an empty one; node a, an A100 40GB holding one 7g.40gb.
+constexpr std::string_view two_model_state =
+    "version: 1\n"
+    "nodes:\n"
+    "  - name: h\n"
+    "    gpu: h100-80gb\n"
+    "    gpus:\n"
+    "      - index: 0\n"
+    "        instances:\n"
+    "          - {profile: 1g.10gb, start: 0}\n"
+    "          - {profile: 3g.40gb, start: 4}\n"
+    "      - index: 1\n"
+    "        instances: []\n"
+    "  - name: a\n"
+    "    gpu: a100-40gb\n"
+    "    gpus:\n"
+    "      - index: 0\n"
+    "        instances:\n"
+    "          - {profile: 7g.40gb, start: 0}\n";
+
+}  // namespace
+
+TEST_CASE("simulate --current replays a fleet of several models with its own geometries",
+          "[simulate][models]") {
+  // 1g.10gb and 3g.40gb are H100 profiles the H100 holds; a whole GPU is
+  // the A100's 7g.40gb (the H100 holds no 7g.80gb); 2g.20gb is an H100
+  // profile no GPU holds: static serves three pods, on-demand all four.
+  const std::string state = temp_file("two-models.yaml", std::string(two_model_state));
+  const std::string trace = temp_file("two-models.csv",
+                                      "name,start,end,count,item\n"
+                                      "a,0,10,1,1g.10gb\n"
+                                      "b,0,10,1,gpu\n"
+                                      "c,0,10,1,3g.40gb\n"
+                                      "d,0,10,1,2g.20gb\n");
+  const auto r = run_migplan({"simulate", "--trace", trace, "--current", state, "--json"});
+  INFO(r.err);
+  CHECK(r.code == 1);  // static rejects one pod
+  const json j = json::parse(r.out);
+  CHECK(j["fleet"]["current"] == state);
+  CHECK(j["fleet"]["gpus"] == 3);
+  CHECK(j["fleet"]["nodes"] == 2);
+  REQUIRE(j["fleet"]["models"].size() == 2);
+  CHECK(j["fleet"]["models"][0]["gpu"] == "h100-80gb");
+  CHECK(j["fleet"]["models"][0]["gpus"] == 2);
+  CHECK(j["fleet"]["models"][1]["gpu"] == "a100-40gb");
+  CHECK(j["fleet"]["models"][1]["gpus"] == 1);
+  CHECK(j["static_geometry"]["from"] == "current");
+  CHECK(j["static_geometry"]["geometries"] ==
+        json::parse(R"j([{"gpu":"h100-80gb","count":1,"instances":"1g.10gb@0 3g.40gb@4"},)j"
+                    R"j({"gpu":"h100-80gb","count":1,"instances":"(none)"},)j"
+                    R"j({"gpu":"a100-40gb","count":1,"instances":"7g.40gb@0"}])j"));
+  // The default policies, static among them.
+  REQUIRE(j["policies"].size() == 3);
+  const json& fixed = j["policies"][0];
+  CHECK(fixed["name"] == "static");
+  CHECK(fixed["pods_accepted"] == 3);
+  CHECK(fixed["pods_rejected"] == 1);
+  CHECK(fixed["models"][0]["pods_accepted"] == 2);  // a and c on the H100
+  CHECK(fixed["models"][1]["pods_accepted"] == 1);  // b on the A100's 7g.40gb
+  for (std::size_t p = 1; p < 3; ++p) CHECK(j["policies"][p]["pods_accepted"] == 4);
+  // The text names each geometry's model.
+  const auto text = run_migplan({"simulate", "--trace", trace, "--current", state});
+  CHECK(text.out.find("fleet: 3 GPUs of 2 models, 2 nodes of up to 2: 2 h100-80gb on 1 node, 1 "
+                      "a100-40gb on 1 node, as " +
+                      state + " has it\n") != std::string::npos);
+  CHECK(text.out.find("      1 x a100-40gb: 7g.40gb@0\n") != std::string::npos);
+  // Re-planning several models is refused, once, by name.
+  const auto replan =
+      run_migplan({"simulate", "--trace", trace, "--current", state, "--policy", "replan:1h"});
+  CHECK(replan.code == 2);
+  CHECK(replan.err == "migplan: --policy replan:1h: re-planning a fleet of several models (" +
+                          state +
+                          ") is not modelled (plan's fewest changes per model and window); give "
+                          "static, static-pack or dynamic policies\n");
+  std::remove(trace.c_str());
+  std::remove(state.c_str());
+}
+
+TEST_CASE("simulate --current reads kubectl's nodes of several models", "[simulate][models]") {
+  // The kubectl fixture's nodes hold H100s and A100s: replayed as they are.
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--current", plan_fixture("kube-nodes.json"),
+                   "--mig-config", plan_fixture("kube-config.yaml"), "--json"},
+                  trace_csv);
+  INFO(r.err);
+  REQUIRE(r.code != 2);
+  const json j = json::parse(r.out);
+  REQUIRE(j["fleet"]["models"].size() == 2);
+  long long gpus = 0;
+  for (const json& g : j["static_geometry"]["geometries"]) gpus += g["count"].get<long long>();
+  CHECK(gpus == j["fleet"]["gpus"].get<long long>());
+  for (const json& p : j["policies"]) {
+    long long accepted = 0;
+    for (const json& m : p["models"]) accepted += m["pods_accepted"].get<long long>();
+    CHECK(accepted == p["pods_accepted"].get<long long>());
+  }
 }

@@ -245,6 +245,12 @@ class Checker:
         state = os.path.join(self.source, "tests/fixtures/place/state.yaml")
         args = ["simulate", "--json", "--trace", "-", "--current", state]
         self.validate("simulate", self.run(args, stdin=trace, codes=(1,))[0], " ".join(args))
+        # kubectl's nodes of two models as they are: geometries that name their gpu.
+        fixtures = os.path.join(self.source, "tests/fixtures/plan")
+        args = ["simulate", "--json", "--trace", "-", "--current",
+                os.path.join(fixtures, "kube-nodes.json"), "--mig-config",
+                os.path.join(fixtures, "kube-config.yaml")]
+        self.validate("simulate", self.run(args, stdin=mem, codes=(0, 1))[0], " ".join(args))
         # A fleet of several models: per-model figures, no static geometry.
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
             f.write("version: 1\nnodes:\n  - {name: h, gpu: h100-80gb, gpus: 2}\n"
