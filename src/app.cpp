@@ -54,6 +54,28 @@ int write_output(context& ctx, const std::string& path, std::string_view text) {
   return exit_ok;
 }
 
+std::string plot_file::failed(const char* fallback) const {
+  return fmt::format("cannot write --plot {}: {}", quote_token(path_),
+                     errno != 0 ? std::strerror(errno) : fallback);
+}
+
+std::optional<std::string> plot_file::open(const std::string& path) {
+  if (path.empty() || path == "-") return std::nullopt;
+  path_ = path;
+  errno = 0;
+  file_.open(path, std::ios::binary | std::ios::trunc);
+  if (!file_) return failed("cannot open it");
+  return std::nullopt;
+}
+
+std::optional<std::string> plot_file::write(const std::function<void(std::ostream&)>& draw) {
+  errno = 0;
+  draw(file_);
+  file_.close();
+  if (!file_) return failed("write failed");
+  return std::nullopt;
+}
+
 void report_bad_input(context& ctx, const std::string& message) {
   // Whatever a reader put in it, the message leaves as clean lines: no
   // control byte or invalid UTF-8 of the input reaches the terminal or JSON.

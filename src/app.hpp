@@ -4,7 +4,10 @@
 // The command-line application: builds the CLI11 app, registers every
 // command, runs it and maps the outcome to an exit code.
 
+#include <fstream>
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +66,24 @@ void report_bad_input(context& ctx, const std::string& message);
 /// "-". A file that cannot be opened or written is bad input ("cannot write
 /// FILE: REASON"). Returns the exit code.
 int write_output(context& ctx, const std::string& path, std::string_view text);
+
+/// `--plot FILE` of pack, plan and simulate: opened before the work, so that
+/// a path that cannot be written fails at once rather than after a long
+/// search, and written before the answer on stdout, so that a disk that
+/// fills up is the only answer. Errors read "cannot write --plot FILE: REASON".
+class plot_file {
+ public:
+  /// Opens `path` for writing; "" and "-" open nothing (is_open() stays false).
+  std::optional<std::string> open(const std::string& path);
+  bool is_open() const { return file_.is_open(); }
+  /// Draws into the open file and closes it.
+  std::optional<std::string> write(const std::function<void(std::ostream&)>& draw);
+
+ private:
+  std::string failed(const char* fallback) const;
+  std::string path_;
+  std::ofstream file_;
+};
 
 /// Runs migplan on an argument vector (args[0] is the program name).
 int run(const std::vector<std::string>& args, context& ctx);

@@ -7,15 +7,11 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <span>
-#include <sstream>
 #include <variant>
 
 #include "app.hpp"
@@ -89,22 +85,13 @@ int emit_answer(const pack_options& o, const pack_answer& a, int index, context&
 // stdout (so a file that cannot be written is the only error); "-" writes
 // it on stdout instead of the answer. False after reporting a failure.
 bool write_plot(const pack_options& o, std::span<const pack_answer> answers, context& ctx) {
-  if (o.plot.empty()) return true;
-  std::ostringstream svg;
-  render::pack_svg(svg, answers);
-  if (o.plot == "-") {
-    ctx.out << svg.str();
-    return true;
-  }
-  std::ofstream f(o.plot, std::ios::binary | std::ios::trunc);
-  if (f) f << svg.str();
-  if (f) f.close();
-  if (!f) {
-    report_bad_input(
-        ctx, fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
-    return false;
-  }
-  return true;
+  if (o.plot == "-") render::pack_svg(ctx.out, answers);
+  plot_file plot;
+  auto why = plot.open(o.plot);
+  if (!why && plot.is_open())
+    why = plot.write([&](std::ostream& os) { render::pack_svg(os, answers); });
+  if (why) report_bad_input(ctx, *why);
+  return !why;
 }
 
 // `pack --current FILE [ITEM...]`: on each GPU of the file (or the one

@@ -10,10 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -105,26 +102,17 @@ int run_plan(const plan_options& o, context& ctx) {
   if (!req) return bad(req.error().message);
   // `--plot FILE`: opened before the solve, so that a path that cannot be
   // written fails at once rather than after a long search.
-  std::ofstream plot;
-  if (!o.plot.empty()) {
-    if (o.plot == "-") return bad("--plot writes a file, not stdout ('-'): stdout has the report");
-    plot.open(o.plot, std::ios::binary | std::ios::trunc);
-    if (!plot)
-      return bad(
-          fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
-  }
+  if (o.plot == "-") return bad("--plot writes a file, not stdout ('-'): stdout has the report");
+  plot_file plot;
+  if (auto why = plot.open(o.plot)) return bad(*why);
   // Tests cut the search at the same place on every machine
   // (plan_request::searches_in_time); not for users, who have --time-limit.
   if (const char* n = std::getenv("MIGPLAN_TEST_SEARCHES_IN_TIME"); n != nullptr)
     req->searches_in_time = std::atoi(n);
   const plan_result res = plan::solver{}.solve(*req);
-  if (plot.is_open()) {
-    render::plan_svg(plot, *req, res);
-    plot.close();
-    if (!plot)
-      return bad(
-          fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
-  }
+  if (plot.is_open())
+    if (auto why = plot.write([&](std::ostream& os) { render::plan_svg(os, *req, res); }))
+      return bad(*why);
   if (kind != nullptr) {
     if (const std::string why = emit::problem(*kind, *req, res); !why.empty()) {
       ctx.err << "migplan: " << why << "; nothing to emit\n";

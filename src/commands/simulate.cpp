@@ -9,9 +9,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,13 +59,8 @@ int run_simulate(const simulate_options& o, context& ctx) {
 
   // The plot's file opens before the replays, so that a path that cannot be
   // written fails at once rather than after a long replay.
-  std::ofstream plot_file;
-  if (!o.plot.empty() && o.plot != "-") {
-    plot_file.open(o.plot, std::ios::binary | std::ios::trunc);
-    if (!plot_file)
-      return bad(
-          fmt::format("cannot write --plot {}: {}", quote_token(o.plot), std::strerror(errno)));
-  }
+  plot_file plot;
+  if (auto why = plot.open(o.plot)) return bad(*why);
   render::progress_line line(ctx.err, ctx.err_tty && !o.json);
   progress_shown progress(line);
   auto answer = simulate(*request, progress);
@@ -84,14 +76,9 @@ int run_simulate(const simulate_options& o, context& ctx) {
                              p.replan_longest_s);
   // The plot first: a disk that fills up is then the only answer, not one
   // after a table or JSON document already written.
-  if (plot_file.is_open()) {
-    errno = 0;
-    render::simulate_svg(plot_file, res);
-    plot_file.close();
-    if (!plot_file)
-      return bad(fmt::format("cannot write --plot {}: {}", quote_token(o.plot),
-                             errno != 0 ? std::strerror(errno) : "write failed"));
-  }
+  if (plot.is_open())
+    if (auto why = plot.write([&](std::ostream& os) { render::simulate_svg(os, res); }))
+      return bad(*why);
   if (o.plot == "-")
     render::simulate_svg(ctx.out, res);
   else if (o.json)
