@@ -22,8 +22,6 @@ namespace {
 
 constexpr std::string_view default_policies[] = {"static", "spread-first-fit", "pack-best-fit"};
 
-constexpr std::string_view mixed_policies[] = {"spread-first-fit", "pack-best-fit"};
-
 // The fleet a fleet file of several models replays: its nodes as they are
 // or, without nodes, each model's `available` GPUs in nodes of `per_node`
 // (the last partial), models in the file's order.
@@ -331,8 +329,8 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
           "GPUs (its nodes, or each model's 'available')"};
     if (!o.static_plan.empty())
       return error{
-          "--static-plan is one model's geometry; a fleet of several models replays "
-          "dynamic policies only"};
+          "--static-plan is one model's geometry; a fleet of several models has the plan for "
+          "its peaks, or with --current its own"};
     auto fleet = mixed_fleet_of(*file, r.per_node, o.fleet);
     if (!fleet) return fleet.error();
     r.mixed = std::move(*fleet);
@@ -358,28 +356,17 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   r.reject_target = static_cast<double>(*t);
   r.size = o.size;
   std::vector<std::string> chosen(o.policies.begin(), o.policies.end());
-  if (chosen.empty() && r.mixed)
-    chosen.assign(std::begin(mixed_policies), std::end(mixed_policies));
-  else if (chosen.empty())
-    chosen.assign(std::begin(default_policies), std::end(default_policies));
+  if (chosen.empty()) chosen.assign(std::begin(default_policies), std::end(default_policies));
   auto policies = parse_choices(chosen);
   if (!policies) return policies.error();
   r.policies = std::move(*policies);
-  if (r.now && r.models.size() > 1)
+  if (r.mixed || (r.now && r.models.size() > 1))
     for (const simulate_choice& p : r.policies)
       if (p.replan)
         return error{fmt::format(
             "--policy {}: re-planning a fleet of several models ({}) is not modelled (plan's "
             "fewest changes per model and window); give static, static-pack or dynamic policies",
-            p.name, r.current_shown)};
-  if (r.mixed)
-    for (const simulate_choice& p : r.policies)
-      if (p.policy.mode == replay_mode::static_geometry)
-        return error{fmt::format(
-            "--policy {}: a fleet of several models ({}) has no static geometry (one per model "
-            "is not planned); give dynamic policies (spread-first-fit, pack-best-fit, "
-            "dra-first-fit, hami, ...)",
-            p.name, r.fleet_shown)};
+            p.name, r.mixed ? r.fleet_shown : r.current_shown)};
   if (!o.reconfigure_seconds.empty()) {
     auto s = parse_whole_number("--reconfigure-seconds", o.reconfigure_seconds, 0, max_replan_s);
     if (!s) return s.error();

@@ -34,6 +34,11 @@ struct demand_item {
   std::optional<int> compute_slices;       ///< at least this many compute slices (sized items)
   std::optional<int> sms;                  ///< at least this many SMs (sized items)
   std::string where;                       ///< "FILE:LINE" it came from; empty on the command line
+  /// Set by a caller that resolved the item on each model itself
+  /// (simulate's trace on a fleet of several models): the profile that
+  /// serves it per model. A model not listed serves it not; `profile` and
+  /// `memory_mib` are then not read.
+  std::vector<std::pair<const gpu_model*, int>> resolved{};
 };
 
 /// One candidate model of the fleet.

@@ -111,9 +111,10 @@ struct simulate_fleet_model {
   int gpus = 0;               ///< GPUs of the model in the fleet
   int nodes = 0;              ///< nodes of the model
   std::vector<int> replayed;  ///< profiles that serve a pod of the trace on it
-  /// On a fleet of several models as it is (--current), the static geometry
-  /// of the model's GPUs, as simulate_result::static_geometries lists one
-  /// model's.
+  /// On a fleet of several models: the static plan's geometries of the
+  /// model (none with --current), and the static geometry of its GPUs, as
+  /// simulate_result::geometries and static_geometries list one model's.
+  std::vector<std::pair<std::string, long long>> plan_geometries;
   std::vector<std::pair<std::string, long long>> static_geometries;
 };
 
@@ -144,13 +145,14 @@ struct simulate_result {
   std::vector<std::pair<std::string, std::int64_t>> peaks;
   long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks
   bool plan_optimal = false;  ///< the plan's GPU count is proven least
+  /// On a fleet of several models: peak instances its GPUs cannot hold
+  /// (the plan meets the rest).
+  long long plan_unmet = 0;
   /// The static plan's geometries ("3g.40gb@0 2g.20gb@4 ...") and their GPU counts.
   std::vector<std::pair<std::string, long long>> geometries;
   /// Where the static policies' geometry on the fleet replayed comes from:
   /// "plan" (the plan for the peaks), "static-plan" (--static-plan's file),
-  /// "current" (the fleet's as it is, of one model or several), or "none"
-  /// (a --fleet file of several models, which has no static geometry: no
-  /// static policy replays on it). GPU i takes planned GPU
+  /// or "current" (the fleet's as it is). On one model, GPU i takes planned GPU
   /// i mod the plan's count, or, with `static_subset`, the fleet is smaller than the plan and takes
   /// the planned GPUs that keep each profile nearest its share of the peak.
   std::string static_from = "plan";

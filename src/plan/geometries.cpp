@@ -66,6 +66,11 @@ const model_configs& geometry_cache::of(const gpu_model& gpu) {
 }
 
 int serving_profile(const gpu_model& gpu, const demand_item& d) {
+  if (!d.resolved.empty()) {
+    for (const auto& [model, profile] : d.resolved)
+      if (model == &gpu) return profile;
+    return -1;
+  }
   if (!d.profile.empty()) return find_profile(gpu, d.profile);
   if (!d.memory_mib) return -1;
   const need n{*d.memory_mib, d.sms, 1};

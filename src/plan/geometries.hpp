@@ -49,8 +49,8 @@ class geometry_cache {
 /// each profile's name, size, slices, starts, cap and engines.
 std::string structure_key(const gpu_model& gpu);
 
-/// The profile of `gpu` that serves `d`: the named one, or the smallest
-/// meeting the need as `migplan fit` sizes it; -1 when none.
+/// The profile of `gpu` that serves `d`: its `resolved` one, the named one,
+/// or the smallest meeting the need as `migplan fit` sizes it; -1 when none.
 int serving_profile(const gpu_model& gpu, const demand_item& d);
 
 /// For an item named by a compute-instance profile ("1c.3g.20gb"): the GI

@@ -113,6 +113,19 @@ std::vector<int> replayed_inferred(const simulate_result& r) {
   return inferred_among(*r.gpu, replayed);
 }
 
+// On a fleet of several models, each model's geometries (`which`), each
+// entry naming its gpu.
+void write_model_geometries(
+    json_writer& w, const simulate_result& r,
+    std::vector<std::pair<std::string, long long>> simulate_fleet_model::*which) {
+  if (r.fleet_models.size() < 2) return;
+  for (const simulate_fleet_model& m : r.fleet_models)
+    for (const auto& [text, n] : m.*which) {
+      w.flat().begin_object().key("gpu").value(m.gpu->slug).key("count").value(n);
+      w.key("instances").value(text).end_object();
+    }
+}
+
 // A fleet of several models: "8 h100-80gb on 1 node, 16 a30 on 2 nodes".
 std::string models_text(const simulate_result& r) {
   std::string out;
@@ -177,7 +190,7 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
         r.keep_idle_s < 0
             ? std::string("it is destroyed when its pod ends")
             : fmt::format("an idle one is kept {} for reuse", span_text(r.keep_idle_s)));
-  if (!r.peaks.empty()) {
+  if (!r.peaks.empty() && !mixed) {
     os << "peak instances at once:";
     for (const auto& [name, n] : r.peaks) os << fmt::format(" {}x{}", n, name);
     os << "\n";
@@ -185,13 +198,25 @@ void simulate_text(std::ostream& os, const simulate_result& r) {
                       plural(r.plan_gpus), r.plan_optimal ? "" : " (not proven least)");
     for (const auto& [text, n] : r.geometries) os << fmt::format("  {:>5} x {}\n", n, text);
   }
-  if (r.static_from == "none")
-    os << "static geometry: none; a fleet of several models replays dynamic policies only\n";
-  if ((r.static_from != "plan" && r.static_from != "none") || r.static_subset) {
+  if (!r.peaks.empty() && mixed) {
+    // A kind is a profile per model: one a line.
+    os << "peak instances at once:\n";
+    for (const auto& [name, n] : r.peaks) os << fmt::format("  {:>5} x {}\n", n, name);
+    os << fmt::format("static geometry: plan for the peaks within the fleet's GPUs, {} GPU{}{}{}\n",
+                      r.plan_gpus, plural(r.plan_gpus), r.plan_optimal ? "" : " (not proven least)",
+                      r.plan_unmet == 0 ? std::string()
+                                        : fmt::format("; {} peak instance{} the fleet cannot hold",
+                                                      r.plan_unmet, plural(r.plan_unmet)));
+    for (const simulate_fleet_model& m : r.fleet_models)
+      for (const auto& [text, n] : m.plan_geometries)
+        os << fmt::format("  {:>5} x {}: {}\n", n, m.gpu->slug, text);
+  }
+  if (r.static_from != "plan" || r.static_subset || (mixed && !r.peaks.empty())) {
     std::string from = r.static_from == "current" ? std::string("its own")
                        : r.static_from == "static-plan"
                            ? fmt::format("the plan in {}", r.static_file)
-                           : std::string("the plan's");
+                       : mixed ? std::string("each model's planned GPUs, round and round")
+                               : std::string("the plan's");
     if (r.static_subset)
       from += ", the planned GPUs that keep each profile nearest its share of the peak";
     os << (r.gpus == 1 ? fmt::format("static geometry on this GPU: {}\n", from)
@@ -392,9 +417,11 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     w.end_object();
     w.key("static_plan").begin_object();
     w.key("gpus").value(r.plan_gpus).key("optimal").value(r.plan_optimal);
+    if (r.fleet_models.size() > 1) w.key("unmet_instances").value(r.plan_unmet);
     w.key("geometries").begin_array();
     for (const auto& [text, n] : r.geometries)
       w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();
+    write_model_geometries(w, r, &simulate_fleet_model::plan_geometries);
     w.end_array().end_object();
     w.key("static_geometry").begin_object();
     w.key("from").value(r.static_from);
@@ -403,18 +430,7 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     w.key("geometries").begin_array();
     for (const auto& [text, n] : r.static_geometries)
       w.flat().begin_object().key("count").value(n).key("instances").value(text).end_object();
-    if (r.fleet_models.size() > 1)
-      for (const simulate_fleet_model& m : r.fleet_models)
-        for (const auto& [text, n] : m.static_geometries)
-          w.flat()
-              .begin_object()
-              .key("gpu")
-              .value(m.gpu->slug)
-              .key("count")
-              .value(n)
-              .key("instances")
-              .value(text)
-              .end_object();
+    write_model_geometries(w, r, &simulate_fleet_model::static_geometries);
     w.end_array().end_object();
     w.key("policies").begin_array();
     for (const simulate_policy& p : r.policies) {

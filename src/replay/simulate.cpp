@@ -433,25 +433,34 @@ simulate_result result_of_request(const simulate_request& r) {
   return res;
 }
 
-// The trace replayed on a fleet of several models (r.mixed) under each
-// (dynamic) policy: each row resolved on each model, no static plan.
+// The trace replayed on a fleet of several models (r.mixed, or --current's)
+// under each policy: each row resolved on each model; the static geometry
+// the fleet's as it is (--current) or plan's for the peaks of the trace's
+// kinds within each model's GPUs (plan_mixed_static()).
 result<simulate_result> simulate_mixed(const simulate_request& r, replay_progress& progress) {
   simulate_result res = result_of_request(r);
-  // --current: the fleet as it is, each GPU's instances its static geometry.
   std::vector<layout> geometry;
   const replay_fleet fleet = r.now ? fleet_now_replayed(*r.now, geometry, res) : *r.mixed;
   auto built = pods_of(r.pods, fleet.models, r.by_memory);
   if (!built) return built.error();
   const auto& [items, pods] = *built;
+  std::vector<plan_group> planned;
+  if (!r.now) {
+    auto plan = plan_mixed_static(fleet, items, pods, static_plan_time_limit_s);
+    if (!plan) return plan.error();
+    res.peaks = std::move(plan->peaks);
+    res.plan_gpus = plan->plan_gpus;
+    res.plan_optimal = plan->plan_optimal;
+    res.plan_unmet = plan->unmet;
+    geometry = std::move(plan->geometry);
+    planned = std::move(plan->groups);
+  }
   res.pods = static_cast<long long>(pods.size());
   for (const replay_pod& p : pods) res.instances += items[static_cast<std::size_t>(p.item)].count;
   res.gpu = fleet.models.front();
   res.gpus = fleet.gpu_count();
   res.nodes = static_cast<int>(fleet.nodes.size());
-  if (r.now)
-    res.current = r.current_shown;
-  else
-    res.static_from = "none";
+  if (r.now) res.current = r.current_shown;
   for (std::size_t m = 0; m < fleet.models.size(); ++m) {
     simulate_fleet_model fm;
     fm.gpu = fleet.models[m];
@@ -468,7 +477,10 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
       }
       gpu = next;
     }
-    if (r.now) fm.static_geometries = geometries_of(*fm.gpu, held);
+    fm.static_geometries = geometries_of(*fm.gpu, held);
+    for (const plan_group& g : planned)
+      if (g.gpu == fm.gpu)
+        fm.plan_geometries.emplace_back(geometry_text(*g.gpu, g.instances), g.count);
     for (const replay_item& it : items)
       if (it.profile[m] >= 0 &&
           std::find(fm.replayed.begin(), fm.replayed.end(), it.profile[m]) == fm.replayed.end())
@@ -537,7 +549,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   }
   res.static_geometries = geometries_of(gpu, geometry);
   {
-    simulate_fleet_model fm{&gpu, res.gpus, res.nodes, {}, {}};
+    simulate_fleet_model fm{&gpu, res.gpus, res.nodes, {}, {}, {}};
     for (std::size_t p = 0; p < main.peaks.size(); ++p)
       if (main.peaks[p] > 0) fm.replayed.push_back(static_cast<int>(p));
     res.fleet_models.push_back(std::move(fm));

@@ -357,6 +357,73 @@ long long trace_replay::static_gpus() const {
   return n;
 }
 
+result<mixed_static> plan_mixed_static(const replay_fleet& fleet,
+                                       std::span<const replay_item> items,
+                                       std::span<const replay_pod> pods, double plan_time_limit_s) {
+  // Kinds: items of one profile per model, whatever their instance count.
+  std::map<std::vector<int>, int> kind_of;
+  std::vector<replay_item> by_kind;  // the items, each with its kind as its one profile
+  std::vector<std::vector<int>> kinds;
+  for (const replay_item& it : items) {
+    const auto [at, fresh] = kind_of.try_emplace(it.profile, static_cast<int>(kinds.size()));
+    if (fresh) kinds.push_back(it.profile);
+    by_kind.push_back({{at->second}, it.count});
+  }
+  const std::vector<std::int64_t> peaks = concurrent_peaks(by_kind, pods, 0, kinds.size());
+  std::vector<long long> gpus(fleet.models.size(), 0);
+  for (const replay_node& n : fleet.nodes) gpus[static_cast<std::size_t>(n.model)] += n.gpus;
+  mixed_static out;
+  plan_request req;
+  for (std::size_t m = 0; m < fleet.models.size(); ++m)
+    req.models.push_back({fleet.models[m], gpus[m], 1.0});
+  req.time_limit_s = plan_time_limit_s;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (peaks[k] == 0) continue;
+    demand_item d;
+    for (std::size_t m = 0; m < fleet.models.size(); ++m) {
+      const int p = kinds[k][m];
+      if (p < 0) continue;
+      d.resolved.emplace_back(fleet.models[m], p);
+      d.name += fmt::format("{}{} {}", d.name.empty() ? "" : " / ", fleet.models[m]->slug,
+                            fleet.models[m]->profiles[static_cast<std::size_t>(p)].name);
+    }
+    d.count = peaks[k];
+    out.peaks.emplace_back(d.name, d.count);
+    req.demand.push_back(std::move(d));
+  }
+  std::vector<std::vector<layout>> planned(fleet.models.size());  // per model, GPU by GPU
+  if (!req.demand.empty()) {
+    plan_result plan = plan::solve(req);
+    if (plan.status == plan_status::timed_out && plan.groups.empty())
+      return error{
+          "plan found no static geometry on the fleet's models for the trace's peaks within its "
+          "time limit"};
+    out.plan_gpus = plan.gpu_count;
+    out.plan_optimal = plan.optimal;
+    for (const plan_unmet& u : plan.unmet) out.unmet += u.missing;
+    for (const plan_group& g : plan.groups) {
+      const auto m = static_cast<std::size_t>(
+          std::find(fleet.models.begin(), fleet.models.end(), g.gpu) - fleet.models.begin());
+      layout l;
+      for (const planned_instance& in : g.instances) l.add(in.where);
+      planned[m].insert(planned[m].end(), static_cast<std::size_t>(g.count), l);
+    }
+    out.groups = std::move(plan.groups);
+  }
+  std::vector<std::size_t> next(fleet.models.size(), 0);
+  for (const replay_node& n : fleet.nodes) {
+    const auto m = static_cast<std::size_t>(n.model);
+    for (int g = 0; g < n.gpus; ++g) {
+      if (planned[m].empty()) {
+        out.geometry.emplace_back();
+        continue;
+      }
+      out.geometry.push_back(planned[m][next[m]++ % planned[m].size()]);
+    }
+  }
+  return out;
+}
+
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
                                     double plan_time_limit_s) {
   const gpu_model* const one[] = {&gpu};

@@ -64,6 +64,30 @@ result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
                                     double plan_time_limit_s);
 
+/// The static geometry of a fleet of several models: the trace's pods
+/// grouped into kinds (the same profile on each model), each kind's
+/// concurrent peak, and plan's least-unmet, then fewest-GPU plan for those
+/// peaks within each model's GPUs in the fleet.
+struct mixed_static {
+  /// Per kind with a peak: its name ("h100-80gb 1g.10gb / a30 1g.6gb", the
+  /// models that serve it) and the most instances of it at once.
+  std::vector<std::pair<std::string, std::int64_t>> peaks;
+  long long plan_gpus = 0;         ///< GPUs the plan uses
+  bool plan_optimal = false;       ///< that count is proven least (for what it meets)
+  long long unmet = 0;             ///< peak instances the fleet cannot hold
+  std::vector<plan_group> groups;  ///< the plan
+  /// Per fleet GPU (node by node): model m's GPUs take that model's planned
+  /// GPUs in group order, round and round; a model the plan leaves unused
+  /// has empty GPUs.
+  std::vector<layout> geometry;
+};
+
+/// mixed_static for `fleet`'s models (see above); an error says that the
+/// plan found no geometry in time.
+result<mixed_static> plan_mixed_static(const replay_fleet& fleet,
+                                       std::span<const replay_item> items,
+                                       std::span<const replay_pod> pods, double plan_time_limit_s);
+
 /// Pods of a trace that no node of some number of GPUs holds, however many
 /// nodes a fleet has: all of a pod's instances go on one node.
 struct unholdable_pods {

@@ -1318,11 +1318,24 @@ TEST_CASE("simulate replays a fleet of several models, each pod where a model se
   REQUIRE(j["fleet"]["models"].size() == 2);
   CHECK(j["fleet"]["models"][0]["gpu"] == "h100-80gb");
   CHECK(j["fleet"]["models"][1]["gpu"] == "a30");
-  CHECK(j["static_geometry"]["from"] == "none");
-  // The default policies, less static: a mixed fleet has no static geometry.
-  REQUIRE(j["policies"].size() == 2);
-  CHECK(j["policies"][0]["name"] == "spread-first-fit");
-  CHECK(j["policies"][1]["name"] == "pack-best-fit");
+  // The static geometry: the plan for the peaks (one 7g.80gb, two
+  // 1g.6gb) within the fleet's GPUs, one H100 and one A30.
+  CHECK(j["static_geometry"]["from"] == "plan");
+  CHECK(j["static_plan"]["gpus"] == 2);
+  CHECK(j["static_plan"]["unmet_instances"] == 0);
+  REQUIRE(j["static_plan"]["geometries"].size() == 2);
+  CHECK(j["static_plan"]["geometries"][0]["gpu"] == "h100-80gb");
+  CHECK(j["static_plan"]["geometries"][0]["instances"] == "7g.80gb@0");
+  CHECK(j["static_plan"]["geometries"][1]["gpu"] == "a30");
+  const std::string on_a30 = j["static_plan"]["geometries"][1]["instances"].get<std::string>();
+  CHECK(std::count(on_a30.begin(), on_a30.end(), '@') == 2);
+  CHECK(on_a30.find("1g.6gb@") == 0);
+  CHECK(j["static_geometry"]["geometries"] == j["static_plan"]["geometries"]);
+  // The default policies, as on one model.
+  REQUIRE(j["policies"].size() == 3);
+  CHECK(j["policies"][0]["name"] == "static");
+  CHECK(j["policies"][1]["name"] == "spread-first-fit");
+  CHECK(j["policies"][2]["name"] == "pack-best-fit");
   for (const json& p : j["policies"]) {
     INFO(p["name"]);
     REQUIRE(p["models"].size() == 2);
@@ -1347,10 +1360,14 @@ TEST_CASE("simulate replays a fleet of several models, each pod where a model se
   CHECK(text.code == 0);
   CHECK(text.out.find("fleet: 2 GPUs of 2 models, 2 nodes of up to 1: 1 h100-80gb on 1 node, 1 "
                       "a30 on 1 node\n") != std::string::npos);
-  CHECK(text.out.find("\nh100-80gb, 1 GPU:\n  pods accepted                   1            1\n") !=
-        std::string::npos);
-  CHECK(text.out.find("\na30, 1 GPU:\n  pods accepted                   2            2\n") !=
-        std::string::npos);
+  CHECK(
+      text.out.find("\nh100-80gb, 1 GPU:\n  pods accepted                   1            1         "
+                    "   1\n") != std::string::npos);
+  CHECK(text.out.find("\na30, 1 GPU:\n  pods accepted                   2            2            "
+                      "2\n") != std::string::npos);
+  CHECK(text.out.find("peak instances at once:\n      1 x h100-80gb 7g.80gb\n      2 x a30 "
+                      "1g.6gb\nstatic geometry: plan for the peaks within the fleet's GPUs, 2 "
+                      "GPUs\n      1 x h100-80gb: 7g.80gb@0\n") != std::string::npos);
   std::remove(fleet.c_str());
 }
 
@@ -1411,11 +1428,10 @@ TEST_CASE("simulate refuses what a mixed fleet cannot replay, naming why", "[sim
     return r.err;
   };
   const std::string shown = fleet;
-  CHECK(err({"--policy", "spread-first-fit", "--policy", "static"}) ==
-        "migplan: --policy static: a fleet of several models (" + shown +
-            ") has no static geometry (one per model is not planned); give dynamic policies "
-            "(spread-first-fit, pack-best-fit, dra-first-fit, hami, ...)\n");
-  CHECK(err({"--policy", "replan:1h"}).starts_with("migplan: --policy replan:1h: a fleet of "));
+  CHECK(err({"--policy", "spread-first-fit", "--policy", "replan:1h"}) ==
+        "migplan: --policy replan:1h: re-planning a fleet of several models (" + shown +
+            ") is not modelled (plan's fewest changes per model and window); give static, "
+            "static-pack or dynamic policies\n");
   CHECK(err({"--gpus", "4"}) ==
         "migplan: --gpus shapes a fleet of one model; a --fleet file of several models gives its "
         "own GPUs (its nodes, or each model's 'available')\n");
