@@ -141,8 +141,12 @@ struct simulate_result {
   /// names several, or --current's nodes hold several); each policy's
   /// metrics.models follow it.
   std::vector<simulate_fleet_model> fleet_models;
-  /// Per profile (name) the most instances running at once.
+  /// Per profile (name) the most instances running at once; on a fleet of
+  /// several models, per kind of pod ("h100-80gb 1g.10gb / a30 1g.6gb").
   std::vector<std::pair<std::string, std::int64_t>> peaks;
+  /// On a fleet of several models, per entry of `peaks`: the models that
+  /// serve the kind, each with its profile.
+  std::vector<std::vector<std::pair<const gpu_model*, int>>> peak_kinds;
   long long plan_gpus = 0;    ///< GPUs of the static plan for the peaks
   bool plan_optimal = false;  ///< the plan's GPU count is proven least
   /// On a fleet of several models: peak instances its GPUs cannot hold

@@ -398,8 +398,20 @@ void simulate_json(std::ostream& os, const simulate_result& r) {
     const replay_metrics& any = r.policies.front().metrics;
     w.key("start").value(any.start).key("end").value(any.end);
     w.key("peaks").begin_array();
-    for (const auto& [name, n] : r.peaks)
-      w.flat().begin_object().key("profile").value(name).key("instances").value(n).end_object();
+    for (std::size_t k = 0; k < r.peaks.size(); ++k) {
+      w.flat().begin_object();
+      if (k < r.peak_kinds.size()) {  // a kind of several models: its profile on each
+        w.key("profiles").begin_array();
+        for (const auto& [gpu, p] : r.peak_kinds[k]) {
+          w.begin_object().key("gpu").value(gpu->slug);
+          w.key("profile").value(gpu->profiles[static_cast<std::size_t>(p)].name).end_object();
+        }
+        w.end_array();
+      } else {
+        w.key("profile").value(r.peaks[k].first);
+      }
+      w.key("instances").value(r.peaks[k].second).end_object();
+    }
     w.end_array().end_object();
     w.key("fleet").begin_object();
     w.key("gpus").value(r.gpus).key("gpus_per_node").value(r.per_node);

@@ -449,6 +449,7 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
     auto plan = plan_mixed_static(fleet, items, pods, static_plan_time_limit_s);
     if (!plan) return plan.error();
     res.peaks = std::move(plan->peaks);
+    res.peak_kinds = std::move(plan->kinds);
     res.plan_gpus = plan->plan_gpus;
     res.plan_optimal = plan->plan_optimal;
     res.plan_unmet = plan->unmet;

@@ -389,6 +389,7 @@ result<mixed_static> plan_mixed_static(const replay_fleet& fleet,
     }
     d.count = peaks[k];
     out.peaks.emplace_back(d.name, d.count);
+    out.kinds.push_back(d.resolved);
     req.demand.push_back(std::move(d));
   }
   std::vector<std::vector<layout>> planned(fleet.models.size());  // per model, GPU by GPU

@@ -72,6 +72,8 @@ struct mixed_static {
   /// Per kind with a peak: its name ("h100-80gb 1g.10gb / a30 1g.6gb", the
   /// models that serve it) and the most instances of it at once.
   std::vector<std::pair<std::string, std::int64_t>> peaks;
+  /// Per entry of `peaks`: the models that serve the kind and its profile on each.
+  std::vector<std::vector<std::pair<const gpu_model*, int>>> kinds;
   long long plan_gpus = 0;         ///< GPUs the plan uses
   bool plan_optimal = false;       ///< that count is proven least (for what it meets)
   long long unmet = 0;             ///< peak instances the fleet cannot hold

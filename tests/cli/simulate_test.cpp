@@ -1320,6 +1320,9 @@ TEST_CASE("simulate replays a fleet of several models, each pod where a model se
   CHECK(j["fleet"]["models"][1]["gpu"] == "a30");
   // The static geometry: the plan for the peaks (one 7g.80gb, two
   // 1g.6gb) within the fleet's GPUs, one H100 and one A30.
+  CHECK(j["trace"]["peaks"] ==
+        json::parse(R"([{"profiles":[{"gpu":"h100-80gb","profile":"7g.80gb"}],"instances":1},)"
+                    R"({"profiles":[{"gpu":"a30","profile":"1g.6gb"}],"instances":2}])"));
   CHECK(j["static_geometry"]["from"] == "plan");
   CHECK(j["static_plan"]["gpus"] == 2);
   CHECK(j["static_plan"]["unmet_instances"] == 0);
