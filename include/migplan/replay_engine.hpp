@@ -3,8 +3,9 @@
 
 /// \file replay_engine.hpp
 /// The replay engine: a fleet's state, its node index and one event at a
-/// time (detail::replay_engine), on the tables of replay_state.hpp. replay()
-/// and rank_placements() (replay.hpp) drive it.
+/// time (detail::replay_engine), on the tables of replay_state.hpp, and the
+/// per-model figures both replays keep. replay() and rank_placements()
+/// (replay.hpp) and the queued replay (replay_queue.hpp) drive it.
 
 #include <algorithm>
 #include <cassert>
@@ -418,6 +419,32 @@ class replay_engine {
   std::vector<int> model_in_use_;             // multi_: per model, GPUs holding a busy instance
   std::vector<std::int64_t> model_stranded_;  // multi_: per model, stranded compute slices
 };
+
+/// Per fleet model (several): `dt` more of the GPUs in use and stranded slices.
+inline void add_model_areas(std::vector<replay_model_metrics>& models, const replay_engine& e,
+                            std::int64_t dt) {
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    models[m].gpu_time += e.gpus_in_use(m) * dt;
+    models[m].stranded_slice_time += e.stranded(m) * dt;
+  }
+}
+
+/// A pod of `item` running `duration` started on fleet model `model` (`m`
+/// its figures), `e` with it placed (several models).
+inline void add_model_start(replay_model_metrics& m, const replay_engine& e, std::size_t model,
+                            const replay_item& item, std::int64_t duration) {
+  ++m.pods_accepted;
+  m.instances_accepted += item.count;
+  m.instance_time += item.count * duration;
+  m.peak_gpus_in_use = std::max(m.peak_gpus_in_use, e.gpus_in_use(model));
+}
+
+/// One model's figures are the fleet's: set at the end, not kept per event.
+inline void set_one_model(replay_metrics& out) {
+  if (out.models.size() != 1) return;
+  out.models[0] = {out.pods_accepted, out.instances_accepted,  out.instance_time,
+                   out.gpu_time,      out.stranded_slice_time, out.peak_gpus_in_use};
+}
 
 }  // namespace detail
 
