@@ -184,6 +184,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
         engine.depart(std::span(held).subspan(first[e.pod], last[e.pod] - first[e.pod]));
         out.destructions += policy.mode == replay_mode::dynamic ? item.count : 0;
         watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
+        if (per_model) detail::model_steps(watch, engine, fleet.models.size(), e.time);
       }
       continue;
     }
@@ -202,6 +203,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
     out.peak_gpus_in_use = std::max(out.peak_gpus_in_use, engine.gpus_in_use());
     run_end = std::max(run_end.value_or(pod.start), std::max(pod.start, pod.end));
     watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
+    if (per_model) detail::model_steps(watch, engine, fleet.models.size(), e.time);
     watch.started(e.pod, e.time, e.time);
     if (policy.mode == replay_mode::dynamic) out.creations += item.count;
     if (per_model) {
@@ -216,6 +218,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
       last[e.pod] = first[e.pod];
       out.destructions += policy.mode == replay_mode::dynamic ? item.count : 0;
       watch.step(e.time, engine.slices_in_use(), engine.gpus_in_use());
+      if (per_model) detail::model_steps(watch, engine, fleet.models.size(), e.time);
     }
   }
   out.gpu_time += engine.gpus_in_use() * (out.end - now);

@@ -203,7 +203,11 @@ class queued_replay {
   std::int64_t& count_at(int node, int profile) {
     return idle_count_[key_of_[static_cast<std::size_t>(node)] + static_cast<std::size_t>(profile)];
   }
-  void step(std::int64_t t) { watch_.step(t, seen_->slices_in_use(), seen_->gpus_in_use()); }
+  // The watcher hears the fleet's use at `t` (and each model's, several).
+  void step(std::int64_t t) {
+    watch_.step(t, seen_->slices_in_use(), seen_->gpus_in_use());
+    if (per_model_) model_steps(watch_, *seen_, fleet_.models.size(), t);
+  }
 
   // The time of the next event, within the trace's span; none when no
   // event is left.
