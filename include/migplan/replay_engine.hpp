@@ -3,8 +3,9 @@
 
 /// \file replay_engine.hpp
 /// The replay engine: a fleet's state, its node index and one event at a
-/// time (detail::replay_engine), on the tables of replay_state.hpp. replay()
-/// and rank_placements() (replay.hpp) drive it.
+/// time (detail::replay_engine), on the tables of replay_state.hpp, and the
+/// per-model figures both replays keep. replay() and rank_placements()
+/// (replay.hpp) and the queued replay (replay_queue.hpp) drive it.
 
 #include <algorithm>
 #include <cassert>
@@ -37,6 +38,7 @@ class replay_engine {
     if (multi_) {
       model_in_use_.assign(fleet.models.size(), 0);
       model_stranded_.assign(fleet.models.size(), 0);
+      model_used_.assign(fleet.models.size(), 0);
     }
     const bool is_static = policy.mode == replay_mode::static_geometry;
     assert(!is_static || geometry.size() == static_cast<std::size_t>(fleet.gpu_count()));
@@ -235,6 +237,8 @@ class replay_engine {
   }
   /// gpus_in_use() on the GPUs of fleet model m.
   int gpus_in_use(std::size_t m) const noexcept { return multi_ ? model_in_use_[m] : in_use_; }
+  /// slices_in_use() on the GPUs of fleet model m.
+  int slices_in_use(std::size_t m) const noexcept { return multi_ ? model_used_[m] : used_; }
   /// stranded() on the GPUs of fleet model m.
   std::int64_t stranded(std::size_t m) const noexcept {
     return multi_ ? model_stranded_[m] : stranded_;
@@ -279,6 +283,7 @@ class replay_engine {
       const auto m = static_cast<std::size_t>(space_model_[static_cast<std::size_t>(ref.space)]);
       model_in_use_[m] += (b.busy != 0) - (a.busy != 0);
       model_stranded_[m] += b.stranded - a.stranded;
+      model_used_[m] += static_cast<int>(b.use.sums.compute - a.use.sums.compute);
     }
     const auto delta = static_cast<int>(b.use.sums.compute - a.use.sums.compute);
     node_used_[static_cast<std::size_t>(ref.node)] += delta;
@@ -417,7 +422,44 @@ class replay_engine {
   std::int64_t stranded_ = 0;
   std::vector<int> model_in_use_;             // multi_: per model, GPUs holding a busy instance
   std::vector<std::int64_t> model_stranded_;  // multi_: per model, stranded compute slices
+  std::vector<int> model_used_;               // multi_: per model, compute slices of busy instances
 };
+
+/// Per fleet model (several): `dt` more of the GPUs in use and stranded slices.
+inline void add_model_areas(std::vector<replay_model_metrics>& models, const replay_engine& e,
+                            std::int64_t dt) {
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    models[m].gpu_time += e.gpus_in_use(m) * dt;
+    models[m].stranded_slice_time += e.stranded(m) * dt;
+  }
+}
+
+/// A pod of `item` running `duration` started on fleet model `model` (`m`
+/// its figures), `e` with it placed (several models).
+inline void add_model_start(replay_model_metrics& m, const replay_engine& e, std::size_t model,
+                            const replay_item& item, std::int64_t duration) {
+  ++m.pods_accepted;
+  m.instances_accepted += item.count;
+  m.instance_time += item.count * duration;
+  m.peak_gpus_in_use = std::max(m.peak_gpus_in_use, e.gpus_in_use(model));
+}
+
+/// Per fleet model (several), what `watch` hears after a step() at `time`:
+/// the model's compute slices and GPUs in use (replay_watch::model_step()).
+/// A watcher without model_step() hears nothing more.
+template <class Watch>
+void model_steps(Watch& watch, const replay_engine& e, std::size_t models, std::int64_t time) {
+  if constexpr (requires { watch.model_step(time, models, 0, 0); })
+    for (std::size_t m = 0; m < models; ++m)
+      watch.model_step(time, m, e.slices_in_use(m), e.gpus_in_use(m));
+}
+
+/// One model's figures are the fleet's: set at the end, not kept per event.
+inline void set_one_model(replay_metrics& out) {
+  if (out.models.size() != 1) return;
+  out.models[0] = {out.pods_accepted, out.instances_accepted,  out.instance_time,
+                   out.gpu_time,      out.stranded_slice_time, out.peak_gpus_in_use};
+}
 
 }  // namespace detail
 

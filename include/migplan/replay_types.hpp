@@ -335,6 +335,12 @@ struct replay_watch {
   /// After each change of the fleet at `time`: compute slices and GPUs held
   /// by busy instances. A pod of no duration is seen placed, then gone.
   void step(std::int64_t /*time*/, int /*slices*/, int /*gpus*/) noexcept {}
+  /// On a fleet of several models, after each step(), once per fleet model
+  /// `model` (index into replay_fleet::models): the compute slices and GPUs
+  /// held by busy instances on its GPUs (they sum to step()'s). Not called
+  /// on a fleet of one model, where they are step()'s.
+  void model_step(std::int64_t /*time*/, std::size_t /*model*/, int /*slices*/,
+                  int /*gpus*/) noexcept {}
   /// A pod rejected (queued: refused) at `time`.
   void reject(std::int64_t /*time*/) noexcept {}
   /// Pod `pod` (index into the trace), which arrived at `arrival`, started

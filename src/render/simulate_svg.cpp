@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,9 @@ constexpr int mark_px = 6;  // width of a rejection's x
 constexpr std::string_view colors[] = {"#1f77b4", "#d62728", "#2ca02c",
                                        "#9467bd", "#ff7f0e", "#17becf"};
 constexpr std::string_view dashes[] = {"", "6 3", "2 2", "8 3 2 3", "4 4", "1 3"};
+// A mixed fleet's line per model and policy: thin, in the policy's colour,
+// one dash per model.
+constexpr std::string_view model_dashes[] = {"3 2", "1 2", "6 2 1 2", "8 2", "2 4"};
 
 // A step of 1, 2 or 5 times a power of ten giving about `ticks` ticks over `range`.
 double nice_step(double range, int ticks) {
@@ -56,12 +60,23 @@ struct point {
   double x, y;
 };
 
-// The polyline of a series: from 0 at the trace's start, per bucket a
-// vertical run from the value it starts with over its highest and lowest
-// (where they lie outside the run) to its last value, then level to the next
-// bucket. Points that lie on a straight run between their
-// neighbours are left out; the highest and lowest of each bucket never are.
-std::vector<point> step_line(const replay_series& s, plot_metric metric) {
+// The levels of the plotted metric in each of `buckets` (the fleet's or a
+// model's).
+template <class Bucket>
+std::vector<replay_series::level> levels_of(std::span<const Bucket> buckets, plot_metric metric) {
+  std::vector<replay_series::level> out;
+  out.reserve(buckets.size());
+  for (const Bucket& b : buckets) out.push_back(metric == plot_metric::slices ? b.slices : b.gpus);
+  return out;
+}
+
+// The polyline of a series (`levels`, one per bucket of `s`): from 0 at the
+// trace's start, per bucket a vertical run from the value it starts with
+// over its highest and lowest (where they lie outside the run) to its last
+// value, then level to the next bucket. Points that lie on a straight run
+// between their neighbours are left out; the highest and lowest of each
+// bucket never are.
+std::vector<point> step_line(const replay_series& s, std::span<const replay_series::level> levels) {
   std::vector<point> pts;
   const auto add = [&](double x, double y) {
     if (!pts.empty() && pts.back().x == x && pts.back().y == y) return;
@@ -81,9 +96,8 @@ std::vector<point> step_line(const replay_series& s, plot_metric metric) {
   const auto span = static_cast<double>(s.end() - s.start());
   double last = 0;
   add(0, 0);
-  for (std::size_t i = 0; i < s.buckets().size(); ++i) {
-    const replay_series::bucket& b = s.buckets()[i];
-    const replay_series::level& l = metric == plot_metric::slices ? b.slices : b.gpus;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const replay_series::level& l = levels[i];
     const double x = std::min(span, static_cast<double>(i) * static_cast<double>(s.width()));
     add(x, last);
     if (l.high > std::max<double>(last, l.last)) add(x, l.high);
@@ -106,6 +120,56 @@ time_unit unit_for(std::int64_t span) {
   if (span >= 2 * 3600) return {3600, "h", "hours"};
   if (span >= 2 * 60) return {60, "m", "minutes"};
   return {1, "s", "seconds"};
+}
+
+// A mixed fleet: policy k's line per fleet model (thin, in the policy's
+// colour, the model's dash), titled with the model and its peak.
+template <class Px, class Py>
+void model_lines(std::ostream& os, const simulate_result& r, std::size_t k, const Px& px,
+                 const Py& py) {
+  const simulate_policy& p = r.policies[k];
+  for (std::size_t m = 0; m < p.series->models() && m < r.fleet_models.size(); ++m) {
+    const std::vector<replay_series::level> levels =
+        levels_of(p.series->model_buckets(m), r.metric);
+    int peak = 0;
+    for (const replay_series::level& l : levels) peak = std::max(peak, l.high);
+    const std::string_view slug = r.fleet_models[m].gpu->slug;
+    os << fmt::format(
+        "<polyline class=\"model\" data-policy=\"{}\" data-model=\"{}\" fill=\"none\" "
+        "stroke=\"{}\" stroke-width=\"1\" stroke-opacity=\"0.8\" stroke-dasharray=\"{}\" "
+        "stroke-linejoin=\"round\" points=\"",
+        xml_text(p.name), xml_text(slug), colors[k % std::size(colors)],
+        model_dashes[m % std::size(model_dashes)]);
+    bool first = true;
+    for (const point& q : step_line(*p.series, levels)) {
+      os << (first ? "" : " ") << fmt::format("{:.6g},{:.6g}", px(q.x), py(q.y));
+      first = false;
+    }
+    os << fmt::format("\"><title>{} on {}: {} {} at the peak</title></polyline>\n",
+                      xml_text(p.name), xml_text(slug), peak,
+                      r.metric == plot_metric::slices ? "compute slices" : "GPUs");
+  }
+}
+
+// A mixed fleet's models in the legend, below the policies: each model's
+// dash, in grey, and its name.
+void model_legend(std::ostream& os, const simulate_result& r) {
+  bool any = false;
+  for (const simulate_policy& p : r.policies) any = any || (p.series && p.series->models() > 0);
+  if (!any) return;
+  const int x = left + plot_w + 16;
+  int y = top + 8 + static_cast<int>(r.policies.size()) * 36;
+  os << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555555\">per model:</text>\n", x, y + 4);
+  for (std::size_t m = 0; m < r.fleet_models.size(); ++m) {
+    y += 20;
+    os << fmt::format(
+        "<line class=\"model\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#555555\" "
+        "stroke-width=\"1\" stroke-dasharray=\"{}\"/>\n",
+        x, y, x + 24, y, model_dashes[m % std::size(model_dashes)]);
+    os << fmt::format("<text x=\"{}\" y=\"{}\" data-model=\"{}\">{} ({} GPUs)</text>\n", x + 30,
+                      y + 4, xml_text(r.fleet_models[m].gpu->slug),
+                      xml_text(r.fleet_models[m].gpu->slug), r.fleet_models[m].gpus);
+  }
 }
 
 }  // namespace
@@ -221,11 +285,12 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
       os << fmt::format(" stroke-dasharray=\"{}\"", dashes[k % std::size(dashes)]);
     os << " points=\"";
     bool first = true;
-    for (const point& q : step_line(*p.series, r.metric)) {
+    for (const point& q : step_line(*p.series, levels_of(p.series->buckets(), r.metric))) {
       os << (first ? "" : " ") << fmt::format("{:.6g},{:.6g}", px(q.x), py(q.y));
       first = false;
     }
     os << "\"/>\n";
+    model_lines(os, r, k, px, py);
   }
   os << "</g>\n";
 
@@ -289,7 +354,7 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   }
 
   // Legend: the policy, its line, its rejections (queued: refusals and pods
-  // pending at the end).
+  // pending at the end); on a mixed fleet, then each model's dash.
   os << "<g class=\"legend\">\n";
   for (std::size_t k = 0; k < r.policies.size(); ++k) {
     const simulate_policy& p = r.policies[k];
@@ -309,6 +374,7 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
     os << fmt::format("<text class=\"tally\" x=\"{}\" y=\"{}\" fill=\"#555555\">{}</text>\n",
                       x + 30, y + 20, tally);
   }
+  model_legend(os, r);
   os << "</g>\n</svg>\n";
 }
 

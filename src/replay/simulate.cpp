@@ -55,6 +55,9 @@ struct simulate_watch {
       progress->show(fmt::format("migplan simulate: {}: {}% of the trace", label,
                                  (time - start) * 100 / std::max<std::int64_t>(end - start, 1)));
   }
+  void model_step(std::int64_t time, std::size_t model, int slices, int gpus) {
+    if (series) series->model_step(time, model, slices, gpus);
+  }
   void reject(std::int64_t time) {
     if (series) series->reject(time);
   }

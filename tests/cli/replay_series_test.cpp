@@ -122,3 +122,62 @@ TEST_CASE("a replay series keeps the peak and every rejection however coarse", "
     }
   }
 }
+
+TEST_CASE("a replay series on a fleet of two models keeps each model's use and peak",
+          "[replay][plot][models]") {
+  const gpu_model& h100 = model_of("h100-80gb");
+  const gpu_model& a30 = model_of("a30");
+  const int h1g = find_profile(h100, "1g.10gb");
+  const int h3g = find_profile(h100, "3g.40gb");
+  const int a1g = find_profile(a30, "1g.6gb");
+  const int a2g = find_profile(a30, "2g.12gb");
+  // Two items each model serves (by its own profile), one each serves alone.
+  const std::vector<replay_item> items{
+      {{h1g, a1g}, 1}, {{h3g, a2g}, 1}, {{h3g, -1}, 2}, {{-1, a1g}, 2}};
+  std::mt19937 rng(4242);
+  replay_tables tables;
+  const std::vector<replay_policy> policies{
+      pack_best,
+      {replay_mode::dynamic, node_choice::spread, gpu_choice::first_fit, pending_rule::fifo},
+      {replay_mode::dynamic, node_choice::first, gpu_choice::name_order, pending_rule::backfill}};
+  for (int t = 0; t < 200; ++t) {
+    const replay_fleet fleet{{&h100, &a30}, {{0, 1 + t % 2}, {1, 1 + t % 3}, {1, 1}}};
+    std::vector<replay_pod> pods;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int k = 0; k < n; ++k) {
+      const auto start = static_cast<std::int64_t>(rng() % 200);
+      const auto length = static_cast<std::int64_t>(rng() % 60);
+      pods.push_back({start, start + length, static_cast<int>(rng() % items.size())});
+    }
+    for (const replay_policy& policy : policies) {
+      INFO("trace " << t << " policy " << static_cast<int>(policy.nodes) << "/"
+                    << static_cast<int>(policy.pending));
+      const replay_metrics plain = replay(fleet, items, pods, policy, {}, tables);
+      const std::size_t most = t % 2 == 0 ? 7 : 1000;
+      replay_series series(most);
+      const replay_metrics watched = replay(fleet, items, pods, policy, {}, tables, series);
+      REQUIRE(watched == plain);
+      REQUIRE(series.models() == 2);
+      for (std::size_t m = 0; m < 2; ++m) {
+        REQUIRE(series.model_buckets(m).size() == series.buckets().size());
+        int peak = 0;
+        for (const replay_series::model_bucket& b : series.model_buckets(m))
+          peak = std::max(peak, b.gpus.high);
+        CHECK(peak == plain.models[m].peak_gpus_in_use);
+      }
+      // Each bucket ends with the models' use summing to the fleet's.
+      for (std::size_t i = 0; i < series.buckets().size(); ++i) {
+        const auto& a = series.model_buckets(0)[i];
+        const auto& b = series.model_buckets(1)[i];
+        CHECK(a.gpus.last + b.gpus.last == series.buckets()[i].gpus.last);
+        CHECK(a.slices.last + b.slices.last == series.buckets()[i].slices.last);
+      }
+    }
+  }
+  // One model: no series per model.
+  const replay_fleet one{{&h100}, {{0, 2}}};
+  const std::vector<replay_item> on_one{{{h1g}, 1}};
+  replay_series series(10);
+  replay(one, on_one, std::vector<replay_pod>{{0, 5, 0}}, pack_best, {}, tables, series);
+  CHECK(series.models() == 0);
+}

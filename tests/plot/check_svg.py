@@ -4,8 +4,9 @@
 XML (xml.etree, the standard library's parser), is self-contained, has one
 series per policy whose highest value is the replay's peak (GPUs: the JSON's
 peak_gpus_in_use; slices: a sweep over the trace done here), rejection marks
-that count the JSON's pods_rejected, escapes a file name full of markup, and
-stays small for a trace of 100,000 pods."""
+that count the JSON's pods_rejected, escapes a file name full of markup,
+stays small for a trace of 100,000 pods, and on a fleet of two models adds a
+line per model whose highest is that model's peak."""
 
 import json
 import os
@@ -195,6 +196,54 @@ with tempfile.TemporaryDirectory() as tmp:
         check(sum(marks[p["name"]]) == p["pods_rejected"],
               f"{p['name']}: marks count every rejection")
         check(max(y for _, y in lines[p["name"]]) <= 64 * 7, f"{p['name']}: within capacity")
+
+    # A fleet of two models: besides each policy's line, one per model, in
+    # the fleet's model order, whose highest is that model's peak in the
+    # JSON's per-model block (GPUs), or a sweep over the rows only that
+    # model serves (slices: 1g.10gb and 3g.40gb are H100 profiles only,
+    # 1g.6gb and 2g.12gb A30 ones only); a fleet of one model has none.
+    check(not any(pl.get("class") == "model" for pl in root.iter(SVG + "polyline")),
+          "one model: no line per model")
+    fleet = os.path.join(tmp, "fleet.yaml")
+    with open(fleet, "w") as f:
+        f.write("version: 1\nnodes:\n  - {name: h, gpu: h100-80gb, gpus: 4}\n"
+                "  - {name: a, gpu: a30, gpus: 4}\n")
+    mixed = [("h1", 0, 100, 5, "1g.10gb"), ("h2", 30, 80, 2, "3g.40gb"), ("a1", 10, 90, 3, "1g.6gb"),
+             ("a2", 40, 60, 2, "2g.12gb"), ("h3", 50, 70, 3, "1g.10gb"), ("a3", 95, 120, 4, "1g.6gb")]
+    with open(trace, "w") as f:
+        f.write(csv(mixed))
+    per_model = {"h100-80gb": ["h1", "h2", "h3"], "a30": ["a1", "a2", "a3"]}
+    SLICES.update({"1g.6gb": 1, "2g.12gb": 2})
+
+    def model_lines(svg_path):
+        root = ET.parse(svg_path).getroot()
+        group = next(g for g in root.iter(SVG + "g") if g.get("class") == "series")
+        y0, sy = float(group.get("data-y0")), float(group.get("data-y-scale"))
+        out = {}
+        for pl in group.iter(SVG + "polyline"):
+            if pl.get("class") == "model":
+                ys = [round((y0 - float(p.split(",")[1])) / sy, 1) for p in pl.get("points").split()]
+                out.setdefault(pl.get("data-policy"), []).append((pl.get("data-model"), max(ys)))
+        legend = [t.get("data-model") for t in root.iter(SVG + "text") if t.get("data-model")]
+        return out, legend
+
+    for metric in ("gpus", "slices"):
+        r = subprocess.run([BINARY, "simulate", "--trace", trace, "--fleet", fleet, "--json",
+                            "--plot", svg, "--plot-metric", metric, "--policy", "spread-first-fit",
+                            "--policy", "pack-best-fit"], capture_output=True, text=True)
+        check(r.returncode == 0, f"mixed fleet: exit {r.returncode}: {r.stderr}")
+        j = json.loads(r.stdout)
+        models, legend = model_lines(svg)
+        check(legend == ["h100-80gb", "a30"], f"mixed fleet: the legend names the models: {legend}")
+        for p in j["policies"]:
+            check(p["pods_rejected"] == 0, f"{p['name']}: the mixed fleet holds every pod")
+            got = models.get(p["name"], [])
+            check([m for m, _ in got] == ["h100-80gb", "a30"],
+                  f"{p['name']}: one line per model in the fleet's order: {got}")
+            for (name, high), jm in zip(got, p["models"]):
+                want = (jm["peak_gpus_in_use"] if metric == "gpus"
+                        else peak_slices([row for row in mixed if row[0] in per_model[name]]))
+                check(high == want, f"{p['name']} on {name}: highest {metric} {high}, want {want}")
 
 print("ok" if not failures else f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
