@@ -2,9 +2,11 @@
 #pragma once
 
 // One diagnostic for every reader of a document: where (file, line, column),
-// a stable code, a severity and the message. Messages name a culprit through
-// one quoting rule (quote_token(), quote.hpp) and print their position one
-// way: "FILE:LINE: message", or "FILE: message" where no line is known.
+// a stable code, a severity and the message. Readers keep positions as
+// numbers; to_text() is the one place that writes them: "FILE:LINE: message",
+// "FILE: message" where no line is known, and "line N: message" for a
+// diagnostic not yet given a file (a reader of text the caller names).
+// Messages name a culprit through one quoting rule (quote_token(), quote.hpp).
 
 #include <fmt/format.h>
 
@@ -32,13 +34,36 @@ struct diagnostic {
   std::string message;               ///< lowercase, one line, naming the culprit
 };
 
-/// "FILE:LINE: message", or "FILE: message" where the line is unknown.
-inline std::string located(std::string_view file, int line, std::string_view message) {
-  return line > 0 ? fmt::format("{}:{}: {}", file, line, message)
-                  : fmt::format("{}: {}", file, message);
+/// Whether to_text() writes a known column: "FILE:LINE:COL: message".
+enum class column_shown : bool { no, yes };
+
+/// A position as every message writes it: "FILE:LINE:COL", "FILE:LINE"
+/// where no column is given, "FILE" where no line is known.
+inline std::string position_text(std::string_view file, int line, int column = 0) {
+  if (line <= 0) return std::string(file);
+  if (column <= 0) return fmt::format("{}:{}", file, line);
+  return fmt::format("{}:{}:{}", file, line, column);
 }
 
-/// A diagnostic as one line of text, positioned by located().
-inline std::string to_text(const diagnostic& d) { return located(d.file, d.line, d.message); }
+/// The one printer of a diagnostic: "FILE:LINE: message" ("FILE:LINE:COL: "
+/// with `column` yes and a column known), "FILE: message" where the line is
+/// unknown; without a file, "line N: message", or the message alone.
+inline std::string to_text(const diagnostic& d, column_shown column = column_shown::no) {
+  if (d.file.empty()) return d.line > 0 ? fmt::format("line {}: {}", d.line, d.message) : d.message;
+  return fmt::format("{}: {}",
+                     position_text(d.file, d.line, column == column_shown::yes ? d.column : 0),
+                     d.message);
+}
+
+/// "FILE:LINE: message", or "FILE: message" where the line is unknown.
+inline std::string located(std::string_view file, int line, std::string_view message) {
+  return to_text({std::string(file), line, 0, {}, severity::error, std::string(message)});
+}
+
+/// A diagnostic of a reader that does not know its file, placed in `file`.
+inline diagnostic in_file(diagnostic d, std::string_view file) {
+  d.file = file;
+  return d;
+}
 
 }  // namespace migplan::cli

@@ -71,10 +71,11 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
       return exit_bad_input;
     }
     for (const check::replaced_label& r : check::merge_user_labels(config, std::move(*user), shown))
-      ctx.err << fmt::format(
-          "migplan: note: {}:{}: label {} is yours; the one emit-config "
-          "generates is left out\n",
-          shown, r.line, quote_token(r.name));
+      ctx.err << "migplan: note: "
+              << located(shown, r.line,
+                         fmt::format("label {} is yours; the one emit-config generates is left out",
+                                     quote_token(r.name)))
+              << "\n";
   }
   std::ostringstream text;
   render::mig_parted(text, config);

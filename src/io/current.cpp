@@ -60,11 +60,12 @@ std::size_t lci_start(std::string_view text) {
 }
 
 // The profile of `g` a listed instance names by ID, under the catalog's name
-// for that ID (or one of its former names), sized and started as listed.
-result<int> listed_profile(const gpu_model& g, int line, std::string_view shown, int id,
-                           std::string_view name, int start, int size, std::string_view instance) {
+// for that ID (or one of its former names), sized and started as listed; or
+// why the listing does not match `g` (the caller says where).
+result<int, std::string> listed_profile(const gpu_model& g, int id, std::string_view name,
+                                        int start, int size, std::string_view instance) {
   const auto mismatch = [&](const std::string& why) {
-    return error{fmt::format("{}:{}: the listing does not match {}: {}", shown, line, g.slug, why)};
+    return fmt::format("the listing does not match {}: {}", g.slug, why);
   };
   const int p = find_profile_by_id(g, id);
   if (p < 0)
@@ -89,13 +90,13 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
   const std::string lgi_text =
       split == std::string_view::npos ? std::string(text) : only_lines(text, 0, split);
   auto listing = smi::read_lgi(lgi_text);
-  if (!listing) return error{smi::at_file(shown, listing.error().message)};
+  if (!listing) return error{to_text(in_file(listing.error(), shown))};
   if (listing->mig_disabled)
     return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", shown)};
   std::optional<smi::lci_listing> cis;
   if (split != std::string_view::npos) {
     auto read = smi::read_lci(only_lines(text, split, std::string_view::npos));
-    if (!read) return error{smi::at_file(shown, read.error().message)};
+    if (!read) return error{to_text(in_file(read.error(), shown))};
     cis = std::move(*read);
   }
   std::vector<int> gpus = listing->gpus;
@@ -112,9 +113,9 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
     std::map<int, std::size_t> by_id;  // GI ID -> index into gpu.instances
     for (const smi::lgi_row& row : listing->rows) {
       if (gpu.index && row.gpu != *gpu.index) continue;
-      auto p = listed_profile(g, row.line, shown, row.profile_id, row.name, row.at.start,
-                              row.at.size, fmt::format(" (GI {})", row.instance_id));
-      if (!p) return p.error();
+      auto p = listed_profile(g, row.profile_id, row.name, row.at.start, row.at.size,
+                              fmt::format(" (GI {})", row.instance_id));
+      if (!p) return error{located(shown, row.line, p.error())};
       by_id[row.instance_id] = gpu.instances.size();
       gpu.instances.push_back(current_instance::at(*p, row.at.start));
       gpu.instances.back().instance_id = row.instance_id;
@@ -124,19 +125,21 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
       if (gpu.index && row.gpu != *gpu.index) continue;
       const auto it = by_id.find(row.gi_id);
       if (it == by_id.end())
-        return error{fmt::format(
-            "{}:{}: compute instance {} belongs to GPU instance {}, which the -lgi listing{} "
-            "does not show",
-            shown, row.line, row.ci_id, row.gi_id,
-            gpu.index ? fmt::format(" of GPU {}", *gpu.index) : "")};
+        return error{
+            located(shown, row.line,
+                    fmt::format("compute instance {} belongs to GPU instance {}, which the -lgi "
+                                "listing{} does not show",
+                                row.ci_id, row.gi_id,
+                                gpu.index ? fmt::format(" of GPU {}", *gpu.index) : ""))};
       current_instance& owner = gpu.instances[it->second];
       const profile& pr = g.profiles[static_cast<std::size_t>(owner.profile)];
       if (row.at && row.at->start + row.at->size > pr.compute_slices)
-        return error{fmt::format(
-            "{}:{}: compute instance {} at {}:{} does not fit in GPU instance {} ({}, {} compute "
-            "slice{})",
-            shown, row.line, row.ci_id, row.at->start, row.at->size, row.gi_id, pr.name,
-            pr.compute_slices, plural(pr.compute_slices))};
+        return error{located(
+            shown, row.line,
+            fmt::format("compute instance {} at {}:{} does not fit in GPU instance {} ({}, {} "
+                        "compute slice{})",
+                        row.ci_id, row.at->start, row.at->size, row.gi_id, pr.name,
+                        pr.compute_slices, plural(pr.compute_slices)))};
       current_ci ci{row.name, row.profile_id, row.ci_id, std::nullopt, std::nullopt};
       if (row.at) {
         ci.start = row.at->start;
@@ -182,17 +185,18 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
   limits.reader = "pack";
   auto root = doc::read_json(text, shown, limits);
   if (!root) {
-    const diagnostic& d = root.error();
+    diagnostic d = root.error();
     // Told as pack has always told it: "not valid JSON", line and column.
     const std::string_view syntax = "invalid json: ";
-    const std::string message = d.message.starts_with(syntax)
-                                    ? "not valid JSON: " + d.message.substr(syntax.size())
-                                    : d.message;
-    return error{fmt::format("{}:{}:{}: {}", shown, d.line, d.column, message)};
+    if (d.message.starts_with(syntax))
+      d.message = "not valid JSON: " + d.message.substr(syntax.size());
+    return error{to_text(d, column_shown::yes)};
   }
   if (const node* k = doc::repeated_key(*root))
-    return error{fmt::format("{}:{}:{}: key {} appears twice in one object", shown, k->at.line,
-                             k->at.column, quote_token(k->text))};
+    return error{
+        to_text({std::string(shown), k->at.line, k->at.column, "duplicate-key", severity::error,
+                 fmt::format("key {} appears twice in one object", quote_token(k->text))},
+                column_shown::yes)};
   const auto bad = [&](const std::string& why) {
     return error{fmt::format("{}: {} (expected the JSON of 'migplan pack --json')", shown, why)};
   };
@@ -227,16 +231,10 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
       return bad(where + " needs \"profile\", \"profile_id\", \"start\" and \"size\"");
     if (!small(*profile_id) || !small(*start) || !small(*size))
       return bad(where + " has a number out of range");
-    auto p = listed_profile(g, 1, shown, static_cast<int>(*profile_id), profile->text,
+    auto p = listed_profile(g, static_cast<int>(*profile_id), profile->text,
                             static_cast<int>(*start), static_cast<int>(*size), "");
-    if (!p) {
-      // The JSON has no useful line: name the instance instead.
-      std::string m = p.error().message;
-      const std::string prefix = fmt::format("{}:1: ", shown);
-      if (m.rfind(prefix, 0) == 0)
-        m = fmt::format("{}: {}: {}", shown, where, m.substr(prefix.size()));
-      return error{m};
-    }
+    // The JSON has no useful line: the message names the instance instead.
+    if (!p) return error{located(shown, 0, where + ": " + p.error())};
     current_instance gi = current_instance::at(*p, static_cast<int>(*start));
     // The compute instances the answer planned in it, kept as they are.
     if (const node* cis = doc::member(in, "compute_instances"); cis != nullptr && cis->is_list()) {

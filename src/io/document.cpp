@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "io/json_sax.hpp"
+#include "io/source.hpp"
 #include "io/text_view.hpp"
 
 namespace migplan::cli::doc {
@@ -311,17 +312,6 @@ class json_tree final : public json_sax_base {
   int line_ = 1;
 };
 
-// The line and column of nlohmann's byte position (it counts from 1, at the
-// byte after the error's start).
-position error_at(std::string_view text, std::size_t byte) {
-  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  const std::size_t newline = text.substr(0, end).rfind('\n');
-  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
-  const auto lines =
-      std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n');
-  return {1 + static_cast<int>(lines), static_cast<int>(end - line_start) + 1, byte};
-}
-
 std::optional<diagnostic> too_large(std::string_view text, std::string_view file,
                                     const budget& limits) {
   if (text.size() <= limits.bytes) return std::nullopt;
@@ -331,6 +321,11 @@ std::optional<diagnostic> too_large(std::string_view text, std::string_view file
 }
 
 }  // namespace
+
+position json_error_at(std::string_view text, std::size_t byte) {
+  const text_position p = line_table(text).position(std::min(byte > 0 ? byte - 1 : 0, text.size()));
+  return {p.line, p.column, byte};
+}
 
 std::optional<diagnostic> read_yaml_stream(
     std::string_view text, std::string_view file, const budget& limits,
@@ -374,7 +369,7 @@ result<node, diagnostic> read_json(std::string_view text, std::string_view file,
   json_tree t(text, file, limits);
   if (t.parse()) return std::move(t.sink().root);
   if (t.sink().failed) return *t.sink().failed;
-  const position at = t.byte ? error_at(text, *t.byte) : position{};
+  const position at = t.byte ? json_error_at(text, *t.byte) : position{};
   return problem(file, at, "syntax", "invalid json: " + json_error_text(t.what));
 }
 

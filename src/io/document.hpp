@@ -70,6 +70,10 @@ struct budget {
   std::string_view limited_what;  ///< "demand items": "more than 10000 demand items"
 };
 
+/// The line and column of nlohmann's byte position in `text` (it counts
+/// from 1, at the byte after the error's start).
+position json_error_at(std::string_view text, std::size_t byte);
+
 /// The first YAML document of `text` (as YAML::Load reads), or the first
 /// problem: a syntax error ("invalid yaml: ...") or a budget passed.
 result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,

@@ -15,17 +15,18 @@ namespace {
 
 // What a listing must be to be imported: read, MIG on, whole, not empty.
 template <class Listing>
-result<Listing> whole_listing(const capture_text& c, result<Listing> listing,
+result<Listing> whole_listing(const capture_text& c, smi::read_result<Listing> listing,
                               std::string_view option) {
-  if (!listing) return error{smi::at_file(c.shown, listing.error().message)};
+  if (!listing) return error{to_text(in_file(listing.error(), c.shown))};
   if (listing->mig_disabled)
     return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", c.shown)};
-  if (!listing->complete)
-    return error{smi::at_file(c.shown, listing->notes.front() +
-                                           "; import needs the whole listing of nvidia-smi mig " +
-                                           std::string(option))};
+  if (!listing->complete) {
+    diagnostic d = in_file(listing->notes.front(), c.shown);
+    d.message += fmt::format("; import needs the whole listing of nvidia-smi mig {}", option);
+    return error{to_text(d)};
+  }
   if (listing->rows.empty()) return error{fmt::format("{}: the listing has no profiles", c.shown)};
-  return listing;
+  return std::move(*listing);
 }
 
 // The GPU both listings are about.
@@ -228,8 +229,8 @@ result<model_spec> import_model(const capture_text& lgip, const capture_text& lg
     listed.emplace(r.id, r.line);
     const auto at = starts_of.find(r.id);
     if (at == starts_of.end())
-      return error{fmt::format("{}: no placements for profile {} (ID {}, {}:{})", lgipp.shown,
-                               r.name, r.id, lgip.shown, r.line)};
+      return error{fmt::format("{}: no placements for profile {} (ID {}, {})", lgipp.shown, r.name,
+                               r.id, position_text(lgip.shown, r.line))};
     const smi::lgipp_row& where = *at->second;
     profile_spec p;
     p.name = r.name;
@@ -245,8 +246,9 @@ result<model_spec> import_model(const capture_text& lgip, const capture_text& lg
     for (std::size_t k = 0; k < engine_kinds; ++k)
       if (engines[k]) {
         if (*engines[k] < 0 || *engines[k] > 255)
-          return error{fmt::format("{}:{}: profile {} has {} {} engines", lgip.shown, r.line,
-                                   r.name, *engines[k], engine_names[k])};
+          return error{located(
+              lgip.shown, r.line,
+              fmt::format("profile {} has {} {} engines", r.name, *engines[k], engine_names[k]))};
         p.engines[k] = static_cast<std::uint8_t>(*engines[k]);
       }
     p.source = with_driver(lgip.name, lgip_driver);
@@ -261,8 +263,9 @@ result<model_spec> import_model(const capture_text& lgip, const capture_text& lg
   }
   for (const auto& [id, row] : starts_of)
     if (listed.count(id) == 0)
-      return error{fmt::format("{}:{}: placements for profile ID {}, which {} does not list",
-                               lgipp.shown, row->line, id, lgip.shown)};
+      return error{located(
+          lgipp.shown, row->line,
+          fmt::format("placements for profile ID {}, which {} does not list", id, lgip.shown))};
 
   const profile_spec& whole = spec.profiles[*full];
   spec.units = whole.size;

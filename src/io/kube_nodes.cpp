@@ -16,8 +16,6 @@
 namespace migplan::cli {
 namespace {
 
-using plan_io::at;
-using plan_io::line_at;
 using plan_io::q;
 
 class kube_reader final : public json_sax_base {
@@ -130,34 +128,35 @@ result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::strin
     if (r.what.empty()) r.what = e.what();
   }
   if (r.too_many)
-    return error{at(shown, 0,
-                    fmt::format("more than {} nodes; the most migplan reads is {}", max_plan_nodes,
-                                max_plan_nodes))};
+    return error{located(shown, 0,
+                         fmt::format("more than {} nodes; the most migplan reads is {}",
+                                     max_plan_nodes, max_plan_nodes))};
   if (!r.what.empty())
-    return error{
-        at(shown, r.byte ? line_at(text, *r.byte) : 0, "invalid json: " + json_error_text(r.what))};
+    return error{located(shown, r.byte ? doc::json_error_at(text, *r.byte).line : 0,
+                         "invalid json: " + json_error_text(r.what))};
   if (!r.root_is_object)
-    return error{at(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
+    return error{located(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
   if (r.kind == "Node") {
-    if (r.root.name.empty()) return error{at(shown, 0, "the Node has no metadata.name")};
+    if (r.root.name.empty()) return error{located(shown, 0, "the Node has no metadata.name")};
     return std::vector<kube_node>{std::move(r.root)};
   }
   if (r.kind != "List" && r.kind != "NodeList")
-    return error{at(shown, 0,
-                    r.kind.empty()
-                        ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
-                                      "`kubectl get nodes -o json`)")
-                        : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
-                                      "List, NodeList or Node)",
-                                      q(r.kind)))};
+    return error{located(
+        shown, 0,
+        r.kind.empty() ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
+                                     "`kubectl get nodes -o json`)")
+                       : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
+                                     "List, NodeList or Node)",
+                                     q(r.kind)))};
   for (std::size_t i = 0; i < r.items.size(); ++i) {
     const kube_node& n = r.items[i];
     if (!n.kind.empty() && n.kind != "Node")
-      return error{at(shown, 0,
-                      fmt::format("item {} is a {}, not a Node (expected `kubectl get "
-                                  "nodes -o json`)",
-                                  i, q(n.kind)))};
-    if (n.name.empty()) return error{at(shown, 0, fmt::format("item {} has no metadata.name", i))};
+      return error{located(shown, 0,
+                           fmt::format("item {} is a {}, not a Node (expected `kubectl get "
+                                       "nodes -o json`)",
+                                       i, q(n.kind)))};
+    if (n.name.empty())
+      return error{located(shown, 0, fmt::format("item {} has no metadata.name", i))};
   }
   return std::move(r.items);
 }

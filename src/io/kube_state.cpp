@@ -33,7 +33,6 @@
 namespace migplan::cli {
 namespace {
 
-using plan_io::at;
 using plan_io::lower;
 using plan_io::q;
 using plan_io::shown_path;
@@ -127,30 +126,31 @@ std::optional<error> read_config(model_list models, config_source& c, std::strin
       "nodes' labels";
   if (const yaml_kind kind = json ? yaml_kind::unknown : yaml_kind_of(text);
       kind != yaml_kind::unknown && kind != yaml_kind::mig_parted)
-    return error{at(c.shown, 0, fmt::format("this is {}; {}", describe(kind), wanted))};
+    return error{located(c.shown, 0, fmt::format("this is {}; {}", describe(kind), wanted))};
   // The one reader of mig-parted configs (io/mig_parted), as `migplan check` reads them.
   std::vector<check::location> configmaps;
   c.input = check::read_mig_parted_input(models, text, json, &configmaps);
   if (c.input.kubernetes) {
     for (const check::diagnostic& d : c.input.diagnostics)
       if (d.level == check::severity::error && d.kind == check::fault::malformed)
-        return error{at(c.shown, d.line, d.message)};
+        return error{located(c.shown, d.line, d.message)};
     if (configmaps.empty())
-      return error{at(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
+      return error{
+          located(c.shown, 0, "no ConfigMap here holds a mig-parted config as 'config.yaml'")};
     if (configmaps.size() > 1)
-      return error{at(c.shown, configmaps[1].line,
-                      fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
-                                  "Operator uses",
-                                  configmaps.size()))};
+      return error{located(c.shown, configmaps[1].line,
+                           fmt::format("{} ConfigMaps hold a 'config.yaml'; give the one the GPU "
+                                       "Operator uses",
+                                       configmaps.size()))};
   }
   if (c.input.format == check::input_format::geometry)
     return error{
-        at(c.shown, 0, fmt::format("this is {}; {}", describe(yaml_kind::geometry), wanted))};
+        located(c.shown, 0, fmt::format("this is {}; {}", describe(yaml_kind::geometry), wanted))};
   for (const check::diagnostic& d : c.input.diagnostics)
     if (d.level == check::severity::error && d.kind == check::fault::malformed)
-      return error{at(c.shown, d.line, d.message)};
+      return error{located(c.shown, d.line, d.message)};
   if (c.input.format != check::input_format::mig_parted)
-    return error{at(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
+    return error{located(c.shown, 0, "not a mig-parted config (version: v1, mig-configs: ...)")};
   c.labels = c.input.labels;
   for (const check::geometry_spec& g : c.input.geometries) c.entries[g.label].push_back(&g);
   return std::nullopt;
@@ -273,7 +273,7 @@ class kube_builder {
     return error{fmt::format("{}: node {}: {}", nodes_shown_, q(n.name), message)};
   }
   error fail_config(const check::geometry_spec& e, std::string_view message) const {
-    return error{at(config_.shown, e.at.line, message)};
+    return error{located(config_.shown, e.at.line, message)};
   }
 
   // The instances entry `e` gives a GPU of model `g` (cached: a label is
@@ -290,8 +290,8 @@ class kube_builder {
       const check::mig_parted_gis made = check::entry_instances(models_, g, e);
       if (!made.error.empty())
         return error{
-            at(config_.shown, made.error_at.line,
-               fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), made.error))};
+            located(config_.shown, made.error_at.line,
+                    fmt::format("label {} (for node {}): {}", q(e.label), q(n.name), made.error))};
       // Whether they fit together is the service's to decide (pack/current_fit).
       if (made.too_many > 0)
         return fail_config(

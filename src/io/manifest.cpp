@@ -11,6 +11,7 @@
 #include "io/check_input.hpp"
 #include "io/check_reader.hpp"
 #include "io/document.hpp"
+#include "io/source.hpp"
 
 namespace migplan::cli::check {
 namespace {
@@ -55,35 +56,6 @@ doc::budget manifest_budget() {
 // Tracing a value back to the file.
 
 constexpr bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-// Where each line of a file starts, and how long it is (without "\r\n"),
-// as yaml-cpp counts: lines at '\n' (a "\r\n" is one break, a lone '\r'
-// none), columns in bytes, a UTF-8 byte-order mark not counted.
-class line_table {
- public:
-  explicit line_table(std::string_view text) : text_(text) {
-    starts_.push_back(text.starts_with("\xEF\xBB\xBF") ? 3 : 0);
-    for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1))
-      starts_.push_back(i + 1);
-  }
-  std::size_t count() const { return starts_.size(); }
-  std::size_t start(std::size_t line0) const { return starts_[line0]; }
-  // 0-based line of byte `at`.
-  std::size_t line_of(std::size_t at) const {
-    const auto after = std::upper_bound(starts_.begin(), starts_.end(), at);
-    return after == starts_.begin() ? 0 : static_cast<std::size_t>(after - starts_.begin()) - 1;
-  }
-  std::size_t length(std::size_t line0) const {
-    const std::size_t from = starts_[line0];
-    std::size_t end = line0 + 1 < starts_.size() ? starts_[line0 + 1] - 1 : text_.size();
-    if (end > from && text_[end - 1] == '\r') --end;
-    return end - from;
-  }
-
- private:
-  std::string_view text_;
-  std::vector<std::size_t> starts_;
-};
 
 // The byte of `text` at a position, or nothing.
 std::optional<std::size_t> offset(const line_table& lines, doc::position p) {
@@ -169,7 +141,8 @@ bool mig_parted_like(const std::string& text) {
 
 class reader {
  public:
-  reader(std::string_view text, manifest& out) : text_(text), lines_(text), out_(out) {}
+  reader(std::string_view text, manifest& out)
+      : text_(text), lines_(text, line_table::bom::skipped), out_(out) {}
 
   void read() {
     std::optional<doc::position> previous_start;

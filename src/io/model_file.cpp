@@ -417,14 +417,14 @@ result<model_spec> parse_model_file(std::string_view text, std::string_view show
   limits.values = 100'000;
   const auto root = doc::read_json(text, shown, limits);
   if (!root) {
-    const diagnostic& d = root.error();
+    diagnostic d = root.error();
     // A syntax error names its column too (JSON may be written on one line),
     // and no more of what nlohmann last read than a message can afford.
     constexpr std::string_view invalid = "invalid json: ";
-    if (d.code != "syntax" || d.column == 0 || !d.message.starts_with(invalid))
-      return error{to_text(d)};
-    return error{fmt::format("{}:{}:{}: {}{}", shown, d.line, d.column, invalid,
-                             clip_token(std::string_view(d.message).substr(invalid.size()), 200))};
+    if (d.code != "syntax" || !d.message.starts_with(invalid)) return error{to_text(d)};
+    d.message = fmt::format("{}{}", invalid,
+                            clip_token(std::string_view(d.message).substr(invalid.size()), 200));
+    return error{to_text(d, column_shown::yes)};
   }
   doc::walker w(shown);
   spec_reader reader(w);

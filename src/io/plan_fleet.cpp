@@ -192,7 +192,7 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
       if (const doc::field* f = r.need(head->fields, "gpus", line, "(how many GPUs it has)"))
         fn.gpu_count = static_cast<int>(r.whole(*f, "gpus", 1, max_node_gpus).value_or(0));
       if (!r.ok()) return first_error(r);
-      fn.where = fmt::format("{}:{}", shown, line);
+      fn.where = position_text(shown, line);
       if (!first_listing(r, names, fn.name, line)) return first_error(r);
       auto m = model_at.find(fn.gpu);
       if (m == model_at.end()) {
@@ -331,7 +331,7 @@ result<std::vector<current_node>> state_from_tree(model_list models, std::string
     if (const doc::field* f = find(fs, "label"))
       cn.label = r.name(*f, "label", max_plan_name_length).value_or("");
     if (!r.ok()) return first_error(r);
-    cn.where = fmt::format("{}:{}", shown, line);
+    cn.where = position_text(shown, line);
     if (!first_listing(r, names, cn.name, line)) return first_error(r);
     const doc::field* gf =
         r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");

@@ -194,7 +194,7 @@ bool add_demand(doc::walker& r, std::vector<demand_item>& out, std::map<std::str
                              q(d.name), it->second));
     return false;
   }
-  d.where = fmt::format("{}:{}", r.file(), line);
+  d.where = position_text(r.file(), line);
   out.push_back(std::move(d));
   return true;
 }

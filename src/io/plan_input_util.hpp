@@ -27,11 +27,6 @@ namespace migplan::cli::plan_io {
 
 inline std::string q(std::string_view s) { return quote_token(s); }
 
-/// "FILE:LINE: message", or "FILE: message" when the line is unknown.
-inline std::string at(std::string_view shown, int line, std::string_view message) {
-  return located(shown, line, message);
-}
-
 using doc::suggest;
 
 /// Keys of one of the two demand formats written in the other: a trace pod's
@@ -62,14 +57,6 @@ inline std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = detail::ascii_lower(c);
   return out;
-}
-
-/// The line of nlohmann's byte position (it counts from 1, at the byte after
-/// the error's start).
-inline int line_at(std::string_view text, std::size_t byte) {
-  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  return 1 + static_cast<int>(
-                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
 /// "<stdin>" for "-", else the path.

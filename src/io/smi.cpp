@@ -78,8 +78,12 @@ std::string join(const tokens& t) {
   return out;
 }
 
-error fail(int line, std::string_view message) {
-  return error{fmt::format("line {}: {}", line, message)};
+diagnostic fail(int line, std::string_view message) {
+  return {{}, line, 0, {}, severity::error, std::string(message)};
+}
+
+diagnostic note_at(int line, std::string message) {
+  return {{}, line, 0, {}, severity::note, std::move(message)};
 }
 
 std::string_view title_of(listing_kind kind) {
@@ -140,11 +144,11 @@ bool is_lgipp_line(const tokens& t) {
   return t.size() >= 4 && t[0] == "GPU" && t[2] == "Profile" && t[3] == "ID";
 }
 
-result<input> prepare(std::string_view text) {
+read_result<input> prepare(std::string_view text) {
   text = skip_bom(text);
   if (text.size() > max_smi_bytes)
-    return error{fmt::format("input of {} bytes is larger than {} MiB, the most read", text.size(),
-                             max_smi_bytes >> 20)};
+    return fail(0, fmt::format("input of {} bytes is larger than {} MiB, the most read",
+                               text.size(), max_smi_bytes >> 20));
   input in;
   int n = 0;
   std::size_t pos = 0;
@@ -181,9 +185,9 @@ int last_content_line(const input& in) {
 void note_partial(const input& in, listing_base& base) {
   base.complete = in.complete;
   if (!in.complete)
-    base.notes.push_back(fmt::format(
-        "line {}: marked '# complete: no' (a partial capture or a fragment): rows may be missing",
-        in.marked_at));
+    base.notes.push_back(
+        note_at(in.marked_at,
+                "marked '# complete: no' (a partial capture or a fragment): rows may be missing"));
 }
 
 void add_gpu(listing_base& base, std::set<int>& seen, int gpu) {
@@ -191,22 +195,21 @@ void add_gpu(listing_base& base, std::set<int>& seen, int gpu) {
 }
 
 // Messages taken so far.
-std::optional<error> take_message(const text_line& l, listing_kind kind, listing_base& base,
-                                  messages_seen& seen) {
+std::optional<diagnostic> take_message(const text_line& l, listing_kind kind, listing_base& base,
+                                       messages_seen& seen) {
   const message m = classify_message(l.text);
   const auto quoted = quote_token(l.text, 64);
   switch (m) {
     case message::no_devices:
       base.mig_disabled = true;
       seen.listed_nothing = true;
-      base.notes.push_back(fmt::format("line {}: nvidia-smi listed nothing: {}", l.number, quoted));
+      base.notes.push_back(note_at(l.number, "nvidia-smi listed nothing: " + quoted));
       return std::nullopt;
     case message::no_gpu_instances:
       // Without GPU instances there are no compute instances or their profiles either.
       if (kind == listing_kind::lgi || kind == listing_kind::lci || kind == listing_kind::lcip) {
         seen.listed_nothing = true;
-        base.notes.push_back(
-            fmt::format("line {}: nvidia-smi listed nothing: {}", l.number, quoted));
+        base.notes.push_back(note_at(l.number, "nvidia-smi listed nothing: " + quoted));
         return std::nullopt;
       }
       return fail(l.number, fmt::format("{} is what nvidia-smi mig -lgi prints, not {}", quoted,
@@ -214,8 +217,7 @@ std::optional<error> take_message(const text_line& l, listing_kind kind, listing
     case message::no_compute_instances:
       if (kind == listing_kind::lci) {
         seen.listed_nothing = true;
-        base.notes.push_back(
-            fmt::format("line {}: nvidia-smi listed nothing: {}", l.number, quoted));
+        base.notes.push_back(note_at(l.number, "nvidia-smi listed nothing: " + quoted));
         return std::nullopt;
       }
       return fail(l.number, fmt::format("{} is what nvidia-smi mig -lci prints, not {}", quoted,
@@ -239,12 +241,13 @@ std::optional<error> take_message(const text_line& l, listing_kind kind, listing
 void note_progress(listing_base& base, const messages_seen& seen) {
   const int count = seen.progress, first = seen.first_progress;
   if (count == 0) return;
-  base.notes.push_back(fmt::format(
-      "line {}: skipped {} line{} that nvidia-smi prints when it creates or destroys instances",
-      first, count, plural(count)));
+  base.notes.push_back(note_at(
+      first, fmt::format("skipped {} line{} that nvidia-smi prints when it creates or destroys "
+                         "instances",
+                         count, plural(count))));
 }
 
-result<int> number(int line, std::string_view what, std::string_view tok) {
+read_result<int> number(int line, std::string_view what, std::string_view tok) {
   if (tok.empty() || tok.find_first_not_of("0123456789") != std::string_view::npos)
     return fail(line, fmt::format("{} {} is not a number", what, quote_token(tok)));
   int v = 0;
@@ -256,7 +259,7 @@ result<int> number(int line, std::string_view what, std::string_view tok) {
 }
 
 // Checks a start and size against the 16 units: start 0-15, start + size at most 16.
-std::optional<error> check_placement(int line, std::string_view text, int start, int size) {
+std::optional<diagnostic> check_placement(int line, std::string_view text, int start, int size) {
   if (start >= smi_units)
     return fail(line, fmt::format("placement {} starts at {}, outside units 0-{}",
                                   quote_token(text), start, smi_units - 1));
@@ -267,7 +270,7 @@ std::optional<error> check_placement(int line, std::string_view text, int start,
   return std::nullopt;
 }
 
-result<placement> read_placement(int line, std::string_view tok) {
+read_result<placement> read_placement(int line, std::string_view tok) {
   const auto colon = tok.find(':');
   const std::string_view a = tok.substr(0, colon);
   const std::string_view b =
@@ -286,7 +289,7 @@ result<placement> read_placement(int line, std::string_view tok) {
 }
 
 // "7/7" -> free and total.
-result<std::pair<int, int>> read_free_total(int line, std::string_view tok) {
+read_result<std::pair<int, int>> read_free_total(int line, std::string_view tok) {
   const auto slash = tok.find('/');
   if (slash == std::string_view::npos)
     return fail(line, fmt::format("instances {} are not FREE/TOTAL", quote_token(tok)));
@@ -300,7 +303,7 @@ result<std::pair<int, int>> read_free_total(int line, std::string_view tok) {
 }
 
 // "4.75" -> 475; at most two decimals, as nvidia-smi prints GiB.
-result<int> read_gib_x100(int line, std::string_view tok) {
+read_result<int> read_gib_x100(int line, std::string_view tok) {
   const auto dot = tok.find('.');
   const std::string_view whole = tok.substr(0, dot);
   const std::string_view frac =
@@ -320,7 +323,7 @@ result<int> read_gib_x100(int line, std::string_view tok) {
 }
 
 // A profile name as nvidia-smi prints it: "1g.5gb", "1c.3g.20gb", "1g.24gb+me.all".
-result<std::string> read_name(int line, std::string_view tok) {
+read_result<std::string> read_name(int line, std::string_view tok) {
   const bool ok =
       !tok.empty() && tok.size() <= max_word && std::all_of(tok.begin(), tok.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -404,14 +407,6 @@ listing_kind detect_listing(std::string_view text) {
     return is_lgipp_line(split(l)) ? listing_kind::lgipp : listing_kind::unknown;
   }
   return listing_kind::unknown;
-}
-std::string at_file(std::string_view shown, const std::string& message) {
-  constexpr std::string_view prefix = "line ";
-  const std::size_t colon = message.find(':');
-  if (message.starts_with(prefix) && colon != std::string::npos && colon > prefix.size())
-    return fmt::format("{}:{}{}", shown, message.substr(prefix.size(), colon - prefix.size()),
-                       message.substr(colon));
-  return fmt::format("{}: {}", shown, message);
 }
 
 }  // namespace migplan::cli::smi

@@ -13,9 +13,11 @@
 // may lack its column heading, its closing frame or the second line of its last
 // row: what is missing is said in `notes` instead of failing.
 //
-// Every error is one message, "line N: ..." with N the 1-based line of the
-// text, naming the culprit through clip_token(). The readers never throw and
-// do work linear in the size of the text, which is bounded by max_smi_bytes.
+// Every error and note is a diagnostic with the 1-based line of the text (0
+// for the text as a whole) and no file: the caller, who knows the file, names
+// it (in_file()) and prints it (to_text()). Messages name the culprit through
+// clip_token(). The readers never throw and do work linear in the size of the
+// text, which is bounded by max_smi_bytes.
 
 #include <cstddef>
 #include <optional>
@@ -24,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "diagnostic.hpp"
 #include "error.hpp"
 
 namespace migplan::cli::smi {
@@ -34,6 +37,10 @@ inline constexpr std::size_t max_smi_bytes = std::size_t{1} << 20;
 inline constexpr std::size_t max_smi_rows = 4096;
 /// Placement units a start:size may cover: 0 to 15 (migplan's max_units).
 inline constexpr int smi_units = 16;
+
+/// What a reader answers: a value, or the diagnostic that refuses the text.
+template <class T>
+using read_result = result<T, diagnostic>;
 
 /// The five listings.
 enum class listing_kind { unknown, lgip, lgipp, lgi, lci, lcip };
@@ -72,8 +79,8 @@ struct listing_base {
   bool complete = true;       ///< false when the text is marked "# complete: no"
   bool mig_disabled = false;  ///< nvidia-smi said "No MIG-enabled devices found."
   /// What a partial capture lacks, lines skipped and why nothing is listed,
-  /// each "line N: ..."; empty for a whole listing of rows.
-  std::vector<std::string> notes;
+  /// each a note at its line; empty for a whole listing of rows.
+  std::vector<diagnostic> notes;
 };
 
 /// A -lgip row: one GPU-instance profile of one GPU.
@@ -160,25 +167,21 @@ struct lcip_listing : listing_base {
 
 /// Reads `nvidia-smi mig -lgip` output. Profiles repeated on one GPU, and more
 /// free instances than total, are errors.
-result<lgip_listing> read_lgip(std::string_view text);
+read_result<lgip_listing> read_lgip(std::string_view text);
 
 /// Reads `nvidia-smi mig -lgipp` output ("Placements: {0,2,4}:2", and
 /// "Placement : {0}:8" for a single start). Starts must be 0-15 and start +
 /// size at most 16; a profile repeated on one GPU is an error.
-result<lgipp_listing> read_lgipp(std::string_view text);
+read_result<lgipp_listing> read_lgipp(std::string_view text);
 
 /// Reads `nvidia-smi mig -lgi` output. Instances of one GPU that overlap or
 /// share an instance ID are errors naming both.
-result<lgi_listing> read_lgi(std::string_view text);
+read_result<lgi_listing> read_lgi(std::string_view text);
 
 /// Reads `nvidia-smi mig -lci` output, with or without the Placement column.
-result<lci_listing> read_lci(std::string_view text);
+read_result<lci_listing> read_lci(std::string_view text);
 
 /// Reads `nvidia-smi mig -lcip` output.
-result<lcip_listing> read_lcip(std::string_view text);
-
-/// A reader's "line N: why" as "FILE:N: why", the form of every diagnostic
-/// that points into a file; "FILE: why" for a message without a line.
-std::string at_file(std::string_view shown, const std::string& message);
+read_result<lcip_listing> read_lcip(std::string_view text);
 
 }  // namespace migplan::cli::smi

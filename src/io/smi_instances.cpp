@@ -14,7 +14,7 @@ namespace migplan::cli::smi {
 
 using namespace detail;
 
-result<lgi_listing> read_lgi(std::string_view text) {
+read_result<lgi_listing> read_lgi(std::string_view text) {
   // Per GPU: which row holds each unit, and where each instance ID was first listed.
   std::map<int, std::array<int, smi_units>> owner;
   std::map<std::pair<int, int>, int> id_at;
@@ -48,7 +48,7 @@ result<lgi_listing> read_lgi(std::string_view text) {
       });
 }
 
-result<lci_listing> read_lci(std::string_view text) {
+read_result<lci_listing> read_lci(std::string_view text) {
   std::map<std::tuple<int, int, int>, int> id_at;  // (GPU, GI, CI) -> line
   return read_boxed<lci_listing>(text, listing_kind::lci, [&](row_cells& c, const lci_listing&) {
     lci_row r;

@@ -17,7 +17,7 @@ namespace migplan::cli::smi {
 
 using namespace detail;
 
-result<lgip_listing> read_lgip(std::string_view text) {
+read_result<lgip_listing> read_lgip(std::string_view text) {
   std::map<std::pair<int, int>, int> first_at;  // (GPU, profile ID) -> line
   return read_boxed<lgip_listing>(text, listing_kind::lgip, [&](row_cells& c, const lgip_listing&) {
     lgip_row r;
@@ -34,7 +34,7 @@ result<lgip_listing> read_lgip(std::string_view text) {
   });
 }
 
-result<lcip_listing> read_lcip(std::string_view text) {
+read_result<lcip_listing> read_lcip(std::string_view text) {
   std::map<std::tuple<int, int, int>, int> id_at;  // (GPU, GI, profile) -> line
   return read_boxed<lcip_listing>(text, listing_kind::lcip, [&](row_cells& c, const lcip_listing&) {
     lcip_row r;
@@ -54,7 +54,7 @@ result<lcip_listing> read_lcip(std::string_view text) {
   });
 }
 
-result<lgipp_listing> read_lgipp(std::string_view text) {
+read_result<lgipp_listing> read_lgipp(std::string_view text) {
   auto in = prepare(text);
   if (!in) return in.error();
   lgipp_listing out;

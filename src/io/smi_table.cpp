@@ -44,7 +44,7 @@ struct scanned {
 // Splits the input into tables, taking messages between them. In a partial
 // capture a table may start without its title and heading (a fragment) and
 // stop without its closing frame; both become notes.
-result<scanned> scan(const input& in, listing_kind kind, listing_base& base) {
+read_result<scanned> scan(const input& in, listing_kind kind, listing_base& base) {
   scanned out;
   enum class state { outside, opened, heading, rows };
   state st = state::outside;
@@ -59,36 +59,36 @@ result<scanned> scan(const input& in, listing_kind kind, listing_base& base) {
     st = s;
     after_frame = closed = false;
   };
-  const auto start_row = [&](const text_line& l) -> std::optional<error> {
+  const auto start_row = [&](const text_line& l) -> std::optional<diagnostic> {
     if (++row_count > max_smi_rows)
       return fail(l.number, fmt::format("more than {} rows, the most read", max_smi_rows));
     out.tables.back().rows.push_back({l});
     after_frame = closed = false;
     return std::nullopt;
   };
-  const auto fragment = [&](const text_line& l) -> std::optional<error> {
+  const auto fragment = [&](const text_line& l) -> std::optional<diagnostic> {
     if (in.complete)
       return fail(l.number, fmt::format("table row before the table's title ('{}') and column "
                                         "heading",
                                         title_of(kind)));
-    base.notes.push_back(
-        fmt::format("line {}: no title or column heading (a fragment): read as the usual {} "
-                    "columns",
-                    l.number, listing_option(kind)));
+    base.notes.push_back(note_at(
+        l.number, fmt::format("no title or column heading (a fragment): read as the usual {} "
+                              "columns",
+                              listing_option(kind))));
     return std::nullopt;
   };
   // A table that stops before its closing frame is cut short.
-  const auto cut_short = [&](int at_line) -> std::optional<error> {
+  const auto cut_short = [&](int at_line) -> std::optional<diagnostic> {
     if (st == state::outside || (st == state::rows && closed)) return std::nullopt;
     if (!in.complete && at_line > last) {
       base.notes.push_back(
-          fmt::format("line {}: the table stops here, without its closing frame", last_table_line));
+          note_at(last_table_line, "the table stops here, without its closing frame"));
       out.cut_at_end = true;
       return std::nullopt;
     }
     return fail(last_table_line, "table cut short here: no closing +---+ frame");
   };
-  const auto take_title = [&](const text_line& l) -> std::optional<error> {
+  const auto take_title = [&](const text_line& l) -> std::optional<diagnostic> {
     const listing_kind k = kind_of_title(cell_text(l.text));
     if (k == kind) {
       out.tables.back().title = l;
@@ -114,7 +114,7 @@ result<scanned> scan(const input& in, listing_kind kind, listing_base& base) {
     }
     if (type == line_type::cut) {
       if (!in.complete && l.number == last) {
-        base.notes.push_back(fmt::format("line {}: line cut short, not read", l.number));
+        base.notes.push_back(note_at(l.number, "line cut short, not read"));
         if (auto e = cut_short(l.number + 1)) return *e;
         st = state::outside;
         continue;
@@ -191,8 +191,9 @@ result<scanned> scan(const input& in, listing_kind kind, listing_base& base) {
 }
 
 // The heading's extra columns (P2P, SM, engines) from `from` on.
-result<std::vector<std::string>> extra_columns(const text_line& l, const tokens& t,
-                                               std::size_t from, std::vector<std::string>& seen) {
+read_result<std::vector<std::string>> extra_columns(const text_line& l, const tokens& t,
+                                                    std::size_t from,
+                                                    std::vector<std::string>& seen) {
   std::vector<std::string> out;
   if (t.size() - from > max_columns)
     return fail(l.number, fmt::format("more than {} columns", max_columns));
@@ -207,12 +208,12 @@ result<std::vector<std::string>> extra_columns(const text_line& l, const tokens&
   return out;
 }
 
-error bad_heading(const text_line& l, std::string_view expected) {
+diagnostic bad_heading(const text_line& l, std::string_view expected) {
   return fail(l.number, fmt::format("unexpected column heading {}: expected '{}'",
                                     quote_token(join(split(cell_text(l.text))), 64), expected));
 }
 
-error heading_cut(const table& t, std::string_view expected) {
+diagnostic heading_cut(const table& t, std::string_view expected) {
   return fail(t.separator_line,
               fmt::format("column heading cut short: expected '{}' before this line", expected));
 }
@@ -227,8 +228,8 @@ struct heading_line {
 
 // Checks a heading line by line: each line there and as described, and no
 // line after the last described.
-std::optional<error> check_heading(const table& t, const std::vector<tokens>& words,
-                                   const std::vector<heading_line>& lines) {
+std::optional<diagnostic> check_heading(const table& t, const std::vector<tokens>& words,
+                                        const std::vector<heading_line>& lines) {
   const auto& h = t.heading;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const heading_line& want = lines[i];
@@ -247,10 +248,10 @@ std::optional<error> check_heading(const table& t, const std::vector<tokens>& wo
 // names from skip[0] on (the row's first line) and those the next heading line
 // names from skip[1] on (its second), or in a fragment `first` and `second`,
 // the usual ones.
-std::optional<error> engine_columns(const table& t, const std::vector<tokens>& words,
-                                    std::size_t at, std::array<std::size_t, 2> skip,
-                                    std::vector<std::string> first, std::vector<std::string> second,
-                                    row_layout& lay) {
+std::optional<diagnostic> engine_columns(const table& t, const std::vector<tokens>& words,
+                                         std::size_t at, std::array<std::size_t, 2> skip,
+                                         std::vector<std::string> first,
+                                         std::vector<std::string> second, row_layout& lay) {
   if (t.title) {
     std::vector<std::string> seen;
     auto x = extra_columns(t.heading[at], words[at], skip[0], seen);
@@ -267,7 +268,7 @@ std::optional<error> engine_columns(const table& t, const std::vector<tokens>& w
 
 // The row layout a table's heading names; the usual one for a fragment.
 // For -lci, `placement_column` says whether the heading has Placement.
-result<row_layout> read_heading(const table& t, listing_kind kind, bool& placement_column) {
+read_result<row_layout> read_heading(const table& t, listing_kind kind, bool& placement_column) {
   row_layout lay;
   const auto& h = t.heading;
   const bool fragment = !t.title.has_value();
@@ -345,8 +346,8 @@ result<row_layout> read_heading(const table& t, listing_kind kind, bool& placeme
 }
 
 // The values of one row line: white-space separated, "MIG" before the name dropped.
-result<tokens> row_values(const text_line& l, const std::vector<std::string>& names,
-                          std::size_t name_at) {
+read_result<tokens> row_values(const text_line& l, const std::vector<std::string>& names,
+                               std::size_t name_at) {
   tokens t = split(cell_text(l.text));
   if (name_at > 0 && t.size() > name_at + 1 && t[name_at] == "MIG")
     t.erase(t.begin() + static_cast<std::ptrdiff_t>(name_at));
@@ -360,8 +361,8 @@ result<tokens> row_values(const text_line& l, const std::vector<std::string>& na
 }
 
 // Fills the P2P, SM and engine columns named names[from...] from values[from...].
-std::optional<error> read_columns(const text_line& l, const std::vector<std::string>& names,
-                                  const tokens& values, std::size_t from, row_columns& out) {
+std::optional<diagnostic> read_columns(const text_line& l, const std::vector<std::string>& names,
+                                       const tokens& values, std::size_t from, row_columns& out) {
   for (std::size_t i = from; i < names.size(); ++i) {
     const std::string& n = names[i];
     const std::string_view v = values[i];
@@ -393,15 +394,15 @@ std::optional<error> read_columns(const text_line& l, const std::vector<std::str
 
 // Reads the second line of a two-line row; a row cut off at the end of a
 // partial capture keeps those columns empty.
-std::optional<error> read_second_line(const std::vector<text_line>& row, const row_layout& lay,
-                                      bool last_row_of_cut_table, listing_base& base,
-                                      row_columns& out) {
+std::optional<diagnostic> read_second_line(const std::vector<text_line>& row, const row_layout& lay,
+                                           bool last_row_of_cut_table, listing_base& base,
+                                           row_columns& out) {
   if (row.size() < 2) {
     std::string names;
     for (const auto& n : lay.second) names += (names.empty() ? "" : " ") + n;
     if (last_row_of_cut_table) {
-      base.notes.push_back(fmt::format("line {}: the row stops after its first line: {} unknown",
-                                       row[0].number, names));
+      base.notes.push_back(note_at(
+          row[0].number, fmt::format("the row stops after its first line: {} unknown", names)));
       return std::nullopt;
     }
     return fail(row[0].number,
@@ -420,8 +421,8 @@ void row_cells::columns(row_columns& out) {
   if (!failed) check(read_second_line(row_, lay_, cut_last_, base_, out));
 }
 
-std::optional<error> read_tables(std::string_view text, listing_kind kind, listing_base& out,
-                                 const std::function<void(row_cells&)>& take_row) {
+std::optional<diagnostic> read_tables(std::string_view text, listing_kind kind, listing_base& out,
+                                      const std::function<void(row_cells&)>& take_row) {
   auto in = prepare(text);
   if (!in) return in.error();
   note_partial(*in, out);

@@ -35,8 +35,10 @@ inline constexpr std::size_t max_word = 32;
 tokens split(std::string_view s);
 /// The words joined by one space.
 std::string join(const tokens& t);
-/// "line N: message".
-error fail(int line, std::string_view message);
+/// An error at line `line` of the text.
+diagnostic fail(int line, std::string_view message);
+/// A note at line `line` of the text.
+diagnostic note_at(int line, std::string message);
 
 /// A boxed table's title: "GPU instances:"; "" for -lgipp, which has none.
 std::string_view title_of(listing_kind kind);
@@ -82,7 +84,7 @@ struct input {
 };
 
 /// The lines of `text`, or an error for a text over max_smi_bytes.
-result<input> prepare(std::string_view text);
+read_result<input> prepare(std::string_view text);
 
 /// The last line that holds anything but white space and '#' lines; 0 for none.
 int last_content_line(const input& in);
@@ -102,8 +104,8 @@ struct messages_seen {
 
 /// What every reader does with a line outside its rows: a message, or an error.
 /// Returns an error, or nothing when the line is taken.
-std::optional<error> take_message(const text_line& l, listing_kind kind, listing_base& base,
-                                  messages_seen& seen);
+std::optional<diagnostic> take_message(const text_line& l, listing_kind kind, listing_base& base,
+                                       messages_seen& seen);
 
 /// The note on the progress lines skipped, if any.
 void note_progress(listing_base& base, const messages_seen& seen);
@@ -112,31 +114,31 @@ void note_progress(listing_base& base, const messages_seen& seen);
 // Values.
 
 /// A number of at most 65535; `what` names it in the error.
-result<int> number(int line, std::string_view what, std::string_view tok);
+read_result<int> number(int line, std::string_view what, std::string_view tok);
 
 /// Checks a start and size against the 16 units: start 0-15, start + size at
 /// most 16; `text` is the placement as printed.
-std::optional<error> check_placement(int line, std::string_view text, int start, int size);
+std::optional<diagnostic> check_placement(int line, std::string_view text, int start, int size);
 
 /// "START:SIZE".
-result<placement> read_placement(int line, std::string_view tok);
+read_result<placement> read_placement(int line, std::string_view tok);
 
 /// "7/7" -> free and total.
-result<std::pair<int, int>> read_free_total(int line, std::string_view tok);
+read_result<std::pair<int, int>> read_free_total(int line, std::string_view tok);
 
 /// "4.75" -> 475; at most two decimals, as nvidia-smi prints GiB.
-result<int> read_gib_x100(int line, std::string_view tok);
+read_result<int> read_gib_x100(int line, std::string_view tok);
 
 /// A profile name as nvidia-smi prints it: "1g.5gb", "1c.3g.20gb", "1g.24gb+me.all".
-result<std::string> read_name(int line, std::string_view tok);
+read_result<std::string> read_name(int line, std::string_view tok);
 
 /// The attributes after a profile's size: "+me.all" of "1g.24gb+me.all"; "" for none.
 std::string suffix_of(std::string_view name);
 
 /// "WHAT is listed twice (first at line N)" when `key` was listed before line `line`.
 template <class Key>
-std::optional<error> listed_twice(std::map<Key, int>& first_at, const Key& key, int line,
-                                  std::string_view what) {
+std::optional<diagnostic> listed_twice(std::map<Key, int>& first_at, const Key& key, int line,
+                                       std::string_view what) {
   const auto [it, fresh] = first_at.try_emplace(key, line);
   if (fresh) return std::nullopt;
   return fail(line, fmt::format("{} is listed twice (first at line {})", what, it->second));
@@ -166,7 +168,7 @@ class row_cells {
   std::string_view text(std::size_t i) const { return values_[i]; }
 
   /// Keeps `e` unless an error came first.
-  void check(std::optional<error> e) {
+  void check(std::optional<diagnostic> e) {
     if (!failed && e) failed = std::move(e);
   }
   int whole(std::string_view tok, std::string_view what) { return take(number(line(), what, tok)); }
@@ -186,11 +188,11 @@ class row_cells {
     if (!failed) check(listed_twice(first_at, key, line(), what));
   }
 
-  std::optional<error> failed;
+  std::optional<diagnostic> failed;
 
  private:
   template <class T>
-  T take(result<T> r) {
+  T take(read_result<T> r) {
     if (failed) return T{};
     if (!r) {
       failed = r.error();
@@ -209,13 +211,13 @@ class row_cells {
 /// Reads the boxed tables of `text` (-lgip, -lgi, -lci or -lcip, as `kind`
 /// says) and hands every row to `take_row`. Returns the first error: of the
 /// text, of its tables, or of a row's cells.
-std::optional<error> read_tables(std::string_view text, listing_kind kind, listing_base& out,
-                                 const std::function<void(row_cells&)>& take_row);
+std::optional<diagnostic> read_tables(std::string_view text, listing_kind kind, listing_base& out,
+                                      const std::function<void(row_cells&)>& take_row);
 
 /// Runs `read_row(cells, out)` on every row of every table: a row read into
 /// its listing, or the first error of its cells.
 template <class Listing, class ReadRow>
-result<Listing> read_boxed(std::string_view text, listing_kind kind, ReadRow read_row) {
+read_result<Listing> read_boxed(std::string_view text, listing_kind kind, ReadRow read_row) {
   Listing out;
   std::set<int> gpus;
   auto failed = read_tables(text, kind, out, [&](row_cells& cells) {

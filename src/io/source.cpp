@@ -112,12 +112,9 @@ error larger_than(std::size_t limit) {
 // byte, so the first one ends the read: /dev/zero or a binary file is
 // refused at its first chunk, not at the limit, and the message says where.
 error nul_at(std::string_view text, std::size_t at) {
-  const std::string_view before = text.substr(0, at);
-  const auto line = std::count(before.begin(), before.end(), '\n') + 1;
-  const std::size_t nl = before.rfind('\n');
-  const std::size_t column = nl == std::string_view::npos ? at + 1 : at - nl;
-  return error{"a NUL byte at line " + std::to_string(line) + ", column " + std::to_string(column) +
-               ": migplan reads text (is the file binary, or UTF-16?)"};
+  const text_position p = line_table(text).position(at);
+  return error{"a NUL byte at line " + std::to_string(p.line) + ", column " +
+               std::to_string(p.column) + ": migplan reads text (is the file binary, or UTF-16?)"};
 }
 
 }  // namespace
@@ -189,6 +186,35 @@ result<std::unique_ptr<std::istream>> open_source(const std::string& path) {
   auto file = open_file(path);
   if (!file) return file.error();
   return std::unique_ptr<std::istream>(std::move(file->stream));
+}
+
+const std::vector<std::size_t>& line_table::starts() const {
+  if (starts_.empty()) {
+    starts_.push_back(bom_ == bom::skipped && text_.starts_with("\xEF\xBB\xBF") ? 3 : 0);
+    for (std::size_t i = text_.find('\n'); i != std::string_view::npos; i = text_.find('\n', i + 1))
+      starts_.push_back(i + 1);
+  }
+  return starts_;
+}
+
+std::size_t line_table::length(std::size_t line0) const {
+  const std::vector<std::size_t>& s = starts();
+  const std::size_t from = s[line0];
+  std::size_t end = line0 + 1 < s.size() ? s[line0 + 1] - 1 : text_.size();
+  if (end > from && text_[end - 1] == '\r') --end;
+  return end - from;
+}
+
+std::size_t line_table::line_of(std::size_t at) const {
+  const std::vector<std::size_t>& s = starts();
+  const auto after = std::upper_bound(s.begin(), s.end(), at);
+  return after == s.begin() ? 0 : static_cast<std::size_t>(after - s.begin()) - 1;
+}
+
+text_position line_table::position(std::size_t at) const {
+  const std::size_t line0 = line_of(at);
+  const std::size_t from = start(line0);
+  return {static_cast<int>(line0) + 1, static_cast<int>(at > from ? at - from : 0) + 1};
 }
 
 line_reader::status line_reader::next(std::string& line) {

@@ -80,6 +80,39 @@ class line_reader {
   long long bytes_ = 0;
 };
 
+/// Where a byte of a text is: its 1-based line and 1-based byte column.
+struct text_position {
+  int line = 1;
+  int column = 1;
+};
+
+/// The lines of a text, found on first use: the one way from a byte offset
+/// to a line and column. Lines end at '\n' (a "\r\n" is one break, a lone
+/// '\r' none, as yaml-cpp and nlohmann count); columns are in bytes. With
+/// `bom` skipped, a UTF-8 byte-order mark at the start is not counted in the
+/// first line's columns (as yaml-cpp counts them). The text must outlive it.
+class line_table {
+ public:
+  enum class bom : bool { counted, skipped };
+  explicit line_table(std::string_view text, bom b = bom::counted) : text_(text), bom_(b) {}
+  /// Number of lines (a text without '\n' has one).
+  std::size_t count() const { return starts().size(); }
+  /// Byte where 0-based line `line0` starts.
+  std::size_t start(std::size_t line0) const { return starts()[line0]; }
+  /// Bytes of 0-based line `line0`, without its break (nor a '\r' before it).
+  std::size_t length(std::size_t line0) const;
+  /// 0-based line of byte `at`.
+  std::size_t line_of(std::size_t at) const;
+  /// Line and column of byte `at` (at most the text's size).
+  text_position position(std::size_t at) const;
+
+ private:
+  const std::vector<std::size_t>& starts() const;
+  std::string_view text_;
+  bom bom_;
+  mutable std::vector<std::size_t> starts_;  // empty until first asked
+};
+
 /// One input to check: named on the command line, or found under a directory.
 struct source {
   std::string path;             ///< to open ("-" for standard input)

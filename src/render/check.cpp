@@ -7,6 +7,7 @@
 #include <ostream>
 #include <vector>
 
+#include "diagnostic.hpp"
 #include "messages.hpp"
 #include "quote.hpp"
 #include "render/compute.hpp"
@@ -158,9 +159,7 @@ void source_and_caret(std::ostream& os, std::string_view line, int col) {
 }
 
 std::string position(const std::string& path, location at) {
-  if (at.line <= 0) return path;
-  if (at.col <= 0) return fmt::format("{}:{}", path, at.line);
-  return fmt::format("{}:{}:{}", path, at.line, at.col);
+  return position_text(path, at.line, at.col);
 }
 
 // "2x1g.5gb", "3g.20gb@4": a request item as the file wrote it, count folded in.

@@ -55,6 +55,13 @@ listing_kind kind_of_file(std::string_view name) {
   return listing_kind::unknown;
 }
 
+// The notes as the printer writes them, without a file: "line N: ...".
+std::vector<std::string> texts(const std::vector<cli::diagnostic>& notes) {
+  std::vector<std::string> out;
+  for (const cli::diagnostic& d : notes) out.push_back(cli::to_text(d));
+  return out;
+}
+
 // What a reader answered, reduced to what every listing says.
 struct outcome {
   bool ok = false;
@@ -64,11 +71,11 @@ struct outcome {
 };
 
 template <class Listing>
-outcome outcome_of(const cli::result<Listing>& r) {
+outcome outcome_of(const read_result<Listing>& r) {
   outcome o;
   o.ok = r.has_value();
   if (!o.ok) {
-    o.message = r.error().message;
+    o.message = cli::to_text(r.error());
     return o;
   }
   o.rows = r->rows.size();
@@ -137,7 +144,7 @@ TEST_CASE("every -lgip, -lgipp, -lgi, -lci and -lcip capture in data/captures pa
       CHECK_FALSE(o.base.gpus.empty());
       const bool marked = text.find("\n# complete: no\n") != std::string::npos;
       CHECK(o.base.complete == !marked);
-      for (const std::string& n : o.base.notes) {
+      for (const std::string& n : texts(o.base.notes)) {
         INFO(n);
         CHECK(n.starts_with("line "));
         // A whole capture has nothing missing; it may only hold other commands' lines.
@@ -212,13 +219,14 @@ TEST_CASE("a partial -lgip capture reads as far as it goes and says what is miss
   REQUIRE(l->rows.size() == 2);
   CHECK(l->rows[1].columns.sm == 98);
   CHECK_FALSE(l->rows[1].columns.ce.has_value());
-  CHECK(l->notes == std::vector<std::string>{
-                        "line 1: marked '# complete: no' (a partial capture or a fragment): rows "
-                        "may be missing",
-                        "line 10: the table stops here, without its closing frame",
-                        "line 10: the row stops after its first line: CE JPEG OFA unknown"});
+  CHECK(texts(l->notes) ==
+        std::vector<std::string>{
+            "line 1: marked '# complete: no' (a partial capture or a fragment): rows "
+            "may be missing",
+            "line 10: the table stops here, without its closing frame",
+            "line 10: the row stops after its first line: CE JPEG OFA unknown"});
   // The same text unmarked is a truncated table.
-  CHECK(read_lgip(text.substr(text.find('\n') + 1)).error().message ==
+  CHECK(cli::to_text(read_lgip(text.substr(text.find('\n') + 1)).error()) ==
         "line 9: table cut short here: no closing +---+ frame");
 }
 
@@ -229,11 +237,12 @@ TEST_CASE("a partial capture may stop inside the column heading", "[smi]") {
                            "|                              Free/Total   GiB\n");
   REQUIRE(l);
   CHECK(l->rows.empty());
-  CHECK(l->notes == std::vector<std::string>{
-                        "line 1: marked '# complete: no' (a partial capture or a fragment): rows "
-                        "may be missing",
-                        "line 5: line cut short, not read",
-                        "line 4: the table stops here, without its closing frame"});
+  CHECK(texts(l->notes) ==
+        std::vector<std::string>{
+            "line 1: marked '# complete: no' (a partial capture or a fragment): rows "
+            "may be missing",
+            "line 5: line cut short, not read",
+            "line 4: the table stops here, without its closing frame"});
 }
 
 TEST_CASE("the -lgipp reader reads plural and single placements", "[smi]") {
@@ -272,8 +281,9 @@ TEST_CASE("the -lgi reader reads instances of several GPUs", "[smi]") {
 
   const auto a30 = read_lgi(read_file(captures_dir / "a30-cgi-lgi.txt"));
   REQUIRE(a30);
-  CHECK(a30->notes == std::vector<std::string>{"line 5: skipped 6 lines that nvidia-smi prints "
-                                               "when it creates or destroys instances"});
+  CHECK(texts(a30->notes) ==
+        std::vector<std::string>{"line 5: skipped 6 lines that nvidia-smi prints "
+                                 "when it creates or destroys instances"});
 }
 
 TEST_CASE("the -lci reader reads both layouts", "[smi]") {
@@ -318,7 +328,7 @@ TEST_CASE("nvidia-smi's messages for nothing listed read as empty listings", "[s
   REQUIRE(lgi);
   CHECK(lgi->rows.empty());
   CHECK_FALSE(lgi->mig_disabled);
-  CHECK(lgi->notes ==
+  CHECK(texts(lgi->notes) ==
         std::vector<std::string>{"line 1: nvidia-smi listed nothing: 'No GPU instances found: "
                                  "Not Found'"});
   CHECK(read_lci("No compute instances found: Not Found\n"));
@@ -410,7 +420,7 @@ TEST_CASE("the -lgip captures a catalog model comes from read as the catalog's p
       const gpu_model* m = find_model(c.slug);
       REQUIRE(m != nullptr);
       const auto l = read_lgip(read_file(captures_dir / c.file));
-      INFO((l ? "" : l.error().message));
+      INFO((l ? "" : cli::to_text(l.error())));
       REQUIRE(l);
       REQUIRE_FALSE(l->rows.empty());
       std::set<std::string> seen;
@@ -445,7 +455,7 @@ TEST_CASE("the -lgipp captures a catalog model comes from read as the catalog's 
       const gpu_model* m = find_model(c.slug);
       REQUIRE(m != nullptr);
       const auto l = read_lgipp(read_file(captures_dir / c.file));
-      INFO((l ? "" : l.error().message));
+      INFO((l ? "" : cli::to_text(l.error())));
       REQUIRE(l);
       REQUIRE(l->complete);
       std::set<int> listed;

@@ -2,7 +2,7 @@
 // Fuzz target: any text through the five nvidia-smi MIG listing readers and
 // detect_listing. A reader must answer or report, never throw or crash, and
 // what it answers must keep its promises: placements inside the 16 units, no
-// overlapping GPU instances, every error "line N: ..." with N in the text.
+// overlapping GPU instances, every error and note at a line of the text.
 
 #include <cstddef>
 #include <cstdint>
@@ -27,15 +27,13 @@ int line_count(std::string_view text) {
 }
 
 template <class Listing>
-void check_common(std::string_view text, const migplan::cli::result<Listing>& r) {
+void check_common(std::string_view text, const read_result<Listing>& r) {
   if (!r) {
-    const std::string& m = r.error().message;
     if (text.size() > max_smi_bytes) return;
-    require(m.starts_with("line "));
-    const int n = std::atoi(m.c_str() + 5);
-    require(n >= 1 && n <= line_count(text));
+    require(r.error().file.empty() && r.error().line >= 1 && r.error().line <= line_count(text));
     return;
   }
+  for (const auto& n : r->notes) require(n.line >= 1 && n.line <= line_count(text));
   require(r->rows.size() <= max_smi_rows);
   for (const auto& row : r->rows) require(row.line >= 1 && row.line <= line_count(text));
 }
