@@ -11,6 +11,7 @@
 #include "messages.hpp"
 #include "quote.hpp"
 #include "render/compute.hpp"
+#include "render/diagnostics.hpp"
 #include "render/json.hpp"
 #include "render/json_writer.hpp"
 
@@ -20,18 +21,6 @@ namespace migplan::cli::render {
 using check::diagnostic;
 using namespace check;
 namespace {
-
-std::string_view severity_name(severity s) {
-  switch (s) {
-    case severity::error:
-      return "error";
-    case severity::warning:
-      return "warning";
-    case severity::note:
-      return "note";
-  }
-  return "";
-}
 
 std::string count_noun(int n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
@@ -107,55 +96,6 @@ std::string hidden_line(const std::string& path, const hidden& h) {
     out = fmt::format("and {} more diagnostics in {}: {}", h.total(), path, list);
   }
   return out + " (--max-errors 0 shows all)";
-}
-
-// The source line and a caret under column `col` (1-based). Tabs before the
-// column are kept so the caret lines up; UTF-8 continuation bytes take no
-// column. Very long lines (minified JSON) show a window around the column.
-void source_and_caret(std::ostream& os, std::string_view line, int col) {
-  constexpr std::size_t max_width = 160, before = 60;
-  std::size_t c = col > 0 ? static_cast<std::size_t>(col - 1) : 0;
-  c = std::min(c, line.size());
-  std::string prefix, suffix;
-  if (line.size() > max_width) {
-    const std::size_t start = c > before ? c - before : 0;
-    const std::size_t end = std::min(line.size(), start + max_width);
-    if (start > 0) prefix = "...";
-    if (end < line.size()) suffix = "...";
-    line = line.substr(start, end - start);
-    c -= start;
-  }
-  // Control characters, invisible code points and invalid bytes are shown
-  // escaped (as clip_token writes them), so that the file cannot drive the
-  // terminal; the caret counts the escapes' width.
-  std::string shown = prefix, caret(prefix.size(), ' ');
-  for (std::size_t i = 0; i < line.size();) {
-    const auto ch = static_cast<unsigned char>(line[i]);
-    std::size_t n = 1, width = 1;
-    std::string piece;
-    if (ch == '\t') {
-      piece = "\t";
-    } else if (ch < 0x20 || ch == 0x7F) {
-      piece = clip_token(line.substr(i, 1), 1);
-      width = piece.size();
-    } else if (ch < 0x80) {
-      piece = line.substr(i, 1);
-    } else {
-      std::uint32_t cp = 0;
-      bool valid = false;
-      n = quote_detail::utf8_step(line, i, cp, valid);
-      piece = valid && !quote_detail::invisible(cp) ? std::string(line.substr(i, n))
-                                                    : clip_token(line.substr(i, n), 1);
-      width = valid && !quote_detail::invisible(cp) ? 1 : piece.size();
-      if (!valid) width = 1;  // one U+FFFD
-    }
-    shown += piece;
-    if (i < c) caret += ch == '\t' ? std::string("\t") : std::string(width, ' ');
-    i += n;
-  }
-  os << shown << suffix << "\n";
-  if (col <= 0) return;
-  os << caret << "^\n";
 }
 
 std::string position(const std::string& path, location at) {
@@ -348,62 +288,16 @@ void check_text(std::ostream& os, const file_check& f, std::size_t max_per_file)
   }
 }
 
-std::string github_escape_data(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '%':
-        out += "%25";
-        break;
-      case '\r':
-        out += "%0D";
-        break;
-      case '\n':
-        out += "%0A";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string github_escape_property(std::string_view s) {
-  std::string out;
-  for (char c : github_escape_data(s)) {
-    switch (c) {
-      case ':':
-        out += "%3A";
-        break;
-      case ',':
-        out += "%2C";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 void check_github(std::ostream& os, const file_check& f, std::size_t max_per_file) {
-  {
-    const std::size_t shown =
-        max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
-    for (std::size_t i = 0; i < shown; ++i) {
-      const diagnostic& d = f.diagnostics[i];
-      const std::string_view command = d.level == severity::error     ? "error"
-                                       : d.level == severity::warning ? "warning"
-                                                                      : "notice";
-      std::string props = "file=" + github_escape_property(f.path);
-      if (d.line > 0) props += fmt::format(",line={}", d.line);
-      if (d.line > 0 && d.column > 0) props += fmt::format(",col={}", d.column);
-      std::string message = one_line(d.message);
-      for (const std::string& n : d.notes) message += "\n" + one_line(n);
-      os << "::" << command << " " << props << "::" << github_escape_data(message) << "\n";
-    }
-    if (const hidden h = count_hidden(f, max_per_file); h.total() > 0)
-      os << "::notice file=" << github_escape_property(f.path)
-         << "::" << github_escape_data(hidden_line(f.path, h)) << "\n";
+  const std::size_t shown =
+      max_per_file == 0 ? f.diagnostics.size() : std::min(max_per_file, f.diagnostics.size());
+  for (std::size_t i = 0; i < shown; ++i)
+    github_annotation(os, f.diagnostics[i], f.path, f.diagnostics[i].notes);
+  if (const hidden h = count_hidden(f, max_per_file); h.total() > 0) {
+    cli::diagnostic more;
+    more.level = severity::note;
+    more.message = hidden_line(f.path, h);
+    github_annotation(os, more, f.path);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "model/check.hpp"
+#include "render/diagnostics.hpp"
 #include "render/json_writer.hpp"
 
 namespace migplan::cli::render {
@@ -54,10 +55,5 @@ class check_json_stream {
   std::string buf_;
   json_writer w_;
 };
-
-/// Escapes workflow-command data (message): %, CR and LF.
-std::string github_escape_data(std::string_view s);
-/// Escapes a workflow-command property value: also ':' and ','.
-std::string github_escape_property(std::string_view s);
 
 }  // namespace migplan::cli::render
