@@ -2,6 +2,7 @@
 #include "app.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -23,8 +24,10 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "io/pack_options.hpp"
+#include "io/source.hpp"
 #include "models.hpp"
 #include "quote.hpp"
+#include "render/diagnostics.hpp"
 #include "render/pack.hpp"
 
 namespace migplan::cli {
@@ -76,16 +79,64 @@ std::optional<std::string> plot_file::write(const std::function<void(std::ostrea
   return std::nullopt;
 }
 
-void report_bad_input(context& ctx, const std::string& message) {
+namespace {
+
+// Line `line` of the file at `path`, read again as Python's linecache reads
+// a traceback's lines: only from a regular file (a pipe's bytes are gone,
+// and reading it again could wait), and only a line of at most 64 KiB.
+std::optional<std::string> line_of_file(const std::string& path, int line) {
+  struct stat st {};
+  if (line <= 0 || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  auto in = open_source(path);
+  if (!in) return std::nullopt;
+  line_reader lines(**in, std::size_t{64} << 10);
+  std::string text;
+  while (lines.next(text) == line_reader::status::line)
+    if (lines.number() == line) return text;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void report_bad_input(context& ctx, const error& e) {
   // Whatever a reader put in it, the message leaves as clean lines: no
   // control byte or invalid UTF-8 of the input reaches the terminal or JSON.
-  const std::string clean = each_line(message);
+  const std::string clean = each_line(e.message);
+  const diagnostic* where = e.where && !e.where->file.empty() ? &*e.where : nullptr;
   if (ctx.json_errors && !ctx.error_written) {
-    render::pack_error_json(ctx.out, {"bad_input", clean, nullptr});
+    render::pack_error_json(ctx.out, {"bad_input", clean, nullptr, where});
     ctx.error_written = true;
   }
-  ctx.err << "migplan: " << clean << "\n";
+  if (ctx.github_annotations) {
+    diagnostic d = where != nullptr ? *where : diagnostic{};
+    if (where == nullptr) d.message = clean;
+    render::github_annotation(ctx.err, d, d.file);
+  } else {
+    ctx.err << "migplan: " << clean << "\n";
+    // At a terminal, the line of the file and a caret under the culprit; a
+    // script or a log keeps one line per error.
+    if (ctx.err_tty && where != nullptr && where->file != "<stdin>")
+      if (const auto text = line_of_file(where->file, where->line))
+        render::source_and_caret(ctx.err, *text, where->column);
+  }
   ctx.code = exit_bad_input;
+}
+
+void report(context& ctx, const diagnostic& d) {
+  if (ctx.github_annotations) {
+    render::github_annotation(ctx.err, d, d.file);
+    return;
+  }
+  ctx.err << "migplan: ";
+  if (!d.file.empty()) ctx.err << position_text(d.file, d.line) << ": ";
+  ctx.err << render::severity_name(d.level) << ": " << each_line(d.message) << "\n";
+}
+
+void report(context& ctx, severity level, std::string_view message) {
+  diagnostic d;
+  d.level = level;
+  d.message = message;
+  report(ctx, d);
 }
 
 namespace {
@@ -134,7 +185,7 @@ constexpr command_entry commands[] = {{"pack", add_pack},
 // A model file could not be loaded: thrown from the parse-complete callback,
 // before any command runs, and reported by run().
 struct gpu_file_error {
-  std::string message;
+  error what;
 };
 
 // CLI11 reads "--gpu=" as "--gpu" waiting for the next argument, so
@@ -228,6 +279,19 @@ int run(const std::vector<std::string>& args, context& ctx) {
     ctx.out << version << "\n";
     return exit_ok;
   }
+  // MIGPLAN_DIAGNOSTICS: how bad input is written on stderr ("text", the
+  // default, or "github"). A value it does not know is refused, not ignored.
+  if (const char* how = std::getenv("MIGPLAN_DIAGNOSTICS"); how != nullptr && how[0] != '\0') {
+    const std::string_view v(how);
+    if (v == "github") {
+      ctx.github_annotations = true;
+    } else if (v != "text") {
+      report_bad_input(ctx, "MIGPLAN_DIAGNOSTICS=" + clip_token(v, 40) +
+                                ": expected text or github" +
+                                did_you_mean(v, std::vector<std::string>{"text", "github"}));
+      return exit_bad_input;
+    }
+  }
   // The catalog's models, and the --gpu-file models once loaded: every name
   // a command resolves, it resolves among these.
   model_set models;
@@ -284,7 +348,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
     for (const CLI::App* sub : app.get_subcommands())
       files.insert(files.end(), files_after[sub].begin(), files_after[sub].end());
     for (const std::string& f : files)
-      if (auto loaded = models.load(f); !loaded) throw gpu_file_error{loaded.error().message};
+      if (auto loaded = models.load(f); !loaded) throw gpu_file_error{loaded.error()};
   };
 
   // No arguments at all: the usage, as a usage error (exit 2, on stderr, so
@@ -319,7 +383,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
   try {
     app.parse(rev);
   } catch (const gpu_file_error& e) {
-    report_bad_input(ctx, e.message);
+    report_bad_input(ctx, e.what);
     return exit_bad_input;
   } catch (const CLI::CallForHelp&) {
     ctx.out << app.help();

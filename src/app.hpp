@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "error.hpp"
+
 namespace CLI {
 class App;
 }
@@ -35,6 +37,10 @@ struct context {
   /// into jq sees the failure.
   bool json_errors = false;
   bool error_written = false;  ///< that document is out (written once)
+  /// Bad input on `err` as GitHub workflow commands, which GitHub Actions
+  /// shows as annotations of the file and line (MIGPLAN_DIAGNOSTICS=github),
+  /// instead of "migplan: MESSAGE".
+  bool github_annotations = false;
   /// The GPU models of this run: the catalog and the --gpu-file models,
   /// loaded before any command runs. Set by run() for as long as it runs;
   /// every name a command resolves, it resolves among these.
@@ -57,10 +63,19 @@ int run_pack(const pack_options& o, context& ctx);
 /// Registers `emit-config` (see add_pack).
 void add_emit_config(CLI::App& app, context& ctx);
 
-/// Prints "migplan: MESSAGE" on ctx.err and sets ctx.code to exit_bad_input;
-/// with ctx.json_errors, also writes {"schema_version":1,"error":{"code":
-/// "bad_input","message":MESSAGE}} on ctx.out (once).
-void report_bad_input(context& ctx, const std::string& message);
+/// Prints "migplan: MESSAGE" on ctx.err (with ctx.github_annotations, a
+/// GitHub workflow command "::error file=F,line=L,col=C::MESSAGE") and sets
+/// ctx.code to exit_bad_input; with ctx.json_errors, also writes
+/// {"schema_version":1,"error":{"code":"bad_input","message":MESSAGE}} on
+/// ctx.out (once), with "file", "line" and "col" for a reader's error.
+void report_bad_input(context& ctx, const error& e);
+
+/// A warning or note on ctx.err, through the same printer:
+/// "migplan: LEVEL: MESSAGE", "migplan: FILE:LINE: LEVEL: MESSAGE" for one
+/// in a file, or with ctx.github_annotations a workflow command.
+void report(context& ctx, const diagnostic& d);
+/// A warning or note about no one place (see above).
+void report(context& ctx, severity level, std::string_view message);
 
 /// Writes `text` to the file at `path`, or to ctx.out when `path` is "" or
 /// "-". A file that cannot be opened or written is bad input ("cannot write

@@ -55,9 +55,10 @@ inline std::string to_text(const diagnostic& d, column_shown column = column_sho
                      d.message);
 }
 
-/// "FILE:LINE: message", or "FILE: message" where the line is unknown.
-inline std::string located(std::string_view file, int line, std::string_view message) {
-  return to_text({std::string(file), line, 0, {}, severity::error, std::string(message)});
+/// An error at a line of `file` (0: the whole file), as to_text() writes
+/// it: "FILE:LINE: message", or "FILE: message".
+inline diagnostic located(std::string_view file, int line, std::string_view message) {
+  return {std::string(file), line, 0, {}, severity::error, std::string(message)};
 }
 
 /// A diagnostic of a reader that does not know its file, placed in `file`.

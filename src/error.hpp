@@ -2,11 +2,16 @@
 #pragma once
 
 // Errors as values: every failure the CLI reports is one of these, with a
-// lowercase message that names the culprit.
+// lowercase message that names the culprit, and the diagnostic it comes from
+// where a reader found it in a file (so that the one printer can write it
+// as text, JSON or a GitHub annotation: render/diagnostics.hpp).
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
+
+#include "diagnostic.hpp"
 
 namespace migplan::cli {
 
@@ -18,9 +23,15 @@ enum exit_code : int {
   exit_timed_out = 3,  ///< plan: no answer found within the time limit, none proven impossible
 };
 
-/// A user-facing error message.
+/// A user-facing error: its message, and where it is when a reader found it.
 struct error {
-  std::string message;
+  error(std::string m) : message(std::move(m)) {}  // NOLINT: implicit by design
+  error(const char* m) : message(m) {}             // NOLINT: implicit by design
+  /// A diagnostic's error: the message is its text (to_text()).
+  explicit error(diagnostic d, column_shown column = column_shown::no)
+      : message(to_text(d, column)), where(std::move(d)) {}
+  std::string message;              ///< as stderr shows it ("FILE:LINE: ...")
+  std::optional<diagnostic> where;  ///< the structured form, for a reader's error
 };
 
 /// A value or an error (the member names follow std::expected); the error

@@ -63,7 +63,7 @@ int run_check(const check_options& opt, context& ctx) {
   for (const std::string& name : opt.gpus) {
     auto g = resolve_gpu(settings.models, name);
     if (!g) {
-      report_bad_input(ctx, g.error().message);
+      report_bad_input(ctx, g.error());
       return exit_bad_input;
     }
     if (std::find(settings.fleet.begin(), settings.fleet.end(), *g) == settings.fleet.end())

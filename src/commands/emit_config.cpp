@@ -49,7 +49,7 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
     for (const std::string& name : o.gpus) {
       auto g = resolve_gpu(ctx.models->models(), name);
       if (!g) {
-        report_bad_input(ctx, g.error().message);
+        report_bad_input(ctx, g.error());
         return exit_bad_input;
       }
       if (std::find(models.begin(), models.end(), *g) == models.end()) models.push_back(*g);
@@ -67,14 +67,15 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
     const std::string shown = o.merge == "-" ? "<stdin>" : o.merge;
     auto user = read_user_config(o.merge, ctx.in, shown);
     if (!user) {
-      report_bad_input(ctx, user.error().message);
+      report_bad_input(ctx, user.error());
       return exit_bad_input;
     }
     for (const check::replaced_label& r : check::merge_user_labels(config, std::move(*user), shown))
       ctx.err << "migplan: note: "
-              << located(shown, r.line,
-                         fmt::format("label {} is yours; the one emit-config generates is left out",
-                                     quote_token(r.name)))
+              << to_text(located(
+                     shown, r.line,
+                     fmt::format("label {} is yours; the one emit-config generates is left out",
+                                 quote_token(r.name))))
               << "\n";
   }
   std::ostringstream text;
@@ -86,13 +87,7 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
     if (!o.gpus.empty()) settings.fleet = models;
     settings.strict = o.strict;
     const check::merged_check checked = check::check_merged(config, text.str(), settings);
-    for (const diagnostic& d : checked.diagnostics) {
-      const char* level = d.level == severity::error     ? "error"
-                          : d.level == severity::warning ? "warning"
-                                                         : "note";
-      ctx.err << "migplan: " << located(d.file, d.line, fmt::format("{}: {}", level, d.message))
-              << "\n";
-    }
+    for (const diagnostic& d : checked.diagnostics) report(ctx, d);
     if (checked.failed) {
       ctx.err << "migplan: the merged config has errors; nothing was written\n";
       return exit_no_fit;

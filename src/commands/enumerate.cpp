@@ -33,7 +33,7 @@ void add_enumerate(CLI::App& app, context& ctx) {
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(ctx.models->models(), o->gpu);
     if (!g) {
-      report_bad_input(ctx, g.error().message);
+      report_bad_input(ctx, g.error());
       return;
     }
     const geometry_set all = enumerate(**g);

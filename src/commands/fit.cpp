@@ -53,19 +53,19 @@ void add_fit(CLI::App& app, context& ctx) {
   cmd->callback([o, &ctx] {
     auto g = resolve_gpu(ctx.models->models(), o->gpu);
     if (!g) {
-      report_bad_input(ctx, g.error().message);
+      report_bad_input(ctx, g.error());
       return;
     }
     auto mib = parse_size_mib(o->memory);
     if (!mib) {
-      report_bad_input(ctx, mib.error().message);
+      report_bad_input(ctx, mib.error());
       return;
     }
     std::optional<int> sms;
     if (o->sms_given->count() > 0) {
       auto v = parse_whole_number("--sms", o->sms, 1, max_sms);
       if (!v) {
-        report_bad_input(ctx, v.error().message);
+        report_bad_input(ctx, v.error());
         return;
       }
       sms = static_cast<int>(*v);
@@ -74,7 +74,7 @@ void add_fit(CLI::App& app, context& ctx) {
     if (o->count_given->count() > 0) {
       auto v = parse_whole_number("--count", o->count, 1, max_count);
       if (!v) {
-        report_bad_input(ctx, v.error().message);
+        report_bad_input(ctx, v.error());
         return;
       }
       count = *v;

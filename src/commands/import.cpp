@@ -61,8 +61,8 @@ result<capture_text> read_capture(const std::string& path, std::istream& in,
 }
 
 int run_import(const import_options& o, context& ctx) {
-  const auto bad = [&](const std::string& message) {
-    report_bad_input(ctx, message);
+  const auto bad = [&](const error& e) {
+    report_bad_input(ctx, e);
     return exit_bad_input;
   };
   if (o.lgip == "-" && o.lgipp == "-")
@@ -87,12 +87,12 @@ int run_import(const import_options& o, context& ctx) {
     settings.pci_ids.push_back({id, false});
   }
   auto lgip = read_capture(o.lgip, ctx.in, smi::listing_kind::lgip);
-  if (!lgip) return bad(lgip.error().message);
+  if (!lgip) return bad(lgip.error());
   auto lgipp = read_capture(o.lgipp, ctx.in, smi::listing_kind::lgipp);
-  if (!lgipp) return bad(lgipp.error().message);
+  if (!lgipp) return bad(lgipp.error());
 
   auto spec = import_model(*lgip, *lgipp, settings);
-  if (!spec) return bad(spec.error().message);
+  if (!spec) return bad(spec.error());
   if (const auto problem = check_model_spec(*spec, ctx.models->models()))
     return bad(fmt::format("the model of {} and {} cannot be used: {}", lgip->shown, lgipp->shown,
                            problem->message));
@@ -100,7 +100,7 @@ int run_import(const import_options& o, context& ctx) {
   if (const gpu_model* known = catalog_model_of(*spec, catalog()))
     for (const std::string& w :
          driver_floor_warnings(*spec, capture_driver(lgip->text), *known, lgip->shown))
-      ctx.err << "migplan: warning: " << w << "\n";
+      report(ctx, severity::warning, w);
   const std::string json = render::model_json(*spec);
   // What --gpu-file will do with it, done now: a model that does not read
   // back is never written.

@@ -99,14 +99,14 @@ bool write_plot(const pack_options& o, std::span<const pack_answer> answers, con
 // request, then the new items. Several GPUs are answered in turn: a text
 // section each, or one JSON document per line.
 int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
-                const std::function<int(const std::string&)>& bad) {
+                const std::function<int(const error&)>& bad) {
   const std::string shown = o.current == "-" ? "<stdin>" : o.current;
   auto read = read_listing_file(ctx.models->models(), o.current, ctx.in, gpu, o.index, "pack");
-  if (!read) return bad(read.error().message);
-  for (const std::string& w : read->notes) ctx.err << "migplan: warning: " << one_line(w) << "\n";
+  if (!read) return bad(read.error());
+  for (const std::string& w : read->notes) report(ctx, severity::warning, w);
   pack::session session(ctx.models->models(), o.all);
   auto answers = session.answer_listing(read->listing, o.items, shown);
-  if (!answers) return bad(answers.error().message);
+  if (!answers) return bad(answers.error());
   if (o.emit)
     if (const std::string why = pack::one_gpu_problem(shown, answers->size()); !why.empty())
       return bad(why);
@@ -124,7 +124,7 @@ int run_current(const pack_options& o, const gpu_model* gpu, context& ctx,
 }  // namespace
 
 int run_pack(const pack_options& o, context& ctx) {
-  const auto bad = [&](const std::string& message, const pack_ambiguity* amb = nullptr) {
+  const auto bad = [&](const error& e, const pack_ambiguity* amb = nullptr) {
     // With --json a failure is also a JSON document, so `| jq` sees it:
     // an ambiguity's names its candidates; report_bad_input writes the rest.
     if (amb != nullptr && ctx.json_errors && !ctx.error_written) {
@@ -132,7 +132,7 @@ int run_pack(const pack_options& o, context& ctx) {
                               {"ambiguous_gpu", render::pack_ambiguity_sentence(*amb), amb});
       ctx.error_written = true;
     }
-    report_bad_input(ctx, amb ? render::pack_ambiguity_text(*amb) : message);
+    report_bad_input(ctx, amb ? error(render::pack_ambiguity_text(*amb)) : e);
     return exit_bad_input;
   };
   if (auto why = option_conflict(o, emit::names(emit::command::pack))) return bad(*why);
@@ -141,18 +141,17 @@ int run_pack(const pack_options& o, context& ctx) {
   const gpu_model* gpu = nullptr;
   if (o.gpu) {
     auto g = resolve_gpu(ctx.models->models(), *o.gpu);
-    if (!g) return bad(g.error().message);
+    if (!g) return bad(g.error());
     gpu = *g;
   }
   if (!o.batch.empty()) return run_batch(o, gpu, ctx);
-  if (!o.current.empty())
-    return run_current(o, gpu, ctx, [&](const std::string& m) { return bad(m); });
+  if (!o.current.empty()) return run_current(o, gpu, ctx, [&](const error& m) { return bad(m); });
   auto tokens = parse_items(o.items);
-  if (!tokens) return bad(tokens.error().message);
+  if (!tokens) return bad(tokens.error());
   pack::session session(ctx.models->models(), o.all);
   const pack::outcome r = session.answer(gpu, *tokens);
-  if (const auto* e = std::get_if<error>(&r)) return bad(e->message);
-  if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad({}, amb);
+  if (const auto* e = std::get_if<error>(&r)) return bad(*e);
+  if (const auto* amb = std::get_if<pack_ambiguity>(&r)) return bad(std::string(), amb);
   const pack_answer& a = std::get<pack_answer>(r);
   if (!write_plot(o, std::span(&a, 1), ctx)) return exit_bad_input;
   if (o.emit) {

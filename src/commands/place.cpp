@@ -37,24 +37,24 @@ namespace migplan::cli {
 namespace {
 
 int run_place(const place_options& o, context& ctx) {
-  const auto bad = [&](const std::string& message) {
-    report_bad_input(ctx, message);
+  const auto bad = [&](const error& e) {
+    report_bad_input(ctx, e);
     return exit_bad_input;
   };
   // Options that do not depend on the files first.
   auto settings = read_place_options(o, emit::names(emit::command::place));
-  if (!settings) return bad(settings.error().message);
+  if (!settings) return bad(settings.error());
   const emit::kind* kind = o.emit.empty() ? nullptr : emit::find(emit::command::place, o.emit);
 
   auto now = read_fleet_now(ctx.models->models(), o.fleet, ctx.in);
-  if (!now) return bad(now.error().message);
-  if (auto misfit = pack::lay_out(*now)) return bad(misfit->message);
+  if (!now) return bad(now.error());
+  if (auto misfit = pack::lay_out(*now)) return bad(*misfit);
   const std::vector<std::string> mig_off = mig_off_gpus(*now);
   auto fleet = place_fleet(std::move(*now), mig_off, plan_io::shown_path(o.fleet.current));
-  if (!fleet) return bad(fleet.error().message);
+  if (!fleet) return bad(fleet.error());
   place_result& res = *fleet;
   auto profile = read_place_profile(ctx.models->models(), o.request, res.nodes);
-  if (!profile) return bad(profile.error().message);
+  if (!profile) return bad(profile.error());
   res.profile = *profile;
   res.alternatives = settings->alternatives;
   res.policies = std::move(settings->policies);

@@ -69,8 +69,8 @@ int exit_of(const plan_result& res) {
 }
 
 int run_plan(const plan_options& o, context& ctx) {
-  const auto bad = [&](const std::string& message) {
-    report_bad_input(ctx, message);
+  const auto bad = [&](const error& e) {
+    report_bad_input(ctx, e);
     return exit_bad_input;
   };
   // Options that do not depend on the files first.
@@ -97,9 +97,9 @@ int run_plan(const plan_options& o, context& ctx) {
   // A fleet whose GPUs cannot hold what it says they hold is refused before
   // the notes on it are printed.
   if (req && req->current)
-    if (auto misfit = pack::misfit(*req->current)) return bad(misfit->message);
-  for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
-  if (!req) return bad(req.error().message);
+    if (auto misfit = pack::misfit(*req->current)) return bad(*misfit);
+  for (const std::string& note : notes) report(ctx, severity::note, note);
+  if (!req) return bad(req.error());
   // `--plot FILE`: opened before the solve, so that a path that cannot be
   // written fails at once rather than after a long search.
   if (o.plot == "-") return bad("--plot writes a file, not stdout ('-'): stdout has the report");

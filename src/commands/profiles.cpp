@@ -31,7 +31,7 @@ void add_profiles(CLI::App& app, context& ctx) {
     if (!gpu->empty()) {
       auto g = resolve_gpu(ctx.models->models(), *gpu);
       if (!g) {
-        report_bad_input(ctx, g.error().message);
+        report_bad_input(ctx, g.error());
         return;
       }
       models.push_back(*g);

@@ -41,8 +41,8 @@ class progress_shown final : public replay_progress {
 };
 
 int run_simulate(const simulate_options& o, context& ctx) {
-  const auto bad = [&](const std::string& message) {
-    report_bad_input(ctx, message);
+  const auto bad = [&](const error& e) {
+    report_bad_input(ctx, e);
     return exit_bad_input;
   };
   if (const auto conflict = option_conflict(o)) return bad(*conflict);
@@ -51,11 +51,10 @@ int run_simulate(const simulate_options& o, context& ctx) {
   // A fleet whose GPUs cannot hold what it says they hold is refused before
   // the notes on it are printed.
   if (request && request->now)
-    if (auto misfit = pack::lay_out(*request->now)) return bad(misfit->message);
-  for (const std::string& note : notes) ctx.err << "migplan: note: " << one_line(note) << "\n";
-  if (!request) return bad(request.error().message);
-  for (const std::string& w : request->pods.warnings)
-    ctx.err << "migplan: warning: " << one_line(w) << "\n";
+    if (auto misfit = pack::lay_out(*request->now)) return bad(*misfit);
+  for (const std::string& note : notes) report(ctx, severity::note, note);
+  if (!request) return bad(request.error());
+  for (const std::string& w : request->pods.warnings) report(ctx, severity::warning, w);
 
   // The plot's file opens before the replays, so that a path that cannot be
   // written fails at once rather than after a long replay.
@@ -65,15 +64,16 @@ int run_simulate(const simulate_options& o, context& ctx) {
   progress_shown progress(line);
   auto answer = simulate(*request, progress);
   line.clear();
-  if (!answer) return bad(answer.error().message);
+  if (!answer) return bad(answer.error());
   const simulate_result& res = *answer;
   // How long the re-plans took: on stderr, as the JSON and the report stay
   // the same from run to run and machine to machine.
   for (const simulate_policy& p : res.policies)
     if (p.replan)
-      ctx.err << fmt::format("migplan: note: {}: {} re-plan{} in {:.2f} s, the longest {:.2f} s\n",
-                             p.name, p.metrics.replans, plural(p.metrics.replans), p.replan_seconds,
-                             p.replan_longest_s);
+      report(ctx, severity::note,
+             fmt::format("{}: {} re-plan{} in {:.2f} s, the longest {:.2f} s", p.name,
+                         p.metrics.replans, plural(p.metrics.replans), p.replan_seconds,
+                         p.replan_longest_s));
   // The plot first: a disk that fills up is then the only answer, not one
   // after a table or JSON document already written.
   if (plot.is_open())

@@ -90,13 +90,13 @@ result<current_listing> read_smi(std::string_view text, std::string_view shown, 
   const std::string lgi_text =
       split == std::string_view::npos ? std::string(text) : only_lines(text, 0, split);
   auto listing = smi::read_lgi(lgi_text);
-  if (!listing) return error{to_text(in_file(listing.error(), shown))};
+  if (!listing) return error{in_file(listing.error(), shown)};
   if (listing->mig_disabled)
     return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", shown)};
   std::optional<smi::lci_listing> cis;
   if (split != std::string_view::npos) {
     auto read = smi::read_lci(only_lines(text, split, std::string_view::npos));
-    if (!read) return error{to_text(in_file(read.error(), shown))};
+    if (!read) return error{in_file(read.error(), shown)};
     cis = std::move(*read);
   }
   std::vector<int> gpus = listing->gpus;
@@ -190,7 +190,7 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
     const std::string_view syntax = "invalid json: ";
     if (d.message.starts_with(syntax))
       d.message = "not valid JSON: " + d.message.substr(syntax.size());
-    return error{to_text(d, column_shown::yes)};
+    return error{d, column_shown::yes};
   }
   if (const node* k = doc::repeated_key(*root))
     return error{

@@ -17,13 +17,13 @@ namespace {
 template <class Listing>
 result<Listing> whole_listing(const capture_text& c, smi::read_result<Listing> listing,
                               std::string_view option) {
-  if (!listing) return error{to_text(in_file(listing.error(), c.shown))};
+  if (!listing) return error{in_file(listing.error(), c.shown)};
   if (listing->mig_disabled)
     return error{fmt::format("{}: nvidia-smi says no GPU has MIG enabled", c.shown)};
   if (!listing->complete) {
     diagnostic d = in_file(listing->notes.front(), c.shown);
     d.message += fmt::format("; import needs the whole listing of nvidia-smi mig {}", option);
-    return error{to_text(d)};
+    return error{d};
   }
   if (listing->rows.empty()) return error{fmt::format("{}: the listing has no profiles", c.shown)};
   return std::move(*listing);

@@ -421,15 +421,15 @@ result<model_spec> parse_model_file(std::string_view text, std::string_view show
     // A syntax error names its column too (JSON may be written on one line),
     // and no more of what nlohmann last read than a message can afford.
     constexpr std::string_view invalid = "invalid json: ";
-    if (d.code != "syntax" || !d.message.starts_with(invalid)) return error{to_text(d)};
+    if (d.code != "syntax" || !d.message.starts_with(invalid)) return error{d};
     d.message = fmt::format("{}{}", invalid,
                             clip_token(std::string_view(d.message).substr(invalid.size()), 200));
-    return error{to_text(d, column_shown::yes)};
+    return error{d, column_shown::yes};
   }
   doc::walker w(shown);
   spec_reader reader(w);
   model_spec spec;
-  if (!reader.read(*root, spec)) return error{to_text(w.first())};
+  if (!reader.read(*root, spec)) return error{w.first()};
   if (std::optional<spec_problem> p = check_model_spec(spec, taken)) {
     const object_lines& where = p->profile < 0
                                     ? reader.model_lines

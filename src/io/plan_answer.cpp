@@ -138,9 +138,9 @@ result<std::vector<plan_group>> parse_plan_answer(std::string_view text, std::st
   doc::budget limits;
   limits.reader = "simulate";
   const auto root = doc::read_json(text, shown, limits);
-  if (!root) return error{to_text(root.error())};
+  if (!root) return error{root.error()};
   doc::walker w(shown);
-  const auto fail = [&]() { return error{to_text(w.first())}; };
+  const auto fail = [&]() { return error{w.first()}; };
   if (!w.top_mapping(*root, "plan answer", "'schema_version: 2' and 'groups'")) return fail();
   const auto top = w.fields(*root, answer_keys, "a plan answer (migplan plan --json)");
   const doc::field* version = w.need(top, "schema_version", 1, "(a plan answer of schema 2)");

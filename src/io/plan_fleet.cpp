@@ -124,7 +124,7 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
-  if (!root) return error{to_text(root.error())};
+  if (!root) return error{root.error()};
   if (!r.top_mapping(*root, "fleet file", "'version: 1' and 'nodes' or 'models'"))
     return first_error(r);
   const auto top = r.fields(*root, fleet_top_keys, "the top level");
@@ -307,7 +307,7 @@ result<std::vector<current_node>> state_from_tree(model_list models, std::string
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
-  if (!root) return error{to_text(root.error())};
+  if (!root) return error{root.error()};
   if (!r.top_mapping(*root, "state file", "'version: 1' and 'nodes'")) return first_error(r);
   const auto top = r.fields(*root, state_top_keys, "the top level");
   if (!r.ok() || !r.version(top, "state files")) return first_error(r);

@@ -35,7 +35,7 @@ namespace migplan::cli {
 
 namespace plan_io {
 
-error first_error(const doc::walker& r) { return error{to_text(r.first())}; }
+error first_error(const doc::walker& r) { return error{r.first()}; }
 
 doc::budget plan_budget(std::string_view key, std::size_t most, std::string_view what) {
   doc::budget b;
@@ -204,7 +204,7 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
   doc::walker r(shown);
   const auto root = doc::read_document(text, shown, json,
                                        plan_budget("demand", max_demand_items, "demand items"));
-  if (!root) return error{to_text(root.error())};
+  if (!root) return error{root.error()};
   if (!r.top_mapping(*root, "demand file", "'version: 1' and 'demand'")) return first_error(r);
   const auto top = r.fields(*root, demand_top_keys, "the top level");
   if (!r.ok() || !r.version(top, "demand files")) return first_error(r);

@@ -138,7 +138,7 @@ struct reader {
   }
   // The trace, or the first problem as the one-line error plan's readers give.
   result<trace> answer(trace&& t) const {
-    if (!w.ok()) return error{to_text(w.first())};
+    if (!w.ok()) return error{w.first()};
     // Seconds count from 1970 once a date is in the trace: "600" beside
     // "2023-07-01T00:10:00Z" is 53 years before it, not ten minutes.
     if (first_seconds != 0 && first_date != 0)
@@ -310,7 +310,7 @@ result<trace> trace_from_document(model_list models, std::string_view text, std:
   limits.limited_most = static_cast<std::size_t>(max_trace_pods);
   limits.limited_what = "pods";
   const auto root = doc::read_document(text, shown, json, limits);
-  if (!root) return error{to_text(root.error())};
+  if (!root) return error{root.error()};
   trace out;
   if (!w.top_mapping(*root, "trace file", "'version: 1' and 'pods'")) return r.answer({});
   const auto top = w.fields(*root, top_keys, "the top level");

@@ -249,6 +249,18 @@ std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
 
 void write_failure(json_writer& w, const pack_failure& f) {
   w.begin_object().key("code").value(f.code).key("message").value(f.message);
+  if (f.where != nullptr && !f.where->file.empty()) {
+    w.key("file").value(f.where->file).key("line");
+    if (f.where->line > 0)
+      w.value(f.where->line);
+    else
+      w.null();
+    w.key("col");
+    if (f.where->line > 0 && f.where->column > 0)
+      w.value(f.where->column);
+    else
+      w.null();
+  }
   if (f.ambiguity != nullptr) {
     w.key("candidates").begin_array();
     for (const pack_answer& a : f.ambiguity->candidates) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "diagnostic.hpp"
 #include "model/pack.hpp"
 
 namespace migplan::cli::render {
@@ -39,6 +40,7 @@ struct pack_failure {
   std::string_view code;                      ///< "bad_input" or "ambiguous_gpu"
   std::string_view message;                   ///< one sentence (no newline)
   const pack_ambiguity* ambiguity = nullptr;  ///< the candidates, for "ambiguous_gpu"
+  const diagnostic* where = nullptr;          ///< a reader's error: its file, line and column
 };
 
 /// For stderr: why the gpu is ambiguous, one line per candidate saying what

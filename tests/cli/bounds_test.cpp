@@ -27,28 +27,10 @@ using namespace migplan::cli;
 using migplan::test::run_migplan;
 using migplan::test::run_migplan_tty;
 using migplan::test::source_path;
+using migplan::test::temp_file;
 using json = nlohmann::json;
 
 namespace {
-
-// A file under the system's temporary directory, removed at the end; with
-// `sparse_mib`, `text` then a hole up to that many MiB (read as NUL bytes).
-class temp_file {
- public:
-  temp_file(const std::string& name, const std::string& text, std::uintmax_t sparse_mib = 0)
-      : path_(std::string(P_tmpdir) + "/migplan-bounds-" + name) {
-    std::ofstream(path_, std::ios::binary) << text;
-    if (sparse_mib > 0)
-      REQUIRE(::truncate(path_.c_str(), static_cast<off_t>(sparse_mib << 20)) == 0);
-  }
-  ~temp_file() { std::remove(path_.c_str()); }
-  temp_file(const temp_file&) = delete;
-  temp_file& operator=(const temp_file&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // True when `s` is valid UTF-8 (what nlohmann's parser requires of strings).
 bool valid_utf8(const std::string& s) {

@@ -99,6 +99,15 @@ std::string unwrapped(std::string text) {
   return text;
 }
 
+temp_file::temp_file(const std::string& name, const std::string& text, std::uintmax_t sparse_mib)
+    : path_(std::string(P_tmpdir) + "/migplan-test-" + std::to_string(::getpid()) + "-" + name) {
+  std::ofstream(path_, std::ios::binary) << text;
+  if (sparse_mib > 0 && ::truncate(path_.c_str(), static_cast<off_t>(sparse_mib << 20)) != 0)
+    throw std::runtime_error("cannot extend " + path_);
+}
+
+temp_file::~temp_file() { std::remove(path_.c_str()); }
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

@@ -4,6 +4,7 @@
 // Runs the built migplan binary for golden tests: stdout, stderr and the exit
 // code come back separately.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,21 @@ run_result run_migplan(const std::vector<std::string>& args, const std::string& 
 /// with "run_migplan_tty: timed out".
 run_result run_migplan_tty(const std::vector<std::string>& args,
                            const std::vector<std::string>& env = {}, int timeout_s = 20);
+
+/// A file under the system's temporary directory, named after `name` and
+/// this process (tests run in parallel), removed at the end; with
+/// `sparse_mib`, `text` then a hole up to that many MiB (read as NUL bytes).
+class temp_file {
+ public:
+  temp_file(const std::string& name, const std::string& text, std::uintmax_t sparse_mib = 0);
+  ~temp_file();
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 /// The bytes of a file ("" when it cannot be read).
 std::string read_file(const std::string& path);

@@ -474,6 +474,24 @@ class Checker:
             if doc is not None and doc["error"]["code"] != "ambiguous_gpu":
                 self.fail(" ".join(full), f"code {doc['error']['code']}, expected ambiguous_gpu")
 
+    def file_errors(self):
+        """Bad input found in a file: the error document places it."""
+        bad_demand = os.path.join(self.source, "tests", "fixtures", "plan", "bad-demand.yaml")
+        cases = [
+            (["plan", "--json", "--gpu", "h100-80gb", "--demand", bad_demand], None),
+            (["plan", "--json", "--fleet", "-", "1g.10gb"],
+             b"version: 1\nnodes:\n  - name: a\n    gpu: h100-80gbx\n    gpus: 1\n"),
+            (["simulate", "--json", "--gpu", "h100-80gb", "--trace", "-"],
+             b"name,start,end,count,item\nbad,0,10,1,1g.10gbx\n"),
+            (["plan", "--json", "--gpu", "h100-80gb", "--demand", "-"], b""),
+        ]
+        for args, stdin in cases:
+            where = " ".join(args)
+            text, _ = self.run(args, stdin=stdin, codes=(2,))
+            doc = self.validate("error", text, where)
+            if doc is not None and "file" not in doc["error"]:
+                self.fail(where, "bad input found in a file names no file")
+
     def batch_input(self, rng):
         names = sorted({p["name"] for rows in self.rows.values() for p in rows})
         lines = ["# generated requests, garbage included", ""]
@@ -938,6 +956,7 @@ def main():
     c.pack()
     c.pack_current()
     c.pack_errors()
+    c.file_errors()
     c.emit_nvml()
     c.batch()
     c.check_files()
