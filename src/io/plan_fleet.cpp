@@ -6,35 +6,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <filesystem>
 #include <istream>
-#include <iterator>
 #include <map>
-#include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
-#include <migplan/search.hpp>
 #include <optional>
 #include <span>
-#include <streambuf>
 #include <unordered_map>
 #include <utility>
 
-#include "io/check_input.hpp"
 #include "io/document.hpp"
-#include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
 #include "io/schema.hpp"
 #include "io/size.hpp"
-#include "io/source.hpp"
-#include "io/text_view.hpp"
-#include "messages.hpp"
-#include "quote.hpp"
-#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -69,19 +54,13 @@ const gpu_model* model_of(doc::walker& r, model_list models, const doc::field* f
 
 double cost_of(doc::walker& r, const doc::field& f) {
   const node& n = *f.value;
-  double v = 0;
-  bool ok = n.is_scalar() && !n.quoted && !n.text.empty();
-  if (ok) {
-    const std::string& s = n.text;
-    const char* b = s.data() + (s[0] == '+' ? 1 : 0);
-    const auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
-    ok = ec == std::errc() && p == s.data() + s.size() && std::isfinite(v);
-  }
-  if (!ok) r.fail(f.at(), fmt::format("cost must be a number, not {}", value_text(n)));
-  if (!(v > 0) || v > max_model_cost)
+  const auto v = n.is_scalar() && !n.quoted ? parse_decimal(n.text) : std::nullopt;
+  if (!v)
+    r.fail(f.at(), fmt::format("cost must be a number, not {}", value_text(n)));
+  else if (!(*v > 0) || *v > max_model_cost)
     r.fail(f.at(),
            fmt::format("cost {} must be more than 0 and at most {}", n.text, max_model_cost));
-  return v;
+  return v.value_or(0);
 }
 
 constexpr std::string_view gpu_why = "(a slug, nvidia-smi name or PCI device ID)";
@@ -119,8 +98,10 @@ bool first_listing(doc::walker& r, std::unordered_map<std::string, int>& names,
   return fresh;
 }
 
-result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std::string_view shown,
-                                   bool json) {
+}  // namespace
+
+result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::string_view shown,
+                               bool json) {
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
@@ -217,6 +198,8 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
   return out;
 }
 
+namespace {
+
 std::string starts_text(const profile& p, int units) {
   std::string out;
   for (int s = 0; s < units; ++s)
@@ -302,8 +285,10 @@ std::optional<current_gpu> state_gpu(doc::walker& r, model_list models, const no
   return out;
 }
 
-result<std::vector<current_node>> state_from_tree(model_list models, std::string_view text,
-                                                  std::string_view shown, bool json) {
+}  // namespace
+
+result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
+                                              std::string_view shown, bool json) {
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
@@ -365,13 +350,6 @@ result<std::vector<current_node>> state_from_tree(model_list models, std::string
   return out;
 }
 
-}  // namespace
-
-result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::string_view shown,
-                               bool json) {
-  return fleet_from_tree(models, text, shown, json);
-}
-
 result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in,
                               std::string_view command) {
   auto text = read_plan_file(path, in, command);
@@ -381,11 +359,6 @@ result<plan_fleet> read_fleet(model_list models, const std::string& path, std::i
                           "--fleet takes a fleet file (version: 1, models: or nodes: ...)"))
     return *e;
   return parse_fleet(models, *text, shown_path(path), format == plan_file_format::json);
-}
-
-result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
-                                              std::string_view shown, bool json) {
-  return state_from_tree(models, text, shown, json);
 }
 
 }  // namespace migplan::cli
