@@ -391,12 +391,9 @@ yaml_kind yaml_kind_of(std::string_view text) {
       {"demand", yaml_kind::demand}, {"pods", yaml_kind::trace},
       {"models", yaml_kind::fleet},  {"nodes", yaml_kind::nodes},
       {"gpus", yaml_kind::geometry}, {"mig-configs", yaml_kind::mig_parted}};
-  text = text.substr(0, std::size_t{64} << 10);
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte-order mark
-  for (std::size_t from = 0; from < text.size();) {
-    const std::size_t nl = text.find('\n', from);
-    const std::string_view line = text.substr(from, nl == std::string_view::npos ? nl : nl - from);
-    from = nl == std::string_view::npos ? text.size() : nl + 1;
+  text_lines lines(skip_bom(text.substr(0, std::size_t{64} << 10)));
+  while (const auto next = lines.next()) {
+    const std::string_view line = *next;
     // A top-level key starts its line: not indented, no list item, no comment.
     if (line.empty() || line.front() == ' ' || line.front() == '\t' || line.front() == '#' ||
         line.front() == '-')
@@ -456,16 +453,9 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text) 
     return plan_file_format::json;
   // The first line that is not blank or a comment: a CSV header has commas
   // and no ':' (a YAML mapping line has a ':').
-  for (std::size_t from = 0; from < t.size();) {
-    const std::size_t nl = t.find('\n', from);
-    const std::string_view line =
-        trim(t.substr(from, nl == std::string_view::npos ? nl : nl - from));
-    from = nl == std::string_view::npos ? t.size() : nl + 1;
-    if (line.empty() || line.front() == '#') continue;
-    if (line.find(',') != std::string_view::npos && line.find(':') == std::string_view::npos)
+  if (const auto line = plan_io::data_lines(t).next())
+    if (line->find(',') != std::string_view::npos && line->find(':') == std::string_view::npos)
       return plan_file_format::csv;
-    break;
-  }
   return plan_file_format::yaml;
 }
 

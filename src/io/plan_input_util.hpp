@@ -20,6 +20,7 @@
 #include "diagnostic.hpp"
 #include "io/names.hpp"
 #include "io/schema.hpp"
+#include "io/text_view.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -66,27 +67,19 @@ inline std::string shown_path(const std::string& path) { return path == "-" ? "<
 /// (once trimmed) nor a '#' comment, trimmed, each with its line number.
 class data_lines {
  public:
-  explicit data_lines(std::string_view text) noexcept : text_(text) {}
+  explicit data_lines(std::string_view text) noexcept : lines_(text) {}
   /// The next such line, or nothing past the last.
   std::optional<std::string_view> next() noexcept {
-    constexpr std::size_t npos = std::string_view::npos;
-    while (from_ <= text_.size()) {
-      const std::size_t nl = text_.find('\n', from_);
-      const std::string_view raw = text_.substr(from_, nl == npos ? npos : nl - from_);
-      from_ = nl == npos ? text_.size() + 1 : nl + 1;
-      ++number_;
-      const std::string_view line = trim(raw);
-      if (!line.empty() && line.front() != '#') return line;
-    }
+    while (const auto raw = lines_.next())
+      if (const std::string_view line = trim(*raw); !line.empty() && line.front() != '#')
+        return line;
     return std::nullopt;
   }
   /// The 1-based number of the line next() returned last.
-  int number() const noexcept { return number_; }
+  int number() const noexcept { return lines_.number(); }
 
  private:
-  std::string_view text_;
-  std::size_t from_ = 0;
-  int number_ = 0;
+  text_lines lines_;
 };
 
 /// One CSV line's fields: separated by commas, each trimmed of spaces; a field
