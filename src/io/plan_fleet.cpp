@@ -31,6 +31,7 @@ using plan_io::first_error;
 using plan_io::plan_budget;
 using plan_io::q;
 using plan_io::shown_path;
+using plan_io::stop;
 using plan_io::suggest;
 
 // ---------------------------------------------------------------------------
@@ -75,11 +76,8 @@ struct node_head {
 };
 std::optional<node_head> read_node_head(doc::walker& r, model_list models, const node& n, int line,
                                         std::span<const std::string_view> keys) {
-  if (!n.is_map()) {
-    r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
-                             value_text(n)));
+  if (!plan_io::mapping(r, n, line, "each node must be a mapping with 'name', 'gpu' and 'gpus'"))
     return std::nullopt;
-  }
   node_head h;
   h.fields = r.fields(n, keys, "a node");
   if (const doc::field* f = r.need(h.fields, "name", line, "(the node's name)"))
@@ -112,10 +110,9 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
   if (!r.ok() || !r.version(top, "fleet files")) return first_error(r);
   const doc::field* model_entries = find(top, "models");
   const doc::field* nodes = find(top, "nodes");
-  if (model_entries == nullptr && nodes == nullptr) {
-    r.fail(1, "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
-    return first_error(r);
-  }
+  if (model_entries == nullptr && nodes == nullptr)
+    return stop(r, 1,
+                "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
   plan_fleet out;
   struct model_line {
     int line;
@@ -126,18 +123,13 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
     const node* list =
         r.list(*model_entries, "a list of models (gpu, available, cost)", models.size(), "models");
     if (list == nullptr) return first_error(r);
-    if (list->size() == 0) {
-      r.fail(model_entries->at(), "'models' is empty: list at least one model");
-      return first_error(r);
-    }
+    if (list->size() == 0)
+      return stop(r, model_entries->at(), "'models' is empty: list at least one model");
     for (const node& m : list->kids) {
       const int line = m.line_or(model_entries->line());
-      if (!m.is_map()) {
-        r.fail(line, fmt::format("each model must be a mapping with 'gpu' (and 'available', "
-                                 "'cost'), not {}",
-                                 value_text(m)));
+      if (!plan_io::mapping(r, m, line,
+                            "each model must be a mapping with 'gpu' (and 'available', 'cost')"))
         return first_error(r);
-      }
       const auto fs = r.fields(m, fleet_model_keys, "a model");
       fleet_model fm;
       fm.gpu = model_of(r, models, r.need(fs, "gpu", line, gpu_why));
@@ -146,21 +138,17 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
       if (const doc::field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
       if (!r.ok()) return first_error(r);
       auto [it, fresh] = model_at.try_emplace(fm.gpu, model_line{line, false});
-      if (!fresh) {
-        r.fail(line, fmt::format("model {} is listed twice (first at line {})", fm.gpu->slug,
-                                 it->second.line));
-        return first_error(r);
-      }
+      if (!fresh)
+        return stop(r, line,
+                    fmt::format("model {} is listed twice (first at line {})", fm.gpu->slug,
+                                it->second.line));
       out.models.push_back(fm);
     }
   }
   if (nodes != nullptr) {
     const node* list = r.list(*nodes, "a list of nodes (name, gpu, gpus)");
     if (list == nullptr) return first_error(r);
-    if (list->size() == 0) {
-      r.fail(nodes->at(), "'nodes' is empty: list at least one node");
-      return first_error(r);
-    }
+    if (list->size() == 0) return stop(r, nodes->at(), "'nodes' is empty: list at least one node");
     std::unordered_map<std::string, int> names;
     std::vector<fleet_model> from_nodes;
     for (const node& n : list->kids) {
@@ -188,11 +176,10 @@ result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::st
     }
     // With nodes the fleet is theirs: a model no node has cannot be used.
     for (const fleet_model& fm : out.models)
-      if (!model_at[fm.gpu].has_nodes) {
-        r.fail(model_at[fm.gpu].line,
-               fmt::format("model {} is listed under 'models' but no node has it", fm.gpu->slug));
-        return first_error(r);
-      }
+      if (!model_at[fm.gpu].has_nodes)
+        return stop(
+            r, model_at[fm.gpu].line,
+            fmt::format("model {} is listed under 'models' but no node has it", fm.gpu->slug));
     out.models = std::move(from_nodes);
   }
   return out;
@@ -219,12 +206,9 @@ constexpr std::string_view state_instance_keys[] = {"profile", "start", "in_use"
 // not one.
 std::optional<current_instance> state_instance(doc::walker& r, model_list models, const node& i,
                                                int line, const gpu_model& g) {
-  if (!i.is_map()) {
-    r.fail(line, fmt::format("each instance must be a mapping with 'profile' (and 'start', "
-                             "'in_use'), not {}",
-                             value_text(i)));
+  if (!plan_io::mapping(r, i, line,
+                        "each instance must be a mapping with 'profile' (and 'start', 'in_use')"))
     return std::nullopt;
-  }
   const auto fs = r.fields(i, state_instance_keys, "an instance");
   const doc::field* pf = r.need(fs, "profile", line, "(a profile name such as 1g.10gb)");
   const auto name = pf ? r.text(*pf, "profile") : std::nullopt;
@@ -256,11 +240,8 @@ std::optional<current_gpu> state_gpu(doc::walker& r, model_list models, const no
                                      int fallback, const current_node& owner) {
   const gpu_model& g = *owner.gpu;
   const int line = gn.line_or(fallback);
-  if (!gn.is_map()) {
-    r.fail(line, fmt::format("each gpu must be a mapping with 'index' and 'instances', not {}",
-                             value_text(gn)));
+  if (!plan_io::mapping(r, gn, line, "each gpu must be a mapping with 'index' and 'instances'"))
     return std::nullopt;
-  }
   const auto fs = r.fields(gn, state_gpu_keys, "a gpu");
   current_gpu out;
   if (const doc::field* f = r.need(fs, "index", line, "(the GPU's index on its node)"))
@@ -299,10 +280,7 @@ result<std::vector<current_node>> parse_state(model_list models, std::string_vie
   const doc::field* nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
   const node* list = nodes ? r.list(*nodes, "a list of nodes (name, gpu, gpus)") : nullptr;
   if (list == nullptr) return first_error(r);
-  if (list->size() == 0) {
-    r.fail(nodes->at(), "'nodes' is empty: list at least one node");
-    return first_error(r);
-  }
+  if (list->size() == 0) return stop(r, nodes->at(), "'nodes' is empty: list at least one node");
   std::vector<current_node> out;
   std::unordered_map<std::string, int> names;
   for (const node& n : list->kids) {
@@ -322,10 +300,8 @@ result<std::vector<current_node>> parse_state(model_list models, std::string_vie
         r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
     const node* gpus = gf ? r.list(*gf, "a list of GPUs (index, instances)") : nullptr;
     if (gpus == nullptr) return first_error(r);
-    if (gpus->size() == 0) {
-      r.fail(gf->at(), fmt::format("node {} lists no gpus", q(cn.name)));
-      return first_error(r);
-    }
+    if (gpus->size() == 0)
+      return stop(r, gf->at(), fmt::format("node {} lists no gpus", q(cn.name)));
     if (gpus->size() > static_cast<std::size_t>(max_node_gpus)) {
       r.fail(gf->at(), fmt::format("node {} lists {} gpus; the most a node may have is {}",
                                    q(cn.name), gpus->size(), max_node_gpus));
@@ -337,11 +313,10 @@ result<std::vector<current_node>> parse_state(model_list models, std::string_vie
       if (!g) return first_error(r);
       const int gline = gn.line_or(gf->line());
       auto [at_index, new_index] = index_line.try_emplace(g->index, gline);
-      if (!new_index) {
-        r.fail(gline, fmt::format("gpu {} of node {} is listed twice (first at line {})", g->index,
-                                  q(cn.name), at_index->second));
-        return first_error(r);
-      }
+      if (!new_index)
+        return stop(r, gline,
+                    fmt::format("gpu {} of node {} is listed twice (first at line {})", g->index,
+                                q(cn.name), at_index->second));
       if (g->label.empty()) g->label = cn.label;
       cn.gpus.push_back(std::move(*g));
     }

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnostic.hpp"
@@ -88,6 +89,22 @@ result<std::vector<std::string>> csv_fields(std::string_view line);
 
 /// The walker's first diagnostic, as the one-line error plan reports.
 error first_error(const doc::walker& r);
+
+/// Keeps `message` at `at` (a line or a position) in `r`, and returns the
+/// walker's first diagnostic as first_error() does: where a reader stops.
+template <class At>
+error stop(doc::walker& r, At at, std::string message) {
+  r.fail(at, std::move(message));
+  return first_error(r);
+}
+
+/// True when `n` is a mapping; else keeps "EACH, not VALUE" at `at` in `r`
+/// ("each node must be a mapping with 'name', 'gpu' and 'gpus', not a list").
+template <class At>
+bool mapping(doc::walker& r, const doc::node& n, At at, std::string_view each) {
+  if (!n.is_map()) r.fail(at, fmt::format("{}, not {}", each, doc::value_text(n)));
+  return n.is_map();
+}
 
 /// The budget of a plan file: the document layer's, with `key`'s list of the
 /// top level refused at its first item past `most`.
