@@ -40,14 +40,11 @@ std::string short_ci(const profile& gi, int ci) {
   return fmt::format("{}c", gi.ci_profiles[static_cast<std::size_t>(ci)].compute_slices);
 }
 
-std::string offered(const profile& gi) {
+// The CI profile names of GI profile `gi`, in order.
+std::vector<std::string> ci_names(const profile& gi) {
   std::vector<std::string> names;
   for (const ci_profile& c : gi.ci_profiles) names.emplace_back(c.name);
-  return join_and(names);
-}
-
-ci_rejection unknown_data(const gpu_model& gpu, const profile& gi) {
-  return unknown_ci_data(gpu, gi);
+  return names;
 }
 
 // A CI token resolved inside GI profile `p`: the CI index, a rejection (the GI does not
@@ -78,15 +75,13 @@ result<ci_lookup> lookup_ci(const gpu_model& gpu, int p, const ci_token& c, std:
       slices = static_cast<int>(small_number(parts->first, 1000).value_or(1001));
       wanted = fmt::format("{}c.{}", clip_token(parts->first), gi.name);
     } else {
-      std::vector<std::string> names;
-      for (const ci_profile& ci : gi.ci_profiles) names.emplace_back(ci.name);
-      return error{
-          fmt::format("unknown compute instance {} in {}: expected Nc (1c, 2c, ...) or "
-                      "a compute-instance profile name of {}{}",
-                      quote_token(name), quote_token(item), gi.name, did_you_mean(name, names))};
+      return error{fmt::format(
+          "unknown compute instance {} in {}: expected Nc (1c, 2c, ...) or "
+          "a compute-instance profile name of {}{}",
+          quote_token(name), quote_token(item), gi.name, did_you_mean(name, ci_names(gi)))};
     }
   }
-  if (gi.ci_profiles.empty()) return ci_lookup{-1, unknown_data(gpu, gi)};
+  if (gi.ci_profiles.empty()) return ci_lookup{-1, unknown_ci_data(gpu, gi)};
   const int ci = find_ci_by_slices(gi, slices);
   if (ci >= 0) return ci_lookup{ci, std::nullopt};
   return ci_lookup{-1, ci_not_offered(gpu, gi, wanted)};
@@ -127,7 +122,7 @@ ci_rejection rejection_of(const gpu_model& gpu, int p, const std::vector<int>& a
           shown, gi.compute_slices, gi.name);
       break;
     case ci_reason_code::unknown_ci_profile:
-      return unknown_data(gpu, gi);
+      return unknown_ci_data(gpu, gi);
     case ci_reason_code::none:
       break;
   }
@@ -179,7 +174,7 @@ ci_rejection unknown_ci_data(const gpu_model& gpu, const profile& gi) {
 ci_rejection ci_not_offered(const gpu_model& gpu, const profile& gi, std::string_view wanted) {
   return {ci_reason_code::unknown_ci_profile,
           fmt::format("{} is not a compute-instance profile of {} on {} ({} offers {})", wanted,
-                      gi.name, gpu.slug, gi.name, offered(gi)),
+                      gi.name, gpu.slug, gi.name, join_and(ci_names(gi))),
           std::string(gi.name),
           {std::string(wanted)}};
 }
@@ -248,9 +243,9 @@ result<std::vector<ci_token>> parse_ci_brackets(std::string_view item, std::stri
 }
 
 result<bool> split_ci_name(token& t, std::string_view name) {
-  const auto parts = ci_name_parts(strip_profile_name(name));
-  if (!parts) return false;
   const std::string_view ci_name = strip_profile_name(name);
+  const auto parts = ci_name_parts(ci_name);
+  if (!parts) return false;
   if (!t.cis.empty())
     return error{
         fmt::format("{} is a compute instance, and '[...]' splits a GPU instance: "
@@ -377,7 +372,7 @@ result<resolved_request> resolve_request(model_list models, const gpu_model& gpu
       }
       const ci_grouping grouped = group_cis(gi, g.cis);
       if (grouped.why.code != ci_reason_code::none) {
-        reject(unknown_data(gpu, gi));
+        reject(unknown_ci_data(gpu, gi));
         continue;
       }
       std::vector<std::string> shown;

@@ -24,18 +24,14 @@ namespace {
 std::string only_lines(std::string_view text, std::size_t first, std::size_t last) {
   std::string out;
   out.reserve(text.size());
-  std::size_t line = 0, pos = 0;
-  while (pos <= text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
+  text_lines lines(text);
+  while (const auto l = lines.next()) {
+    const auto line = static_cast<std::size_t>(lines.number() - 1);
+    if (line > 0) out += '\n';
     if (line >= first && line < last)
-      out.append(text.substr(pos, end - pos));
+      out.append(*l);
     else
       out += '#';
-    if (end == text.size()) break;
-    out += '\n';
-    pos = end + 1;
-    ++line;
   }
   return out;
 }
@@ -44,17 +40,14 @@ std::string only_lines(std::string_view text, std::size_t first, std::size_t las
 // its title, or nvidia-smi's message for none), or npos: the -lgi listing
 // comes first and ends there.
 std::size_t lci_start(std::string_view text) {
-  std::size_t line = 0, pos = 0, last_frame = std::string_view::npos;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view l = text.substr(pos, end - pos);
-    if (l.find("Compute instances:") != std::string_view::npos)
+  std::size_t last_frame = std::string_view::npos;
+  text_lines lines(text);
+  while (const auto l = lines.next()) {
+    const auto line = static_cast<std::size_t>(lines.number() - 1);
+    if (l->find("Compute instances:") != std::string_view::npos)
       return last_frame == line - 1 ? last_frame : line;
-    if (l.find("No compute instances found") != std::string_view::npos) return line;
-    if (l.rfind("+-", 0) == 0) last_frame = line;
-    pos = end + 1;
-    ++line;
+    if (l->find("No compute instances found") != std::string_view::npos) return line;
+    if (l->starts_with("+-")) last_frame = line;
   }
   return std::string_view::npos;
 }

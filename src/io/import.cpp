@@ -7,6 +7,7 @@
 #include <map>
 
 #include "io/model_file.hpp"
+#include "io/text_view.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -73,21 +74,16 @@ std::string default_slug(std::string_view full) {
 }  // namespace
 
 std::string capture_driver(std::string_view text) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
-    const std::string_view line =
-        trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
-    if (line.starts_with('#')) {
-      const std::string_view rest = trim(line.substr(1));
-      if (rest.starts_with("driver:")) {
-        const std::string_view value = trim(rest.substr(7));
-        // The version alone ("535.183.01"), as printable text.
-        return clip_token(value.substr(0, value.find_first_of(" \t")), 40);
-      }
+  text_lines lines(text);
+  while (const auto raw = lines.next()) {
+    const std::string_view line = trim(*raw);
+    if (!line.starts_with('#')) continue;
+    const std::string_view rest = trim(line.substr(1));
+    if (rest.starts_with("driver:")) {
+      const std::string_view value = trim(rest.substr(7));
+      // The version alone ("535.183.01"), as printable text.
+      return clip_token(value.substr(0, value.find_first_of(" \t")), 40);
     }
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
   }
   return {};
 }

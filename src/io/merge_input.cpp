@@ -16,12 +16,6 @@
 namespace migplan::cli {
 namespace {
 
-// Where the line holding byte `offset` starts.
-std::size_t line_start(std::string_view text, std::size_t offset) {
-  const std::size_t nl = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  return offset == 0 || nl == std::string_view::npos ? 0 : nl + 1;
-}
-
 // The lines text[begin, end) moved left by `indent` columns and right by two;
 // a line indented less (a comment) starts at two spaces; white-space lines
 // are empty. "\r" before a line's end is dropped.
@@ -97,9 +91,11 @@ result<user_config> read_user_config(const std::string& path, std::istream& in,
     return fail(in_file(again->at),
                 fmt::format("label {} is given twice", quote_token(again->text)));
   // The labels are copied as lines: each key must begin its line.
+  const line_table lines(text);
+  const auto line_start = [&](std::size_t at) { return lines.start(lines.line_of(at)); };
   for (std::size_t k = 0; k < configs->kids.size(); k += 2) {
     const doc::node& key = configs->kids[k];
-    const std::size_t from = line_start(text, key.at.offset);
+    const std::size_t from = line_start(key.at.offset);
     if (text.substr(from, key.at.offset - from).find_first_not_of(' ') != std::string_view::npos)
       return fail(in_file(key.at),
                   "mig-configs is in flow style ({...}, as JSON writes it); --merge copies "
@@ -110,7 +106,7 @@ result<user_config> read_user_config(const std::string& path, std::istream& in,
   std::size_t after = text.size();
   for (std::size_t k = 0; k + 1 < root->kids.size(); k += 2)
     if (root->kids[k].at.offset > configs->at.offset)
-      after = std::min(after, line_start(text, root->kids[k].at.offset));
+      after = std::min(after, line_start(root->kids[k].at.offset));
   for (std::size_t at = 0; (at = text.find("\n---", at)) != std::string_view::npos; ++at)
     if (at + 1 > configs->at.offset) {
       after = std::min(after, at + 1);
@@ -118,14 +114,14 @@ result<user_config> read_user_config(const std::string& path, std::istream& in,
     }
   for (std::size_t k = 0; k < configs->kids.size(); k += 2) {
     const doc::node& key = configs->kids[k];
-    const std::size_t begin = line_start(text, key.at.offset);
+    const std::size_t begin = line_start(key.at.offset);
     const std::size_t end = k + 2 < configs->kids.size()
-                                ? line_start(text, configs->kids[k + 2].at.offset)
+                                ? line_start(configs->kids[k + 2].at.offset)
                                 : std::max(after, begin);
     const auto indent = static_cast<std::size_t>(std::max(key.at.column - 1, 0));
-    std::string lines = reindent(text, begin, end, indent);
-    while (lines.size() > 1 && lines.ends_with("\n\n")) lines.pop_back();  // blank lines after
-    out.labels.push_back({key.text, in_file(key.at), std::move(lines)});
+    std::string copied = reindent(text, begin, end, indent);
+    while (copied.size() > 1 && copied.ends_with("\n\n")) copied.pop_back();  // blank lines after
+    out.labels.push_back({key.text, in_file(key.at), std::move(copied)});
   }
   return out;
 }

@@ -51,20 +51,14 @@ constexpr std::size_t max_group_instances = 64;
 // One group of `gpu`, or nothing with the walker's diagnostic.
 std::optional<plan_group> group_of(doc::walker& w, const doc::node& g, const gpu_model& gpu) {
   const int line = g.at.line;
-  if (!g.is_map()) {
-    w.fail(g.at, fmt::format("each group must be a mapping, not {}", doc::value_text(g)));
-    return std::nullopt;
-  }
+  if (!plan_io::mapping(w, g, g.at, "each group must be a mapping")) return std::nullopt;
   const auto fs = w.fields(g, group_keys, "a group");
   const doc::field* model = w.need(fs, "gpu", line, "(a group names its model)");
   const doc::field* count = w.need(fs, "count", line, "(a group has a count of GPUs)");
   const doc::field* instances = w.need(fs, "instances", line, "(a group lists its instances)");
   if (!w.ok()) return std::nullopt;
-  if (!model->value->is_map()) {
-    w.fail(model->at(), fmt::format("'gpu' must be a mapping with an id, not {}",
-                                    doc::value_text(*model->value)));
+  if (!plan_io::mapping(w, *model->value, model->at(), "'gpu' must be a mapping with an id"))
     return std::nullopt;
-  }
   const auto ms = w.fields(*model->value, gpu_keys, "a group's gpu");
   const doc::field* id = w.need(ms, "id", model->line(), "(the model's id)");
   std::optional<std::string> slug;
@@ -83,12 +77,9 @@ std::optional<plan_group> group_of(doc::walker& w, const doc::node& g, const gpu
   out.count = *n;
   unit_mask used = 0;
   for (const doc::node& in : list->kids) {
-    if (!in.is_map()) {
-      w.fail(in.at, fmt::format("each instance must be a mapping with a profile and a start, "
-                                "not {}",
-                                doc::value_text(in)));
+    if (!plan_io::mapping(w, in, in.at,
+                          "each instance must be a mapping with a profile and a start"))
       return std::nullopt;
-    }
     const auto is = w.fields(in, instance_keys, "an instance");
     const int at = in.line_or(line);
     const doc::field* profile = w.need(is, "profile", at, "(an instance has a profile)");

@@ -6,35 +6,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <filesystem>
 #include <istream>
-#include <iterator>
 #include <map>
-#include <migplan/compute.hpp>
 #include <migplan/lookup.hpp>
-#include <migplan/search.hpp>
 #include <optional>
 #include <span>
-#include <streambuf>
 #include <unordered_map>
 #include <utility>
 
-#include "io/check_input.hpp"
 #include "io/document.hpp"
-#include "io/manifest.hpp"
 #include "io/names.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
 #include "io/schema.hpp"
 #include "io/size.hpp"
-#include "io/source.hpp"
-#include "io/text_view.hpp"
-#include "messages.hpp"
-#include "quote.hpp"
-#include "text.hpp"
 
 namespace migplan::cli {
 namespace {
@@ -46,6 +31,7 @@ using plan_io::first_error;
 using plan_io::plan_budget;
 using plan_io::q;
 using plan_io::shown_path;
+using plan_io::stop;
 using plan_io::suggest;
 
 // ---------------------------------------------------------------------------
@@ -69,19 +55,13 @@ const gpu_model* model_of(doc::walker& r, model_list models, const doc::field* f
 
 double cost_of(doc::walker& r, const doc::field& f) {
   const node& n = *f.value;
-  double v = 0;
-  bool ok = n.is_scalar() && !n.quoted && !n.text.empty();
-  if (ok) {
-    const std::string& s = n.text;
-    const char* b = s.data() + (s[0] == '+' ? 1 : 0);
-    const auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
-    ok = ec == std::errc() && p == s.data() + s.size() && std::isfinite(v);
-  }
-  if (!ok) r.fail(f.at(), fmt::format("cost must be a number, not {}", value_text(n)));
-  if (!(v > 0) || v > max_model_cost)
+  const auto v = n.is_scalar() && !n.quoted ? parse_decimal(n.text) : std::nullopt;
+  if (!v)
+    r.fail(f.at(), fmt::format("cost must be a number, not {}", value_text(n)));
+  else if (!(*v > 0) || *v > max_model_cost)
     r.fail(f.at(),
            fmt::format("cost {} must be more than 0 and at most {}", n.text, max_model_cost));
-  return v;
+  return v.value_or(0);
 }
 
 constexpr std::string_view gpu_why = "(a slug, nvidia-smi name or PCI device ID)";
@@ -96,11 +76,8 @@ struct node_head {
 };
 std::optional<node_head> read_node_head(doc::walker& r, model_list models, const node& n, int line,
                                         std::span<const std::string_view> keys) {
-  if (!n.is_map()) {
-    r.fail(line, fmt::format("each node must be a mapping with 'name', 'gpu' and 'gpus', not {}",
-                             value_text(n)));
+  if (!plan_io::mapping(r, n, line, "each node must be a mapping with 'name', 'gpu' and 'gpus'"))
     return std::nullopt;
-  }
   node_head h;
   h.fields = r.fields(n, keys, "a node");
   if (const doc::field* f = r.need(h.fields, "name", line, "(the node's name)"))
@@ -119,8 +96,10 @@ bool first_listing(doc::walker& r, std::unordered_map<std::string, int>& names,
   return fresh;
 }
 
-result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std::string_view shown,
-                                   bool json) {
+}  // namespace
+
+result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::string_view shown,
+                               bool json) {
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
@@ -131,10 +110,9 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
   if (!r.ok() || !r.version(top, "fleet files")) return first_error(r);
   const doc::field* model_entries = find(top, "models");
   const doc::field* nodes = find(top, "nodes");
-  if (model_entries == nullptr && nodes == nullptr) {
-    r.fail(1, "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
-    return first_error(r);
-  }
+  if (model_entries == nullptr && nodes == nullptr)
+    return stop(r, 1,
+                "a fleet file needs 'nodes' (name, gpu, gpus) or 'models' (gpu, available, cost)");
   plan_fleet out;
   struct model_line {
     int line;
@@ -145,18 +123,13 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
     const node* list =
         r.list(*model_entries, "a list of models (gpu, available, cost)", models.size(), "models");
     if (list == nullptr) return first_error(r);
-    if (list->size() == 0) {
-      r.fail(model_entries->at(), "'models' is empty: list at least one model");
-      return first_error(r);
-    }
+    if (list->size() == 0)
+      return stop(r, model_entries->at(), "'models' is empty: list at least one model");
     for (const node& m : list->kids) {
       const int line = m.line_or(model_entries->line());
-      if (!m.is_map()) {
-        r.fail(line, fmt::format("each model must be a mapping with 'gpu' (and 'available', "
-                                 "'cost'), not {}",
-                                 value_text(m)));
+      if (!plan_io::mapping(r, m, line,
+                            "each model must be a mapping with 'gpu' (and 'available', 'cost')"))
         return first_error(r);
-      }
       const auto fs = r.fields(m, fleet_model_keys, "a model");
       fleet_model fm;
       fm.gpu = model_of(r, models, r.need(fs, "gpu", line, gpu_why));
@@ -165,21 +138,17 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
       if (const doc::field* f = find(fs, "cost")) fm.cost = cost_of(r, *f);
       if (!r.ok()) return first_error(r);
       auto [it, fresh] = model_at.try_emplace(fm.gpu, model_line{line, false});
-      if (!fresh) {
-        r.fail(line, fmt::format("model {} is listed twice (first at line {})", fm.gpu->slug,
-                                 it->second.line));
-        return first_error(r);
-      }
+      if (!fresh)
+        return stop(r, line,
+                    fmt::format("model {} is listed twice (first at line {})", fm.gpu->slug,
+                                it->second.line));
       out.models.push_back(fm);
     }
   }
   if (nodes != nullptr) {
     const node* list = r.list(*nodes, "a list of nodes (name, gpu, gpus)");
     if (list == nullptr) return first_error(r);
-    if (list->size() == 0) {
-      r.fail(nodes->at(), "'nodes' is empty: list at least one node");
-      return first_error(r);
-    }
+    if (list->size() == 0) return stop(r, nodes->at(), "'nodes' is empty: list at least one node");
     std::unordered_map<std::string, int> names;
     std::vector<fleet_model> from_nodes;
     for (const node& n : list->kids) {
@@ -207,15 +176,16 @@ result<plan_fleet> fleet_from_tree(model_list models, std::string_view text, std
     }
     // With nodes the fleet is theirs: a model no node has cannot be used.
     for (const fleet_model& fm : out.models)
-      if (!model_at[fm.gpu].has_nodes) {
-        r.fail(model_at[fm.gpu].line,
-               fmt::format("model {} is listed under 'models' but no node has it", fm.gpu->slug));
-        return first_error(r);
-      }
+      if (!model_at[fm.gpu].has_nodes)
+        return stop(
+            r, model_at[fm.gpu].line,
+            fmt::format("model {} is listed under 'models' but no node has it", fm.gpu->slug));
     out.models = std::move(from_nodes);
   }
   return out;
 }
+
+namespace {
 
 std::string starts_text(const profile& p, int units) {
   std::string out;
@@ -236,12 +206,9 @@ constexpr std::string_view state_instance_keys[] = {"profile", "start", "in_use"
 // not one.
 std::optional<current_instance> state_instance(doc::walker& r, model_list models, const node& i,
                                                int line, const gpu_model& g) {
-  if (!i.is_map()) {
-    r.fail(line, fmt::format("each instance must be a mapping with 'profile' (and 'start', "
-                             "'in_use'), not {}",
-                             value_text(i)));
+  if (!plan_io::mapping(r, i, line,
+                        "each instance must be a mapping with 'profile' (and 'start', 'in_use')"))
     return std::nullopt;
-  }
   const auto fs = r.fields(i, state_instance_keys, "an instance");
   const doc::field* pf = r.need(fs, "profile", line, "(a profile name such as 1g.10gb)");
   const auto name = pf ? r.text(*pf, "profile") : std::nullopt;
@@ -273,11 +240,8 @@ std::optional<current_gpu> state_gpu(doc::walker& r, model_list models, const no
                                      int fallback, const current_node& owner) {
   const gpu_model& g = *owner.gpu;
   const int line = gn.line_or(fallback);
-  if (!gn.is_map()) {
-    r.fail(line, fmt::format("each gpu must be a mapping with 'index' and 'instances', not {}",
-                             value_text(gn)));
+  if (!plan_io::mapping(r, gn, line, "each gpu must be a mapping with 'index' and 'instances'"))
     return std::nullopt;
-  }
   const auto fs = r.fields(gn, state_gpu_keys, "a gpu");
   current_gpu out;
   if (const doc::field* f = r.need(fs, "index", line, "(the GPU's index on its node)"))
@@ -302,8 +266,10 @@ std::optional<current_gpu> state_gpu(doc::walker& r, model_list models, const no
   return out;
 }
 
-result<std::vector<current_node>> state_from_tree(model_list models, std::string_view text,
-                                                  std::string_view shown, bool json) {
+}  // namespace
+
+result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
+                                              std::string_view shown, bool json) {
   doc::walker r(shown);
   const auto root =
       doc::read_document(text, shown, json, plan_budget("nodes", max_plan_nodes, "nodes"));
@@ -314,10 +280,7 @@ result<std::vector<current_node>> state_from_tree(model_list models, std::string
   const doc::field* nodes = r.need(top, "nodes", 1, "(a list of nodes with name, gpu and gpus)");
   const node* list = nodes ? r.list(*nodes, "a list of nodes (name, gpu, gpus)") : nullptr;
   if (list == nullptr) return first_error(r);
-  if (list->size() == 0) {
-    r.fail(nodes->at(), "'nodes' is empty: list at least one node");
-    return first_error(r);
-  }
+  if (list->size() == 0) return stop(r, nodes->at(), "'nodes' is empty: list at least one node");
   std::vector<current_node> out;
   std::unordered_map<std::string, int> names;
   for (const node& n : list->kids) {
@@ -337,10 +300,8 @@ result<std::vector<current_node>> state_from_tree(model_list models, std::string
         r.need(fs, "gpus", line, "(a list of its GPUs with index and instances)");
     const node* gpus = gf ? r.list(*gf, "a list of GPUs (index, instances)") : nullptr;
     if (gpus == nullptr) return first_error(r);
-    if (gpus->size() == 0) {
-      r.fail(gf->at(), fmt::format("node {} lists no gpus", q(cn.name)));
-      return first_error(r);
-    }
+    if (gpus->size() == 0)
+      return stop(r, gf->at(), fmt::format("node {} lists no gpus", q(cn.name)));
     if (gpus->size() > static_cast<std::size_t>(max_node_gpus)) {
       r.fail(gf->at(), fmt::format("node {} lists {} gpus; the most a node may have is {}",
                                    q(cn.name), gpus->size(), max_node_gpus));
@@ -352,24 +313,16 @@ result<std::vector<current_node>> state_from_tree(model_list models, std::string
       if (!g) return first_error(r);
       const int gline = gn.line_or(gf->line());
       auto [at_index, new_index] = index_line.try_emplace(g->index, gline);
-      if (!new_index) {
-        r.fail(gline, fmt::format("gpu {} of node {} is listed twice (first at line {})", g->index,
-                                  q(cn.name), at_index->second));
-        return first_error(r);
-      }
+      if (!new_index)
+        return stop(r, gline,
+                    fmt::format("gpu {} of node {} is listed twice (first at line {})", g->index,
+                                q(cn.name), at_index->second));
       if (g->label.empty()) g->label = cn.label;
       cn.gpus.push_back(std::move(*g));
     }
     out.push_back(std::move(cn));
   }
   return out;
-}
-
-}  // namespace
-
-result<plan_fleet> parse_fleet(model_list models, std::string_view text, std::string_view shown,
-                               bool json) {
-  return fleet_from_tree(models, text, shown, json);
 }
 
 result<plan_fleet> read_fleet(model_list models, const std::string& path, std::istream& in,
@@ -381,11 +334,6 @@ result<plan_fleet> read_fleet(model_list models, const std::string& path, std::i
                           "--fleet takes a fleet file (version: 1, models: or nodes: ...)"))
     return *e;
   return parse_fleet(models, *text, shown_path(path), format == plan_file_format::json);
-}
-
-result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
-                                              std::string_view shown, bool json) {
-  return state_from_tree(models, text, shown, json);
 }
 
 }  // namespace migplan::cli

@@ -57,6 +57,7 @@ using plan_io::lower;
 using plan_io::plan_budget;
 using plan_io::q;
 using plan_io::shown_path;
+using plan_io::stop;
 using plan_io::suggest;
 
 // ---------------------------------------------------------------------------
@@ -212,20 +213,16 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
       top, "demand", 1, "(a list of items, each with a count and a profile or a memory need)");
   const node* items = list_field ? r.list(*list_field, "a list of demand items") : nullptr;
   if (items == nullptr) return first_error(r);
-  if (items->size() == 0) {
-    r.fail(list_field->at(), "'demand' is empty: list at least one item");
-    return first_error(r);
-  }
+  if (items->size() == 0)
+    return stop(r, list_field->at(), "'demand' is empty: list at least one item");
   std::vector<demand_item> out;
   std::map<std::string, int> lines;
   for (const node& item : items->kids) {
     const int line = item.line_or(list_field->line());
-    if (!item.is_map()) {
-      r.fail(line, fmt::format("each demand item must be a mapping with a count and a profile "
-                               "or a memory need, not {}",
-                               value_text(item)));
+    if (!plan_io::mapping(r, item, line,
+                          "each demand item must be a mapping with a count and a profile or a "
+                          "memory need"))
       return first_error(r);
-    }
     const auto fs = r.fields(item, demand_item_keys, "a demand item", plan_io::demand_key_hints);
     demand_parts parts;
     parts.line = line;
@@ -258,10 +255,6 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
 result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_view text,
                                                  std::string_view shown) {
   doc::walker r(shown);
-  const auto fail = [&](int line, std::string message) {
-    r.fail(line, std::move(message));
-    return first_error(r);
-  };
   text = skip_bom(text);
   std::vector<std::string> header;
   int header_line = 0;
@@ -272,39 +265,41 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
   while (const auto line = rows.next()) {
     const int line_no = rows.number();
     auto cells = csv_fields(*line);
-    if (!cells) return fail(line_no, cells.error().message);
+    if (!cells) return stop(r, line_no, cells.error().message);
     if (header.empty()) {
       header_line = line_no;
       for (const std::string& c : *cells) {
         const std::string name = lower(c);
         if (std::find(column_names.begin(), column_names.end(), name) == column_names.end())
-          return fail(
-              line_no,
+          return stop(
+              r, line_no,
               fmt::format("unknown column {} in the header{}; the columns are {}", q(c),
                           doc::unknown_key_hint(name, column_names, plan_io::demand_key_hints),
                           fmt::join(demand_columns, ", ")));
         if (std::find(header.begin(), header.end(), name) != header.end())
-          return fail(line_no, fmt::format("column {} is named twice in the header", q(name)));
+          return stop(r, line_no, fmt::format("column {} is named twice in the header", q(name)));
         header.push_back(name);
       }
       const auto has = [&](std::string_view c) {
         return std::find(header.begin(), header.end(), c) != header.end();
       };
       if (!has("count") || has("profile") == has("memory"))
-        return fail(line_no,
+        return stop(r, line_no,
                     "the header must name the columns name, count and profile (or memory), such "
                     "as 'name,count,profile'");
       if ((has("compute_slices") || has("sms")) && !has("memory"))
-        return fail(line_no, "compute_slices and sms columns are only for items sized by memory");
+        return stop(r, line_no,
+                    "compute_slices and sms columns are only for items sized by memory");
       continue;
     }
     if (cells->size() != header.size())
-      return fail(line_no,
+      return stop(r, line_no,
                   fmt::format("{} field{} where the header (line {}) names {}", cells->size(),
                               plural(cells->size()), header_line, header.size()));
     if (out.size() == max_demand_items)
-      return fail(line_no, fmt::format("more than {} demand items; the most a file may list is {}",
-                                       max_demand_items, max_demand_items));
+      return stop(r, line_no,
+                  fmt::format("more than {} demand items; the most a file may list is {}",
+                              max_demand_items, max_demand_items));
     demand_parts parts;
     parts.line = line_no;
     for (std::size_t c = 0; c < header.size() && r.ok(); ++c) {
@@ -338,12 +333,12 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
     }
     if (!r.ok()) return first_error(r);
     auto d = make_demand(models, parts);
-    if (!d) return fail(line_no, d.error().message);
+    if (!d) return stop(r, line_no, d.error().message);
     if (!add_demand(r, out, lines, std::move(*d), line_no)) return first_error(r);
   }
   if (header.empty())
-    return fail(0, "no header: a demand csv starts with a header such as 'name,count,profile'");
-  if (out.empty()) return fail(header_line, "no demand items after the header");
+    return stop(r, 0, "no header: a demand csv starts with a header such as 'name,count,profile'");
+  if (out.empty()) return stop(r, header_line, "no demand items after the header");
   return out;
 }
 
@@ -391,12 +386,9 @@ yaml_kind yaml_kind_of(std::string_view text) {
       {"demand", yaml_kind::demand}, {"pods", yaml_kind::trace},
       {"models", yaml_kind::fleet},  {"nodes", yaml_kind::nodes},
       {"gpus", yaml_kind::geometry}, {"mig-configs", yaml_kind::mig_parted}};
-  text = text.substr(0, std::size_t{64} << 10);
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte-order mark
-  for (std::size_t from = 0; from < text.size();) {
-    const std::size_t nl = text.find('\n', from);
-    const std::string_view line = text.substr(from, nl == std::string_view::npos ? nl : nl - from);
-    from = nl == std::string_view::npos ? text.size() : nl + 1;
+  text_lines lines(skip_bom(text.substr(0, std::size_t{64} << 10)));
+  while (const auto next = lines.next()) {
+    const std::string_view line = *next;
     // A top-level key starts its line: not indented, no list item, no comment.
     if (line.empty() || line.front() == ' ' || line.front() == '\t' || line.front() == '#' ||
         line.front() == '-')
@@ -456,16 +448,9 @@ plan_file_format plan_format_of(const std::string& path, std::string_view text) 
     return plan_file_format::json;
   // The first line that is not blank or a comment: a CSV header has commas
   // and no ':' (a YAML mapping line has a ':').
-  for (std::size_t from = 0; from < t.size();) {
-    const std::size_t nl = t.find('\n', from);
-    const std::string_view line =
-        trim(t.substr(from, nl == std::string_view::npos ? nl : nl - from));
-    from = nl == std::string_view::npos ? t.size() : nl + 1;
-    if (line.empty() || line.front() == '#') continue;
-    if (line.find(',') != std::string_view::npos && line.find(':') == std::string_view::npos)
+  if (const auto line = plan_io::data_lines(t).next())
+    if (line->find(',') != std::string_view::npos && line->find(':') == std::string_view::npos)
       return plan_file_format::csv;
-    break;
-  }
   return plan_file_format::yaml;
 }
 

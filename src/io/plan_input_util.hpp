@@ -15,11 +15,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnostic.hpp"
 #include "io/names.hpp"
 #include "io/schema.hpp"
+#include "io/text_view.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -66,27 +68,19 @@ inline std::string shown_path(const std::string& path) { return path == "-" ? "<
 /// (once trimmed) nor a '#' comment, trimmed, each with its line number.
 class data_lines {
  public:
-  explicit data_lines(std::string_view text) noexcept : text_(text) {}
+  explicit data_lines(std::string_view text) noexcept : lines_(text) {}
   /// The next such line, or nothing past the last.
   std::optional<std::string_view> next() noexcept {
-    constexpr std::size_t npos = std::string_view::npos;
-    while (from_ <= text_.size()) {
-      const std::size_t nl = text_.find('\n', from_);
-      const std::string_view raw = text_.substr(from_, nl == npos ? npos : nl - from_);
-      from_ = nl == npos ? text_.size() + 1 : nl + 1;
-      ++number_;
-      const std::string_view line = trim(raw);
-      if (!line.empty() && line.front() != '#') return line;
-    }
+    while (const auto raw = lines_.next())
+      if (const std::string_view line = trim(*raw); !line.empty() && line.front() != '#')
+        return line;
     return std::nullopt;
   }
   /// The 1-based number of the line next() returned last.
-  int number() const noexcept { return number_; }
+  int number() const noexcept { return lines_.number(); }
 
  private:
-  std::string_view text_;
-  std::size_t from_ = 0;
-  int number_ = 0;
+  text_lines lines_;
 };
 
 /// One CSV line's fields: separated by commas, each trimmed of spaces; a field
@@ -95,6 +89,22 @@ result<std::vector<std::string>> csv_fields(std::string_view line);
 
 /// The walker's first diagnostic, as the one-line error plan reports.
 error first_error(const doc::walker& r);
+
+/// Keeps `message` at `at` (a line or a position) in `r`, and returns the
+/// walker's first diagnostic as first_error() does: where a reader stops.
+template <class At>
+error stop(doc::walker& r, At at, std::string message) {
+  r.fail(at, std::move(message));
+  return first_error(r);
+}
+
+/// True when `n` is a mapping; else keeps "EACH, not VALUE" at `at` in `r`
+/// ("each node must be a mapping with 'name', 'gpu' and 'gpus', not a list").
+template <class At>
+bool mapping(doc::walker& r, const doc::node& n, At at, std::string_view each) {
+  if (!n.is_map()) r.fail(at, fmt::format("{}, not {}", each, doc::value_text(n)));
+  return n.is_map();
+}
 
 /// The budget of a plan file: the document layer's, with `key`'s list of the
 /// top level refused at its first item past `most`.

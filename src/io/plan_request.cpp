@@ -7,12 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <set>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -39,21 +36,6 @@ result<std::pair<std::string, std::string>> split_assignment(std::string_view op
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size())
     return error{fmt::format("{} {} is not {}", option, quote_token(text), form)};
   return std::pair{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
-}
-
-// A positive finite decimal of at most `high`, as "--OPTION VALUE" names it.
-result<double> parse_positive(std::string_view what, std::string_view text, double high) {
-  double v = 0;
-  const char* b = text.data();
-  const char* e = text.data() + text.size();
-  if (b != e && *b == '+') ++b;
-  const auto [p, ec] = std::from_chars(b, e, v);
-  if (text.empty() || ec != std::errc() || p != e || !std::isfinite(v))
-    return error{fmt::format("{} {} is not a number", what, quote_token(text))};
-  if (!(v > 0) || v > high)
-    return error{
-        fmt::format("{} {} must be more than 0 and at most {}", what, clip_token(text), high)};
-  return v;
 }
 
 // The fleet model `name` resolves to, among the candidates; the error names them.

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <migplan/detail/strings.hpp>
 
 #include "quote.hpp"
@@ -149,6 +150,24 @@ result<long long> parse_whole_number(std::string_view option, std::string_view t
   if (static_cast<long long>(v) < low)
     return error{fmt::format("{} {} must be at least {}", option, clip_token(text), low)};
   return static_cast<long long>(v);
+}
+
+std::optional<double> parse_decimal(std::string_view text) {
+  if (text.starts_with('+')) text.remove_prefix(1);
+  double v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+result<double> parse_positive(std::string_view what, std::string_view text, double high) {
+  const std::optional<double> v = parse_decimal(text);
+  if (!v) return error{fmt::format("{} {} is not a number", what, quote_token(text))};
+  if (!(*v > 0) || *v > high)
+    return error{
+        fmt::format("{} {} must be more than 0 and at most {}", what, clip_token(text), high)};
+  return *v;
 }
 
 result<std::int64_t> parse_milliseconds(std::string_view option, std::string_view text,

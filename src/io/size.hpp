@@ -5,6 +5,7 @@
 // "1.5GiB", "12G" (10^9 bytes, as in Kubernetes), "20".
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "error.hpp"
@@ -26,6 +27,14 @@ result<std::int64_t> parse_size_mib(std::string_view text);
 /// small or too large.
 result<long long> parse_whole_number(std::string_view option, std::string_view text, long long low,
                                      long long high);
+
+/// A finite decimal as std::from_chars reads one, a leading '+' allowed; nothing
+/// when `text` is not one.
+std::optional<double> parse_decimal(std::string_view text);
+
+/// Parses the value of `what` ("--cost h100-80gb") as a decimal more than 0
+/// and at most `high`; the error says whether it is not a number or out of range.
+result<double> parse_positive(std::string_view what, std::string_view text, double high);
 
 /// Parses a duration into whole seconds, at most `most`: whole seconds
 /// ("600"), or whole numbers each with a unit, s, m, h or d, largest first

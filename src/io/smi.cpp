@@ -150,21 +150,15 @@ read_result<input> prepare(std::string_view text) {
     return fail(0, fmt::format("input of {} bytes is larger than {} MiB, the most read",
                                text.size(), max_smi_bytes >> 20));
   input in;
-  int n = 0;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const auto nl = text.find('\n', pos);
-    const std::string_view raw =
-        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    ++n;
-    const std::string_view t = trim(raw);
+  text_lines lines(text);
+  while (const auto raw = lines.next()) {
+    const int n = lines.number();
+    const std::string_view t = trim(*raw);
     in.lines.push_back({n, t});
     if (t.starts_with("#") && trim(t.substr(1)) == "complete: no" && in.complete) {
       in.complete = false;
       in.marked_at = n;
     }
-    if (nl == std::string_view::npos) break;
-    pos = nl + 1;
   }
   // A final newline ends the last line; it does not start another.
   if (!in.lines.empty() && in.lines.back().text.empty() && !text.empty() && text.back() == '\n')
@@ -361,14 +355,9 @@ std::string_view listing_option(listing_kind kind) noexcept {
 }
 
 listing_kind detect_listing(std::string_view text) {
-  text = skip_bom(text);
-  int n = 0;
-  std::size_t pos = 0;
-  while (pos < text.size() && n++ < 256) {
-    const auto nl = text.find('\n', pos);
-    const std::string_view l =
-        trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+  text_lines lines(skip_bom(text));
+  for (auto raw = lines.next(); raw && lines.number() <= 256; raw = lines.next()) {
+    const std::string_view l = trim(*raw);
     switch (classify(l)) {
       case line_type::blank:
       case line_type::comment:

@@ -3,12 +3,14 @@
 
 // Small pieces every reader of a document needs: a text read as a stream
 // without a copy (yaml-cpp takes streams, and a file can be hundreds of MiB),
-// a byte-order mark skipped, and nlohmann's parse error cut down to the
-// sentence a user needs.
+// a text read line by line, a byte-order mark skipped, and nlohmann's parse
+// error cut down to the sentence a user needs.
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/exceptions.h>
 
+#include <cstddef>
+#include <optional>
 #include <streambuf>
 #include <string>
 #include <string_view>
@@ -24,6 +26,30 @@ class view_buf : public std::streambuf {
     char* begin = const_cast<char*>(text.data());  // only ever read
     setg(begin, begin, begin + text.size());
   }
+};
+
+/// The lines of a text in turn, each without its '\n' (a '\r' is kept), and
+/// the number of the last one: every line-based reader's loop. A text ending
+/// in '\n' has an empty last line.
+class text_lines {
+ public:
+  explicit text_lines(std::string_view text) noexcept : text_(text) {}
+  /// The next line, or nothing past the last.
+  std::optional<std::string_view> next() noexcept {
+    if (from_ > text_.size()) return std::nullopt;
+    const std::size_t nl = text_.find('\n', from_);
+    const std::string_view line = text_.substr(from_, nl == text_.npos ? text_.npos : nl - from_);
+    from_ = nl == text_.npos ? text_.size() + 1 : nl + 1;
+    ++number_;
+    return line;
+  }
+  /// The 1-based number of the line next() returned last.
+  int number() const noexcept { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t from_ = 0;
+  int number_ = 0;
 };
 
 /// The text without a UTF-8 byte-order mark at its start, which editors on

@@ -274,9 +274,8 @@ constexpr std::string_view pod_keys[] = {"name", "start", "end", "count", "item"
 // read from their text, quoted or not, as the CSV cells are.
 bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
   doc::walker& w = r.w;
-  if (!pod.is_map())
-    return r.fail(line, fmt::format("each pod must be a mapping with a start and an item, not {}",
-                                    doc::value_text(pod)));
+  if (!plan_io::mapping(w, pod, line, "each pod must be a mapping with a start and an item"))
+    return false;
   const auto fs = w.fields(pod, pod_keys, "a pod", plan_io::trace_key_hints);
   const doc::field* start = w.need(fs, "start", line, "(a pod has a start and an item)");
   const doc::field* item = w.need(fs, "item", line, "(a pod has a start and an item)");
