@@ -51,6 +51,7 @@ class tree_sink {
   // limit is passed.
   node* add(node::type kind, position at) {
     if (failed) return nullptr;
+    if (skipping_ > 0 || left_out()) return &(scratch_ = node{});
     if (++values_ > limits_.values)
       return fail(at, "values",
                   fmt::format("the file holds more than {} values; {} stops reading it there",
@@ -72,10 +73,14 @@ class tree_sink {
   // A new list or mapping, open until close().
   node* open(node::type kind, position at) {
     if (failed) return nullptr;
-    if (open_.size() >= limits_.depth)
+    if (open_.size() + skipping_ >= limits_.depth)
       return fail(
           at, "depth",
           fmt::format("values nest more than {} levels deep{}", limits_.depth, limits_.depth_note));
+    if (skipping_ > 0 || left_out()) {
+      ++skipping_;
+      return &(scratch_ = node{});
+    }
     // The list limited: the value of the limited key in the top-level mapping.
     const bool limited = kind == node::type::list && open_.size() == 1 && open_[0]->is_map() &&
                          open_[0]->kids.size() % 2 == 1 && !limits_.limited_key.empty() &&
@@ -84,14 +89,26 @@ class tree_sink {
     node* n = add(kind, at);
     if (n == nullptr) return nullptr;
     if (limited) limited_ = n;
+    if (limits_.keep != nullptr) {
+      const node* parent = open_.empty() ? nullptr : open_.back();
+      keys_.push_back(parent != nullptr && parent->is_map()
+                          ? parent->kids[parent->kids.size() - 2].text
+                          : std::string());
+    }
     open_.push_back(n);
     return n;
   }
   // Closes the innermost list or mapping, and returns it.
   node* close() {
-    if (failed || open_.empty()) return nullptr;
+    if (failed) return nullptr;
+    if (skipping_ > 0) {
+      --skipping_;
+      return &scratch_;
+    }
+    if (open_.empty()) return nullptr;
     node* n = open_.back();
     open_.pop_back();
+    if (limits_.keep != nullptr) keys_.pop_back();
     return n;
   }
   // Starts the next document of a stream: an empty tree, the budget spent so
@@ -99,6 +116,8 @@ class tree_sink {
   void restart() {
     root = node{};
     open_.clear();
+    keys_.clear();
+    skipping_ = 0;
     limited_ = nullptr;
   }
   // Counts one value copied by an alias; false once the budget is spent.
@@ -115,6 +134,23 @@ class tree_sink {
   }
 
  private:
+  // True when the value now read is an entry limits_.keep leaves out; then
+  // its key, already in the tree, is taken out again.
+  bool left_out() {
+    if (limits_.keep == nullptr || open_.empty()) return false;
+    node& parent = *open_.back();
+    if (!parent.is_map() || parent.kids.size() % 2 == 0) return false;  // a key, or an item
+    keys_.push_back(parent.kids.back().text);
+    const std::span<const std::string> path(keys_.begin() + 1, keys_.end());  // not the root's
+    const bool out = !limits_.keep(path);
+    keys_.pop_back();
+    if (out) {
+      parent.kids.pop_back();
+      --values_;
+    }
+    return out;
+  }
+
   node* fail(position at, std::string_view code, std::string message) {
     failed = problem(file_, at, code, std::move(message));
     return nullptr;
@@ -125,6 +161,12 @@ class tree_sink {
   std::size_t values_ = 0;
   std::vector<node*> open_;  // the containers being filled, outermost first
   const node* limited_ = nullptr;
+  // With limits_.keep: the key of each container of open_ ("" for the root
+  // and a list's items), and how deep inside an entry left out the reading
+  // is (its values go to scratch_, never into the tree).
+  std::vector<std::string> keys_;
+  std::size_t skipping_ = 0;
+  node scratch_;
 };
 
 // Thrown by yaml_tree to stop yaml-cpp's parser once a limit is passed (its
@@ -331,7 +373,9 @@ std::optional<diagnostic> read_yaml_stream(
     std::string_view text, std::string_view file, const budget& limits,
     const std::function<bool(node& root, position start)>& each, node* partial) {
   if (auto big = too_large(text, file, limits)) return big;
-  yaml_tree t(file, limits,
+  budget whole = limits;  // an anchor could name an entry left out: YAML keeps every one
+  whole.keep = nullptr;
+  yaml_tree t(file, whole,
               limits.alias_values > 0 ? limits.alias_values : 4 * text.size() + 100'000);
   try {
     view_buf buf(text);

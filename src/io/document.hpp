@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,13 @@ struct budget {
   std::string_view limited_key;
   std::size_t limited_most = 0;   ///< items of the limited list
   std::string_view limited_what;  ///< "demand items": "more than 10000 demand items"
+  /// Which entries of mappings the tree keeps (read_json() only): given the
+  /// keys from the root to an entry, a list's item standing as "", false
+  /// leaves the entry out, key and value, read but never built. A reader
+  /// that needs a few keys of a large document (kubectl's nodes, whose
+  /// status is most of their bytes) builds only those; the limits above
+  /// count what is kept, and the depth all of it. Null: every entry.
+  bool (*keep)(std::span<const std::string> keys) = nullptr;
 };
 
 /// The line and column of nlohmann's byte position in `text` (it counts

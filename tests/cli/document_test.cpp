@@ -6,6 +6,7 @@
 #include "io/document.hpp"
 
 #include <catch2/catch.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -286,4 +287,92 @@ TEST_CASE("the walker checks a version, a top-level mapping and a list's most", 
   first.fail(3, "one");
   first.fail(4, "two");
   CHECK(first.diagnostics().size() == 1);
+}
+
+namespace {
+
+// What budget::keep should leave of `full`: the same tree with the entries
+// `keep` refuses taken out, written here apart from the document layer.
+node kept_of(const node& full, bool (*keep)(std::span<const std::string>),
+             std::vector<std::string>& keys) {
+  node out = full;
+  out.kids.clear();
+  if (full.is_map()) {
+    for (std::size_t i = 0; i + 1 < full.kids.size(); i += 2) {
+      keys.push_back(full.kids[i].text);
+      if (keep(keys)) {
+        out.kids.push_back(full.kids[i]);
+        out.kids.push_back(kept_of(full.kids[i + 1], keep, keys));
+      }
+      keys.pop_back();
+    }
+  } else if (full.is_list()) {
+    keys.emplace_back();
+    for (const node& k : full.kids) out.kids.push_back(kept_of(k, keep, keys));
+    keys.pop_back();
+  }
+  return out;
+}
+
+void same_tree(const node& a, const node& b) {
+  REQUIRE(a.kind == b.kind);
+  CHECK(a.text == b.text);
+  CHECK(a.quoted == b.quoted);
+  CHECK(a.at.line == b.at.line);
+  CHECK(a.at.column == b.at.column);
+  CHECK(a.at.offset == b.at.offset);
+  REQUIRE(a.kids.size() == b.kids.size());
+  for (std::size_t i = 0; i < a.kids.size(); ++i) same_tree(a.kids[i], b.kids[i]);
+}
+
+// Keeps `kind`, and under `items`' entries only `metadata.name` and
+// `metadata.labels` (kubectl's nodes, as io/kube_nodes.cpp reads them).
+bool names_and_labels(std::span<const std::string> k) {
+  if (k.size() == 1) return k[0] == "kind" || k[0] == "items";
+  if (k[0] != "items") return false;
+  if (k.size() == 3) return k[2] == "metadata";
+  if (k.size() == 4) return k[3] == "name" || k[3] == "labels";
+  return k.size() > 4 && k[3] == "labels";
+}
+
+}  // namespace
+
+TEST_CASE("budget::keep builds only the entries it keeps, positions and all", "[doc]") {
+  const std::vector<std::string> docs = {
+      R"({"kind": "List", "items": [{"metadata": {"name": "a", "labels": {"x": "1", "y": 2}},)"
+      R"( "status": {"images": [{"names": ["i", "j"]}, 3, null]}}, 7, []], "extra": {"z": [1]}})",
+      "{\n  \"status\": {\"a\": [[[1]]]},\n  \"items\": [\n    {\"metadata\": {\"uid\": \"u\",\n"
+      "      \"name\": \"b\", \"labels\": {\"k\": {\"deep\": [true, false]}}}}\n  ],\n"
+      "  \"kind\": \"NodeList\", \"kind\": \"List\"\n}",
+      R"([{"items": 1}, {"kind": "x"}])",
+      R"({"items": {"metadata": {"name": "not a list"}}})",
+  };
+  doc::budget limits;
+  limits.keep = names_and_labels;
+  for (const std::string& text : docs) {
+    INFO(text);
+    const node full = read(text, true);
+    std::vector<std::string> keys;
+    same_tree(read(text, true, limits), kept_of(full, names_and_labels, keys));
+  }
+}
+
+TEST_CASE("budget::keep counts only kept values, and depth everywhere", "[doc]") {
+  std::string big = R"({"kind": "List", "status": [)";
+  for (int i = 0; i < 1000; ++i) big += (i == 0 ? "" : ", ") + std::to_string(i);
+  big += "]}";
+  doc::budget limits;
+  limits.keep = names_and_labels;
+  limits.values = 5;  // the root, "kind" and its value: 3 kept; the 1,000 numbers are left out
+  CHECK(read(big, true, limits).kids.size() == 2);
+  limits.keep = nullptr;
+  CHECK(refused(big, true, limits).code == "values");
+  // An entry left out is still read: nesting past the depth is refused in it.
+  limits = {};
+  limits.keep = names_and_labels;
+  limits.depth = 4;
+  CHECK(refused(R"({"status": [[[[[1]]]]]})", true, limits).code == "depth");
+  CHECK(refused(R"({"status": [1, }})", true, limits).code == "syntax");
+  // YAML keeps every entry: an anchor may name one that would be left out.
+  CHECK(read("status: &s [1]\nkind: *s\n", false, limits).kids.size() == 4);
 }
