@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// kubectl's nodes read through nlohmann's SAX interface: only the names and
-// labels of the nodes are kept (io/kube_nodes.hpp says why).
+// kubectl's nodes read through the document layer, which builds only the
+// entries a node's kind, name and labels need (io/kube_nodes.hpp says why).
 #include "io/kube_nodes.hpp"
 
 #include <fmt/format.h>
 
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <span>
 
+#include "io/document.hpp"
 #include "io/json_sax.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
@@ -18,89 +20,43 @@ namespace {
 
 using plan_io::q;
 
-class kube_reader final : public json_sax_base {
- public:
-  std::string kind;
-  kube_node root;                // the document as one Node
-  std::vector<kube_node> items;  // a List's or NodeList's items
-  bool root_is_object = false;
-  bool too_many = false;
+// The entries of kubectl's output a reader needs: the kind, and each node's
+// kind, name and labels (of the List's items, or of the one Node).
+bool needed(std::span<const std::string> keys) {
+  const auto is = [&](std::size_t i, std::string_view k) { return keys[i] == k; };
+  std::size_t at = 0;  // where a Node's keys start
+  if (keys.size() >= 2 && is(0, "items") && is(1, "")) at = 2;
+  if (keys.size() == 1 && is(0, "items")) return true;
+  if (keys.size() <= at) return true;
+  if (keys.size() == at + 1) return is(at, "kind") || is(at, "metadata");
+  if (!is(at, "metadata")) return false;
+  if (keys.size() == at + 2) return is(at + 1, "name") || is(at + 1, "labels");
+  return is(at + 1, "labels");  // each label, and what a label's value holds
+}
 
-  bool null() override { return other(); }
-  bool boolean(bool) override { return other(); }
-  bool number_integer(number_integer_t) override { return other(); }
-  bool number_unsigned(number_unsigned_t) override { return other(); }
-  bool number_float(number_float_t, const string_t&) override { return other(); }
-  bool string(string_t& v) override {
-    if (kube_node* n = label_owner()) {
-      n->labels.emplace_back(st_.back().key, v);
-      return true;
-    }
-    if (st_.size() == 1 && st_[0].key == "kind") kind = v;
-    if (in_item(3) && st_[2].key == "kind") items.back().kind = v;
-    if (in_item(4) && st_[2].key == "metadata" && st_[3].object && st_[3].key == "name")
-      items.back().name = v;
-    if (st_.size() == 2 && st_[0].key == "metadata" && st_[1].object && st_[1].key == "name")
-      root.name = v;
-    return true;
-  }
-  bool start_object(std::size_t) override {
-    if (st_.empty()) root_is_object = true;
-    if (st_.size() == 2 && st_[0].key == "items" && !st_[1].object) {
-      if (items.size() == max_plan_nodes) {
-        too_many = true;
-        return false;
-      }
-      items.emplace_back();
-    }
-    other();
-    st_.push_back({true, {}});
-    return true;
-  }
-  bool key(string_t& k) override {
-    st_.back().key = k;
-    return true;
-  }
-  bool end_object() override {
-    st_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    other();
-    st_.push_back({false, {}});
-    return true;
-  }
-  bool end_array() override {
-    st_.pop_back();
-    return true;
-  }
+// A string's text, or "" for anything else (kubectl writes names and kinds as strings).
+std::string text_of(const doc::node* n) {
+  return n != nullptr && n->is_scalar() && n->quoted ? n->text : std::string();
+}
 
- private:
-  struct frame {
-    bool object;
-    std::string key;
-  };
-  std::vector<frame> st_;
-
-  // True when the value now read lies in a List item, `depth` frames deep.
-  bool in_item(std::size_t depth) const {
-    return st_.size() == depth && st_[0].key == "items" && !st_[1].object && st_[2].object;
+// The node of a Node's object: its kind, name and labels.
+kube_node node_of(const doc::node& object) {
+  kube_node out;
+  out.kind = text_of(doc::member(object, "kind"));
+  const doc::node* meta = doc::member(object, "metadata");
+  if (meta == nullptr || !meta->is_map()) return out;
+  out.name = text_of(doc::member(*meta, "name"));
+  const doc::node* labels = doc::member(*meta, "labels");
+  if (labels == nullptr || !labels->is_map()) return out;
+  for (std::size_t i = 0; i + 1 < labels->kids.size(); i += 2) {
+    const doc::node& value = labels->kids[i + 1];
+    if (value.is_scalar() && value.quoted)
+      out.labels.emplace_back(labels->kids[i].text, value.text);
+    else if (out.bad_label.empty())
+      out.bad_label = labels->kids[i].text;
   }
-  // The node whose metadata.labels holds the value now read, if any.
-  kube_node* label_owner() {
-    if (in_item(5) && st_[2].key == "metadata" && st_[3].key == "labels" && st_[4].object)
-      return &items.back();
-    if (st_.size() == 3 && st_[0].key == "metadata" && st_[1].key == "labels" && st_[2].object)
-      return &root;
-    return nullptr;
-  }
-  // A value other than a string: a label's value must be one.
-  bool other() {
-    if (kube_node* n = label_owner(); n != nullptr && n->bad_label.empty())
-      n->bad_label = st_.back().key;
-    return true;
-  }
-};
+  return out;
+}
 
 // Stops at the first key of the top-level object: kubectl's output starts
 // with apiVersion (its keys are sorted), migplan's state file with version.
@@ -121,44 +77,55 @@ class first_key final : public json_sax_base {
 }  // namespace
 
 result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::string_view shown) {
-  kube_reader r;
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &r);
-  } catch (const std::exception& e) {
-    if (r.what.empty()) r.what = e.what();
-  }
-  if (r.too_many)
-    return error{located(shown, 0,
-                         fmt::format("more than {} nodes; the most migplan reads is {}",
-                                     max_plan_nodes, max_plan_nodes))};
-  if (!r.what.empty())
-    return error{located(shown, r.byte ? doc::json_error_at(text, *r.byte).line : 0,
-                         "invalid json: " + json_error_text(r.what))};
-  if (!r.root_is_object)
+  doc::budget limits;
+  limits.bytes = max_nodes_json_bytes;
+  limits.keep = needed;
+  limits.values = max_nodes_json_values;
+  limits.limited_key = "items";
+  limits.limited_most = max_plan_nodes;
+  limits.limited_what = "nodes";
+  auto root = doc::read_json(text, shown, limits);
+  if (!root) return error{root.error()};
+  if (!root->is_map())
     return error{located(shown, 1, "expected the JSON object `kubectl get nodes -o json` prints")};
-  if (r.kind == "Node") {
-    if (r.root.name.empty()) return error{located(shown, 0, "the Node has no metadata.name")};
-    return std::vector<kube_node>{std::move(r.root)};
+  const doc::node* kind = doc::member(*root, "kind");
+  const std::string kind_text = text_of(kind);
+  if (kind_text == "Node") {
+    kube_node n = node_of(*root);
+    if (n.name.empty()) return error{located(shown, 1, "the Node has no metadata.name")};
+    return std::vector<kube_node>{std::move(n)};
   }
-  if (r.kind != "List" && r.kind != "NodeList")
-    return error{located(
-        shown, 0,
-        r.kind.empty() ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
-                                     "`kubectl get nodes -o json`)")
-                       : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
-                                     "List, NodeList or Node)",
-                                     q(r.kind)))};
-  for (std::size_t i = 0; i < r.items.size(); ++i) {
-    const kube_node& n = r.items[i];
+  if (kind_text != "List" && kind_text != "NodeList")
+    return error{
+        located(shown, kind != nullptr ? kind->at.line : 0,
+                kind_text.empty()
+                    ? std::string("not kubectl's output for nodes: it has no 'kind' (expected "
+                                  "`kubectl get nodes -o json`)")
+                    : fmt::format("not kubectl's output for nodes: its kind is {} (expected "
+                                  "List, NodeList or Node)",
+                                  q(kind_text)))};
+  std::vector<kube_node> nodes;
+  const doc::node* items = doc::member(*root, "items");
+  if (items == nullptr || !items->is_list()) return nodes;
+  nodes.reserve(items->kids.size());
+  for (std::size_t i = 0; i < items->kids.size(); ++i) {
+    const doc::node& item = items->kids[i];
+    if (!item.is_map())
+      return error{located(shown, item.at.line,
+                           fmt::format("item {} is {}, not a Node (expected `kubectl get nodes -o "
+                                       "json`)",
+                                       i, doc::value_text(item)))};
+    kube_node n = node_of(item);
     if (!n.kind.empty() && n.kind != "Node")
-      return error{located(shown, 0,
+      return error{located(shown, doc::member(item, "kind")->at.line,
                            fmt::format("item {} is a {}, not a Node (expected `kubectl get "
                                        "nodes -o json`)",
                                        i, q(n.kind)))};
     if (n.name.empty())
-      return error{located(shown, 0, fmt::format("item {} has no metadata.name", i))};
+      return error{located(shown, item.at.line, fmt::format("item {} has no metadata.name", i))};
+    nodes.push_back(std::move(n));
   }
-  return std::move(r.items);
+  return nodes;
 }
 
 bool looks_like_kube_nodes(std::string_view text) {

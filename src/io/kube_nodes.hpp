@@ -22,11 +22,12 @@ struct kube_node {
   std::string bad_label;  ///< the first label whose value is not a string
 };
 
-/// The nodes of `text`: a List or NodeList of Nodes, or one Node. Read
-/// through nlohmann's SAX interface so that a cluster's worth of node status
-/// (images, conditions) is never built in memory: kubectl's JSON for nodes
-/// may hold max_nodes_json_bytes, far past what the document layer
-/// (io/document.hpp) builds a tree of. At most max_plan_nodes nodes.
+/// The nodes of `text`: a List or NodeList of Nodes, or one Node, of at most
+/// max_nodes_json_bytes and max_plan_nodes nodes. Read through the document
+/// layer (io/document.hpp), which keeps only the entries a node's kind, name
+/// and labels need (budget::keep): a cluster's worth of node status (images,
+/// conditions: most of the bytes) is parsed but never built in memory
+/// (bench/README.md, "kubectl's nodes").
 result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::string_view shown);
 
 }  // namespace migplan::cli

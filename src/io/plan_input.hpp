@@ -29,6 +29,10 @@ inline constexpr std::size_t max_plan_file_bytes = std::size_t{16} << 20;
 /// The most bytes read of `kubectl get nodes -o json` output. Only node
 /// names and labels are kept, so memory stays far below the file's size.
 inline constexpr std::size_t max_nodes_json_bytes = std::size_t{512} << 20;
+/// The most values kept of it (kinds, names, labels and their keys): the
+/// bound of the tree built of it (io/kube_nodes.hpp), 20,000 nodes of 250
+/// labels each.
+inline constexpr std::size_t max_nodes_json_values = 10'000'000;
 /// The most items of one demand file.
 inline constexpr std::size_t max_demand_items = 10'000;
 /// The largest count of one demand item: 100,000 GPUs of the densest

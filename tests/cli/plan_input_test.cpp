@@ -628,8 +628,8 @@ TEST_CASE("kubectl's nodes that do not match the config each get one message", "
         "nodes.json: node 'h': no entry of label 'x' (mig.yaml) applies to its gpu 0 "
         "(h100-80gb): the devices and device-filter of every entry leave it out");
   CHECK(error_of(kube("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {}}", config)) ==
-        "nodes.json: not kubectl's output for nodes: its kind is 'Pod' (expected List, NodeList or "
-        "Node)");
+        "nodes.json:1: not kubectl's output for nodes: its kind is 'Pod' (expected List, NodeList "
+        "or Node)");
   CHECK(error_of(kube(nodes_json({{"cpu", "\"kubernetes.io/os\": \"linux\""}}), config)) ==
         "nodes.json: no node has MIG-capable GPUs with an nvidia.com/mig.config label (skipped 1 "
         "node without NVIDIA GPU labels (nvidia.com/gpu.product): 'cpu')");
@@ -1095,4 +1095,40 @@ TEST_CASE("node names are quoted for sh where they need it", "[plan-io][emit]") 
   const std::string out = emitted("labels", req, res);
   CHECK(out.find("kubectl label node 'node; rm -rf /' nvidia.com/mig.config=") !=
         std::string::npos);
+}
+
+TEST_CASE("kubectl's nodes that are not Nodes are refused at their line", "[plan-io]") {
+  const std::string config = plan_fixture_text("kube-config.yaml");
+  // The line where `needle` is in `text`.
+  const auto line_of = [](const std::string& text, const std::string& needle) {
+    const std::size_t at = text.find(needle);
+    REQUIRE(at != std::string::npos);
+    return 1 +
+           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+  };
+  const std::string no_name =
+      "{\"kind\": \"List\", \"items\": [\n"
+      "  {\"kind\": \"Node\", \"metadata\": {\"name\": \"a\", \"labels\": {}}},\n"
+      "  {\"kind\": \"Node\", \"metadata\": {\"labels\": {}}, \"status\": {}}\n]}\n";
+  CHECK(error_of(kube(no_name, config)) ==
+        "nodes.json:" +
+            std::to_string(line_of(no_name, "{\"kind\": \"Node\", \"metadata\": {\"labels")) +
+            ": item 1 has no metadata.name");
+  const std::string pod =
+      "{\"kind\": \"List\", \"items\": [\n  {\"metadata\": {\"name\": \"a\"}},\n"
+      "  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"p\"}}\n]}\n";
+  CHECK(error_of(kube(pod, config)) == "nodes.json:" + std::to_string(line_of(pod, "\"Pod\"")) +
+                                           ": item 1 is a 'Pod', not a Node (expected `kubectl get "
+                                           "nodes -o json`)");
+  // Not an object at all: refused, where the SAX reader passed over it.
+  const std::string number = "{\"kind\": \"List\", \"items\": [\n  7\n]}\n";
+  CHECK(error_of(kube(number, config)) ==
+        "nodes.json:2: item 0 is '7', not a Node (expected `kubectl get nodes -o json`)");
+  // One Node without a name: the document's first line.
+  CHECK(error_of(kube("{\"kind\": \"Node\", \"metadata\": {}}", config)) ==
+        "nodes.json:1: the Node has no metadata.name");
+  // A label whose value is no string, deep in an entry that is otherwise left out.
+  const std::string bad_label =
+      nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split") + ", \"n\": {\"deep\": [1]}"}});
+  CHECK(error_of(kube(bad_label, config)).find("'n'") != std::string::npos);
 }
