@@ -142,29 +142,14 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
     return detail::replay_queued(fleet, items, pods, policy, geometry, tables, watch, replan);
   detail::replay_engine engine(fleet, items, policy, geometry, tables);
   const bool per_model = fleet.models.size() > 1;
-  // Events: (time, departure 0 / arrival 1, pod), sorted; a pod that ends
-  // when or before it starts leaves right after its arrival instead.
-  struct event {
-    std::int64_t time;
-    std::uint32_t arrival;
-    std::uint32_t pod;
-  };
-  std::vector<event> events;
-  events.reserve(pods.size() * 2);
+  // A pod that ends when or before it starts leaves right after its arrival.
+  const auto events = detail::replay_events(pods, [](const replay_pod&) { return true; });
   out.start = pods[0].start;
   out.end = pods[0].start;
-  for (std::size_t i = 0; i < pods.size(); ++i) {
-    const replay_pod& p = pods[i];
+  for (const replay_pod& p : pods) {
     out.start = std::min(out.start, p.start);
     out.end = std::max({out.end, p.start, p.end});
-    events.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
-    if (p.end > p.start) events.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
   }
-  std::sort(events.begin(), events.end(), [](const event& a, const event& b) {
-    if (a.time != b.time) return a.time < b.time;
-    if (a.arrival != b.arrival) return a.arrival < b.arrival;
-    return a.pod < b.pod;
-  });
   std::vector<std::pair<int, int>> held;  // placements of all placed pods
   std::vector<std::uint32_t> first(pods.size() + 1, 0);
   std::vector<std::uint32_t> last(pods.size(), 0);
@@ -172,7 +157,7 @@ replay_metrics replay(const replay_fleet& fleet, std::span<const replay_item> it
   out.pods = static_cast<std::int64_t>(pods.size());
   std::optional<std::int64_t> run_end;  // the latest end of a placed pod's run
   watch.begin(out.start, out.end);
-  for (const event& e : events) {
+  for (const detail::replay_event& e : events) {
     out.gpu_time += engine.gpus_in_use() * (e.time - now);
     out.stranded_slice_time += engine.stranded() * (e.time - now);
     if (per_model) detail::add_model_areas(out.models, engine, e.time - now);

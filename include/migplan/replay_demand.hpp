@@ -18,35 +18,52 @@
 namespace migplan {
 inline namespace v1 {
 
-/// The most instances of each profile of fleet model `model` that run at once
-/// in `pods`, in replay()'s order of events: at one time departures first,
-/// then arrivals in pod order, a pod of no duration (end <= start) leaving
-/// right after its own arrival, so it adds its instances to those running
-/// then (and to nothing after). What a static geometry must hold to reject
-/// nothing. Indexed by profile; items that the model cannot serve are left out.
-inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
-                                                  std::span<const replay_pod> pods,
-                                                  std::size_t model, std::size_t profiles) {
-  struct step {
-    std::int64_t time;
-    std::uint32_t arrival;  // departures (0) sort before arrivals (1)
-    std::uint32_t pod;      // arrivals at one time in pod order
-  };
-  std::vector<step> steps;
-  steps.reserve(pods.size() * 2);
+namespace detail {
+
+/// One event of a replay: a pod's arrival or departure.
+struct replay_event {
+  std::int64_t time;
+  std::uint32_t arrival;  ///< departures (0) sort before arrivals (1)
+  std::uint32_t pod;      ///< index in the pods; arrivals at one time in pod order
+};
+
+/// The events of the pods `take` accepts, in replay()'s order: by time, at
+/// one time departures first, then arrivals in pod order. A pod of no
+/// duration (end <= start) has no departure: it leaves right after its own
+/// arrival, which its reader handles.
+template <class Take>
+std::vector<replay_event> replay_events(std::span<const replay_pod> pods, Take take) {
+  std::vector<replay_event> events;
+  events.reserve(pods.size() * 2);
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const replay_pod& p = pods[i];
-    if (items[static_cast<std::size_t>(p.item)].profile[model] < 0) continue;
-    steps.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
-    if (p.end > p.start) steps.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
+    if (!take(p)) continue;
+    events.push_back({p.start, 1, static_cast<std::uint32_t>(i)});
+    if (p.end > p.start) events.push_back({p.end, 0, static_cast<std::uint32_t>(i)});
   }
-  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
+  std::sort(events.begin(), events.end(), [](const replay_event& a, const replay_event& b) {
     if (a.time != b.time) return a.time < b.time;
     if (a.arrival != b.arrival) return a.arrival < b.arrival;
     return a.pod < b.pod;
   });
+  return events;
+}
+
+}  // namespace detail
+
+/// The most instances of each profile of fleet model `model` that run at once
+/// in `pods`, in replay()'s order of events (detail::replay_events()), a pod
+/// of no duration adding its instances to those running when it arrives
+/// (and to nothing after). What a static geometry must hold to reject
+/// nothing. Indexed by profile; items that the model cannot serve are left out.
+inline std::vector<std::int64_t> concurrent_peaks(std::span<const replay_item> items,
+                                                  std::span<const replay_pod> pods,
+                                                  std::size_t model, std::size_t profiles) {
+  const auto steps = detail::replay_events(pods, [&](const replay_pod& p) {
+    return items[static_cast<std::size_t>(p.item)].profile[model] >= 0;
+  });
   std::vector<std::int64_t> now(profiles, 0), peak(profiles, 0);
-  for (const step& s : steps) {
+  for (const detail::replay_event& s : steps) {
     const replay_pod& pod = pods[s.pod];
     const replay_item& it = items[static_cast<std::size_t>(pod.item)];
     const auto p = static_cast<std::size_t>(it.profile[model]);
