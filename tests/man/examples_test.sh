@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# examples_test.sh BINARY_DIR SOURCE_DIR [man|readme]: runs documented examples
-# with bash (pipefail on), the built migplan first on PATH.
+# examples_test.sh BINARY_DIR SOURCE_DIR [man|readme [PAGE...]]: runs
+# documented examples with bash (pipefail on), the built migplan first on
+# PATH.
 #
 # man (the default): every example of the man pages (each literal block of
 # doc/man/*.scd that starts with "$ ": its "$ " lines, with their
@@ -9,16 +10,22 @@
 # empty directory, checking that each command exits 0 or 1 (an answer), never
 # 2 (bad input or usage) or worse.
 #
-# readme: every ```console block of README.md: each "$ " line is a command
-# and the lines up to the next "$ " line or the block's end are its expected
-# output (stdout and stderr together); a line "..." stands for any number of
-# lines. The commands run in a directory where data/ and examples/ are the
-# source tree's. A difference is shown as a diff: paste the new output into
-# README.md to refresh an example.
+# readme: every ```console block of each PAGE (paths under SOURCE_DIR;
+# README.md when none is given), and each PAGE must hold one: each "$ " line
+# is a command and the lines up to the next "$ " line or the block's end are
+# its expected output (stdout and stderr together); a line "..." stands for
+# any number of lines. The commands run in a directory where data/ and
+# examples/ are the source tree's. A difference is shown as a diff: paste the
+# new output into the page to refresh an example. Besides, every relative
+# link of README.md and doc/*.md ("](path)" or "](path#anchor)") must name a
+# file or folder that exists.
 set -u
 bindir=$(cd "$1" && pwd) || exit 1
 src=$(cd "$2" && pwd) || exit 1
 mode=${3:-man}
+shift $(($# < 3 ? $# : 3))
+pages=("$@")
+((${#pages[@]} > 0)) || pages=(README.md)
 export PATH="$bindir:$PATH"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -51,56 +58,76 @@ if [[ $mode == readme ]]; then
       "the tour's migplan would not be on PATH"
     failures=$((failures + 1))
   fi
-  # One NUL-terminated command, then its NUL-terminated expected output.
-  while IFS= read -r -d '' command && IFS= read -r -d '' expected; do
-    count=$((count + 1))
-    actual=$(bash -o pipefail -c "$command" 2>&1)
-    printf '%s\n' "$expected" >expected.txt
-    printf '%s\n' "$actual" >actual.txt
-    # Match the expected lines against the actual ones, a "..." line
-    # matching any run of lines: each stretch between "..." lines is
-    # found, in order, at its earliest place (the first at the start, the
-    # last at the end).
-    if ! awk '
-      function at(p, i, len,   k) {  # expected lines i.. equal actual lines p..
-        if (p < 1 || p + len - 1 > na) return 0
-        for (k = 0; k < len; k++) if (a[p + k] != e[i + k]) return 0
-        return 1
-      }
-      NR == FNR { e[++ne] = $0; if ($0 == "...") dots[++m] = ne; next }
-      { a[++na] = $0 }
-      END {
-        if (!m) exit !(ne == na && at(1, 1, ne))
-        # The stretch before the first "..." starts the output, the one after
-        # the last ends it, and those between are found in order, each at
-        # its earliest place after the one before.
-        head = dots[1] - 1; tail = ne - dots[m]
-        if (!at(1, 1, head) || !at(na - tail + 1, dots[m] + 1, tail)) exit 1
-        pos = head + 1; end = na - tail
-        for (d = 1; d < m; d++) {
-          i = dots[d] + 1; len = dots[d + 1] - i
-          for (p = pos; p + len - 1 <= end && !at(p, i, len); p++) {}
-          if (p + len - 1 > end) exit 1
-          pos = p + len
+  for page in "${pages[@]}"; do
+    before=$count
+    # One NUL-terminated command, then its NUL-terminated expected output.
+    while IFS= read -r -d '' command && IFS= read -r -d '' expected; do
+      count=$((count + 1))
+      actual=$(bash -o pipefail -c "$command" 2>&1)
+      printf '%s\n' "$expected" >expected.txt
+      printf '%s\n' "$actual" >actual.txt
+      # Match the expected lines against the actual ones, a "..." line
+      # matching any run of lines: each stretch between "..." lines is
+      # found, in order, at its earliest place (the first at the start, the
+      # last at the end).
+      if ! awk '
+        function at(p, i, len,   k) {  # expected lines i.. equal actual lines p..
+          if (p < 1 || p + len - 1 > na) return 0
+          for (k = 0; k < len; k++) if (a[p + k] != e[i + k]) return 0
+          return 1
         }
-        if (pos - 1 > end) exit 1
-      }' expected.txt actual.txt; then
-      echo "FAIL: README.md: \$ $command"
-      diff -u --label expected --label actual expected.txt actual.txt
+        NR == FNR { e[++ne] = $0; if ($0 == "...") dots[++m] = ne; next }
+        { a[++na] = $0 }
+        END {
+          if (!m) exit !(ne == na && at(1, 1, ne))
+          # The stretch before the first "..." starts the output, the one after
+          # the last ends it, and those between are found in order, each at
+          # its earliest place after the one before.
+          head = dots[1] - 1; tail = ne - dots[m]
+          if (!at(1, 1, head) || !at(na - tail + 1, dots[m] + 1, tail)) exit 1
+          pos = head + 1; end = na - tail
+          for (d = 1; d < m; d++) {
+            i = dots[d] + 1; len = dots[d + 1] - i
+            for (p = pos; p + len - 1 <= end && !at(p, i, len); p++) {}
+            if (p + len - 1 > end) exit 1
+            pos = p + len
+          }
+          if (pos - 1 > end) exit 1
+        }' expected.txt actual.txt; then
+        echo "FAIL: $page: \$ $command"
+        diff -u --label expected --label actual expected.txt actual.txt
+        failures=$((failures + 1))
+      fi
+    done < <(awk '
+      /^```console$/ { in_block = 1; have = 0; next }
+      in_block && /^```$/ {
+        if (have) printf "%s%c%s%c", cmd, 0, out, 0
+        in_block = 0; next
+      }
+      in_block && /^\$ / {
+        if (have) printf "%s%c%s%c", cmd, 0, out, 0
+        cmd = substr($0, 3); out = ""; have = 1; first = 1; next
+      }
+      in_block && have { out = first ? $0 : out "\n" $0; first = 0 }' "$src/$page")
+    if ((count == before)); then
+      echo "FAIL: no console example in $page"
       failures=$((failures + 1))
     fi
-  done < <(awk '
-    /^```console$/ { in_block = 1; have = 0; next }
-    in_block && /^```$/ {
-      if (have) printf "%s%c%s%c", cmd, 0, out, 0
-      in_block = 0; next
-    }
-    in_block && /^\$ / {
-      if (have) printf "%s%c%s%c", cmd, 0, out, 0
-      cmd = substr($0, 3); out = ""; have = 1; first = 1; next
-    }
-    in_block && have { out = first ? $0 : out "\n" $0; first = 0 }' "$src/README.md")
-  summary README.md "README examples differ" "README examples, each printing what README.md shows"
+  done
+  # Relative links of the front door and the guides name what exists.
+  for path in "$src"/README.md "$src"/doc/*.md; do
+    page=${path#"$src"/}
+    while IFS= read -r target; do
+      target=${target%%#*}
+      [[ -z $target || $target == *://* || $target == mailto:* ]] && continue
+      if [[ ! -e $src/$(dirname "$page")/$target ]]; then
+        echo "FAIL: $page links to $target, which does not exist"
+        failures=$((failures + 1))
+      fi
+    done < <(grep -o '](\([^) ]*\))' "$path" | sed 's/^](//; s/)$//')
+  done
+  summary "${pages[*]}" "examples differ (or links are broken)" \
+    "examples, each printing what its page shows (${pages[*]}); links resolve"
 fi
 
 failures=0

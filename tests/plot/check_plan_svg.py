@@ -144,7 +144,7 @@ def main():
                               "40x1g.10gb", "6x3g.40gb", "2x7g.80gb"], path)
             answer, _ = compare("re-plan", REPLAN, path)
             check(len(answer["changes"]) > 0, "the re-plan changes gpus")
-            # The README's picture is this re-plan's, as the binary draws it now
+            # doc/tour.md's picture is this re-plan's, as the binary draws it now
             # (regenerate: the command in doc/plan.md, "--plot").
             with open(os.path.join(SOURCE, "doc", "plan-plot.svg"), "rb") as f:
                 check(f.read() == open(path, "rb").read(),
