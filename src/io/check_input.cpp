@@ -223,7 +223,7 @@ void read_root(model_list models, parsed_input& out, const doc::node& root, std:
     out.diagnostics.push_back(
         file_diagnostic(severity::error, fault::malformed, reading::at(root),
                         fmt::format("expected a mapping with 'version' at the top level, not {}",
-                                    reading::kind_name(reading::kind_of(root)))));
+                                    reading::kind_text(root))));
     return;
   }
   out.format = detect(root);
