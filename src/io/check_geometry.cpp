@@ -6,28 +6,13 @@
 
 #include <algorithm>
 #include <map>
-#include <span>
 
 #include "io/check_reader.hpp"
 #include "io/request.hpp"
+#include "io/source.hpp"
 
 namespace migplan::cli::check::reading {
 namespace {
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t from = 0;
-  while (from <= text.size()) {
-    const std::size_t nl = text.find('\n', from);
-    std::string_view line =
-        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(line);
-    if (nl == std::string_view::npos) break;
-    from = nl + 1;
-  }
-  return out;
-}
 
 void locate_tokens(std::string_view line_text, location start, std::size_t scalar_size,
                    std::vector<token>& tokens, std::vector<location>& where) {
@@ -54,9 +39,8 @@ void locate_tokens(std::string_view line_text, location start, std::size_t scala
 
 class geometry_reader : public doc::walker {
  public:
-  geometry_reader(parsed_input& out, std::string_view text, const position_map& to_file,
-                  std::span<const std::string_view> lines)
-      : walker({}, mode::all), out_(out), lines_(lines) {
+  geometry_reader(parsed_input& out, std::string_view text, const position_map& to_file)
+      : walker({}, mode::all), out_(out), text_(text), lines_(text) {
     source(text, to_file);
   }
 
@@ -231,9 +215,10 @@ class geometry_reader : public doc::walker {
         continue;
       }
       std::vector<location> where;
+      const auto line0 = static_cast<std::size_t>(l.line - 1);
       const std::string_view line_text =
-          l.line >= 1 && static_cast<std::size_t>(l.line) <= lines_.size()
-              ? lines_[static_cast<std::size_t>(l.line - 1)]
+          l.line >= 1 && line0 < lines_.count()
+              ? text_.substr(lines_.start(line0), lines_.length(line0))
               : std::string_view();
       locate_tokens(line_text, l, text.size(), *tokens, where);
       for (std::size_t i = 0; i < tokens->size(); ++i) {
@@ -251,7 +236,8 @@ class geometry_reader : public doc::walker {
   }
 
   parsed_input& out_;
-  std::span<const std::string_view> lines_;
+  std::string_view text_;
+  line_table lines_;  // of text_, for the columns of instances
   std::vector<location> index_at_;
   struct claim {
     int entry;
@@ -265,8 +251,7 @@ class geometry_reader : public doc::walker {
 
 void read_geometry_file(parsed_input& out, const doc::node& root, std::string_view text,
                         const position_map& to_file) {
-  const std::vector<std::string_view> lines = split_lines(text);  // r keeps a view
-  geometry_reader r(out, text, to_file, lines);
+  geometry_reader r(out, text, to_file);
   r.read(root);
   r.take(out.diagnostics);
 }

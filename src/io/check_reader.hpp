@@ -5,12 +5,13 @@
 // check_mig_parted.cpp, check_hami.cpp; check_slices.cpp's too), which walk
 // the document tree with the schema walker (schema.hpp) in mode::all, and
 // what their messages share: a value shown by its YAML 1.1 kind, text quoted
-// up to 64 characters. Internal to src/io.
+// up to 64 characters, the cost of reading a file. Internal to src/io.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,19 @@ inline std::string shown(const doc::node& n) {
 /// True when `v` holds `s`.
 inline bool contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+/// What reading a file for check may cost: nesting as deep as yaml-cpp
+/// itself reads (it refuses more first, in its own words), no more bytes
+/// than the caller read (read_check_source bounds it), and the document
+/// layer's alias budget: 4 values per byte of text plus 100,000, so that
+/// aliases and merge keys cannot make a small file expand without bound.
+inline doc::budget check_budget() {
+  doc::budget limits;
+  limits.bytes = std::numeric_limits<std::size_t>::max();
+  limits.depth = 2'001;
+  limits.reader = "migplan";  // mig-parted configs are read by check, plan and place
+  return limits;
 }
 
 /// Reads a migplan geometry file's tree (`version: 1`, `gpus:`) into `out`;

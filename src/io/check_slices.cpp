@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -427,14 +426,6 @@ class slices_reader : public doc::walker {
   int others_ = 0;
 };
 
-// The budget of reading: check's (check_input.cpp), the same limits.
-doc::budget slices_budget() {
-  doc::budget limits;
-  limits.bytes = std::numeric_limits<std::size_t>::max();  // read_check_source bounds it
-  limits.depth = 2'001;
-  return limits;
-}
-
 diagnostic malformed(const cli::diagnostic& d) {
   return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, d.message);
 }
@@ -447,7 +438,7 @@ std::optional<parsed_input> read_resource_slices(std::string_view text, bool jso
   out.kubernetes = true;
   std::vector<doc::node> roots;
   if (json) {
-    auto root = doc::read_json(text, {}, slices_budget());
+    auto root = doc::read_json(text, {}, reading::check_budget());
     if (!root) return std::nullopt;  // the usual reader says why
     if (!holds_slices(*root)) return std::nullopt;
     roots.push_back(std::move(*root));
@@ -465,7 +456,7 @@ std::optional<parsed_input> read_resource_slices(std::string_view text, bool jso
       roots.push_back(std::move(root));
       return true;
     };
-    const auto failed = doc::read_yaml_stream(text, {}, slices_budget(), each, &partial);
+    const auto failed = doc::read_yaml_stream(text, {}, reading::check_budget(), each, &partial);
     if (!decided) slices = holds_slices(partial);
     if (!slices) return std::nullopt;
     if (failed) out.diagnostics.push_back(malformed(*failed));
