@@ -2,7 +2,9 @@
 #pragma once
 
 // One diagnostic for every reader of a document: where (file, line, column),
-// a stable code, a severity and the message. Readers keep positions as
+// a stable code, a severity and the message; `check` adds what an error does
+// to its exit code, follow-up notes, and the config and entry it is about
+// (every other reader leaves those as they are). Readers keep positions as
 // numbers; to_text() is the one place that writes them: "FILE:LINE: message",
 // "FILE: message" where no line is known, and "line N: message" for a
 // diagnostic not yet given a file (a reader of text the caller names).
@@ -12,6 +14,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "quote.hpp"
 
@@ -24,14 +28,42 @@ enum class severity : unsigned char {
   note,     ///< context for the diagnostic before it
 };
 
+/// What an error does to `check`'s exit code: an invalid geometry (1) or a
+/// file that cannot be read as any format it knows (2).
+enum class fault : unsigned char { invalid, malformed };
+
+/// A line and column, 1-based; 0 when unknown.
+struct location {
+  int line = 0;
+  int col = 0;
+  bool operator==(const location&) const = default;
+};
+
 /// One finding about one place of one file.
 struct diagnostic {
+  /// Every reader's fields, in order; check's are set afterwards.
+  diagnostic(std::string in_file = {}, int at_line = 0, int at_column = 0,
+             std::string with_code = {}, severity how_bad = severity::error, std::string text = {})
+      : file(std::move(in_file)),
+        line(at_line),
+        column(at_column),
+        code(std::move(with_code)),
+        level(how_bad),
+        message(std::move(text)) {}
+
   std::string file;                  ///< as shown to the user ("<stdin>" for "-")
   int line = 0;                      ///< 1-based; 0 when unknown
   int column = 0;                    ///< 1-based byte column; 0 when unknown
   std::string code;                  ///< a stable name ("unknown-key"); empty for a plain error
   severity level = severity::error;  ///< how bad
   std::string message;               ///< lowercase, one line, naming the culprit
+  fault kind = fault::invalid;       ///< check's: meaningful for errors only
+  std::vector<std::string> notes;    ///< check's follow-up lines (closest fits)
+  std::string config;                ///< check's geometry label ("" when the file's, not one's)
+  int entry = -1;                    ///< check's entry index (-1 with no config)
+
+  /// Where the culprit is.
+  location at() const noexcept { return {line, column}; }
 };
 
 /// Whether to_text() writes a known column: "FILE:LINE:COL: message".

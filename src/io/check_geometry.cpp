@@ -1,32 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading migplan's own geometry files for `check` (`version: 1`, `gpus:`).
+// Reading migplan's own geometry files for `check` (`version: 1`, `gpus:`),
+// with the schema walker (schema.hpp), merge keys resolved as YAML resolves them.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
-#include <span>
 
 #include "io/check_reader.hpp"
 #include "io/request.hpp"
+#include "io/source.hpp"
 
 namespace migplan::cli::check::reading {
 namespace {
-
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t from = 0;
-  while (from <= text.size()) {
-    const std::size_t nl = text.find('\n', from);
-    std::string_view line =
-        text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    out.push_back(line);
-    if (nl == std::string_view::npos) break;
-    from = nl + 1;
-  }
-  return out;
-}
 
 void locate_tokens(std::string_view line_text, location start, std::size_t scalar_size,
                    std::vector<token>& tokens, std::vector<location>& where) {
@@ -51,20 +37,21 @@ void locate_tokens(std::string_view line_text, location start, std::size_t scala
   }
 }
 
-class geometry_reader : public reader {
+class geometry_reader : public doc::walker {
  public:
-  geometry_reader(parsed_input& out, std::string_view text, const position_map& to_file,
-                  std::span<const std::string_view> lines)
-      : reader(out, text, to_file), lines_(lines) {}
+  geometry_reader(parsed_input& out, std::string_view text, const position_map& to_file)
+      : walker({}, mode::all), out_(out), text_(text), lines_(text) {
+    source(text, to_file);
+  }
 
   void read(const doc::node& root) {
-    const auto top = entries(root, true, "top-level");
+    const auto top = entries(root, doc::merging::yaml, "top-level");
     const auto misspelt = unknown_keys(top, geometry_top_keys, "key", "");
-    const entry* version = find(top, "version");
+    const field* version = find(top, "version");
     if (version == nullptr) {
       if (!contains(misspelt, "version"))
-        error({1, 1},
-              "missing required key 'version' (a migplan geometry file starts with 'version: 1')");
+        fail(location{1, 1},
+             "missing required key 'version' (a migplan geometry file starts with 'version: 1')");
     } else {
       long long v = 0;
       const doc::node& value = *version->value;
@@ -72,30 +59,30 @@ class geometry_reader : public reader {
         std::string why;
         if (value.is_null())
           why = "version is empty: migplan geometry files are version 1";
-        else if (kind_of(value) == kind::string && value.quoted && value.text == "1")
+        else if (value.quoted && value.text == "1")
           why = "version must be the number 1, not the string \"1\"";
         else
           why = fmt::format("unsupported version {}: migplan geometry files are version 1",
                             shown(value));
-        error(value_at(*version), why);
+        fail(value_at(*version), why);
         return;  // another version's schema: nothing below can be trusted
       }
     }
-    if (const entry* c = find(top, "comment"); c != nullptr) check_comment(*c);
-    const entry* gpus = find(top, "gpus");
+    if (const field* c = find(top, "comment"); c != nullptr) check_comment(*c);
+    const field* gpus = find(top, "gpus");
     if (gpus == nullptr) {
       if (!contains(misspelt, "gpus"))
-        error({1, 1},
-              "missing required key 'gpus' (a list of gpu entries with 'model' and 'instances')");
+        fail(location{1, 1},
+             "missing required key 'gpus' (a list of gpu entries with 'model' and 'instances')");
       return;
     }
     if (!gpus->value->is_list()) {
-      error(value_at(*gpus), fmt::format("'gpus' must be a list of gpu entries, not {}",
-                                         kind_name(kind_of(*gpus->value))));
+      fail(value_at(*gpus),
+           fmt::format("'gpus' must be a list of gpu entries, not {}", kind_text(*gpus->value)));
       return;
     }
     if (gpus->value->size() == 0) {
-      error(value_at(*gpus), "'gpus' is empty: list at least one gpu entry");
+      fail(value_at(*gpus), "'gpus' is empty: list at least one gpu entry");
       return;
     }
     int i = 0;
@@ -103,10 +90,9 @@ class geometry_reader : public reader {
   }
 
  private:
-  void check_comment(const entry& e) {
+  void check_comment(const field& e) {
     if (!e.value->is_scalar() && !e.value->is_null())
-      error(value_at(e),
-            fmt::format("'comment' must be a string, not {}", kind_name(kind_of(*e.value))));
+      fail(value_at(e), fmt::format("'comment' must be a string, not {}", kind_text(*e.value)));
   }
 
   void read_entry(const doc::node& node, int index) {
@@ -117,54 +103,53 @@ class geometry_reader : public reader {
     g.items_at = g.at;
     reading(g.label, index);
     if (!node.is_map()) {
-      error(at(node), fmt::format("each entry of 'gpus' must be a mapping with 'model' and "
-                                  "'instances', not {}",
-                                  kind_name(kind_of(node))));
+      fail(at(node), fmt::format("each entry of 'gpus' must be a mapping with 'model' and "
+                                 "'instances', not {}",
+                                 kind_text(node)));
       return;
     }
-    const std::size_t errors_before = malformed_;
-    const auto es = entries(node, true, "gpu entry");
-    if (const entry* n = find(es, "name"); n != nullptr) {
+    const std::size_t errors_before = malformed();
+    const auto es = entries(node, doc::merging::yaml, "gpu entry");
+    if (const field* n = find(es, "name"); n != nullptr) {
       if (n->value->is_scalar() && !n->value->text.empty()) {
         g.label = n->value->text;
         reading(g.label, index);
       } else {
-        error(value_at(*n),
-              fmt::format("'name' must be a string, not {}", kind_name(kind_of(*n->value))));
+        fail(value_at(*n), fmt::format("'name' must be a string, not {}", kind_text(*n->value)));
       }
     }
     const auto misspelt = unknown_keys(es, geometry_entry_keys, "key", "");
-    if (const entry* c = find(es, "comment"); c != nullptr) check_comment(*c);
-    if (const entry* m = find(es, "model"); m != nullptr) {
+    if (const field* c = find(es, "comment"); c != nullptr) check_comment(*c);
+    if (const field* m = find(es, "model"); m != nullptr) {
       if (m->value->is_scalar() && !m->value->text.empty()) {
         g.model = m->value->text;
         g.model_at = at(*m->value);
       } else {
-        error(value_at(*m), fmt::format("'model' must be a gpu name, slug or pci id, not {}",
-                                        kind_name(kind_of(*m->value))));
+        fail(value_at(*m), fmt::format("'model' must be a gpu name, slug or pci id, not {}",
+                                       kind_text(*m->value)));
       }
     }
-    if (const entry* ix = find(es, "index"); ix != nullptr) read_index(*ix, g);
-    const entry* inst = find(es, "instances");
+    if (const field* ix = find(es, "index"); ix != nullptr) read_index(*ix, g);
+    const field* inst = find(es, "instances");
     if (inst == nullptr) {
       if (!contains(misspelt, "instances"))
-        error(g.at, fmt::format("missing required key 'instances' in {} (a list such as "
-                                "[\"3g.20gb\", \"2x1g.5gb\"])",
-                                q(g.label)));
+        fail(g.at, fmt::format("missing required key 'instances' in {} (a list such as "
+                               "[\"3g.20gb\", \"2x1g.5gb\"])",
+                               q(g.label)));
     } else {
-      g.items_at = at(*inst->key_node);
+      g.items_at = at(inst->key_at);
       read_instances(*inst, g);
     }
-    g.broken = malformed_ > errors_before;
+    g.broken = malformed() > errors_before;
     if (!g.broken) claim_indices(g);
     index_at_.clear();
     out_.geometries.push_back(std::move(g));
     reading("");
   }
 
-  void read_index(const entry& e, geometry_spec& g) {
+  void read_index(const field& e, geometry_spec& g) {
     const auto bad = [&](location l) {
-      error(l, "'index' must be a gpu index (0, 1, ...) or a list of them");
+      fail(l, "'index' must be a gpu index (0, 1, ...) or a list of them");
     };
     long long v = 0;
     if (e.value->is_scalar()) {
@@ -194,45 +179,46 @@ class geometry_reader : public reader {
       if (fresh) continue;
       g.conflict = true;
       if (it->second.entry == g.entry)
-        error(l, fmt::format("gpu index {} is listed twice", g.devices[i]), fault::invalid);
+        fail(l, fmt::format("gpu index {} is listed twice", g.devices[i]), fault::invalid);
       else
-        error(l,
-              fmt::format("gpu index {} is already given to {} (line {}); a gpu has one geometry",
-                          g.devices[i], q(it->second.label), it->second.line),
-              fault::invalid);
+        fail(l,
+             fmt::format("gpu index {} is already given to {} (line {}); a gpu has one geometry",
+                         g.devices[i], q(it->second.label), it->second.line),
+             fault::invalid);
     }
   }
 
-  void read_instances(const entry& e, geometry_spec& g) {
+  void read_instances(const field& e, geometry_spec& g) {
     if (!e.value->is_list()) {
-      error(value_at(e), fmt::format("'instances' must be a list of strings such as \"2x1g.5gb\", "
-                                     "not {}",
-                                     kind_name(kind_of(*e.value))));
+      fail(value_at(e), fmt::format("'instances' must be a list of strings such as \"2x1g.5gb\", "
+                                    "not {}",
+                                    kind_text(*e.value)));
       return;
     }
     for (const doc::node& n : e.value->kids) {
       const location l = at(n);
       if (!n.is_scalar()) {
-        error(l, fmt::format("each instance must be a string such as \"2x1g.5gb\" or "
-                             "\"1g.5gb@6\", not {}",
-                             kind_name(kind_of(n))));
+        fail(l, fmt::format("each instance must be a string such as \"2x1g.5gb\" or "
+                            "\"1g.5gb@6\", not {}",
+                            kind_text(n)));
         continue;
       }
       const std::string& text = n.text;
       const std::vector<std::string> words = split_items(text);
       if (words.empty()) {
-        error(l, "empty instance: expected [Nx]PROFILE[@START], e.g. \"2x1g.5gb\"");
+        fail(l, "empty instance: expected [Nx]PROFILE[@START], e.g. \"2x1g.5gb\"");
         continue;
       }
       auto tokens = parse_items(words);
       if (!tokens) {
-        error(l, tokens.error().message);
+        fail(l, tokens.error().message);
         continue;
       }
       std::vector<location> where;
+      const auto line0 = static_cast<std::size_t>(l.line - 1);
       const std::string_view line_text =
-          l.line >= 1 && static_cast<std::size_t>(l.line) <= lines_.size()
-              ? lines_[static_cast<std::size_t>(l.line - 1)]
+          l.line >= 1 && line0 < lines_.count()
+              ? text_.substr(lines_.start(line0), lines_.length(line0))
               : std::string_view();
       locate_tokens(line_text, l, text.size(), *tokens, where);
       for (std::size_t i = 0; i < tokens->size(); ++i) {
@@ -249,7 +235,9 @@ class geometry_reader : public reader {
     }
   }
 
-  std::span<const std::string_view> lines_;
+  parsed_input& out_;
+  std::string_view text_;
+  line_table lines_;  // of text_, for the columns of instances
   std::vector<location> index_at_;
   struct claim {
     int entry;
@@ -263,9 +251,9 @@ class geometry_reader : public reader {
 
 void read_geometry_file(parsed_input& out, const doc::node& root, std::string_view text,
                         const position_map& to_file) {
-  const std::vector<std::string_view> lines = split_lines(text);  // r keeps a view
-  geometry_reader r(out, text, to_file, lines);
+  geometry_reader r(out, text, to_file);
   r.read(root);
+  r.take(out.diagnostics);
 }
 
 }  // namespace migplan::cli::check::reading

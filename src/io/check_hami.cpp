@@ -8,7 +8,8 @@
 // name, one template each. Both read the file with Go's YAML library, which
 // skips keys it does not know: a misspelt key drops what it held without a
 // word, so here it is an error. The device config's other keys (resource
-// names, other vendors' devices) are not read.
+// names, other vendors' devices) are not read. Walked with the schema
+// walker (schema.hpp), merge keys resolved as YAML resolves them.
 
 #include <fmt/format.h>
 
@@ -30,26 +31,29 @@ constexpr std::string_view ignored =
     " (HAMi and Volcano read the file with Go's YAML library, which skips keys it does not "
     "know: what this key holds is dropped)";
 
-class hami_reader : public reader {
+class hami_reader : public doc::walker {
  public:
-  using reader::reader;
+  hami_reader(parsed_input& out, std::string_view text, const position_map& to_file)
+      : walker({}, mode::all), out_(out) {
+    source(text, to_file);
+  }
 
   void read(const doc::node& root) {
-    const auto top = entries(root, true, "top-level");
-    const entry* nv = find(top, "nvidia");
+    const auto top = entries(root, doc::merging::yaml, "top-level");
+    const field* nv = find(top, "nvidia");
     if (nv == nullptr || !nv->value->is_map()) return;  // detect() saw it
-    const auto keys = entries(*nv->value, true, "'nvidia'");
-    const entry* known = find(keys, "knownMigGeometries");
+    const auto keys = entries(*nv->value, doc::merging::yaml, "'nvidia'");
+    const field* known = find(keys, "knownMigGeometries");
     if (known == nullptr) return;
     if (known->value->is_null() || (known->value->is_list() && known->value->size() == 0)) {
-      warning(value_at(*known), "'knownMigGeometries' is empty: no GPU gets a MIG geometry");
+      warn(value_at(*known), "'knownMigGeometries' is empty: no GPU gets a MIG geometry");
       return;
     }
     if (!known->value->is_list()) {
-      error(value_at(*known),
-            fmt::format("'knownMigGeometries' must be a list of entries with 'models' and "
-                        "'allowedGeometries', not {}",
-                        kind_name(kind_of(*known->value))));
+      fail(value_at(*known),
+           fmt::format("'knownMigGeometries' must be a list of entries with 'models' and "
+                       "'allowedGeometries', not {}",
+                       kind_text(*known->value)));
       return;
     }
     int i = 0;
@@ -63,52 +67,51 @@ class hami_reader : public reader {
     t.at = at(node);
     reading(t.label);
     if (!node.is_map()) {
-      error(at(node), fmt::format("each entry of 'knownMigGeometries' must be a mapping with "
-                                  "'models' and 'allowedGeometries', not {}",
-                                  kind_name(kind_of(node))));
+      fail(at(node), fmt::format("each entry of 'knownMigGeometries' must be a mapping with "
+                                 "'models' and 'allowedGeometries', not {}",
+                                 kind_text(node)));
       t.broken = true;
       out_.table.push_back(std::move(t));
       return;
     }
-    const auto es = entries(node, true, "knownMigGeometries entry");
+    const auto es = entries(node, doc::merging::yaml, "knownMigGeometries entry");
     const auto misspelt = unknown_keys(es, entry_keys, "key", ignored);
-    const std::size_t before = malformed_;
-    if (const entry* m = find(es, "models"); m != nullptr) {
+    const std::size_t before = malformed();
+    if (const field* m = find(es, "models"); m != nullptr) {
       read_models(*m, t);
     } else if (!contains(misspelt, "models")) {
-      error(t.at, fmt::format("missing required key 'models' in {} (the GPU models it is for, "
-                              "such as [\"A100-SXM4-40GB\"])",
-                              t.label));
+      fail(t.at, fmt::format("missing required key 'models' in {} (the GPU models it is for, "
+                             "such as [\"A100-SXM4-40GB\"])",
+                             t.label));
     }
-    t.broken = malformed_ > before;
+    t.broken = malformed() > before;
     out_.table.push_back(std::move(t));
-    const entry* geometries = find(es, "allowedGeometries");
-    const entry* profiles = find(es, "profiles");
+    const field* geometries = find(es, "allowedGeometries");
+    const field* profiles = find(es, "profiles");
     if (geometries == nullptr && profiles == nullptr && !contains(misspelt, "allowedGeometries") &&
         !contains(misspelt, "profiles"))
-      error(at(node), fmt::format("missing required key 'allowedGeometries' in "
-                                  "knownMigGeometries[{}] (a list of geometries, each a list of "
-                                  "templates with 'name' and 'count')",
-                                  index));
+      fail(at(node), fmt::format("missing required key 'allowedGeometries' in "
+                                 "knownMigGeometries[{}] (a list of geometries, each a list of "
+                                 "templates with 'name' and 'count')",
+                                 index));
     if (geometries != nullptr) read_geometries(*geometries, index);
     if (profiles != nullptr) read_profiles(*profiles, index);
     reading("");
   }
 
-  void read_models(const entry& e, table_entry& t) {
+  void read_models(const field& e, table_entry& t) {
     if (e.value->is_null() || (e.value->is_list() && e.value->size() == 0)) {
-      warning(value_at(e), fmt::format("'models' is empty: {} is for no GPU", t.label));
+      warn(value_at(e), fmt::format("'models' is empty: {} is for no GPU", t.label));
       return;
     }
     if (!e.value->is_list()) {
-      error(value_at(e),
-            "'models' must be a list of GPU model names, such as [\"A100-SXM4-40GB\"]");
+      fail(value_at(e), "'models' must be a list of GPU model names, such as [\"A100-SXM4-40GB\"]");
       return;
     }
     for (const doc::node& n : e.value->kids) {
       if (!n.is_scalar()) {
-        error(at(n), fmt::format("each model must be a string such as \"A100-SXM4-40GB\", not {}",
-                                 kind_name(kind_of(n))));
+        fail(at(n), fmt::format("each model must be a string such as \"A100-SXM4-40GB\", not {}",
+                                kind_text(n)));
         continue;
       }
       t.models.push_back({n.text, at(n)});
@@ -127,103 +130,103 @@ class hami_reader : public reader {
     return spec;
   }
 
-  void read_geometries(const entry& e, int index) {
+  void read_geometries(const field& e, int index) {
     if (!e.value->is_list()) {
-      error(value_at(e), fmt::format("'allowedGeometries' must be a list of geometries, not {}",
-                                     kind_name(kind_of(*e.value))));
+      fail(value_at(e), fmt::format("'allowedGeometries' must be a list of geometries, not {}",
+                                    kind_text(*e.value)));
       return;
     }
     int j = 0;
     for (const doc::node& g : e.value->kids) {
       geometry_spec spec = begin_geometry("allowedGeometries", index, j++, g);
-      const std::size_t before = malformed_;
+      const std::size_t before = malformed();
       if (g.is_list()) {
         read_templates(g, spec);  // HAMi: a geometry is its list of templates
       } else if (g.is_map()) {
         // Volcano: {group, geometries: [templates]}.
-        const auto es = entries(g, true, "geometry group");
+        const auto es = entries(g, doc::merging::yaml, "geometry group");
         const auto misspelt = unknown_keys(es, group_keys, "key", ignored);
-        if (const entry* list = find(es, "geometries"); list != nullptr) {
-          spec.items_at = at(*list->key_node);
+        if (const field* list = find(es, "geometries"); list != nullptr) {
+          spec.items_at = at(list->key_at);
           if (list->value->is_list())
             read_templates(*list->value, spec);
           else
-            error(value_at(*list), fmt::format("'geometries' must be a list of templates, not {}",
-                                               kind_name(kind_of(*list->value))));
+            fail(value_at(*list), fmt::format("'geometries' must be a list of templates, not {}",
+                                              kind_text(*list->value)));
         } else if (!contains(misspelt, "geometries")) {
-          error(spec.at, "missing required key 'geometries' in a geometry group (its templates)");
+          fail(spec.at, "missing required key 'geometries' in a geometry group (its templates)");
         }
       } else {
-        error(spec.at, fmt::format("each geometry must be a list of templates ({{name, memory, "
-                                   "count}}), not {}",
-                                   kind_name(kind_of(g))));
+        fail(spec.at, fmt::format("each geometry must be a list of templates ({{name, memory, "
+                                  "count}}), not {}",
+                                  kind_text(g)));
       }
-      spec.broken = malformed_ > before;
+      spec.broken = malformed() > before;
       out_.geometries.push_back(std::move(spec));
     }
   }
 
   void read_templates(const doc::node& list, geometry_spec& spec) {
     if (list.size() == 0)
-      warning(at(list),
-              fmt::format("{} has no templates: a GPU given it has no instances", spec.label));
+      warn(at(list),
+           fmt::format("{} has no templates: a GPU given it has no instances", spec.label));
     for (const doc::node& n : list.kids) {
       if (!n.is_map()) {
-        error(at(n), fmt::format("each template must be a mapping with 'name', 'memory' and "
-                                 "'count', not {}",
-                                 kind_name(kind_of(n))));
+        fail(at(n), fmt::format("each template must be a mapping with 'name', 'memory' and "
+                                "'count', not {}",
+                                kind_text(n)));
         continue;
       }
-      const auto es = entries(n, true, "template");
+      const auto es = entries(n, doc::merging::yaml, "template");
       const auto misspelt = unknown_keys(es, template_keys, "key", ignored);
       profile_request r;
       r.at = at(n);
-      const entry* name = find(es, "name");
+      const field* name = find(es, "name");
       if (name == nullptr) {
         if (!contains(misspelt, "name"))
-          error(r.at, "missing required key 'name' in a template (a profile such as 1g.10gb)");
+          fail(r.at, "missing required key 'name' in a template (a profile such as 1g.10gb)");
         continue;
       }
       if (!name->value->is_scalar() || name->value->text.empty()) {
-        error(value_at(*name), fmt::format("'name' must be a profile such as 1g.10gb, not {}",
-                                           kind_name(kind_of(*name->value))));
+        fail(value_at(*name), fmt::format("'name' must be a profile such as 1g.10gb, not {}",
+                                          kind_text(*name->value)));
         continue;
       }
       r.name = r.text = name->value->text;
       r.at = at(*name->value);
       r.count = 0;
-      if (const entry* c = find(es, "count"); c != nullptr) {
+      if (const field* c = find(es, "count"); c != nullptr) {
         long long v = 0;
         if (!decimal_int(*c->value, v) || v < 0 || v > max_template_count) {
-          error(value_at(*c), fmt::format("'count' must be a whole number of instances from 0 to "
-                                          "{}, not {}",
-                                          max_template_count, shown(*c->value)));
+          fail(value_at(*c), fmt::format("'count' must be a whole number of instances from 0 to "
+                                         "{}, not {}",
+                                         max_template_count, shown(*c->value)));
           continue;
         }
         r.count = v;
       } else if (!contains(misspelt, "count")) {
-        error(at(n), fmt::format("missing required key 'count' in the template of {} (how many "
-                                 "instances of it the geometry has)",
-                                 q(r.name)));
+        fail(at(n), fmt::format("missing required key 'count' in the template of {} (how many "
+                                "instances of it the geometry has)",
+                                q(r.name)));
         continue;
       }
       if (r.count == 0)
-        warning(r.at, fmt::format("{} has count 0: the geometry has no instance of it", q(r.name)));
-      if (const entry* m = find(es, "memory"); m != nullptr) {
+        warn(r.at, fmt::format("{} has count 0: the geometry has no instance of it", q(r.name)));
+      if (const field* m = find(es, "memory"); m != nullptr) {
         long long v = 0;
         if (!decimal_int(*m->value, v) || v < 0 || v > max_template_memory) {
-          error(value_at(*m),
-                fmt::format("'memory' must be a whole number of MiB, not {}", shown(*m->value)));
+          fail(value_at(*m),
+               fmt::format("'memory' must be a whole number of MiB, not {}", shown(*m->value)));
           continue;
         }
         r.memory_mib = v;
         r.memory_at = value_at(*m);
       }
-      if (const entry* c = find(es, "core"); c != nullptr) {
+      if (const field* c = find(es, "core"); c != nullptr) {
         long long v = 0;
         if (!decimal_int(*c->value, v) || v < 0)
-          error(value_at(*c),
-                fmt::format("'core' must be a whole number, not {}", shown(*c->value)));
+          fail(value_at(*c),
+               fmt::format("'core' must be a whole number, not {}", shown(*c->value)));
       }
       if (r.count > 0) spec.items.push_back(std::move(r));
     }
@@ -231,18 +234,18 @@ class hami_reader : public reader {
 
   // Newer HAMi: `profiles: [1g.10gb, ...]`, each profile a geometry of its own
   // (its count from HAMi's own table): here, one instance of it.
-  void read_profiles(const entry& e, int index) {
+  void read_profiles(const field& e, int index) {
     if (!e.value->is_list()) {
-      error(value_at(e), fmt::format("'profiles' must be a list of profile names, not {}",
-                                     kind_name(kind_of(*e.value))));
+      fail(value_at(e),
+           fmt::format("'profiles' must be a list of profile names, not {}", kind_text(*e.value)));
       return;
     }
     int j = 0;
     for (const doc::node& n : e.value->kids) {
       geometry_spec spec = begin_geometry("profiles", index, j++, n);
       if (!n.is_scalar() || n.text.empty()) {
-        error(at(n), fmt::format("each profile must be a name such as 1g.10gb, not {}",
-                                 kind_name(kind_of(n))));
+        fail(at(n),
+             fmt::format("each profile must be a name such as 1g.10gb, not {}", kind_text(n)));
         spec.broken = true;
       } else {
         profile_request r;
@@ -253,6 +256,8 @@ class hami_reader : public reader {
       out_.geometries.push_back(std::move(spec));
     }
   }
+
+  parsed_input& out_;
 };
 
 }  // namespace
@@ -266,6 +271,7 @@ void read_hami_config(parsed_input& out, const doc::node& root, std::string_view
                       const position_map& to_file) {
   hami_reader r(out, text, to_file);
   r.read(root);
+  r.take(out.diagnostics);
 }
 
 }  // namespace migplan::cli::check::reading

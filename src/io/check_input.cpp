@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
@@ -26,33 +25,6 @@ namespace migplan::cli::check {
 namespace {
 
 using reading::decimal_int;
-
-// nlohmann reports a byte offset; a caret needs a line and a column.
-location offset_location(std::string_view text, std::size_t byte) {
-  const std::size_t off = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  location l{1, 1};
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < off; ++i)
-    if (text[i] == '\n') {
-      ++l.line;
-      line_start = i + 1;
-    }
-  l.col = static_cast<int>(off - line_start) + 1;
-  return l;
-}
-
-// What reading a file may cost: nesting as deep as yaml-cpp itself reads
-// (it refuses more first, in its own words), no more bytes than the caller
-// read, and the document layer's alias budget: 4 values per byte of text
-// plus 100,000, so that aliases and merge keys cannot make a small file
-// expand without bound.
-doc::budget check_budget() {
-  doc::budget limits;
-  limits.bytes = std::numeric_limits<std::size_t>::max();
-  limits.depth = 2'001;
-  limits.reader = "migplan";  // mig-parted configs are read by check, plan and place
-  return limits;
-}
 
 std::size_t alias_budget(std::string_view text) { return 4 * text.size() + 100'000; }
 
@@ -156,7 +128,8 @@ result<first_document, cli::diagnostic> read_first(std::string_view text, bool s
     return seen < max_manifest_documents;
   };
   doc::node partial;
-  if (const auto failed = doc::read_yaml_stream(text, {}, check_budget(), each, &partial)) {
+  if (const auto failed =
+          doc::read_yaml_stream(text, {}, reading::check_budget(), each, &partial)) {
     if (!decided && is_kubernetes_object(partial)) out.manifest = true;
     if (!out.manifest) return *failed;
   }
@@ -223,7 +196,7 @@ void read_root(model_list models, parsed_input& out, const doc::node& root, std:
     out.diagnostics.push_back(
         file_diagnostic(severity::error, fault::malformed, reading::at(root),
                         fmt::format("expected a mapping with 'version' at the top level, not {}",
-                                    reading::kind_name(reading::kind_of(root)))));
+                                    reading::kind_text(root))));
     return;
   }
   out.format = detect(root);
@@ -312,10 +285,10 @@ parsed_input parse_check_input(model_list models, std::string_view text, bool js
       syntax.what = e.what();
     }
     if (!syntax.what.empty()) {
-      out.diagnostics.push_back(
-          file_diagnostic(severity::error, fault::malformed,
-                          syntax.byte ? offset_location(text, *syntax.byte) : location{},
-                          "invalid json: " + json_error_text(syntax.what)));
+      out.diagnostics.push_back(file_diagnostic(
+          severity::error, fault::malformed,
+          syntax.byte ? reading::at(doc::json_error_at(text, *syntax.byte)) : location{},
+          "invalid json: " + json_error_text(syntax.what)));
       return out;
     }
   }

@@ -5,8 +5,8 @@
 // (YAML or JSON, `version: 1`, `gpus:`) and NVIDIA mig-parted configs
 // (`version: v1`, `mig-configs:`). This layer only reads and checks the
 // schema, with a line and column for everything, through the document layer
-// (document.hpp; check_reader.hpp); resolving names against the catalog and
-// checking feasibility is the checker's job (src/check/).
+// (document.hpp) and its schema walker (schema.hpp); resolving names against
+// the catalog and checking feasibility is the checker's job (src/check/).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading NVIDIA mig-parted configs for `check`, as api/spec/v1 reads them
-// (`version: v1`, `mig-configs:`).
+// (`version: v1`, `mig-configs:`), with the schema walker (schema.hpp),
+// merge keys resolved as mig-parted's go-yaml v2 resolves them.
 
 #include <fmt/format.h>
 
@@ -138,60 +139,62 @@ bool parse_filter_id(std::string_view text, std::uint32_t& out) {
 namespace reading {
 namespace {
 
-class mig_parted_reader : public reader {
+class mig_parted_reader : public doc::walker {
  public:
   mig_parted_reader(model_list models, parsed_input& out, std::string_view text,
                     const position_map& to_file)
-      : reader(out, text, to_file), models_(models) {}
+      : walker({}, mode::all), out_(out), models_(models) {
+    source(text, to_file);
+  }
 
   void read(const doc::node& root) {
-    const auto top = entries(root, false, "top-level");
+    const auto top = entries(root, doc::merging::mig_parted, "top-level");
     const auto misspelt =
         unknown_keys(top, mig_parted_top_keys, "field", "; mig-parted rejects unknown fields");
-    const entry* version = find(top, "version");
+    const field* version = find(top, "version");
     if (version == nullptr) {
       if (!contains(misspelt, "version"))
-        error({1, 1}, "missing 'version: v1'; mig-parted refuses a config without it");
-    } else if (kind_of(*version->value) != kind::string || version->value->text != "v1") {
-      const kind k = kind_of(*version->value);
-      error(value_at(*version),
-            fmt::format("unsupported version {}: mig-parted configs must say version: v1",
-                        k == kind::list || k == kind::mapping || k == kind::null
-                            ? std::string(kind_name(k))
-                            : q(version->value->text)));
+        fail(location{1, 1}, "missing 'version: v1'; mig-parted refuses a config without it");
+    } else if (const doc::node& v = *version->value;
+               !reads_as(v, scalar_type::string) || v.text != "v1") {
+      fail(value_at(*version),
+           fmt::format("unsupported version {}: mig-parted configs must say version: v1",
+                       !v.is_scalar() || reads_as(v, scalar_type::null) ? std::string(kind_text(v))
+                                                                        : q(v.text)));
       return;  // another version's schema: nothing below can be trusted
     }
-    const entry* configs = find(top, "mig-configs");
+    const field* configs = find(top, "mig-configs");
     if (configs == nullptr) {
       if (!contains(misspelt, "mig-configs")) note({1, 1}, "no 'mig-configs': nothing to check");
       return;
     }
     if (configs->value->is_null() || (configs->value->is_map() && configs->value->size() == 0)) {
-      error(value_at(*configs), "'mig-configs' is empty; mig-parted requires at least one config");
+      fail(value_at(*configs), "'mig-configs' is empty; mig-parted requires at least one config");
       return;
     }
     if (!configs->value->is_map()) {
-      error(value_at(*configs),
-            fmt::format("'mig-configs' must be a mapping from config label to a list of entries, "
-                        "not {}",
-                        kind_name(kind_of(*configs->value))));
+      fail(value_at(*configs),
+           fmt::format("'mig-configs' must be a mapping from config label to a list of entries, "
+                       "not {}",
+                       kind_text(*configs->value)));
       return;
     }
-    for (const entry& c : entries(*configs->value, false, "config label")) read_config(c);
+    for (const field& c : entries(*configs->value, doc::merging::mig_parted, "config label"))
+      read_config(c);
   }
 
  private:
-  void read_config(const entry& c) {
+  void read_config(const field& c) {
     out_.labels.push_back(c.key);
     reading(c.key);
     if (c.value->is_null() || (c.value->is_list() && c.value->size() == 0)) {
-      error(at(*c.key_node),
-            fmt::format("config {} has no entries; mig-parted requires at least one", q(c.key)));
+      fail(at(c.key_at),
+           fmt::format("config {} has no entries; mig-parted requires at least one", q(c.key)));
       return;
     }
     if (!c.value->is_list()) {
-      error(value_at(c), fmt::format("config {} must be a list of entries, not {}", q(c.key),
-                                     kind_name(kind_of(*c.value))));
+      fail(value_at(c), fmt::format("config {} must be a list of entries, not {}", q(c.key),
+                                    kind_text(*c.value)));
       return;
     }
     int i = 0;
@@ -210,36 +213,36 @@ class mig_parted_reader : public reader {
     g.at = at(node);
     g.items_at = g.at;
     if (!node.is_map()) {
-      error(at(node), fmt::format("entry {} of config {} must be a mapping with 'devices' and "
-                                  "'mig-enabled', not {}",
-                                  index, q(label), kind_name(kind_of(node))));
+      fail(at(node), fmt::format("entry {} of config {} must be a mapping with 'devices' and "
+                                 "'mig-enabled', not {}",
+                                 index, q(label), kind_text(node)));
       return;
     }
-    const std::size_t errors_before = malformed_;
+    const std::size_t errors_before = malformed();
     device_at_.clear();
-    const auto es = entries(node, false, "entry");
+    const auto es = entries(node, doc::merging::mig_parted, "entry");
     const auto misspelt =
         unknown_keys(es, mig_parted_entry_keys, "field", "; mig-parted rejects unknown fields");
     for (std::string_view required : {"devices", "mig-enabled"})
       if (find(es, required) == nullptr && !contains(misspelt, required))
-        error(g.at, fmt::format("missing required field '{}' in config {}", required, q(label)));
-    if (const entry* f = find(es, "device-filter"); f != nullptr) read_filter(*f, g);
-    if (const entry* d = find(es, "devices"); d != nullptr) read_devices(*d, g);
-    if (const entry* e = find(es, "mig-enabled"); e != nullptr) {
+        fail(g.at, fmt::format("missing required field '{}' in config {}", required, q(label)));
+    if (const field* f = find(es, "device-filter"); f != nullptr) read_filter(*f, g);
+    if (const field* d = find(es, "devices"); d != nullptr) read_devices(*d, g);
+    if (const field* e = find(es, "mig-enabled"); e != nullptr) {
       bool v = false;
       if (e->value->is_null()) {
-        warning(at(*e->key_node), "'mig-enabled' is empty; mig-parted reads it as false");
+        warn(at(e->key_at), "'mig-enabled' is empty; mig-parted reads it as false");
         g.mig_enabled = false;
-      } else if (kind_of(*e->value) == kind::boolean && doc::yaml11_bool(e->value->text, v)) {
+      } else if (reads_as(*e->value, scalar_type::boolean) && doc::yaml11_bool(e->value->text, v)) {
         g.mig_enabled = v;
       } else {
-        error(at(*e->value),
-              fmt::format("'mig-enabled' must be true or false, not {}", shown(*e->value)));
+        fail(at(*e->value),
+             fmt::format("'mig-enabled' must be true or false, not {}", shown(*e->value)));
       }
     }
-    const entry* md = find(es, "mig-devices");
+    const field* md = find(es, "mig-devices");
     if (md != nullptr) {
-      g.items_at = at(*md->key_node);
+      g.items_at = at(md->key_at);
       read_mig_devices(*md, g);
     }
     // mig-parted: "missing required field 'mig-devices' when 'mig-enabled'
@@ -247,20 +250,20 @@ class mig_parted_reader : public reader {
     // (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON; doc/mig-parted-parity.md).
     if (g.mig_enabled && md == nullptr && find(es, "mig-enabled") != nullptr &&
         !contains(misspelt, "mig-devices"))
-      error(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
-                              "'mig-enabled' is true (write mig-devices: {{}} for none)",
-                              q(label)));
+      fail(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
+                             "'mig-enabled' is true (write mig-devices: {{}} for none)",
+                             q(label)));
     if (g.mig_enabled && md != nullptr && md->value->is_null())
-      error(at(*md->key_node),
-            fmt::format("'mig-devices' is empty (null) in config {}: mig-parted reads that as a "
-                        "missing field, which it requires when 'mig-enabled' is true (write "
-                        "mig-devices: {{}} for none)",
-                        q(label)));
+      fail(at(md->key_at),
+           fmt::format("'mig-devices' is empty (null) in config {}: mig-parted reads that as a "
+                       "missing field, which it requires when 'mig-enabled' is true (write "
+                       "mig-devices: {{}} for none)",
+                       q(label)));
     if (!g.mig_enabled && md != nullptr && md->value->is_map() && md->value->size() != 0)
-      error(at(*md->key_node), fmt::format("'mig-devices' must be empty when 'mig-enabled' is "
-                                           "false; mig-parted rejects config {}",
-                                           q(label)));
-    g.broken = malformed_ > errors_before;
+      fail(at(md->key_at), fmt::format("'mig-devices' must be empty when 'mig-enabled' is "
+                                       "false; mig-parted rejects config {}",
+                                       q(label)));
+    g.broken = malformed() > errors_before;
     if (!g.broken) claim_devices(label, g);
     out_.geometries.push_back(std::move(g));
   }
@@ -284,7 +287,7 @@ class mig_parted_reader : public reader {
       const location l = i < device_at_.size() ? device_at_[i] : g.at;
       if (d < 0) continue;  // reported by read_devices
       if (!mine.insert(d).second) {
-        warning(l, fmt::format("gpu index {} is listed twice", d));
+        warn(l, fmt::format("gpu index {} is listed twice", d));
         continue;
       }
       index_claims& c = claims_[d];
@@ -295,12 +298,12 @@ class mig_parted_reader : public reader {
           prior = it->second;
       if (prior) {
         g.conflict = true;
-        error(l,
-              fmt::format("gpu index {} is already given to entry {} of config {} (line {}); "
-                          "mig-parted applies the entries in order, so this one replaces it on "
-                          "gpu {}",
-                          d, prior->entry, q(label), prior->line, d),
-              fault::invalid);
+        fail(l,
+             fmt::format("gpu index {} is already given to entry {} of config {} (line {}); "
+                         "mig-parted applies the entries in order, so this one replaces it on "
+                         "gpu {}",
+                         d, prior->entry, q(label), prior->line, d),
+             fault::invalid);
       }
       const device_claim me{g.entry, file_line(g.at)};
       if (!c.first) c.first = me;
@@ -309,30 +312,29 @@ class mig_parted_reader : public reader {
     }
   }
 
-  void read_filter(const entry& e, geometry_spec& g) {
-    g.filter_at = at(*e.key_node);
+  void read_filter(const field& e, geometry_spec& g) {
+    g.filter_at = at(e.key_at);
     std::vector<const doc::node*> ids;
     if (e.value->is_null()) return;  // mig-parted reads null as "": no filter
     const auto bad_type = [&](const doc::node& n) {
-      const kind k = kind_of(n);
-      if (k == kind::integer || k == kind::number)
-        error(at(n), fmt::format("device-filter {} is read as a number; quote it (\"{}\"): "
-                                 "mig-parted wants a string",
-                                 clip(n.text), clip(n.text)));
+      if (reads_as(n, scalar_type::integer) || reads_as(n, scalar_type::number))
+        fail(at(n), fmt::format("device-filter {} is read as a number; quote it (\"{}\"): "
+                                "mig-parted wants a string",
+                                clip(n.text), clip(n.text)));
       else
-        error(at(n), fmt::format("device-filter must be a pci id string or a list of them, not {}",
-                                 kind_name(k)));
+        fail(at(n), fmt::format("device-filter must be a pci id string or a list of them, not {}",
+                                kind_text(n)));
     };
     const bool list = e.value->is_list();
     if (list) {
       for (const doc::node& n : e.value->kids) {
-        if (kind_of(n) != kind::string) {
+        if (!reads_as(n, scalar_type::string)) {
           bad_type(n);
           continue;
         }
         ids.push_back(&n);
       }
-    } else if (kind_of(*e.value) == kind::string) {
+    } else if (reads_as(*e.value, scalar_type::string)) {
       ids.push_back(e.value);
     } else {
       bad_type(*e.value);
@@ -343,14 +345,14 @@ class mig_parted_reader : public reader {
       if (text.empty() && !list) continue;  // a lone "" matches every device, like no filter
       filter_id f{text, 0, false, at(*n)};
       if (!parse_filter_id(text, f.value)) {
-        warning(f.at, fmt::format("device-filter {} is not a pci id mig-parted can read "
-                                  "(such as 0x20B010DE); it matches no gpu",
-                                  q(text)));
+        warn(f.at, fmt::format("device-filter {} is not a pci id mig-parted can read "
+                               "(such as 0x20B010DE); it matches no gpu",
+                               q(text)));
       } else if (f.value <= 0xFFFFu) {
-        warning(f.at, fmt::format("device-filter {} has no vendor part: mig-parted reads it as "
-                                  "device 0x0000 of vendor 0x{:04X}, which matches no gpu; "
-                                  "write 0x{:04X}10DE",
-                                  q(text), f.value, f.value));
+        warn(f.at, fmt::format("device-filter {} has no vendor part: mig-parted reads it as "
+                               "device 0x0000 of vendor 0x{:04X}, which matches no gpu; "
+                               "write 0x{:04X}10DE",
+                               q(text), f.value, f.value));
       } else {
         f.readable = true;
       }
@@ -359,22 +361,21 @@ class mig_parted_reader : public reader {
     g.has_filter = !g.filter.empty();
   }
 
-  void read_devices(const entry& e, geometry_spec& g) {
+  void read_devices(const field& e, geometry_spec& g) {
     const doc::node& v = *e.value;
-    const kind k = kind_of(v);
-    if (k == kind::string && v.text == "all") return;
-    if (k == kind::integer) {
-      error(at(v), fmt::format("'devices' must be \"all\" or a list of gpu indices; mig-parted "
-                               "rejects a bare integer (write [{}])",
-                               clip(v.text)));
+    if (reads_as(v, scalar_type::string) && v.text == "all") return;
+    if (reads_as(v, scalar_type::integer)) {
+      fail(at(v), fmt::format("'devices' must be \"all\" or a list of gpu indices; mig-parted "
+                              "rejects a bare integer (write [{}])",
+                              clip(v.text)));
       return;
     }
-    if (k == kind::list) {
+    if (v.is_list()) {
       g.all_devices = false;
       for (const doc::node& n : v.kids) {
         long long d = 0;
         if (!decimal_int(n, d)) {
-          error(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
+          fail(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
           continue;
         }
         if (d < 0) {
@@ -382,33 +383,33 @@ class mig_parted_reader : public reader {
           // each gpu (0, 1, ...): it never matches (MatchesDevices in
           // api/spec/v1/helpers.go).
           g.conflict = true;
-          error(at(n),
-                fmt::format("gpu index {} is negative: mig-parted accepts it but it matches no gpu",
-                            d),
-                fault::invalid);
+          fail(at(n),
+               fmt::format("gpu index {} is negative: mig-parted accepts it but it matches no gpu",
+                           d),
+               fault::invalid);
         }
         g.devices.push_back(d);
         device_at_.push_back(at(n));
       }
       return;
     }
-    error(value_at(e),
-          fmt::format("'devices' must be \"all\" or a list of gpu indices, not {}", shown(v)));
+    fail(value_at(e),
+         fmt::format("'devices' must be \"all\" or a list of gpu indices, not {}", shown(v)));
   }
 
-  void read_mig_devices(const entry& e, geometry_spec& g) {
+  void read_mig_devices(const field& e, geometry_spec& g) {
     if (e.value->is_null()) return;  // mig-parted reads null as an empty map
     if (!e.value->is_map()) {
-      error(value_at(e), fmt::format("'mig-devices' must be a mapping from profile name to count, "
-                                     "not {}",
-                                     kind_name(kind_of(*e.value))));
+      fail(value_at(e), fmt::format("'mig-devices' must be a mapping from profile name to count, "
+                                    "not {}",
+                                    kind_text(*e.value)));
       return;
     }
-    for (const entry& d : entries(*e.value, false, "mig-devices")) {
-      const location l = at(*d.key_node);
+    for (const field& d : entries(*e.value, doc::merging::mig_parted, "mig-devices")) {
+      const location l = at(d.key_at);
       if (const std::string why = mig_profile_format_error(d.key); !why.empty()) {
-        error(l, fmt::format("invalid profile name {}: {}; mig-parted rejects it{}", q(d.key), why,
-                             doc::suggest(d.key, all_profile_names(models_))));
+        fail(l, fmt::format("invalid profile name {}: {}; mig-parted rejects it{}", q(d.key), why,
+                            doc::suggest(d.key, all_profile_names(models_))));
         continue;
       }
       long long n = 0;
@@ -416,19 +417,19 @@ class mig_parted_reader : public reader {
         // Digits past the largest count: a whole number, too large (mig-parted
         // reads counts as Go's int, 64 bits).
         const std::string& digits = d.value->text;
-        if (kind_of(*d.value) == kind::integer && !digits.empty() &&
+        if (reads_as(*d.value, scalar_type::integer) && !digits.empty() &&
             std::all_of(digits.begin() + (digits[0] == '+' ? 1 : 0), digits.end(),
                         [](char c) { return c >= '0' && c <= '9'; }))
-          error(value_at(d), fmt::format("count of {} {} is too large (at most {})", clip(d.key),
-                                         clip(digits), std::numeric_limits<long long>::max()));
+          fail(value_at(d), fmt::format("count of {} {} is too large (at most {})", clip(d.key),
+                                        clip(digits), std::numeric_limits<long long>::max()));
         else
-          error(value_at(d), fmt::format("count of {} must be a whole number, not {}", clip(d.key),
-                                         shown(*d.value)));
+          fail(value_at(d), fmt::format("count of {} must be a whole number, not {}", clip(d.key),
+                                        shown(*d.value)));
         continue;
       }
       if (n < 0) {
-        error(at(*d.value),
-              fmt::format("invalid count {} for {}: counts must be 0 or more", n, clip(d.key)));
+        fail(at(*d.value),
+             fmt::format("invalid count {} for {}: counts must be 0 or more", n, clip(d.key)));
         continue;
       }
       profile_request r;
@@ -441,10 +442,9 @@ class mig_parted_reader : public reader {
     // MigConfig.AssertValid): a mapping that lists profiles only to ask for none of them.
     if (!g.items.empty() && std::all_of(g.items.begin(), g.items.end(),
                                         [](const profile_request& r) { return r.count == 0; }))
-      error(at(*e.key_node),
-            fmt::format("every count in 'mig-devices' of config {} is 0; "
-                        "mig-parted rejects that (write mig-devices: {{}} for none)",
-                        q(g.label)));
+      fail(at(e.key_at), fmt::format("every count in 'mig-devices' of config {} is 0; "
+                                     "mig-parted rejects that (write mig-devices: {{}} for none)",
+                                     q(g.label)));
   }
 
   struct device_claim {
@@ -457,6 +457,7 @@ class mig_parted_reader : public reader {
     std::optional<device_claim> first, unfiltered;
     std::map<std::uint32_t, device_claim> by_filter;
   };
+  parsed_input& out_;
   model_list models_;                         // the profiles' names, for suggestions
   std::map<long long, index_claims> claims_;  // of the config being read
   std::vector<location> device_at_;           // of the entry being read, as its devices
@@ -468,6 +469,7 @@ void read_mig_parted_config(model_list models, parsed_input& out, const doc::nod
                             std::string_view text, const position_map& to_file) {
   mig_parted_reader r(models, out, text, to_file);
   r.read(root);
+  r.take(out.diagnostics);
 }
 
 }  // namespace reading

@@ -8,12 +8,13 @@
 // devices' attributes and consumesCounters; the rest of an object (metadata
 // other than its name, node selection, capacities) is read past. A key the
 // API does not have is a warning: the API server drops unknown fields.
+// Walked with the schema walker (schema.hpp), merge keys resolved as YAML
+// resolves them.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <exception>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,11 +32,11 @@ namespace migplan::cli::check {
 namespace {
 
 using reading::at;
-using reading::entry;
-using reading::kind_name;
-using reading::kind_of;
+using reading::field;
+using reading::kind_text;
 using reading::q;
 using reading::shown;
+using reading::value_at;
 
 // The keys of resource.k8s.io/v1 (k8s.io/api/resource/v1/types.go).
 constexpr std::string_view object_keys[] = {"apiVersion", "kind", "metadata", "spec"};
@@ -128,9 +129,11 @@ std::optional<long long> quantity(std::string_view s) {
   return value / per;
 }
 
-class slices_reader : public reading::reader {
+class slices_reader : public doc::walker {
  public:
-  using reader::reader;
+  slices_reader(parsed_input& out, std::string_view text) : walker({}, mode::all), out_(out) {
+    source(text);
+  }
 
   // Reads one document's root.
   void document(const doc::node& root) {
@@ -158,70 +161,70 @@ class slices_reader : public reading::reader {
   // Something beside the slices: said once.
   void other(const doc::node& n) {
     if (others_++ == 0)
-      warning(at(n), "not a ResourceSlice: read past (check reads the ResourceSlices of a file)");
+      warn(at(n), "not a ResourceSlice: read past (check reads the ResourceSlices of a file)");
   }
 
-  void unknown(const std::vector<entry>& es, std::span<const std::string_view> allowed,
+  void unknown(const std::vector<field>& es, std::span<const std::string_view> allowed,
                std::string_view what) {
     const std::vector<std::string> names(allowed.begin(), allowed.end());
-    for (const entry& e : es) {
+    for (const field& e : es) {
       if (std::find(allowed.begin(), allowed.end(), e.key) != allowed.end()) continue;
-      warning(at(*e.key_node), fmt::format("unknown key {} in {}{}{}", q(e.key), what,
-                                           doc::suggest(e.key, names), dropped));
+      warn(at(e.key_at), fmt::format("unknown key {} in {}{}{}", q(e.key), what,
+                                     doc::suggest(e.key, names), dropped));
     }
   }
 
   // A scalar value that is not empty, or an error naming `what`.
-  std::optional<std::string> text(const entry& e, std::string_view what) {
+  std::optional<std::string> string_value(const field& e, std::string_view what) {
     if (!e.value->is_scalar() || e.value->text.empty()) {
-      error(value_at(e), fmt::format("{} must be a string, not {}", what, shown(*e.value)));
+      fail(value_at(e), fmt::format("{} must be a string, not {}", what, shown(*e.value)));
       return std::nullopt;
     }
     return e.value->text;
   }
 
-  std::optional<long long> whole(const entry& e, std::string_view what) {
+  std::optional<long long> count_value(const field& e, std::string_view what) {
     long long v = 0;
     if (!reading::decimal_int(*e.value, v) || v < 0) {
-      error(value_at(e),
-            fmt::format("{} must be a whole number of 0 or more, not {}", what, shown(*e.value)));
+      fail(value_at(e),
+           fmt::format("{} must be a whole number of 0 or more, not {}", what, shown(*e.value)));
       return std::nullopt;
     }
     return v;
   }
 
   // A map of counter name -> {value: Quantity}.
-  std::vector<slice_counter> counters(const entry& e, std::string_view what) {
+  std::vector<slice_counter> counters(const field& e, std::string_view what) {
     std::vector<slice_counter> out;
     if (!e.value->is_map()) {
-      error(value_at(e), fmt::format("'counters' of {} must be a mapping of counter names to "
-                                     "{{value: QUANTITY}}, not {}",
-                                     what, kind_name(kind_of(*e.value))));
+      fail(value_at(e), fmt::format("'counters' of {} must be a mapping of counter names to "
+                                    "{{value: QUANTITY}}, not {}",
+                                    what, kind_text(*e.value)));
       return out;
     }
-    for (const entry& c : entries(*e.value, true, "counters")) {
+    for (const field& c : entries(*e.value, doc::merging::yaml, "counters")) {
       slice_counter sc;
       sc.name = c.key;
-      sc.at = at(*c.key_node);
+      sc.at = at(c.key_at);
       if (!c.value->is_map()) {
-        error(value_at(c), fmt::format("counter {} must be a mapping with 'value', not {}",
-                                       q(c.key), kind_name(kind_of(*c.value))));
+        fail(value_at(c), fmt::format("counter {} must be a mapping with 'value', not {}", q(c.key),
+                                      kind_text(*c.value)));
         continue;
       }
-      const auto ks = entries(*c.value, true, "counter");
+      const auto ks = entries(*c.value, doc::merging::yaml, "counter");
       unknown(ks, counter_keys, "a counter");
-      const entry* v = find(ks, "value");
+      const field* v = find(ks, "value");
       if (v == nullptr) {
-        error(sc.at, fmt::format("missing required key 'value' in counter {}", q(c.key)));
+        fail(sc.at, fmt::format("missing required key 'value' in counter {}", q(c.key)));
         continue;
       }
       const std::optional<long long> n =
           v->value->is_scalar() ? quantity(v->value->text) : std::optional<long long>{};
       if (!n) {
-        error(value_at(*v),
-              fmt::format("the value of counter {} must be a whole quantity of 0 or more "
-                          "(\"4\", \"40Gi\"), not {}",
-                          q(c.key), shown(*v->value)));
+        fail(value_at(*v),
+             fmt::format("the value of counter {} must be a whole quantity of 0 or more "
+                         "(\"4\", \"40Gi\"), not {}",
+                         q(c.key), shown(*v->value)));
         continue;
       }
       sc.value = *n;
@@ -233,64 +236,64 @@ class slices_reader : public reading::reader {
   void slice(const doc::node& n) {
     resource_slice s;
     s.at = at(n);
-    const auto top = entries(n, true, "ResourceSlice");
+    const auto top = entries(n, doc::merging::yaml, "ResourceSlice");
     unknown(top, object_keys, "a ResourceSlice");
-    if (const entry* v = find(top, "apiVersion"); v != nullptr && v->value->is_scalar())
+    if (const field* v = find(top, "apiVersion"); v != nullptr && v->value->is_scalar())
       s.api_version = v->value->text;
-    if (const entry* m = find(top, "metadata"); m != nullptr && m->value->is_map())
+    if (const field* m = find(top, "metadata"); m != nullptr && m->value->is_map())
       if (const doc::node* name = doc::member(*m->value, "name");
           name != nullptr && name->is_scalar())
         s.name = name->text;
     reading(s.name.empty() ? "ResourceSlice" : s.name);
     if (s.api_version != "resource.k8s.io/v1" && s.api_version != "resource.k8s.io/v1beta2") {
-      error(s.at, fmt::format("ResourceSlice {} is {}; check reads resource.k8s.io/v1 and v1beta2 "
-                              "(v1beta1 nests device fields under 'basic')",
-                              q(s.name),
-                              s.api_version.empty() ? "without apiVersion" : q(s.api_version)));
+      fail(s.at,
+           fmt::format("ResourceSlice {} is {}; check reads resource.k8s.io/v1 and v1beta2 "
+                       "(v1beta1 nests device fields under 'basic')",
+                       q(s.name), s.api_version.empty() ? "without apiVersion" : q(s.api_version)));
       return;
     }
-    const entry* spec = find(top, "spec");
+    const field* spec = find(top, "spec");
     if (spec == nullptr || !spec->value->is_map()) {
-      error(spec == nullptr ? s.at : value_at(*spec),
-            fmt::format("ResourceSlice {} needs a 'spec' mapping", q(s.name)));
+      fail(spec == nullptr ? s.at : value_at(*spec),
+           fmt::format("ResourceSlice {} needs a 'spec' mapping", q(s.name)));
       return;
     }
-    const auto sp = entries(*spec->value, true, "spec");
+    const auto sp = entries(*spec->value, doc::merging::yaml, "spec");
     unknown(sp, spec_keys, "a ResourceSlice's spec");
-    if (const entry* d = find(sp, "driver"); d != nullptr) {
-      if (auto t = text(*d, "'driver'")) s.driver = *t;
+    if (const field* d = find(sp, "driver"); d != nullptr) {
+      if (auto t = string_value(*d, "'driver'")) s.driver = *t;
     } else {
-      error(at(*spec->key_node), "missing required key 'driver' in spec");
+      fail(at(spec->key_at), "missing required key 'driver' in spec");
     }
-    if (const entry* p = find(sp, "pool"); p != nullptr && p->value->is_map()) {
-      s.pool_at = at(*p->key_node);
-      const auto ps = entries(*p->value, true, "pool");
+    if (const field* p = find(sp, "pool"); p != nullptr && p->value->is_map()) {
+      s.pool_at = at(p->key_at);
+      const auto ps = entries(*p->value, doc::merging::yaml, "pool");
       unknown(ps, pool_keys, "a pool");
-      if (const entry* name = find(ps, "name"); name != nullptr) {
-        if (auto t = text(*name, "the pool's 'name'")) s.pool = *t;
+      if (const field* name = find(ps, "name"); name != nullptr) {
+        if (auto t = string_value(*name, "the pool's 'name'")) s.pool = *t;
       } else {
-        error(s.pool_at, "missing required key 'name' in pool");
+        fail(s.pool_at, "missing required key 'name' in pool");
       }
-      if (const entry* g = find(ps, "generation"); g != nullptr)
-        if (auto v = whole(*g, "'generation'")) s.generation = *v;
-      if (const entry* c = find(ps, "resourceSliceCount"); c != nullptr)
-        if (auto v = whole(*c, "'resourceSliceCount'")) s.slice_count = *v;
+      if (const field* g = find(ps, "generation"); g != nullptr)
+        if (auto v = count_value(*g, "'generation'")) s.generation = *v;
+      if (const field* c = find(ps, "resourceSliceCount"); c != nullptr)
+        if (auto v = count_value(*c, "'resourceSliceCount'")) s.slice_count = *v;
     } else {
-      error(p == nullptr ? at(*spec->key_node) : value_at(*p),
-            "a ResourceSlice's spec needs 'pool', a mapping with 'name'");
+      fail(p == nullptr ? at(spec->key_at) : value_at(*p),
+           "a ResourceSlice's spec needs 'pool', a mapping with 'name'");
     }
-    if (const entry* sc = find(sp, "sharedCounters"); sc != nullptr) {
+    if (const field* sc = find(sp, "sharedCounters"); sc != nullptr) {
       if (!sc->value->is_list()) {
-        error(value_at(*sc), fmt::format("'sharedCounters' must be a list of counter sets, not {}",
-                                         kind_name(kind_of(*sc->value))));
+        fail(value_at(*sc), fmt::format("'sharedCounters' must be a list of counter sets, not {}",
+                                        kind_text(*sc->value)));
       } else {
         for (const doc::node& c : sc->value->kids) counter_set(c, s);
       }
     }
-    if (const entry* ds = find(sp, "devices"); ds != nullptr) {
+    if (const field* ds = find(sp, "devices"); ds != nullptr) {
       if (!ds->value->is_list()) {
-        error(value_at(*ds), fmt::format("'devices' must be a list of devices, not {}",
-                                         kind_name(kind_of(*ds->value))));
+        fail(value_at(*ds),
+             fmt::format("'devices' must be a list of devices, not {}", kind_text(*ds->value)));
       } else {
         for (const doc::node& d : ds->value->kids) device(d, s);
       }
@@ -310,23 +313,23 @@ class slices_reader : public reading::reader {
                                            std::string_view key,
                                            std::span<const std::string_view> keys) {
     if (!n.is_map()) {
-      error(at(n), fmt::format("each {} must be a mapping with '{}' and 'counters', not {}", what,
-                               key, kind_name(kind_of(n))));
+      fail(at(n), fmt::format("each {} must be a mapping with '{}' and 'counters', not {}", what,
+                              key, kind_text(n)));
       return std::nullopt;
     }
     named_counters out;
     out.at = at(n);
-    const auto es = entries(n, true, what);
+    const auto es = entries(n, doc::merging::yaml, what);
     unknown(es, keys, fmt::format("a {}", what));
-    if (const entry* name = find(es, key); name != nullptr) {
-      if (auto t = text(*name, fmt::format("a {}'s '{}'", what, key))) out.name = *t;
+    if (const field* name = find(es, key); name != nullptr) {
+      if (auto t = string_value(*name, fmt::format("a {}'s '{}'", what, key))) out.name = *t;
     } else {
-      error(out.at, fmt::format("missing required key '{}' in a {}", key, what));
+      fail(out.at, fmt::format("missing required key '{}' in a {}", key, what));
     }
-    if (const entry* c = find(es, "counters"); c != nullptr)
+    if (const field* c = find(es, "counters"); c != nullptr)
       out.counters = counters(*c, fmt::format("{} {}", what, q(out.name)));
     else
-      error(out.at, fmt::format("missing required key 'counters' in {} {}", what, q(out.name)));
+      fail(out.at, fmt::format("missing required key 'counters' in {} {}", what, q(out.name)));
     return out;
   }
 
@@ -337,36 +340,36 @@ class slices_reader : public reading::reader {
 
   void device(const doc::node& n, resource_slice& s) {
     if (!n.is_map()) {
-      error(at(n), fmt::format("each device must be a mapping with 'name', not {}",
-                               kind_name(kind_of(n))));
+      fail(at(n), fmt::format("each device must be a mapping with 'name', not {}", kind_text(n)));
       return;
     }
     slice_device d;
     d.at = at(n);
-    const auto es = entries(n, true, "device");
+    const auto es = entries(n, doc::merging::yaml, "device");
     if (find(es, "basic") != nullptr)
-      error(at(*find(es, "basic")->key_node),
-            "'basic' is resource.k8s.io/v1beta1's; in v1 and v1beta2 a device's fields are its "
-            "own");
+      fail(at(find(es, "basic")->key_at),
+           "'basic' is resource.k8s.io/v1beta1's; in v1 and v1beta2 a device's fields are its "
+           "own");
     unknown(es, device_keys, "a device");
-    if (const entry* name = find(es, "name"); name != nullptr) {
-      if (auto t = text(*name, "a device's 'name'")) d.name = *t;
+    if (const field* name = find(es, "name"); name != nullptr) {
+      if (auto t = string_value(*name, "a device's 'name'")) d.name = *t;
     } else {
-      error(d.at, "missing required key 'name' in a device");
+      fail(d.at, "missing required key 'name' in a device");
     }
     d.taints = find(es, "taints") != nullptr;
-    if (const entry* as = find(es, "attributes"); as != nullptr) {
+    if (const field* as = find(es, "attributes"); as != nullptr) {
       if (!as->value->is_map()) {
-        error(value_at(*as), fmt::format("'attributes' must be a mapping, not {}",
-                                         kind_name(kind_of(*as->value))));
+        fail(value_at(*as),
+             fmt::format("'attributes' must be a mapping, not {}", kind_text(*as->value)));
       } else {
-        for (const entry& a : entries(*as->value, true, "attributes")) attribute(a, d);
+        for (const field& a : entries(*as->value, doc::merging::yaml, "attributes"))
+          attribute(a, d);
       }
     }
-    if (const entry* cc = find(es, "consumesCounters"); cc != nullptr) {
+    if (const field* cc = find(es, "consumesCounters"); cc != nullptr) {
       if (!cc->value->is_list()) {
-        error(value_at(*cc), fmt::format("'consumesCounters' must be a list, not {}",
-                                         kind_name(kind_of(*cc->value))));
+        fail(value_at(*cc),
+             fmt::format("'consumesCounters' must be a list, not {}", kind_text(*cc->value)));
       } else {
         for (const doc::node& c : cc->value->kids) consumption(c, d);
       }
@@ -374,35 +377,35 @@ class slices_reader : public reading::reader {
     s.devices.push_back(std::move(d));
   }
 
-  void attribute(const entry& a, slice_device& d) {
+  void attribute(const field& a, slice_device& d) {
     slice_attribute out;
     out.name = a.key;
-    out.at = at(*a.key_node);
+    out.at = at(a.key_at);
     if (!a.value->is_map() || a.value->size() != 1) {
-      error(value_at(a), fmt::format("attribute {} must be a mapping with one of 'int', 'bool', "
-                                     "'string' or 'version'",
-                                     q(a.key)));
+      fail(value_at(a), fmt::format("attribute {} must be a mapping with one of 'int', 'bool', "
+                                    "'string' or 'version'",
+                                    q(a.key)));
       return;
     }
-    const auto es = entries(*a.value, true, "attribute");
+    const auto es = entries(*a.value, doc::merging::yaml, "attribute");
     unknown(es, attribute_keys, "an attribute");
     if (es.empty()) {  // its one key merged nothing in ('<<: {}')
-      error(value_at(a), fmt::format("attribute {} must be a mapping with one of 'int', 'bool', "
-                                     "'string' or 'version'",
-                                     q(a.key)));
+      fail(value_at(a), fmt::format("attribute {} must be a mapping with one of 'int', 'bool', "
+                                    "'string' or 'version'",
+                                    q(a.key)));
       return;
     }
-    const entry& v = es.front();
+    const field& v = es.front();
     if (!v.value->is_scalar()) {
-      error(value_at(v), fmt::format("attribute {} must have a scalar value, not {}", q(a.key),
-                                     kind_name(kind_of(*v.value))));
+      fail(value_at(v), fmt::format("attribute {} must have a scalar value, not {}", q(a.key),
+                                    kind_text(*v.value)));
       return;
     }
     out.text = v.value->text;
     if (v.key == "int") {
       if (!reading::decimal_int(*v.value, out.number)) {
-        error(value_at(v),
-              fmt::format("attribute {} is an 'int', not {}", q(a.key), shown(*v.value)));
+        fail(value_at(v),
+             fmt::format("attribute {} is an 'int', not {}", q(a.key), shown(*v.value)));
         return;
       }
       out.is_int = true;
@@ -412,23 +415,16 @@ class slices_reader : public reading::reader {
 
   void consumption(const doc::node& n, slice_device& d) {
     if (const doc::node* groups = n.is_map() ? doc::member(n, "compatibilityGroups") : nullptr)
-      warning(at(*groups),
-              "'compatibilityGroups' is not modelled: check compares the counters as if every "
-              "device could be allocated beside every other");
+      warn(at(*groups),
+           "'compatibilityGroups' is not modelled: check compares the counters as if every "
+           "device could be allocated beside every other");
     if (auto r = read_named(n, "consumesCounters entry", "counterSet", consumption_keys))
       d.consumes.push_back({std::move(r->name), std::move(r->counters), r->at});
   }
 
+  parsed_input& out_;
   int others_ = 0;
 };
-
-// The budget of reading: check's (check_input.cpp), the same limits.
-doc::budget slices_budget() {
-  doc::budget limits;
-  limits.bytes = std::numeric_limits<std::size_t>::max();  // read_check_source bounds it
-  limits.depth = 2'001;
-  return limits;
-}
 
 diagnostic malformed(const cli::diagnostic& d) {
   return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, d.message);
@@ -442,7 +438,7 @@ std::optional<parsed_input> read_resource_slices(std::string_view text, bool jso
   out.kubernetes = true;
   std::vector<doc::node> roots;
   if (json) {
-    auto root = doc::read_json(text, {}, slices_budget());
+    auto root = doc::read_json(text, {}, reading::check_budget());
     if (!root) return std::nullopt;  // the usual reader says why
     if (!holds_slices(*root)) return std::nullopt;
     roots.push_back(std::move(*root));
@@ -460,7 +456,7 @@ std::optional<parsed_input> read_resource_slices(std::string_view text, bool jso
       roots.push_back(std::move(root));
       return true;
     };
-    const auto failed = doc::read_yaml_stream(text, {}, slices_budget(), each, &partial);
+    const auto failed = doc::read_yaml_stream(text, {}, reading::check_budget(), each, &partial);
     if (!decided) slices = holds_slices(partial);
     if (!slices) return std::nullopt;
     if (failed) out.diagnostics.push_back(malformed(*failed));
@@ -470,13 +466,15 @@ std::optional<parsed_input> read_resource_slices(std::string_view text, bool jso
                           fmt::format("more than {} YAML documents; check reads no further",
                                       max_manifest_documents)));
   }
+  slices_reader r(out, text);
   try {
-    slices_reader r(out, text, {});
     for (const doc::node& root : roots) r.document(root);
   } catch (const std::exception& e) {
+    r.take(out.diagnostics);
     out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
                                               std::string("cannot read the file: ") + e.what()));
   }
+  r.take(out.diagnostics);
   return out;
 }
 

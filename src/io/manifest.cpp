@@ -16,6 +16,7 @@
 namespace migplan::cli::check {
 namespace {
 
+using reading::at;
 using reading::q;
 
 // The documents of a manifest are read by the document layer, one at a time
@@ -23,8 +24,6 @@ using reading::q;
 // copied within its alias budget.
 
 using doc::node;
-
-location at(doc::position p) { return {p.line, p.column}; }
 
 // The value of `key` in mapping `map` (the last one written, as Kubernetes
 // reads a key given twice), or null, also for a null `map`.

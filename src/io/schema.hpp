@@ -9,9 +9,14 @@
 // booleans, lists as lists with a most. The walker keeps its diagnostics:
 // stopping at the first (every reader but check's: a failed call returns
 // nothing and later failures are not kept) or collecting all of them
-// (check's). Internal to src/io.
+// (check's readers, which walk with it too: their warnings and notes, each
+// stamped with the config and entry being read, a mapping's entries with
+// merge keys resolved as YAML or as mig-parted's go-yaml v2 resolves them,
+// and the line numbers of a config embedded in a manifest). Internal to
+// src/io.
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
@@ -23,6 +28,11 @@
 #include "io/document.hpp"
 
 namespace migplan::cli::doc {
+
+/// The line and column of `p`, as a diagnostic keeps them.
+inline location at(position p) { return {p.line, p.column}; }
+/// Where `n` starts; {} when unknown.
+inline location at(const node& n) { return at(n.at); }
 
 /// One key of a mapping and its value.
 struct field {
@@ -51,6 +61,21 @@ struct key_hint {
 std::string unknown_key_hint(std::string_view key, std::span<const std::string> names,
                              std::span<const key_hint> hints = {});
 
+/// Where a position of a document's text lies in the file it came from (a
+/// config embedded in a Kubernetes manifest, manifest.hpp).
+using position_map = std::function<location(location)>;
+
+/// How entries() resolves merge keys ('<<', a plain or !!merge-tagged key;
+/// a quoted one is an ordinary key) and a key written twice.
+enum class merging : bool {
+  /// YAML's rule (migplan's files): a key written in the mapping wins over a
+  /// merged one wherever the '<<' stands; a key written twice is an error.
+  yaml,
+  /// go-yaml v2's (mig-parted's): in the order written, the last one applied
+  /// wins; a key written twice is a warning.
+  mig_parted,
+};
+
 /// Walks one file's tree, keeping what it finds wrong.
 class walker {
  public:
@@ -75,8 +100,50 @@ class walker {
   void fail(position at, std::string message, std::string_view code = {});
   /// Keeps a diagnostic at a line (CSV and other line-based text).
   void fail(int line, std::string message, std::string_view code = {});
-  /// Keeps a diagnostic made elsewhere (a document's syntax error).
+  /// Keeps a diagnostic made elsewhere (a document's syntax error); every
+  /// diagnostic is kept through here, stamped as reading() says.
   void fail(diagnostic d);
+
+  /// The document's text (entries() reads merge keys' tags and aliases in
+  /// it) and where its positions lie in the file (`to_file`: line numbers
+  /// quoted in messages go through it).
+  void source(std::string_view text, position_map to_file = {}) {
+    text_ = text;
+    to_file_ = std::move(to_file);
+  }
+  /// What is being read: every diagnostic kept from here on carries it
+  /// (check's geometry label and entry index; "" and -1: the file's).
+  void reading(std::string config, int entry = -1) {
+    config_ = std::move(config);
+    entry_ = entry;
+  }
+  /// Keeps an error at a line and column; `kind`: what it does to check's
+  /// exit code (a malformed one makes the entry being read broken).
+  void fail(location at, std::string message, fault kind = fault::malformed);
+  /// Keeps a warning.
+  void warn(location at, std::string message);
+  /// Keeps a note.
+  void note(location at, std::string message);
+  /// Malformed errors kept so far.
+  std::size_t malformed() const { return malformed_; }
+  /// The file's line of `at` (see source()).
+  int file_line(location at) const;
+  /// Appends what was found to `into`, keeping none.
+  void take(std::vector<diagnostic>& into);
+
+  /// The entries of mapping `map` in order, merge keys resolved by `rule`
+  /// (check's readers; `what` names the mapping: "gpu entry"). A key that
+  /// is no scalar, a merge key's value that is no mapping, and a key
+  /// written twice are diagnostics; every key keeps one value.
+  std::vector<field> entries(const node& map, merging rule, std::string_view what);
+
+  /// Reports each key of `fields` not in `known` ("unknown WHAT 'x' (did
+  /// you mean 'y'?)SUFFIX", or "(expected a, b)" with no near name);
+  /// returns the names suggested, so that a misspelt required key is
+  /// reported once, as misspelt, rather than also as missing.
+  std::vector<std::string> unknown_keys(std::span<const field> fields,
+                                        std::span<const std::string_view> known,
+                                        std::string_view what, std::string_view suffix);
 
   /// The entries of mapping `map` (`what` names it in messages: "a demand
   /// item"). A key that is no name, not in `known` ("unknown key 'x' in WHAT
@@ -125,11 +192,26 @@ class walker {
   std::string file_;
   mode mode_;
   std::vector<diagnostic> found_;
+  std::size_t malformed_ = 0;
+  std::string_view text_;
+  position_map to_file_;
+  std::string config_;
+  int entry_ = -1;
 };
 
 /// " (did you mean ...?)" for a misspelt name among `names`; nothing for a
 /// long text, which is no typo of a name (and would cost its length squared).
 std::string suggest(std::string_view s, std::span<const std::string> names);
+
+/// What a value is, in check's words: "a list", "a mapping", or a scalar as
+/// type_of() reads it by YAML 1.1's rules (mig-parted reads its configs
+/// through go-yaml v2, which turns an unquoted 0x20B010DE into a number and
+/// `yes` into a boolean; a quoted scalar, and so every JSON string, is a
+/// string): "empty", "a boolean", "an integer", "a number" or "a string".
+std::string_view kind_text(const node& n);
+/// True when `n` is no list or mapping and type_of() reads it as `t` (an
+/// empty value reads as null).
+bool reads_as(const node& n, scalar_type t);
 
 /// True when `s` holds a control character (below 0x20, or 0x7F).
 bool has_control(std::string_view s);

@@ -24,29 +24,14 @@ namespace migplan::cli::check {
 /// How serious a diagnostic is: the one severity of every reader.
 using migplan::cli::severity;
 
-/// What an error does to the exit code: an invalid geometry (1) or a file
-/// that cannot be read as either format (2).
-enum class fault { invalid, malformed };
-
+/// What an error does to the exit code (diagnostic.hpp).
+using migplan::cli::fault;
 /// A position in a file, 1-based; 0 when unknown.
-struct location {
-  int line = 0;
-  int col = 0;
-};
-
+using migplan::cli::location;
 /// One finding of `check`, printed ninja-style (`file:line:col: error:
-/// message`): the diagnostic every reader gives (diagnostic.hpp: line,
-/// column, severity, message; `file` stays empty, the file_check has the
-/// path), and what check adds to it.
-struct diagnostic : cli::diagnostic {
-  fault kind = fault::invalid;     ///< meaningful for errors only
-  std::vector<std::string> notes;  ///< follow-up lines (closest fits)
-  std::string config;              ///< the geometry's label ("" when the file's, not one's)
-  int entry = -1;                  ///< the geometry's entry index (-1 with no config)
-
-  /// Where the culprit is.
-  location at() const noexcept { return {line, column}; }
-};
+/// message`): the one diagnostic (diagnostic.hpp), its `file` left empty
+/// (the file_check has the path).
+using migplan::cli::diagnostic;
 
 /// A diagnostic at `at` about the entry `entry` of `config` (none: the file's).
 inline diagnostic check_diagnostic(severity level, fault kind, location at, std::string message,

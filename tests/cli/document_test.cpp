@@ -376,3 +376,51 @@ TEST_CASE("budget::keep counts only kept values, and depth everywhere", "[doc]")
   // YAML keeps every entry: an anchor may name one that would be left out.
   CHECK(read("status: &s [1]\nkind: *s\n", false, limits).kids.size() == 4);
 }
+
+// A key written, then merged in by '<<' after it, then a key written twice:
+// YAML keeps the written key over the merged one wherever '<<' stands;
+// go-yaml v2 (mig-parted) applies the entries in order, so the merged value
+// replaces the written one. Either way the last of two written keys is kept.
+TEST_CASE("the walker resolves merge keys as YAML and as mig-parted", "[doc]") {
+  const std::string text = "base: &b {a: 1, b: 2}\nm:\n  a: 0\n  <<: *b\n  c: 3\n  c: 4\n";
+  const node root = read(text, false);
+  const node& m = *doc::member(root, "m");
+  const auto values = [](const std::vector<doc::field>& fs) {
+    std::vector<std::string> out;
+    for (const doc::field& f : fs) out.push_back(f.key + "=" + f.value->text);
+    return out;
+  };
+  doc::walker w({}, doc::walker::mode::all);
+  // Positions in the text lie 10 lines further down the file.
+  w.source(text, [](location l) { return location{l.line + 10, l.col}; });
+  w.reading("cfg", 2);
+  SECTION("as YAML") {
+    CHECK(values(w.entries(m, doc::merging::yaml, "m")) ==
+          std::vector<std::string>{"a=0", "b=2", "c=4"});
+    REQUIRE(w.diagnostics().size() == 1);
+    const diagnostic& d = w.first();
+    CHECK(d.message == "duplicate key 'c' (first at line 15)");
+    CHECK(d.at() == location{6, 3});
+    CHECK(d.level == severity::error);
+    CHECK(d.kind == fault::malformed);
+    CHECK(d.config == "cfg");
+    CHECK(d.entry == 2);
+    CHECK(w.malformed() == 1);
+  }
+  SECTION("as mig-parted") {
+    CHECK(values(w.entries(m, doc::merging::mig_parted, "m")) ==
+          std::vector<std::string>{"a=1", "b=2", "c=4"});
+    std::vector<std::string> got;
+    for (const diagnostic& d : w.diagnostics()) {
+      CHECK(d.level == severity::warning);
+      got.push_back(d.message);
+    }
+    CHECK(got == std::vector<std::string>{
+                     "duplicate key 'c' (first at line 15); mig-parted keeps only the last one",
+                     "'a' is replaced by the value merged in by '<<' at line 14: mig-parted "
+                     "applies a merge key where it stands, so write '<<' before the keys it "
+                     "must not replace",
+                 });
+    CHECK(w.malformed() == 0);
+  }
+}

@@ -18,10 +18,9 @@
 using namespace migplan::cli::check;
 using migplan::test::read_file;
 
-namespace migplan::cli::check {
-bool operator==(location a, location b) { return a.line == b.line && a.col == b.col; }
+namespace migplan::cli {
 std::ostream& operator<<(std::ostream& os, location l) { return os << l.line << ":" << l.col; }
-}  // namespace migplan::cli::check
+}  // namespace migplan::cli
 
 namespace {
 
