@@ -17,7 +17,7 @@
 
 namespace migplan::cli::render {
 
-// check::diagnostic (which adds the config and notes to diagnostic.hpp's).
+// check::diagnostic: diagnostic.hpp's, whose config, entry and notes check sets.
 using check::diagnostic;
 using namespace check;
 namespace {
