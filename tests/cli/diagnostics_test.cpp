@@ -216,3 +216,26 @@ TEST_CASE("at a terminal, a reader's error shows its line and a caret under the 
   CHECK(report(true, piped) ==
         "migplan: <stdin>:" + std::to_string(line) + ": count 'x' is not a number\n");
 }
+
+TEST_CASE("notes go through the same printer: one annotation per note line", "[diagnostics]") {
+  const std::vector<std::string> args = {"plan",
+                                         "--current",
+                                         test_path("fixtures/plan/kube-nodes.json"),
+                                         "--mig-config",
+                                         test_path("fixtures/plan/kube-config.yaml"),
+                                         "mem=10GiB"};
+  const auto text = run_migplan(args);
+  const auto github = run_migplan(args, "", {"MIGPLAN_DIAGNOSTICS=github"});
+  CHECK(github.code == text.code);  // (stdout holds the solve time: not compared)
+  // Each "migplan: note: X" line becomes "::notice::X", in the same order.
+  std::string expected;
+  std::size_t notes = 0;
+  std::istringstream lines(text.err);
+  for (std::string line; std::getline(lines, line);) {
+    REQUIRE(line.starts_with("migplan: note: "));
+    expected += "::notice::" + line.substr(15) + "\n";
+    ++notes;
+  }
+  CHECK(notes > 0);
+  CHECK(github.err == expected);
+}
