@@ -70,13 +70,12 @@ int run_emit_config(const emit_config_options& o, context& ctx) {
       report_bad_input(ctx, user.error());
       return exit_bad_input;
     }
+    // A note at the user's label, through the one printer: "FILE:LINE: note: ...".
     for (const check::replaced_label& r : check::merge_user_labels(config, std::move(*user), shown))
-      ctx.err << "migplan: note: "
-              << to_text(located(
-                     shown, r.line,
-                     fmt::format("label {} is yours; the one emit-config generates is left out",
-                                 quote_token(r.name))))
-              << "\n";
+      report(ctx, diagnostic(shown, r.line, 0, {}, severity::note,
+                             fmt::format("label {} is yours; the one emit-config generates is left "
+                                         "out",
+                                         quote_token(r.name))));
   }
   std::ostringstream text;
   render::mig_parted(text, config);

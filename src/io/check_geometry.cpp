@@ -77,8 +77,7 @@ class geometry_reader : public doc::walker {
       return;
     }
     if (!gpus->value->is_list()) {
-      fail(value_at(*gpus),
-           fmt::format("'gpus' must be a list of gpu entries, not {}", kind_text(*gpus->value)));
+      must_be(*gpus, "a list of gpu entries");
       return;
     }
     if (gpus->value->size() == 0) {
@@ -91,8 +90,7 @@ class geometry_reader : public doc::walker {
 
  private:
   void check_comment(const field& e) {
-    if (!e.value->is_scalar() && !e.value->is_null())
-      fail(value_at(e), fmt::format("'comment' must be a string, not {}", kind_text(*e.value)));
+    if (!e.value->is_scalar() && !e.value->is_null()) must_be(e, "a string");
   }
 
   void read_entry(const doc::node& node, int index) {
@@ -103,9 +101,7 @@ class geometry_reader : public doc::walker {
     g.items_at = g.at;
     reading(g.label, index);
     if (!node.is_map()) {
-      fail(at(node), fmt::format("each entry of 'gpus' must be a mapping with 'model' and "
-                                 "'instances', not {}",
-                                 kind_text(node)));
+      must_be(at(node), "each entry of 'gpus'", "a mapping with 'model' and 'instances'", node);
       return;
     }
     const std::size_t errors_before = malformed();
@@ -115,7 +111,7 @@ class geometry_reader : public doc::walker {
         g.label = n->value->text;
         reading(g.label, index);
       } else {
-        fail(value_at(*n), fmt::format("'name' must be a string, not {}", kind_text(*n->value)));
+        must_be(*n, "a string");
       }
     }
     const auto misspelt = unknown_keys(es, geometry_entry_keys, "key", "");
@@ -125,8 +121,7 @@ class geometry_reader : public doc::walker {
         g.model = m->value->text;
         g.model_at = at(*m->value);
       } else {
-        fail(value_at(*m), fmt::format("'model' must be a gpu name, slug or pci id, not {}",
-                                       kind_text(*m->value)));
+        must_be(*m, "a gpu name, slug or pci id");
       }
     }
     if (const field* ix = find(es, "index"); ix != nullptr) read_index(*ix, g);
@@ -190,17 +185,13 @@ class geometry_reader : public doc::walker {
 
   void read_instances(const field& e, geometry_spec& g) {
     if (!e.value->is_list()) {
-      fail(value_at(e), fmt::format("'instances' must be a list of strings such as \"2x1g.5gb\", "
-                                    "not {}",
-                                    kind_text(*e.value)));
+      must_be(e, "a list of strings such as \"2x1g.5gb\"");
       return;
     }
     for (const doc::node& n : e.value->kids) {
       const location l = at(n);
       if (!n.is_scalar()) {
-        fail(l, fmt::format("each instance must be a string such as \"2x1g.5gb\" or "
-                            "\"1g.5gb@6\", not {}",
-                            kind_text(n)));
+        must_be(l, "each instance", "a string such as \"2x1g.5gb\" or \"1g.5gb@6\"", n);
         continue;
       }
       const std::string& text = n.text;

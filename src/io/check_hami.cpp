@@ -50,10 +50,7 @@ class hami_reader : public doc::walker {
       return;
     }
     if (!known->value->is_list()) {
-      fail(value_at(*known),
-           fmt::format("'knownMigGeometries' must be a list of entries with 'models' and "
-                       "'allowedGeometries', not {}",
-                       kind_text(*known->value)));
+      must_be(*known, "a list of entries with 'models' and 'allowedGeometries'");
       return;
     }
     int i = 0;
@@ -67,9 +64,8 @@ class hami_reader : public doc::walker {
     t.at = at(node);
     reading(t.label);
     if (!node.is_map()) {
-      fail(at(node), fmt::format("each entry of 'knownMigGeometries' must be a mapping with "
-                                 "'models' and 'allowedGeometries', not {}",
-                                 kind_text(node)));
+      must_be(at(node), "each entry of 'knownMigGeometries'",
+              "a mapping with 'models' and 'allowedGeometries'", node);
       t.broken = true;
       out_.table.push_back(std::move(t));
       return;
@@ -110,8 +106,7 @@ class hami_reader : public doc::walker {
     }
     for (const doc::node& n : e.value->kids) {
       if (!n.is_scalar()) {
-        fail(at(n), fmt::format("each model must be a string such as \"A100-SXM4-40GB\", not {}",
-                                kind_text(n)));
+        must_be(at(n), "each model", "a string such as \"A100-SXM4-40GB\"", n);
         continue;
       }
       t.models.push_back({n.text, at(n)});
@@ -132,8 +127,7 @@ class hami_reader : public doc::walker {
 
   void read_geometries(const field& e, int index) {
     if (!e.value->is_list()) {
-      fail(value_at(e), fmt::format("'allowedGeometries' must be a list of geometries, not {}",
-                                    kind_text(*e.value)));
+      must_be(e, "a list of geometries");
       return;
     }
     int j = 0;
@@ -151,15 +145,12 @@ class hami_reader : public doc::walker {
           if (list->value->is_list())
             read_templates(*list->value, spec);
           else
-            fail(value_at(*list), fmt::format("'geometries' must be a list of templates, not {}",
-                                              kind_text(*list->value)));
+            must_be(*list, "a list of templates");
         } else if (!contains(misspelt, "geometries")) {
           fail(spec.at, "missing required key 'geometries' in a geometry group (its templates)");
         }
       } else {
-        fail(spec.at, fmt::format("each geometry must be a list of templates ({{name, memory, "
-                                  "count}}), not {}",
-                                  kind_text(g)));
+        must_be(spec.at, "each geometry", "a list of templates ({name, memory, count})", g);
       }
       spec.broken = malformed() > before;
       out_.geometries.push_back(std::move(spec));
@@ -172,9 +163,7 @@ class hami_reader : public doc::walker {
            fmt::format("{} has no templates: a GPU given it has no instances", spec.label));
     for (const doc::node& n : list.kids) {
       if (!n.is_map()) {
-        fail(at(n), fmt::format("each template must be a mapping with 'name', 'memory' and "
-                                "'count', not {}",
-                                kind_text(n)));
+        must_be(at(n), "each template", "a mapping with 'name', 'memory' and 'count'", n);
         continue;
       }
       const auto es = entries(n, doc::merging::yaml, "template");
@@ -188,8 +177,7 @@ class hami_reader : public doc::walker {
         continue;
       }
       if (!name->value->is_scalar() || name->value->text.empty()) {
-        fail(value_at(*name), fmt::format("'name' must be a profile such as 1g.10gb, not {}",
-                                          kind_text(*name->value)));
+        must_be(*name, "a profile such as 1g.10gb");
         continue;
       }
       r.name = r.text = name->value->text;
@@ -236,16 +224,14 @@ class hami_reader : public doc::walker {
   // (its count from HAMi's own table): here, one instance of it.
   void read_profiles(const field& e, int index) {
     if (!e.value->is_list()) {
-      fail(value_at(e),
-           fmt::format("'profiles' must be a list of profile names, not {}", kind_text(*e.value)));
+      must_be(e, "a list of profile names");
       return;
     }
     int j = 0;
     for (const doc::node& n : e.value->kids) {
       geometry_spec spec = begin_geometry("profiles", index, j++, n);
       if (!n.is_scalar() || n.text.empty()) {
-        fail(at(n),
-             fmt::format("each profile must be a name such as 1g.10gb, not {}", kind_text(n)));
+        must_be(at(n), "each profile", "a name such as 1g.10gb", n);
         spec.broken = true;
       } else {
         profile_request r;

@@ -173,10 +173,7 @@ class mig_parted_reader : public doc::walker {
       return;
     }
     if (!configs->value->is_map()) {
-      fail(value_at(*configs),
-           fmt::format("'mig-configs' must be a mapping from config label to a list of entries, "
-                       "not {}",
-                       kind_text(*configs->value)));
+      must_be(*configs, "a mapping from config label to a list of entries");
       return;
     }
     for (const field& c : entries(*configs->value, doc::merging::mig_parted, "config label"))
@@ -193,8 +190,7 @@ class mig_parted_reader : public doc::walker {
       return;
     }
     if (!c.value->is_list()) {
-      fail(value_at(c), fmt::format("config {} must be a list of entries, not {}", q(c.key),
-                                    kind_text(*c.value)));
+      must_be(value_at(c), fmt::format("config {}", q(c.key)), "a list of entries", *c.value);
       return;
     }
     int i = 0;
@@ -213,9 +209,8 @@ class mig_parted_reader : public doc::walker {
     g.at = at(node);
     g.items_at = g.at;
     if (!node.is_map()) {
-      fail(at(node), fmt::format("entry {} of config {} must be a mapping with 'devices' and "
-                                 "'mig-enabled', not {}",
-                                 index, q(label), kind_text(node)));
+      must_be(at(node), fmt::format("entry {} of config {}", index, q(label)),
+              "a mapping with 'devices' and 'mig-enabled'", node);
       return;
     }
     const std::size_t errors_before = malformed();
@@ -322,8 +317,7 @@ class mig_parted_reader : public doc::walker {
                                 "mig-parted wants a string",
                                 clip(n.text), clip(n.text)));
       else
-        fail(at(n), fmt::format("device-filter must be a pci id string or a list of them, not {}",
-                                kind_text(n)));
+        must_be(at(n), "device-filter", "a pci id string or a list of them", n);
     };
     const bool list = e.value->is_list();
     if (list) {
@@ -400,9 +394,7 @@ class mig_parted_reader : public doc::walker {
   void read_mig_devices(const field& e, geometry_spec& g) {
     if (e.value->is_null()) return;  // mig-parted reads null as an empty map
     if (!e.value->is_map()) {
-      fail(value_at(e), fmt::format("'mig-devices' must be a mapping from profile name to count, "
-                                    "not {}",
-                                    kind_text(*e.value)));
+      must_be(e, "a mapping from profile name to count");
       return;
     }
     for (const field& d : entries(*e.value, doc::merging::mig_parted, "mig-devices")) {

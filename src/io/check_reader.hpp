@@ -27,14 +27,10 @@ using doc::field;
 using doc::kind_text;
 using doc::reads_as;
 using doc::scalar_type;
+using doc::value_at;
 
 /// Text from the file in quotes, clipped as clip() clips it.
 inline std::string q(std::string_view s) { return quote_token(s, 64); }
-
-/// Where a key's value is: the value itself, or the key when the value is empty.
-inline location value_at(const field& f) {
-  return f.value->is_null() ? at(f.key_at) : at(*f.value);
-}
 
 /// A plain decimal integer (what the formats accept for counts and indices).
 inline bool decimal_int(const doc::node& n, long long& v) {

@@ -197,9 +197,8 @@ class slices_reader : public doc::walker {
   std::vector<slice_counter> counters(const field& e, std::string_view what) {
     std::vector<slice_counter> out;
     if (!e.value->is_map()) {
-      fail(value_at(e), fmt::format("'counters' of {} must be a mapping of counter names to "
-                                    "{{value: QUANTITY}}, not {}",
-                                    what, kind_text(*e.value)));
+      must_be(value_at(e), fmt::format("'counters' of {}", what),
+              "a mapping of counter names to {value: QUANTITY}", *e.value);
       return out;
     }
     for (const field& c : entries(*e.value, doc::merging::yaml, "counters")) {
@@ -207,8 +206,8 @@ class slices_reader : public doc::walker {
       sc.name = c.key;
       sc.at = at(c.key_at);
       if (!c.value->is_map()) {
-        fail(value_at(c), fmt::format("counter {} must be a mapping with 'value', not {}", q(c.key),
-                                      kind_text(*c.value)));
+        must_be(value_at(c), fmt::format("counter {}", q(c.key)), "a mapping with 'value'",
+                *c.value);
         continue;
       }
       const auto ks = entries(*c.value, doc::merging::yaml, "counter");
@@ -284,16 +283,14 @@ class slices_reader : public doc::walker {
     }
     if (const field* sc = find(sp, "sharedCounters"); sc != nullptr) {
       if (!sc->value->is_list()) {
-        fail(value_at(*sc), fmt::format("'sharedCounters' must be a list of counter sets, not {}",
-                                        kind_text(*sc->value)));
+        must_be(*sc, "a list of counter sets");
       } else {
         for (const doc::node& c : sc->value->kids) counter_set(c, s);
       }
     }
     if (const field* ds = find(sp, "devices"); ds != nullptr) {
       if (!ds->value->is_list()) {
-        fail(value_at(*ds),
-             fmt::format("'devices' must be a list of devices, not {}", kind_text(*ds->value)));
+        must_be(*ds, "a list of devices");
       } else {
         for (const doc::node& d : ds->value->kids) device(d, s);
       }
@@ -313,8 +310,8 @@ class slices_reader : public doc::walker {
                                            std::string_view key,
                                            std::span<const std::string_view> keys) {
     if (!n.is_map()) {
-      fail(at(n), fmt::format("each {} must be a mapping with '{}' and 'counters', not {}", what,
-                              key, kind_text(n)));
+      must_be(at(n), fmt::format("each {}", what),
+              fmt::format("a mapping with '{}' and 'counters'", key), n);
       return std::nullopt;
     }
     named_counters out;
@@ -340,7 +337,7 @@ class slices_reader : public doc::walker {
 
   void device(const doc::node& n, resource_slice& s) {
     if (!n.is_map()) {
-      fail(at(n), fmt::format("each device must be a mapping with 'name', not {}", kind_text(n)));
+      must_be(at(n), "each device", "a mapping with 'name'", n);
       return;
     }
     slice_device d;
@@ -359,8 +356,7 @@ class slices_reader : public doc::walker {
     d.taints = find(es, "taints") != nullptr;
     if (const field* as = find(es, "attributes"); as != nullptr) {
       if (!as->value->is_map()) {
-        fail(value_at(*as),
-             fmt::format("'attributes' must be a mapping, not {}", kind_text(*as->value)));
+        must_be(*as, "a mapping");
       } else {
         for (const field& a : entries(*as->value, doc::merging::yaml, "attributes"))
           attribute(a, d);
@@ -368,8 +364,7 @@ class slices_reader : public doc::walker {
     }
     if (const field* cc = find(es, "consumesCounters"); cc != nullptr) {
       if (!cc->value->is_list()) {
-        fail(value_at(*cc),
-             fmt::format("'consumesCounters' must be a list, not {}", kind_text(*cc->value)));
+        must_be(*cc, "a list");
       } else {
         for (const doc::node& c : cc->value->kids) consumption(c, d);
       }

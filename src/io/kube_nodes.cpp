@@ -13,6 +13,7 @@
 #include "io/json_sax.hpp"
 #include "io/plan_input.hpp"
 #include "io/plan_input_util.hpp"
+#include "io/schema.hpp"
 #include "io/text_view.hpp"
 
 namespace migplan::cli {
@@ -39,21 +40,26 @@ std::string text_of(const doc::node* n) {
   return n != nullptr && n->is_scalar() && n->quoted ? n->text : std::string();
 }
 
-// The node of a Node's object: its kind, name and labels.
+// The node of a Node's object: its kind, name and labels, and where its name is.
 kube_node node_of(const doc::node& object) {
   kube_node out;
   out.kind = text_of(doc::member(object, "kind"));
   const doc::node* meta = doc::member(object, "metadata");
   if (meta == nullptr || !meta->is_map()) return out;
-  out.name = text_of(doc::member(*meta, "name"));
+  if (const doc::node* name = doc::member(*meta, "name"); name != nullptr) {
+    out.name = text_of(name);
+    out.at = doc::at(*name);
+  }
   const doc::node* labels = doc::member(*meta, "labels");
   if (labels == nullptr || !labels->is_map()) return out;
   for (std::size_t i = 0; i + 1 < labels->kids.size(); i += 2) {
     const doc::node& value = labels->kids[i + 1];
     if (value.is_scalar() && value.quoted)
       out.labels.emplace_back(labels->kids[i].text, value.text);
-    else if (out.bad_label.empty())
+    else if (out.bad_label.empty()) {
       out.bad_label = labels->kids[i].text;
+      out.bad_label_at = doc::at(value);
+    }
   }
   return out;
 }

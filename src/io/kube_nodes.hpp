@@ -10,16 +10,19 @@
 #include <utility>
 #include <vector>
 
+#include "diagnostic.hpp"
 #include "error.hpp"
 
 namespace migplan::cli {
 
-/// One node of kubectl's output: its name, kind and labels.
+/// One node of kubectl's output: its name, kind and labels, and where it is.
 struct kube_node {
   std::string name;
   std::string kind;
   std::vector<std::pair<std::string, std::string>> labels;
   std::string bad_label;  ///< the first label whose value is not a string
+  location at;            ///< its metadata.name's value: where messages about it point
+  location bad_label_at;  ///< bad_label's value
 };
 
 /// The nodes of `text`: a List or NodeList of Nodes, or one Node, of at most

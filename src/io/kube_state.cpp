@@ -184,12 +184,14 @@ class kube_builder {
   result<kube_state> build(const std::vector<kube_node>& nodes) {
     kube_state out;
     std::vector<std::string> no_gpu, not_mig, unmanaged, reconfiguring;
-    std::unordered_map<std::string, bool> seen;
+    std::unordered_map<std::string, int> seen;  // each name's line
     for (const kube_node& n : nodes) {
-      if (!seen.try_emplace(n.name, true).second)
-        return error{fmt::format("{}: node {} is listed twice", nodes_shown_, q(n.name))};
+      if (const auto [first, added] = seen.try_emplace(n.name, n.at.line); !added)
+        return at(n.at, fmt::format("node {} is listed twice (first at line {})", q(n.name),
+                                    first->second));
       if (!n.bad_label.empty())
-        return fail(n, fmt::format("label {} is not a string", q(n.bad_label)));
+        return at(n.bad_label_at,
+                  fmt::format("node {}: label {} is not a string", q(n.name), q(n.bad_label)));
       bool has_product = false, has_config = false, has_state = false;
       const std::string_view product = label_value(n, product_label, has_product);
       const std::string_view label = label_value(n, config_label, has_config);
@@ -268,9 +270,14 @@ class kube_builder {
   }
 
  private:
-  // "NODES: node 'NAME': message": a node of kubectl's output has no line.
+  // An error at `where` in kubectl's output: "NODES:LINE: message".
+  error at(location where, std::string message) const {
+    return error{
+        diagnostic(nodes_shown_, where.line, where.col, {}, severity::error, std::move(message))};
+  }
+  // "NODES:LINE: node 'NAME': message", at the node's metadata.name.
   error fail(const kube_node& n, std::string_view message) const {
-    return error{fmt::format("{}: node {}: {}", nodes_shown_, q(n.name), message)};
+    return at(n.at, fmt::format("node {}: {}", q(n.name), message));
   }
   error fail_config(const check::geometry_spec& e, std::string_view message) const {
     return error{located(config_.shown, e.at.line, message)};
@@ -368,7 +375,7 @@ class kube_builder {
     out.name = n.name;
     out.gpu = &g;
     out.label = label;
-    out.where = fmt::format("{}: node {}", nodes_shown_, q(n.name));
+    out.where = position_text(nodes_shown_, n.at.line);
     for (int i = 0; i < gpus; ++i) {
       const check::geometry_spec* e = entry_for(entries, g, i);
       if (e == nullptr)

@@ -6,9 +6,10 @@
 // migplan's own state file or as `kubectl get nodes -o json` output with the
 // mig-parted config that defines the nodes' `nvidia.com/mig.config` labels.
 // Every error is one line, "FILE:LINE: message" where a line is known
-// ("FILE: node NAME: message" for a node of kubectl's output), naming the
-// culprit with a did-you-mean for unknown names. Demand is read for syntax
-// only: which profile serves a memory need is the solver's question, per model.
+// ("FILE:LINE: node NAME: message" for a node of kubectl's output, at its
+// metadata.name), naming the culprit with a did-you-mean for unknown names.
+// Demand is read for syntax only: which profile serves a memory need is the
+// solver's question, per model.
 
 #include <cstddef>
 #include <initializer_list>

@@ -81,6 +81,15 @@ void walker::note(location at, std::string message) {
   fail({file_, at.line, at.col, {}, severity::note, std::move(message)});
 }
 
+void walker::must_be(location at, std::string_view subject, std::string_view what,
+                     const node& value) {
+  fail(at, fmt::format("{} must be {}, not {}", subject, what, kind_text(value)));
+}
+
+void walker::must_be(const field& f, std::string_view what) {
+  must_be(value_at(f), quote_token(f.key), what, *f.value);
+}
+
 void walker::fail(diagnostic d) {
   if (mode_ == mode::first && !found_.empty()) return;
   if (d.level == severity::error && d.kind == fault::malformed) ++malformed_;

@@ -45,6 +45,11 @@ struct field {
   position at() const { return value->at.line > 0 ? value->at : key_at; }
 };
 
+/// Where a key's value is: the value itself, or the key when the value is empty.
+inline location value_at(const field& f) {
+  return f.value->is_null() ? at(f.key_at) : at(*f.value);
+}
+
 /// The field named `key` of `fields`, or nullptr.
 const field* find(std::span<const field> fields, std::string_view key);
 
@@ -124,6 +129,12 @@ class walker {
   void warn(location at, std::string message);
   /// Keeps a note.
   void note(location at, std::string message);
+  /// Keeps the error of a value of the wrong kind: "SUBJECT must be WHAT,
+  /// not KIND" at `at`, KIND as kind_text() names `value` ("each device
+  /// must be a mapping with 'name', not a list").
+  void must_be(location at, std::string_view subject, std::string_view what, const node& value);
+  /// The same of a key's value: "'KEY' must be WHAT, not KIND" at value_at(f).
+  void must_be(const field& f, std::string_view what);
   /// Malformed errors kept so far.
   std::size_t malformed() const { return malformed_; }
   /// The file's line of `at` (see source()).

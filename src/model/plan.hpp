@@ -73,7 +73,7 @@ struct current_node {
   const gpu_model* gpu = nullptr;  ///< every GPU of a node is one model
   std::vector<current_gpu> gpus;
   std::string label;  ///< its nvidia.com/mig.config label, if known
-  std::string where;  ///< "FILE:LINE" or "FILE: node NAME"
+  std::string where;  ///< "FILE:LINE" (kubectl's output: its metadata.name)
 };
 
 /// Everything the solver is asked.

@@ -239,3 +239,22 @@ TEST_CASE("notes go through the same printer: one annotation per note line", "[d
   CHECK(notes > 0);
   CHECK(github.err == expected);
 }
+
+TEST_CASE("a message about one of kubectl's nodes is placed at its metadata.name",
+          "[diagnostics]") {
+  std::string text = migplan::test::read_file(test_path("fixtures/plan/kube-nodes.json"));
+  // Node h100-a's label names no label of the config.
+  const std::string label = "\"nvidia.com/mig.config\": \"split\"";
+  const std::size_t at = text.find(label);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, label.size(), "\"nvidia.com/mig.config\": \"splitt\"");
+  const temp_file nodes("nodes.json", text);
+  const auto f = run_three({"plan", "--current", nodes.path(), "--mig-config",
+                            test_path("fixtures/plan/kube-config.yaml"), "1g.10gb"});
+  const std::string name = "\"name\": \"h100-a\"";
+  auto [line, col] = place_of(text, name);
+  col += static_cast<int>(name.find(": ") + 2);  // the value's opening quote
+  CHECK(agree(f, nodes.path(), line, col) ==
+        "node 'h100-a': its nvidia.com/mig.config label 'splitt' is not in " +
+            test_path("fixtures/plan/kube-config.yaml") + " (did you mean split?)");
+}

@@ -68,8 +68,9 @@ TEST_CASE("emit-config --merge keeps every generated label and every one of your
     if (std::find(ours.begin(), ours.end(), label) == ours.end()) continue;
     // A clash: a note names the label at its line in the user's file.
     ++clashes;
-    CHECK(r.err.find(user_file + ":" + std::to_string(line_of(user_text, "  " + label + ":")) +
-                     ": label '" + label + "' is yours") != std::string::npos);
+    CHECK(r.err.find("migplan: " + user_file + ":" +
+                     std::to_string(line_of(user_text, "  " + label + ":")) + ": note: label '" +
+                     label + "' is yours") != std::string::npos);
   }
   CHECK(clashes > 0);  // the example has all-disabled, all-enabled, all-1g.5gb ...
   // The ConfigMap's own name, and the command to point the ClusterPolicy at it.
@@ -194,4 +195,31 @@ TEST_CASE("emit-config --configmap-name alone wraps the generated config", "[cli
   CHECK(YAML::Load(r.out)["metadata"]["name"].as<std::string>() == "a30-mig");
   CHECK(YAML::Load(YAML::Load(r.out)["data"]["config.yaml"].as<std::string>())["mig-configs"]
             .size() == YAML::Load(plain.out)["mig-configs"].size());
+}
+
+TEST_CASE("emit-config --merge's note on a label of yours is a GitHub annotation at its line",
+          "[cli][emit][merge]") {
+  const std::string mine =
+      "version: v1\n"
+      "mig-configs:\n"
+      "  inference:\n"
+      "    - devices: all\n"
+      "      mig-enabled: true\n"
+      "      mig-devices:\n"
+      "        \"1g.10gb\": 7\n"
+      "  all-disabled:\n"
+      "    - devices: all\n"
+      "      mig-enabled: false\n";
+  const std::string note =
+      "label 'all-disabled' is yours; the one emit-config generates is left out";
+  const int line = line_of(mine, "  all-disabled:");
+  const std::vector<std::string> args = {"emit-config", "--gpu", "h100-80gb", "--merge", "-"};
+  const auto text = run_migplan(args, mine);
+  INFO(text.err);
+  REQUIRE(text.code == 0);
+  CHECK(text.err == "migplan: <stdin>:" + std::to_string(line) + ": note: " + note + "\n");
+  const auto github = run_migplan(args, mine, {"MIGPLAN_DIAGNOSTICS=github"});
+  REQUIRE(github.code == 0);
+  CHECK(github.out == text.out);
+  CHECK(github.err == "::notice file=<stdin>,line=" + std::to_string(line) + "::" + note + "\n");
 }

@@ -493,6 +493,30 @@ std::string gfd(const std::string& product, int count, const std::string& config
          "\", \"nvidia.com/mig.config.state\": \"" + state + "\"";
 }
 
+// The 1-based line where `needle` first starts in `text`.
+int line_of(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+}
+
+// "nodes.json:LINE: node 'NAME'", how a message about node NAME of kubectl's
+// output `nodes` starts: at the line of its metadata.name.
+std::string node_at(const std::string& nodes, const std::string& name) {
+  return "nodes.json:" + std::to_string(line_of(nodes, "\"name\": \"" + name + "\"")) + ": node '" +
+         name + "'";
+}
+
+// The error of kubectl's output of one node 'h' with these labels, less its
+// start, checked: "nodes.json:LINE: node 'h': ", at the line of its metadata.name.
+std::string node_h_error(const std::string& labels, const std::string& config) {
+  const std::string nodes = nodes_json({{"h", labels}});
+  const std::string e = error_of(kube(nodes, config));
+  const std::string start = node_at(nodes, "h") + ": ";
+  CHECK(e.starts_with(start));
+  return e.starts_with(start) ? e.substr(start.size()) : e;
+}
+
 int count_of(const current_gpu& g, int profile) {
   int n = 0;
   for (const current_instance& gi : g.instances) n += gi.profile == profile ? 1 : 0;
@@ -514,7 +538,8 @@ TEST_CASE("kubectl's nodes and the mig-parted config give each node's gpus and g
   CHECK(a.name == "h100-a");
   CHECK(a.gpu == &h100);
   CHECK(a.label == "split");
-  CHECK(a.where == "nodes.json: node 'h100-a'");
+  CHECK(a.where == "nodes.json:" + std::to_string(line_of(plan_fixture_text("kube-nodes.json"),
+                                                          "\"name\": \"h100-a\"")));
   REQUIRE(a.gpus.size() == 4);
   CHECK(count_of(a.gpus[0], profile_of(h100, "3g.40gb")) == 2);
   CHECK(count_of(a.gpus[1], profile_of(h100, "3g.40gb")) == 2);
@@ -576,37 +601,30 @@ TEST_CASE("kubectl's nodes that do not match the config each get one message", "
   CHECK(error_of(kube(full.substr(0, 2000), config)) ==
         "nodes.json:66: invalid json: syntax error while parsing object key - invalid string: "
         "missing closing quote; last read: '\"'; expected string literal");
-  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "splitt")}}), config)) ==
-        "nodes.json: node 'h': its nvidia.com/mig.config label 'splitt' is not in mig.yaml (did "
-        "you mean split?)");
+  // A message about one node is at the line of its metadata.name.
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM3", 4, "splitt"), config) ==
+        "its nvidia.com/mig.config label 'splitt' is not in mig.yaml (did you mean split?)");
   CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 2, "split")}}), config)) ==
         "mig.yaml:24: label 'split' gives gpu index 2 a geometry, but node 'h' has 2 GPUs "
         "(nvidia.com/gpu.count=2): the label was written for another node");
-  CHECK(error_of(
-            kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", 50, "all-1g.10gb")}}),
-                 config)) ==
-        "nodes.json: node 'h': nvidia.com/gpu.count=50 counts MIG devices under the single MIG "
-        "strategy, and no number of GPUs with the geometries of label 'all-1g.10gb' holds exactly "
-        "that many");
-  CHECK(error_of(
-            kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3-MIG-3g.40gb", 14, "all-1g.10gb")}}),
-                 config)) ==
-        "nodes.json: node 'h': GPU Feature Discovery reports MIG devices of 3g.40gb "
-        "(nvidia.com/gpu.product), but label 'all-1g.10gb' gives gpu 0 1g.10gb: the node does not "
-        "hold the label's geometry");
-  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM4", 8, "split")}}), config)) ==
-        "nodes.json: node 'h': nvidia.com/gpu.product='NVIDIA-H100-80GB-HBM4' is no MIG-capable "
-        "model migplan knows (did you mean NVIDIA-H100-80GB-HBM3 or NVIDIA-A100-80GB-PCIe?); "
-        "'migplan gpus' lists them");
-  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split", "failed")}}),
-                      config)) ==
-        "nodes.json: node 'h': nvidia.com/mig.config.state=failed: mig-manager could not apply "
-        "nvidia.com/mig.config 'split', so the geometry of its GPUs is unknown; fix the node, or "
-        "leave it out (kubectl get nodes -l 'nvidia.com/mig.config.state!=failed' -o json)");
-  CHECK(error_of(
-            kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3-MIG-INVALID", 0, "split")}}), config))
-            .starts_with("nodes.json: node 'h': "
-                         "nvidia.com/gpu.product='NVIDIA-H100-80GB-HBM3-MIG-INVALID': GPU "
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", 50, "all-1g.10gb"), config) ==
+        "nvidia.com/gpu.count=50 counts MIG devices under the single MIG strategy, and no "
+        "number of GPUs with the geometries of label 'all-1g.10gb' holds exactly that many");
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM3-MIG-3g.40gb", 14, "all-1g.10gb"), config) ==
+        "GPU Feature Discovery reports MIG devices of 3g.40gb (nvidia.com/gpu.product), but "
+        "label 'all-1g.10gb' gives gpu 0 1g.10gb: the node does not hold the label's "
+        "geometry");
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM4", 8, "split"), config) ==
+        "nvidia.com/gpu.product='NVIDIA-H100-80GB-HBM4' is no MIG-capable model migplan "
+        "knows (did you mean NVIDIA-H100-80GB-HBM3 or NVIDIA-A100-80GB-PCIe?); 'migplan gpus' "
+        "lists them");
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM3", 4, "split", "failed"), config) ==
+        "nvidia.com/mig.config.state=failed: mig-manager could not apply "
+        "nvidia.com/mig.config 'split', so the geometry of its GPUs is unknown; fix the node, "
+        "or leave it out (kubectl get nodes -l 'nvidia.com/mig.config.state!=failed' -o "
+        "json)");
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM3-MIG-INVALID", 0, "split"), config)
+            .starts_with("nvidia.com/gpu.product='NVIDIA-H100-80GB-HBM3-MIG-INVALID': GPU "
                          "Feature Discovery found a node the single MIG strategy does not allow"));
   CHECK(
       error_of(kube(nodes_json({{"h", gfd("NVIDIA-A100-SXM4-40GB", 4, "eight-whole")}}), config)) ==
@@ -622,11 +640,11 @@ TEST_CASE("kubectl's nodes that do not match the config each get one message", "
                       "      mig-enabled: true\n      mig-devices:\n        \"3g.40gb\": 3\n")) ==
         "mig.yaml:4: label 'x' gives gpu 0 of node 'h' a geometry that does not fit on h100-80gb: "
         "3g.40gb allows at most 2 instances on h100-80gb (the request has 3)");
-  CHECK(error_of(kube(nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 8, "x")}}),
-                      "version: v1\nmig-configs:\n  x:\n    - device-filter: \"0x20B010DE\"\n"
-                      "      devices: all\n      mig-enabled: false\n")) ==
-        "nodes.json: node 'h': no entry of label 'x' (mig.yaml) applies to its gpu 0 "
-        "(h100-80gb): the devices and device-filter of every entry leave it out");
+  CHECK(node_h_error(gfd("NVIDIA-H100-80GB-HBM3", 8, "x"),
+                     "version: v1\nmig-configs:\n  x:\n    - device-filter: \"0x20B010DE\"\n"
+                     "      devices: all\n      mig-enabled: false\n") ==
+        "no entry of label 'x' (mig.yaml) applies to its gpu 0 (h100-80gb): the devices and "
+        "device-filter of every entry leave it out");
   CHECK(error_of(kube("{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {}}", config)) ==
         "nodes.json:1: not kubectl's output for nodes: its kind is 'Pod' (expected List, NodeList "
         "or Node)");
@@ -1099,13 +1117,6 @@ TEST_CASE("node names are quoted for sh where they need it", "[plan-io][emit]") 
 
 TEST_CASE("kubectl's nodes that are not Nodes are refused at their line", "[plan-io]") {
   const std::string config = plan_fixture_text("kube-config.yaml");
-  // The line where `needle` is in `text`.
-  const auto line_of = [](const std::string& text, const std::string& needle) {
-    const std::size_t at = text.find(needle);
-    REQUIRE(at != std::string::npos);
-    return 1 +
-           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-  };
   const std::string no_name =
       "{\"kind\": \"List\", \"items\": [\n"
       "  {\"kind\": \"Node\", \"metadata\": {\"name\": \"a\", \"labels\": {}}},\n"
@@ -1130,5 +1141,42 @@ TEST_CASE("kubectl's nodes that are not Nodes are refused at their line", "[plan
   // A label whose value is no string, deep in an entry that is otherwise left out.
   const std::string bad_label =
       nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split") + ", \"n\": {\"deep\": [1]}"}});
-  CHECK(error_of(kube(bad_label, config)).find("'n'") != std::string::npos);
+  CHECK(error_of(kube(bad_label, config)) ==
+        "nodes.json:" + std::to_string(line_of(bad_label, "{\"deep\"")) +
+            ": node 'h': label 'n' is not a string");
+}
+
+TEST_CASE("a message about one of kubectl's nodes names the line of its metadata.name",
+          "[plan-io]") {
+  const std::string config = plan_fixture_text("kube-config.yaml");
+  const std::string full = plan_fixture_text("kube-nodes.json");
+  // Replaces the first `from` of the fixture by `to`.
+  const auto edited = [&full](const std::string& from, const std::string& to) {
+    std::string text = full;
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  // h100-a, the fixture's second node, is far from line 1.
+  const std::string unknown =
+      edited("\"nvidia.com/mig.config\": \"split\"", "\"nvidia.com/mig.config\": \"splitt\"");
+  REQUIRE(line_of(unknown, "\"name\": \"h100-a\"") > 1);
+  CHECK(error_of(kube(unknown, config)) ==
+        node_at(unknown, "h100-a") +
+            ": its nvidia.com/mig.config label 'splitt' is not in mig.yaml (did you mean split?)");
+  // A name given twice: at the second, naming the first's line.
+  const std::string twice = edited("\"name\": \"h100-b\"", "\"name\": \"h100-a\"");
+  const std::string second = "\"name\": \"h100-a\"";
+  const int first_line = line_of(twice, second);
+  const int second_line = first_line + line_of(twice.substr(twice.find(second) + 1), second) - 1;
+  REQUIRE(second_line > first_line);
+  CHECK(error_of(kube(twice, config)) == "nodes.json:" + std::to_string(second_line) +
+                                             ": node 'h100-a' is listed twice (first at line " +
+                                             std::to_string(first_line) + ")");
+  // A label that is no string: at its value.
+  const std::string number =
+      edited("\"nvidia.com/mig.config\": \"split\"", "\"nvidia.com/mig.config\": 7");
+  CHECK(error_of(kube(number, config)) ==
+        "nodes.json:" + std::to_string(line_of(number, "\"nvidia.com/mig.config\": 7")) +
+            ": node 'h100-a': label 'nvidia.com/mig.config' is not a string");
 }
