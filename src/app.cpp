@@ -234,6 +234,59 @@ void refuse_empty_gpu(const CLI::App& app, model_list models) {
   }
 }
 
+// Options whose command reads an empty value itself and says what it
+// expected ("--count '' is not a number: expected a whole number from 1 to
+// 1000000000"); --gpu is refuse_empty_gpu's.
+constexpr std::string_view parses_empty_itself[] = {"--gpu",
+                                                    "--gpu-file",
+                                                    "--sms",
+                                                    "--count",
+                                                    "--memory",
+                                                    "--policy",
+                                                    "--alternatives",
+                                                    "--available",
+                                                    "--cost",
+                                                    "--time-limit",
+                                                    "--share",
+                                                    "--reject-target",
+                                                    "--create-seconds",
+                                                    "--keep-idle",
+                                                    "--format",
+                                                    "--max-errors",
+                                                    "--configmap-name",
+                                                    "--name",
+                                                    "--description",
+                                                    "--pci-id",
+                                                    "--index",
+                                                    "--lgip",
+                                                    "--lgipp",
+                                                    "--trace"};
+
+// "--plot ''" (or "--plot=") gives no file: most commands keep an option's
+// text empty for "not given", so an empty value would be ignored and the run
+// would answer another question (no --current: an empty GPU; no --plot: no
+// SVG). Every option given an empty value is refused here, after parsing and
+// before any command runs, but those whose command refuses it itself.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::App* cmd : app.get_subcommands()) {
+    for (const CLI::Option* opt : cmd->get_options()) {
+      if (opt->get_items_expected_max() == 0 || opt->count() == 0) continue;
+      const std::string name =
+          opt->get_lnames().empty() ? std::string() : "--" + opt->get_lnames().front();
+      if (name.empty() || std::find(std::begin(parses_empty_itself), std::end(parses_empty_itself),
+                                    name) != std::end(parses_empty_itself))
+        continue;
+      for (const std::string& value : opt->results())
+        if (value.empty()) {
+          const std::string type = opt->get_type_name();
+          throw CLI::ValidationError(
+              name + " is empty" +
+              (type.empty() || type == "TEXT" ? std::string() : ": expected " + type));
+        }
+    }
+  }
+}
+
 // The options `cmd` takes, as written on the command line: "--json", "-g".
 std::vector<std::string> option_names(const CLI::App& cmd) {
   std::vector<std::string> names;
@@ -376,6 +429,7 @@ int run(const std::vector<std::string>& args, context& ctx) {
   // so that every command resolves --gpu and profile names among them too.
   app.parse_complete_callback([&app, &load_gpu_files, &models] {
     refuse_empty_gpu(app, models.models());
+    refuse_empty_values(app);
     load_gpu_files();
   });
   const std::vector<std::string> split = split_empty_values(app, args);

@@ -415,3 +415,45 @@ TEST_CASE("pack --current refuses a JSON answer with a key twice", "[bounds]") {
   CHECK(r.err.rfind("migplan: <stdin>:", 0) == 0);
   CHECK(r.err.find(": key 'gpu' appears twice in one object\n") != std::string::npos);
 }
+
+TEST_CASE("an option given an empty value is refused, not taken as left out", "[bounds]") {
+  // Each of these ran as if the option were not given ('--current ""': an
+  // empty GPU; '--plot ""': no SVG; 'simulate --gpus ""': the static plan's
+  // count), a script's unset variable passing silently.
+  const std::string pods = MIGPLAN_SOURCE_DIR "/examples/pods.csv";
+  const std::string state = MIGPLAN_SOURCE_DIR "/tests/fixtures/place/state.yaml";
+  struct probe {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<probe> probes{
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--current", ""}, "--current is empty"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--plot="}, "--plot is empty"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--emit", "dra", "--node", ""}, "--node is empty"},
+      {{"place", "1g.10gb", "--current", state, "--allow-moves", ""},
+       "--allow-moves is empty: expected K"},
+      {{"place", "1g.10gb", "--current", state, "--emit", ""}, "--emit is empty: expected KIND"},
+      {{"plan", "--gpu", "h100-80gb", "1g.10gb", "--demand", ""},
+       "--demand is empty: expected FILE"},
+      {{"plan", "--gpu", "h100-80gb", "1g.10gb", "--current", ""},
+       "--current is empty: expected FILE"},
+      {{"simulate", "--gpu", "h100-80gb", "--trace", pods, "--gpus", ""},
+       "--gpus is empty: expected N"},
+      {{"simulate", "--gpu", "h100-80gb", "--trace", pods, "--gpus", "2", "--plot", ""},
+       "--plot is empty: expected FILE"},
+      {{"check", pods, "--config", ""}, "--config is empty"},
+      {{"emit-config", "--merge", ""}, "--merge is empty: expected FILE"},
+      {{"emit-config", "--output", ""}, "--output is empty"},
+  };
+  for (const probe& p : probes) {
+    INFO(Catch::Detail::stringify(p.args));
+    const auto r = run_migplan(p.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "migplan: " + p.message + "\n");
+  }
+  // With --json the refusal is the error document too.
+  const auto j = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb", "--json", "--fleet="});
+  CHECK(j.code == 2);
+  CHECK(nlohmann::json::parse(j.out)["error"]["message"] == "--fleet is empty: expected FILE");
+}
