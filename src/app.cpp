@@ -421,10 +421,17 @@ int run(const std::vector<std::string>& args, context& ctx) {
     }
   }
   // Asked for JSON: then a usage error is a JSON document too.
-  for (std::size_t i = 1; i < args.size(); ++i)
+  // So is `pack --batch` without --brief, whose answers are JSON lines.
+  bool batch = false;
+  bool brief = false;
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
     if (args[i] == "--json" || args[i] == "--format=json" ||
         (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
       ctx.json_errors = true;
+    batch = batch || args[i] == "--batch" || args[i].starts_with("--batch=");
+    brief = brief || args[i] == "--brief";
+  }
+  if (word == "pack" && batch && !brief) ctx.json_errors = true;
   // Before any command runs: --gpu "" is refused, and the model files load,
   // so that every command resolves --gpu and profile names among them too.
   app.parse_complete_callback([&app, &load_gpu_files, &models] {
