@@ -12,6 +12,7 @@
 #include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/search.hpp>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -1131,4 +1132,31 @@ TEST_CASE("kubectl's nodes that are not Nodes are refused at their line", "[plan
   const std::string bad_label =
       nodes_json({{"h", gfd("NVIDIA-H100-80GB-HBM3", 4, "split") + ", \"n\": {\"deep\": [1]}"}});
   CHECK(error_of(kube(bad_label, config)).find("'n'") != std::string::npos);
+}
+
+TEST_CASE("a demand file's second yaml document is refused, not ignored", "[plan-io]") {
+  // The second document would have been dropped: plan would answer for 3 instances.
+  const std::string text =
+      "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n---\n"
+      "version: 1\ndemand:\n  - count: 5\n    profile: 3g.40gb\n";
+  for (const bool as_json : {false, true}) {
+    std::vector<std::string> args{"plan", "--gpu", "h100-80gb", "--demand", "-"};
+    if (as_json) args.push_back("--json");
+    const auto r = run_migplan(args, text);
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "migplan: <stdin>:6: a second yaml document starts here; migplan reads one document "
+          "per file\n");
+    if (as_json) {
+      const auto d = nlohmann::json::parse(r.out);
+      CHECK(d["error"]["line"] == 6);
+    } else {
+      CHECK(r.out.empty());
+    }
+  }
+  // A trailing "---" is no second document.
+  const auto trailing =
+      run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"},
+                  "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n---\n");
+  CHECK(trailing.code == 0);
 }
