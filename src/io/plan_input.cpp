@@ -307,10 +307,11 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
       const std::string& v = (*cells)[c];
       if (col == "name") {
         if (v.empty()) continue;
-        if (v.size() > max_plan_name_length || doc::has_control(v))
-          r.fail(line_no, fmt::format("name {} is longer than {} characters or holds a control "
-                                      "character",
-                                      q(v), max_plan_name_length));
+        if (v.size() > max_plan_name_length)
+          r.fail(line_no,
+                 fmt::format("name {} is longer than {} characters", q(v), max_plan_name_length));
+        else if (const std::string_view why = doc::name_problem(v); !why.empty())
+          r.fail(line_no, fmt::format("name {} holds {}", q(v), why));
         parts.name = v;
         continue;
       }

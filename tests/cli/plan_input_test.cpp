@@ -1160,3 +1160,21 @@ TEST_CASE("a demand file's second yaml document is refused, not ignored", "[plan
                   "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n---\n");
   CHECK(trailing.code == 0);
 }
+
+TEST_CASE("a demand item's name that is not UTF-8 is refused at its line", "[plan-io]") {
+  const auto yaml = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"},
+                                "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n"
+                                "    name: \"a\xff\"\n");
+  CHECK(yaml.code == 2);
+  CHECK(yaml.out.empty());
+  CHECK(yaml.err == "migplan: <stdin>:5: name 'a\xEF\xBF\xBD' holds a byte that is not UTF-8\n");
+  const auto csv = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"},
+                               "name,count,profile\nb\xfe,3,1g.10gb\n");
+  CHECK(csv.code == 2);
+  CHECK(csv.err == "migplan: <stdin>:2: name 'b\xEF\xBF\xBD' holds a byte that is not UTF-8\n");
+  // A name in UTF-8 is still taken.
+  const auto ok = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-", "--json"},
+                              "name,count,profile\ncaf\xC3\xA9,3,1g.10gb\n");
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("caf\xC3\xA9") != std::string::npos);
+}
