@@ -332,6 +332,19 @@ int run(const std::vector<std::string>& args, context& ctx) {
     ctx.out << version << "\n";
     return exit_ok;
   }
+  // Asked for JSON (or `pack --batch` without --brief, whose answers are
+  // JSON lines): then a usage error is a JSON document too, from an unknown
+  // MIGPLAN_DIAGNOSTICS value or command on.
+  bool batch = false;
+  bool brief = false;
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    if (args[i] == "--json" || args[i] == "--format=json" ||
+        (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
+      ctx.json_errors = true;
+    batch = batch || args[i] == "--batch" || args[i].starts_with("--batch=");
+    brief = brief || args[i] == "--brief";
+  }
+  if (at < args.size() && args[at] == "pack" && batch && !brief) ctx.json_errors = true;
   // MIGPLAN_DIAGNOSTICS: how bad input is written on stderr ("text", the
   // default, or "github"). A value it does not know is refused, not ignored.
   if (const char* how = std::getenv("MIGPLAN_DIAGNOSTICS"); how != nullptr && how[0] != '\0') {
@@ -420,18 +433,6 @@ int run(const std::vector<std::string>& args, context& ctx) {
       return exit_bad_input;
     }
   }
-  // Asked for JSON: then a usage error is a JSON document too.
-  // So is `pack --batch` without --brief, whose answers are JSON lines.
-  bool batch = false;
-  bool brief = false;
-  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
-    if (args[i] == "--json" || args[i] == "--format=json" ||
-        (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
-      ctx.json_errors = true;
-    batch = batch || args[i] == "--batch" || args[i].starts_with("--batch=");
-    brief = brief || args[i] == "--brief";
-  }
-  if (word == "pack" && batch && !brief) ctx.json_errors = true;
   // Before any command runs: --gpu "" is refused, and the model files load,
   // so that every command resolves --gpu and profile names among them too.
   app.parse_complete_callback([&app, &load_gpu_files, &models] {

@@ -367,8 +367,8 @@ TEST_CASE("plan says what is wrong with a count or a start on the command line",
   const auto at = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb@3"});
   CHECK(at.code == 2);
   CHECK(at.err ==
-        "migplan: '1g.10gb@3' pins a start, which plan does not take: plan places every "
-        "instance itself; ask for '1g.10gb'\n");
+        "migplan: '1g.10gb@3' pins a start, which is not taken here: migplan chooses every "
+        "instance's start itself; ask for '1g.10gb'\n");
 }
 
 TEST_CASE("a mig-parted count past 64 bits is too large, not no number", "[bounds]") {
@@ -456,4 +456,23 @@ TEST_CASE("an option given an empty value is refused, not taken as left out", "[
   const auto j = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb", "--json", "--fleet="});
   CHECK(j.code == 2);
   CHECK(nlohmann::json::parse(j.out)["error"]["message"] == "--fleet is empty: expected FILE");
+}
+
+TEST_CASE("with --json an unknown command or MIGPLAN_DIAGNOSTICS is a document too", "[bounds]") {
+  // doc/json.md: with --json, bad input of any kind, usage errors included,
+  // is one error document on stdout; these two left stdout empty.
+  const auto command = run_migplan({"pakc", "--json", "1g.5gb"});
+  CHECK(command.code == 2);
+  CHECK(command.err ==
+        "migplan: unknown command 'pakc' (did you mean pack?); 'migplan --help' lists them\n");
+  CHECK(nlohmann::json::parse(command.out)["error"]["code"] == "bad_input");
+  const auto env = run_migplan({"pack", "--gpu", "h100-80gb", "1g.10gb", "--json"}, "",
+                               {"MIGPLAN_DIAGNOSTICS=gihub"});
+  CHECK(env.code == 2);
+  CHECK(env.err ==
+        "migplan: MIGPLAN_DIAGNOSTICS=gihub: expected text or github (did you mean github?)\n");
+  CHECK(nlohmann::json::parse(env.out)["error"]["message"] ==
+        "MIGPLAN_DIAGNOSTICS=gihub: expected text or github (did you mean github?)");
+  // Without --json, stdout stays empty.
+  CHECK(run_migplan({"pakc", "1g.5gb"}).out.empty());
 }
