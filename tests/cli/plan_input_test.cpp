@@ -304,7 +304,7 @@ TEST_CASE("a demand item may name a compute-instance profile some model offers",
         "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, 2c.4g.20gb, "
         "4g.20gb");
   CHECK(error_of(parse_demand_word(builtin_models(), "2x3g.20gb[2c,1c]")) ==
-        "'3g.20gb[2c,1c]' splits a GPU instance with brackets, which plan does not take: ask "
+        "'3g.20gb[2c,1c]' splits a GPU instance with brackets, which is not taken here: ask "
         "for compute instances as items of their own, such as 3x1c.3g.20gb");
   // Not of the form Nc.GI with a known GI: an unknown profile, as before.
   CHECK(error_of(parse_demand_word(builtin_models(), "1c.9g.99gb"))
