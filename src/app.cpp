@@ -466,6 +466,16 @@ int run(const std::vector<std::string>& args, context& ctx) {
     }
     std::string msg = clip_token(e.what(), max_parse_message);
     if (!msg.empty()) msg[0] = detail::ascii_lower(msg[0]);
+    // An option that takes one value, given twice: CLI11 says "--gpu: At
+    // Most 1 required but received 2".
+    constexpr std::string_view at_most = ": At Most 1 required but received ";
+    if (const std::string_view what = e.what();
+        dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+        what.find(at_most) != std::string_view::npos && what.starts_with("--")) {
+      const std::size_t cut = what.find(at_most);
+      msg = fmt::format("{} is given {} times; give it once", what.substr(0, cut),
+                        what.substr(cut + at_most.size()));
+    }
     // An option the command does not take: the nearest one it does.
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
       const CLI::App* cmd = &app;

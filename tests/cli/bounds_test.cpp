@@ -476,3 +476,18 @@ TEST_CASE("with --json an unknown command or MIGPLAN_DIAGNOSTICS is a document t
   // Without --json, stdout stays empty.
   CHECK(run_migplan({"pakc", "1g.5gb"}).out.empty());
 }
+
+TEST_CASE("an option that takes one value, given twice, says so in words", "[bounds]") {
+  // CLI11's own text was "--gpu: At Most 1 required but received 2".
+  const auto gpu = run_migplan({"pack", "--gpu", "h100-80gb", "--gpu", "a100-40gb", "1g.10gb"});
+  CHECK(gpu.code == 2);
+  CHECK(gpu.out.empty());
+  CHECK(gpu.err == "migplan: --gpu is given 2 times; give it once\n");
+  const auto emit = run_migplan(
+      {"pack", "--gpu", "h100-80gb", "--emit", "nvml", "--emit", "k8s", "--emit", "dra", "1g.5gb"});
+  CHECK(emit.err == "migplan: --emit is given 3 times; give it once\n");
+  const auto trace = run_migplan({"simulate", "--trace", "a.csv", "--trace", "b.csv", "--json"});
+  CHECK(trace.code == 2);
+  CHECK(nlohmann::json::parse(trace.out)["error"]["message"] ==
+        "--trace is given 2 times; give it once");
+}
