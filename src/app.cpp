@@ -234,6 +234,59 @@ void refuse_empty_gpu(const CLI::App& app, model_list models) {
   }
 }
 
+// Options whose command reads an empty value itself and says what it
+// expected ("--count '' is not a number: expected a whole number from 1 to
+// 1000000000"); --gpu is refuse_empty_gpu's.
+constexpr std::string_view parses_empty_itself[] = {"--gpu",
+                                                    "--gpu-file",
+                                                    "--sms",
+                                                    "--count",
+                                                    "--memory",
+                                                    "--policy",
+                                                    "--alternatives",
+                                                    "--available",
+                                                    "--cost",
+                                                    "--time-limit",
+                                                    "--share",
+                                                    "--reject-target",
+                                                    "--create-seconds",
+                                                    "--keep-idle",
+                                                    "--format",
+                                                    "--max-errors",
+                                                    "--configmap-name",
+                                                    "--name",
+                                                    "--description",
+                                                    "--pci-id",
+                                                    "--index",
+                                                    "--lgip",
+                                                    "--lgipp",
+                                                    "--trace"};
+
+// "--plot ''" (or "--plot=") gives no file: most commands keep an option's
+// text empty for "not given", so an empty value would be ignored and the run
+// would answer another question (no --current: an empty GPU; no --plot: no
+// SVG). Every option given an empty value is refused here, after parsing and
+// before any command runs, but those whose command refuses it itself.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::App* cmd : app.get_subcommands()) {
+    for (const CLI::Option* opt : cmd->get_options()) {
+      if (opt->get_items_expected_max() == 0 || opt->count() == 0) continue;
+      const std::string name =
+          opt->get_lnames().empty() ? std::string() : "--" + opt->get_lnames().front();
+      if (name.empty() || std::find(std::begin(parses_empty_itself), std::end(parses_empty_itself),
+                                    name) != std::end(parses_empty_itself))
+        continue;
+      for (const std::string& value : opt->results())
+        if (value.empty()) {
+          const std::string type = opt->get_type_name();
+          throw CLI::ValidationError(
+              name + " is empty" +
+              (type.empty() || type == "TEXT" ? std::string() : ": expected " + type));
+        }
+    }
+  }
+}
+
 // The options `cmd` takes, as written on the command line: "--json", "-g".
 std::vector<std::string> option_names(const CLI::App& cmd) {
   std::vector<std::string> names;
@@ -279,6 +332,19 @@ int run(const std::vector<std::string>& args, context& ctx) {
     ctx.out << version << "\n";
     return exit_ok;
   }
+  // Asked for JSON (or `pack --batch` without --brief, whose answers are
+  // JSON lines): then a usage error is a JSON document too, from an unknown
+  // MIGPLAN_DIAGNOSTICS value or command on.
+  bool batch = false;
+  bool brief = false;
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    if (args[i] == "--json" || args[i] == "--format=json" ||
+        (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
+      ctx.json_errors = true;
+    batch = batch || args[i] == "--batch" || args[i].starts_with("--batch=");
+    brief = brief || args[i] == "--brief";
+  }
+  if (at < args.size() && args[at] == "pack" && batch && !brief) ctx.json_errors = true;
   // MIGPLAN_DIAGNOSTICS: how bad input is written on stderr ("text", the
   // default, or "github"). A value it does not know is refused, not ignored.
   if (const char* how = std::getenv("MIGPLAN_DIAGNOSTICS"); how != nullptr && how[0] != '\0') {
@@ -367,15 +433,11 @@ int run(const std::vector<std::string>& args, context& ctx) {
       return exit_bad_input;
     }
   }
-  // Asked for JSON: then a usage error is a JSON document too.
-  for (std::size_t i = 1; i < args.size(); ++i)
-    if (args[i] == "--json" || args[i] == "--format=json" ||
-        (args[i] == "--format" && i + 1 < args.size() && args[i + 1] == "json"))
-      ctx.json_errors = true;
   // Before any command runs: --gpu "" is refused, and the model files load,
   // so that every command resolves --gpu and profile names among them too.
   app.parse_complete_callback([&app, &load_gpu_files, &models] {
     refuse_empty_gpu(app, models.models());
+    refuse_empty_values(app);
     load_gpu_files();
   });
   const std::vector<std::string> split = split_empty_values(app, args);
@@ -404,6 +466,16 @@ int run(const std::vector<std::string>& args, context& ctx) {
     }
     std::string msg = clip_token(e.what(), max_parse_message);
     if (!msg.empty()) msg[0] = detail::ascii_lower(msg[0]);
+    // An option that takes one value, given twice: CLI11 says "--gpu: At
+    // Most 1 required but received 2".
+    constexpr std::string_view at_most = ": At Most 1 required but received ";
+    if (const std::string_view what = e.what();
+        dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr &&
+        what.find(at_most) != std::string_view::npos && what.starts_with("--")) {
+      const std::size_t cut = what.find(at_most);
+      msg = fmt::format("{} is given {} times; give it once", what.substr(0, cut),
+                        what.substr(cut + at_most.size()));
+    }
     // An option the command does not take: the nearest one it does.
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
       const CLI::App* cmd = &app;

@@ -135,6 +135,9 @@ int run_pack(const pack_options& o, context& ctx) {
     report_bad_input(ctx, amb ? error(render::pack_ambiguity_text(*amb)) : e);
     return exit_bad_input;
   };
+  // `--batch` answers in JSON lines (but with --brief): its bad options too
+  // are an error document.
+  if (!o.batch.empty() && !o.brief) ctx.json_errors = true;
   if (auto why = option_conflict(o, emit::names(emit::command::pack))) return bad(*why);
   if (o.batch.empty() && o.current.empty() && o.items.empty())
     return bad("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'");

@@ -74,24 +74,6 @@ diagnostic from_document(const cli::diagnostic& d, std::string_view text, bool j
   return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, std::move(message));
 }
 
-// False when no second document can follow `root`, so that the text after
-// it is not parsed (yaml-cpp may refuse what follows a first document it
-// accepted): a block mapping ends only where a line starts with a document
-// marker ("---", "...") or a directive ('%'). After a flow collection or a
-// scalar, yaml-cpp starts another document without a marker ("{a: 1} {b: 2}").
-bool may_have_second_document(std::string_view text, const doc::node& root) {
-  const bool flow = root.at.offset < text.size() && text[root.at.offset] == '{';
-  if (!root.is_map() || flow) return true;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::string_view line = text.substr(at, 3);
-    if (line == "---" || line == "..." || line.starts_with('%')) return true;
-    const std::size_t end = text.find_first_of("\r\n", at);
-    if (end == std::string_view::npos) break;
-    at = end + 1;
-  }
-  return false;
-}
-
 // The first YAML document of `text` (as YAML::Load reads it), and where a
 // second, non-empty one starts, if there is one. At most four documents are
 // looked at: yaml-cpp 0.7 turns a stray top-level ',' into an endless run of
@@ -119,7 +101,7 @@ result<first_document, cli::diagnostic> read_first(std::string_view text, bool s
     }
     if (seen == 1) {
       out.root = std::move(root);
-      return may_have_second_document(text, out.root);
+      return doc::may_have_second_document(text, out.root);
     }
     if (!root.is_null() && !out.second) out.second = reading::at(root);
     if (decided) return !out.second && seen < 4;

@@ -396,14 +396,39 @@ std::optional<diagnostic> read_yaml_stream(
   return std::nullopt;
 }
 
+bool may_have_second_document(std::string_view text, const node& root) {
+  const bool flow = root.at.offset < text.size() && text[root.at.offset] == '{';
+  if (!root.is_map() || flow) return true;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::string_view line = text.substr(at, 3);
+    if (line == "---" || line == "..." || line.starts_with('%')) return true;
+    const std::size_t end = text.find_first_of("\r\n", at);
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  return false;
+}
+
 result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
                                    const budget& limits) {
-  node first;  // the first document, as YAML::Load reads; null when there is none
-  auto failed = read_yaml_stream(text, file, limits, [&first](node& root, position) {
-    first = std::move(root);
-    return false;
+  node first;  // the first document; null when there is none
+  std::optional<position> second;
+  int seen = 0;
+  // Empty documents after the first (a trailing "---") are let be; at most
+  // four are looked at: yaml-cpp turns a stray top-level ',' into an endless
+  // run of them.
+  auto failed = read_yaml_stream(text, file, limits, [&](node& root, position) {
+    if (++seen == 1) {
+      first = std::move(root);
+      return may_have_second_document(text, first);
+    }
+    if (!root.is_null()) second = root.at;
+    return !second && seen < 4;
   });
   if (failed) return *std::move(failed);
+  if (second)
+    return problem(file, *second, "syntax",
+                   "a second yaml document starts here; migplan reads one document per file");
   return first;
 }
 

@@ -82,8 +82,18 @@ struct budget {
 /// from 1, at the byte after the error's start).
 position json_error_at(std::string_view text, std::size_t byte);
 
-/// The first YAML document of `text` (as YAML::Load reads), or the first
-/// problem: a syntax error ("invalid yaml: ...") or a budget passed.
+/// False when no second YAML document can follow `root`, the first of
+/// `text`, so that the text after it need not be parsed (yaml-cpp may refuse
+/// what follows a first document it accepted): a block mapping ends only
+/// where a line starts with a document marker ("---", "...") or a directive
+/// ('%'). After a flow collection or a scalar, yaml-cpp starts another
+/// document without a marker ("{a: 1} {b: 2}").
+bool may_have_second_document(std::string_view text, const node& root);
+
+/// The one YAML document of `text`, or the first problem: a syntax error
+/// ("invalid yaml: ...", anywhere in the stream), a budget passed, or a
+/// second document that is not empty ("a second yaml document starts
+/// here"), which would otherwise be ignored.
 result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
                                    const budget& limits = {});
 

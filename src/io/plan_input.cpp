@@ -126,12 +126,12 @@ result<std::string> demand_profile(model_list models, std::string_view text) {
       return std::string(g->profiles[static_cast<std::size_t>(p)].name);
   if (const std::size_t at_sign = name.find('@'); at_sign != std::string_view::npos)
     return error{
-        fmt::format("{} pins a start, which plan does not take: plan places every "
-                    "instance itself; ask for {}",
+        fmt::format("{} pins a start, which is not taken here: migplan chooses every "
+                    "instance's start itself; ask for {}",
                     q(name), q(name.substr(0, at_sign)))};
   if (name.find('[') != std::string_view::npos)
     return error{
-        fmt::format("{} splits a GPU instance with brackets, which plan does not take: "
+        fmt::format("{} splits a GPU instance with brackets, which is not taken here: "
                     "ask for compute instances as items of their own, such as "
                     "3x1c.3g.20gb",
                     q(name))};
@@ -307,10 +307,11 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
       const std::string& v = (*cells)[c];
       if (col == "name") {
         if (v.empty()) continue;
-        if (v.size() > max_plan_name_length || doc::has_control(v))
-          r.fail(line_no, fmt::format("name {} is longer than {} characters or holds a control "
-                                      "character",
-                                      q(v), max_plan_name_length));
+        if (v.size() > max_plan_name_length)
+          r.fail(line_no,
+                 fmt::format("name {} is longer than {} characters", q(v), max_plan_name_length));
+        else if (const std::string_view why = doc::name_problem(v); !why.empty())
+          r.fail(line_no, fmt::format("name {} holds {}", q(v), why));
         parts.name = v;
         continue;
       }

@@ -9,6 +9,7 @@
 
 #include "io/names.hpp"
 #include "io/size.hpp"
+#include "quote.hpp"
 
 namespace migplan::cli::doc {
 
@@ -50,11 +51,21 @@ bool reads_as(const node& n, scalar_type t) {
   return !n.is_list() && !n.is_map() && type_of(n) == t;
 }
 
-bool has_control(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7F;
-  });
+std::string_view name_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x20 || u == 0x7F) return "a control character";
+    if (u < 0x80) {
+      ++i;
+      continue;
+    }
+    std::uint32_t cp = 0;
+    bool valid = false;
+    const std::size_t n = quote_detail::utf8_step(s, i, cp, valid);
+    if (!valid) return "a byte that is not UTF-8";
+    i += n;
+  }
+  return {};
 }
 
 void walker::fail(position at, std::string message, std::string_view code) {
@@ -386,8 +397,8 @@ std::optional<std::string> walker::name(const field& f, std::string_view what,
          "range");
     return std::nullopt;
   }
-  if (has_control(*s)) {
-    fail(f.at(), fmt::format("{} {} holds a control character", what, quote_token(*s)), "range");
+  if (const std::string_view why = name_problem(*s); !why.empty()) {
+    fail(f.at(), fmt::format("{} {} holds {}", what, quote_token(*s), why), "range");
     return std::nullopt;
   }
   return s;

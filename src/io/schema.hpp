@@ -224,7 +224,8 @@ std::string_view kind_text(const node& n);
 /// empty value reads as null).
 bool reads_as(const node& n, scalar_type t);
 
-/// True when `s` holds a control character (below 0x20, or 0x7F).
-bool has_control(std::string_view s);
+/// Why `s` cannot be a name, or "": "a control character" (below 0x20, or
+/// 0x7F) or "a byte that is not UTF-8" (which a renderer would print raw).
+std::string_view name_problem(std::string_view s);
 
 }  // namespace migplan::cli::doc

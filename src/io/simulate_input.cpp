@@ -343,13 +343,15 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
   }
   if (!o.plot_metric.empty() && o.plot_metric != "slices" && o.plot_metric != "gpus")
     return error{
-        fmt::format("unknown --plot-metric {}; it is slices or gpus", quote_token(o.plot_metric))};
+        fmt::format("unknown --plot-metric {}{}; it is slices or gpus", quote_token(o.plot_metric),
+                    did_you_mean(o.plot_metric, std::vector<std::string>{"slices", "gpus"}))};
   r.metric = o.plot_metric == "gpus" ? plot_metric::gpus : plot_metric::slices;
   r.plot = !o.plot.empty();
   if (o.plot == "-" && o.json)
     return error{"--plot - and --json both write to standard output; give --plot a file"};
   if (o.share != "compute" && o.share != "memory")
-    return error{fmt::format("unknown --share {}; it is compute or memory", quote_token(o.share))};
+    return error{fmt::format("unknown --share {}{}; it is compute or memory", quote_token(o.share),
+                             did_you_mean(o.share, std::vector<std::string>{"compute", "memory"}))};
   r.by_memory = o.share == "memory";
   auto t = parse_whole_number("--reject-target", o.reject_target, 0, 100);
   if (!t) return error{t.error().message + " (a whole percent of pods)"};

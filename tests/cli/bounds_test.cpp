@@ -367,8 +367,8 @@ TEST_CASE("plan says what is wrong with a count or a start on the command line",
   const auto at = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb@3"});
   CHECK(at.code == 2);
   CHECK(at.err ==
-        "migplan: '1g.10gb@3' pins a start, which plan does not take: plan places every "
-        "instance itself; ask for '1g.10gb'\n");
+        "migplan: '1g.10gb@3' pins a start, which is not taken here: migplan chooses every "
+        "instance's start itself; ask for '1g.10gb'\n");
 }
 
 TEST_CASE("a mig-parted count past 64 bits is too large, not no number", "[bounds]") {
@@ -414,4 +414,80 @@ TEST_CASE("pack --current refuses a JSON answer with a key twice", "[bounds]") {
   INFO(r.err);
   CHECK(r.err.rfind("migplan: <stdin>:", 0) == 0);
   CHECK(r.err.find(": key 'gpu' appears twice in one object\n") != std::string::npos);
+}
+
+TEST_CASE("an option given an empty value is refused, not taken as left out", "[bounds]") {
+  // Each of these ran as if the option were not given ('--current ""': an
+  // empty GPU; '--plot ""': no SVG; 'simulate --gpus ""': the static plan's
+  // count), a script's unset variable passing silently.
+  const std::string pods = MIGPLAN_SOURCE_DIR "/examples/pods.csv";
+  const std::string state = MIGPLAN_SOURCE_DIR "/tests/fixtures/place/state.yaml";
+  struct probe {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<probe> probes{
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--current", ""}, "--current is empty"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--plot="}, "--plot is empty"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--emit", "dra", "--node", ""}, "--node is empty"},
+      {{"place", "1g.10gb", "--current", state, "--allow-moves", ""},
+       "--allow-moves is empty: expected K"},
+      {{"place", "1g.10gb", "--current", state, "--emit", ""}, "--emit is empty: expected KIND"},
+      {{"plan", "--gpu", "h100-80gb", "1g.10gb", "--demand", ""},
+       "--demand is empty: expected FILE"},
+      {{"plan", "--gpu", "h100-80gb", "1g.10gb", "--current", ""},
+       "--current is empty: expected FILE"},
+      {{"simulate", "--gpu", "h100-80gb", "--trace", pods, "--gpus", ""},
+       "--gpus is empty: expected N"},
+      {{"simulate", "--gpu", "h100-80gb", "--trace", pods, "--gpus", "2", "--plot", ""},
+       "--plot is empty: expected FILE"},
+      {{"check", pods, "--config", ""}, "--config is empty"},
+      {{"emit-config", "--merge", ""}, "--merge is empty: expected FILE"},
+      {{"emit-config", "--output", ""}, "--output is empty"},
+  };
+  for (const probe& p : probes) {
+    INFO(Catch::Detail::stringify(p.args));
+    const auto r = run_migplan(p.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "migplan: " + p.message + "\n");
+  }
+  // With --json the refusal is the error document too.
+  const auto j = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb", "--json", "--fleet="});
+  CHECK(j.code == 2);
+  CHECK(nlohmann::json::parse(j.out)["error"]["message"] == "--fleet is empty: expected FILE");
+}
+
+TEST_CASE("with --json an unknown command or MIGPLAN_DIAGNOSTICS is a document too", "[bounds]") {
+  // doc/json.md: with --json, bad input of any kind, usage errors included,
+  // is one error document on stdout; these two left stdout empty.
+  const auto command = run_migplan({"pakc", "--json", "1g.5gb"});
+  CHECK(command.code == 2);
+  CHECK(command.err ==
+        "migplan: unknown command 'pakc' (did you mean pack?); 'migplan --help' lists them\n");
+  CHECK(nlohmann::json::parse(command.out)["error"]["code"] == "bad_input");
+  const auto env = run_migplan({"pack", "--gpu", "h100-80gb", "1g.10gb", "--json"}, "",
+                               {"MIGPLAN_DIAGNOSTICS=gihub"});
+  CHECK(env.code == 2);
+  CHECK(env.err ==
+        "migplan: MIGPLAN_DIAGNOSTICS=gihub: expected text or github (did you mean github?)\n");
+  CHECK(nlohmann::json::parse(env.out)["error"]["message"] ==
+        "MIGPLAN_DIAGNOSTICS=gihub: expected text or github (did you mean github?)");
+  // Without --json, stdout stays empty.
+  CHECK(run_migplan({"pakc", "1g.5gb"}).out.empty());
+}
+
+TEST_CASE("an option that takes one value, given twice, says so in words", "[bounds]") {
+  // CLI11's own text was "--gpu: At Most 1 required but received 2".
+  const auto gpu = run_migplan({"pack", "--gpu", "h100-80gb", "--gpu", "a100-40gb", "1g.10gb"});
+  CHECK(gpu.code == 2);
+  CHECK(gpu.out.empty());
+  CHECK(gpu.err == "migplan: --gpu is given 2 times; give it once\n");
+  const auto emit = run_migplan(
+      {"pack", "--gpu", "h100-80gb", "--emit", "nvml", "--emit", "k8s", "--emit", "dra", "1g.5gb"});
+  CHECK(emit.err == "migplan: --emit is given 3 times; give it once\n");
+  const auto trace = run_migplan({"simulate", "--trace", "a.csv", "--trace", "b.csv", "--json"});
+  CHECK(trace.code == 2);
+  CHECK(nlohmann::json::parse(trace.out)["error"]["message"] ==
+        "--trace is given 2 times; give it once");
 }

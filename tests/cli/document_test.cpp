@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "io/schema.hpp"
@@ -423,4 +424,30 @@ TEST_CASE("the walker resolves merge keys as YAML and as mig-parted", "[doc]") {
                  });
     CHECK(w.malformed() == 0);
   }
+}
+
+TEST_CASE("read_yaml refuses a second document instead of dropping it", "[doc]") {
+  // Empty documents around the one document are let be.
+  for (const std::string_view text : {"a: 1\n", "---\na: 1\n", "a: 1\n---\n", "a: 1\n...\n"}) {
+    INFO(text);
+    const auto one = doc::read_yaml(text, "f");
+    REQUIRE(one);
+    CHECK(doc::member(*one, "a")->text == "1");
+  }
+  // A second document that is not empty: refused at its first value.
+  const std::pair<std::string_view, int> twos[] = {
+      {"a: 1\n---\nb: 2\n", 3}, {"{a: 1}\n{b: 2}\n", 2}, {"a: 1\n---\n---\nb: 2\n", 4}};
+  for (const auto& [text, line] : twos) {
+    INFO(text);
+    const auto two = doc::read_yaml(text, "f");
+    REQUIRE_FALSE(two);
+    CHECK(two.error().code == "syntax");
+    CHECK(two.error().message ==
+          "a second yaml document starts here; migplan reads one document per file");
+    CHECK(two.error().line == line);
+  }
+  // A syntax error past the first document is no longer passed over.
+  const auto broken = doc::read_yaml("a: 1\n---\n[[\n", "f");
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().message.starts_with("invalid yaml: "));
 }

@@ -221,3 +221,26 @@ TEST_CASE("random bytes as a batch give one valid JSON line per request", "[cli]
     for (const std::string& l : lines) CHECK_NOTHROW(json::parse(l).at("error"));
   }
 }
+
+TEST_CASE("pack --batch's bad options are an error document, as json.md says", "[pack][batch]") {
+  // Before, only a file that could not be read was: an unknown option, a
+  // conflict or a bad --gpu left stdout empty for the JSON reader.
+  const std::vector<std::vector<std::string>> bad{
+      {"--bogus"}, {"--emit", "nvml"}, {"--gpu", "a100"}, {"1g.10gb"}};
+  for (const auto& extra : bad) {
+    std::vector<std::string> args{"pack", "--batch", "-"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    INFO(Catch::Detail::stringify(args));
+    const auto r = run_migplan(args, "1g.10gb\n");
+    CHECK(r.code == 2);
+    const json d = json::parse(r.out);
+    CHECK(d["schema_version"] == 1);
+    CHECK(d["error"]["code"] == "bad_input");
+    CHECK(r.err == "migplan: " + d["error"]["message"].get<std::string>() + "\n");
+    // --brief answers in TSV: no JSON there.
+    args.push_back("--brief");
+    const auto brief = run_migplan(args, "1g.10gb\n");
+    CHECK(brief.code == 2);
+    CHECK(brief.out.empty());
+  }
+}

@@ -452,3 +452,14 @@ TEST_CASE("place --allow-moves takes a whole number up to 6", "[place]") {
   expect_place_bad({"4g.40gb", "--current", place_fixture("fragmented.yaml"), "--allow-moves", "x"},
                    "--allow-moves 'x' is not a number: expected a whole number from 0 to 6");
 }
+
+TEST_CASE("place's refusal of a pinned start does not speak of plan", "[place]") {
+  // The message was plan's ("which plan does not take: plan places every
+  // instance itself"), wherever a demand profile was read.
+  const auto r = run_migplan({"place", "1g.10gb@3", "--current", place_fixture("state.yaml")});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: '1g.10gb@3' pins a start, which is not taken here: migplan chooses every "
+        "instance's start itself; ask for '1g.10gb'\n");
+}

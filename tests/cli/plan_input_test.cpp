@@ -12,6 +12,7 @@
 #include <migplan/catalog.hpp>
 #include <migplan/compute.hpp>
 #include <migplan/search.hpp>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -303,7 +304,7 @@ TEST_CASE("a demand item may name a compute-instance profile some model offers",
         "unknown compute-instance profile '3c.4g.20gb': 4g.20gb offers 1c.4g.20gb, 2c.4g.20gb, "
         "4g.20gb");
   CHECK(error_of(parse_demand_word(builtin_models(), "2x3g.20gb[2c,1c]")) ==
-        "'3g.20gb[2c,1c]' splits a GPU instance with brackets, which plan does not take: ask "
+        "'3g.20gb[2c,1c]' splits a GPU instance with brackets, which is not taken here: ask "
         "for compute instances as items of their own, such as 3x1c.3g.20gb");
   // Not of the form Nc.GI with a known GI: an unknown profile, as before.
   CHECK(error_of(parse_demand_word(builtin_models(), "1c.9g.99gb"))
@@ -1179,4 +1180,49 @@ TEST_CASE("a message about one of kubectl's nodes names the line of its metadata
   CHECK(error_of(kube(number, config)) ==
         "nodes.json:" + std::to_string(line_of(number, "\"nvidia.com/mig.config\": 7")) +
             ": node 'h100-a': label 'nvidia.com/mig.config' is not a string");
+}
+
+TEST_CASE("a demand file's second yaml document is refused, not ignored", "[plan-io]") {
+  // The second document would have been dropped: plan would answer for 3 instances.
+  const std::string text =
+      "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n---\n"
+      "version: 1\ndemand:\n  - count: 5\n    profile: 3g.40gb\n";
+  for (const bool as_json : {false, true}) {
+    std::vector<std::string> args{"plan", "--gpu", "h100-80gb", "--demand", "-"};
+    if (as_json) args.push_back("--json");
+    const auto r = run_migplan(args, text);
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "migplan: <stdin>:6: a second yaml document starts here; migplan reads one document "
+          "per file\n");
+    if (as_json) {
+      const auto d = nlohmann::json::parse(r.out);
+      CHECK(d["error"]["line"] == 6);
+    } else {
+      CHECK(r.out.empty());
+    }
+  }
+  // A trailing "---" is no second document.
+  const auto trailing =
+      run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"},
+                  "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n---\n");
+  CHECK(trailing.code == 0);
+}
+
+TEST_CASE("a demand item's name that is not UTF-8 is refused at its line", "[plan-io]") {
+  const auto yaml = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"},
+                                "version: 1\ndemand:\n  - count: 3\n    profile: 1g.10gb\n"
+                                "    name: \"a\xff\"\n");
+  CHECK(yaml.code == 2);
+  CHECK(yaml.out.empty());
+  CHECK(yaml.err == "migplan: <stdin>:5: name 'a\xEF\xBF\xBD' holds a byte that is not UTF-8\n");
+  const auto csv = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-"},
+                               "name,count,profile\nb\xfe,3,1g.10gb\n");
+  CHECK(csv.code == 2);
+  CHECK(csv.err == "migplan: <stdin>:2: name 'b\xEF\xBF\xBD' holds a byte that is not UTF-8\n");
+  // A name in UTF-8 is still taken.
+  const auto ok = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", "-", "--json"},
+                              "name,count,profile\ncaf\xC3\xA9,3,1g.10gb\n");
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("caf\xC3\xA9") != std::string::npos);
 }

@@ -1577,3 +1577,18 @@ TEST_CASE("simulate --current reads kubectl's nodes of several models", "[simula
     CHECK(accepted == p["pods_accepted"].get<long long>());
   }
 }
+
+TEST_CASE("simulate suggests the --share or --plot-metric meant", "[simulate]") {
+  const std::string pods = MIGPLAN_SOURCE_DIR "/examples/pods.csv";
+  const auto share =
+      run_migplan({"simulate", "--trace", pods, "--gpu", "h100-80gb", "--share", "memroy"});
+  CHECK(share.code == 2);
+  CHECK(share.out.empty());
+  CHECK(share.err ==
+        "migplan: unknown --share 'memroy' (did you mean memory?); it is compute or memory\n");
+  const auto metric = run_migplan({"simulate", "--trace", pods, "--gpu", "h100-80gb", "--plot",
+                                   "/dev/null", "--plot-metric", "gpu"});
+  CHECK(metric.code == 2);
+  CHECK(metric.err ==
+        "migplan: unknown --plot-metric 'gpu' (did you mean gpus?); it is slices or gpus\n");
+}
