@@ -14,6 +14,7 @@
 
 #include "io/model_file.hpp"
 #include "io/names.hpp"
+#include "io/schema.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -36,27 +37,6 @@ bool slug_syntax(std::string_view s) {
 
 bool all_lower(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-}
-
-// Why `text` cannot be printed as it is, or "": control characters and
-// invisible or direction-changing code points would reach the terminal
-// through every renderer that prints a model's strings.
-std::string unprintable(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto u = static_cast<unsigned char>(text[i]);
-    if (u < 0x80) {
-      if (u < 0x20 || u == 0x7F) return "a control character";
-      ++i;
-      continue;
-    }
-    std::uint32_t cp = 0;
-    bool valid = false;
-    const std::size_t n = quote_detail::utf8_step(text, i, cp, valid);
-    if (!valid) return "a byte that is not UTF-8";
-    if (quote_detail::invisible(cp)) return fmt::format("the invisible character U+{:04X}", cp);
-    i += n;
-  }
-  return "";
 }
 
 bool in_catalog(const gpu_model& m) {
@@ -116,7 +96,10 @@ std::optional<spec_problem> check_model_spec(const model_spec& spec, model_list 
                         int profile = -1) -> std::optional<spec_problem> {
     if (value.size() > max_text_length)
       return at(key, fmt::format("{} is longer than {} bytes", what, max_text_length), profile);
-    if (const std::string why = unprintable(value); !why.empty())
+    // Control characters and invisible or direction-changing code points
+    // would reach the terminal through every renderer that prints a model's
+    // strings.
+    if (const std::string why = doc::name_problem(value, true); !why.empty())
       return at(key, fmt::format("{} holds {}", what, why), profile);
     return std::nullopt;
   };

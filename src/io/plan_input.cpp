@@ -310,7 +310,7 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
         if (v.size() > max_plan_name_length)
           r.fail(line_no,
                  fmt::format("name {} is longer than {} characters", q(v), max_plan_name_length));
-        else if (const std::string_view why = doc::name_problem(v); !why.empty())
+        else if (const std::string why = doc::name_problem(v); !why.empty())
           r.fail(line_no, fmt::format("name {} holds {}", q(v), why));
         parts.name = v;
         continue;

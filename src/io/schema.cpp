@@ -51,7 +51,7 @@ bool reads_as(const node& n, scalar_type t) {
   return !n.is_list() && !n.is_map() && type_of(n) == t;
 }
 
-std::string_view name_problem(std::string_view s) {
+std::string name_problem(std::string_view s, bool invisible) {
   for (std::size_t i = 0; i < s.size();) {
     const auto u = static_cast<unsigned char>(s[i]);
     if (u < 0x20 || u == 0x7F) return "a control character";
@@ -63,6 +63,8 @@ std::string_view name_problem(std::string_view s) {
     bool valid = false;
     const std::size_t n = quote_detail::utf8_step(s, i, cp, valid);
     if (!valid) return "a byte that is not UTF-8";
+    if (invisible && quote_detail::invisible(cp))
+      return fmt::format("the invisible character U+{:04X}", cp);
     i += n;
   }
   return {};
@@ -397,7 +399,7 @@ std::optional<std::string> walker::name(const field& f, std::string_view what,
          "range");
     return std::nullopt;
   }
-  if (const std::string_view why = name_problem(*s); !why.empty()) {
+  if (const std::string why = name_problem(*s); !why.empty()) {
     fail(f.at(), fmt::format("{} {} holds {}", what, quote_token(*s), why), "range");
     return std::nullopt;
   }

@@ -225,7 +225,9 @@ std::string_view kind_text(const node& n);
 bool reads_as(const node& n, scalar_type t);
 
 /// Why `s` cannot be a name, or "": "a control character" (below 0x20, or
-/// 0x7F) or "a byte that is not UTF-8" (which a renderer would print raw).
-std::string_view name_problem(std::string_view s);
+/// 0x7F) or "a byte that is not UTF-8" (which a renderer would print raw);
+/// with `invisible`, also "the invisible character U+200B" for invisible or
+/// direction-changing code points (a model file's strings).
+std::string name_problem(std::string_view s, bool invisible = false);
 
 }  // namespace migplan::cli::doc

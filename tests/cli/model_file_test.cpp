@@ -191,6 +191,12 @@ TEST_CASE("every malformed model file gets its one message with the line", "[mod
        "m.json:5: nvidia-smi name 'TEST 4u' is listed twice"},
       {with(base, "\"a test model\"", "\"a test\\u001b[2J model\""),
        "m.json:4: description holds a control character"},
+      // U+200B, zero width space, and U+202E, right-to-left override: a
+      // terminal shows neither, and the second reorders what follows.
+      {with(base, "\"a test model\"", "\"a test\u200b model\""),
+       "m.json:4: description holds the invisible character U+200B"},
+      {with(base, "\"a test model\"", "\"a test \u202e model\""),
+       "m.json:4: description holds the invisible character U+202E"},
       {std::string(40, '[') + std::string(40, ']'),
        "m.json:1: values nest more than 32 levels deep (those of a model file nest 4)"},
       {with(base, "\"units\": 4", "\"units\": 4.5"),
