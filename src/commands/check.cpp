@@ -104,7 +104,7 @@ void add_check(CLI::App& app, context& ctx) {
       ->type_name("MODEL")
       ->allow_extra_args(false);
   cmd->add_option("-c,--config", opt->configs, "Only this mig-parted config label, repeatable")
-      ->option_text("LABEL")
+      ->type_name("LABEL")
       ->allow_extra_args(false);
   cmd->add_flag("--strict", opt->strict, "Treat warnings as errors (exit 1)");
   opt->format_given =

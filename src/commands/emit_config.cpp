@@ -112,7 +112,8 @@ void add_emit_config(CLI::App& app, context& ctx) {
   cmd->add_option("--gpu,-g", o->gpus, "GPU model, repeatable (default: all with a PCI ID)")
       ->type_name("MODEL")
       ->allow_extra_args(false);
-  cmd->add_option("--output,-o", o->output, "FILE to write ('-' or omitted: stdout)");
+  cmd->add_option("--output,-o", o->output, "Where to write ('-' or omitted: stdout)")
+      ->type_name("FILE");
   cmd->add_option("--merge", o->merge, "Add your own labels from FILE; writes a ConfigMap")
       ->type_name("FILE");
   o->configmap_given = cmd->add_option("--configmap-name", o->configmap_name,

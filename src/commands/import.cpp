@@ -129,6 +129,7 @@ void add_import(CLI::App& app, context& ctx) {
       ->type_name("ID")
       ->allow_extra_args(false);
   cmd->add_option("--index", o->index, "The GPU of listings that hold several")
+      ->type_name("N")
       ->check(CLI::Range(0, 4095));
   cmd->add_option("-o,--output", o->output, "Write to FILE instead of stdout")->type_name("FILE");
   cmd->footer(

@@ -37,8 +37,8 @@ namespace {
 
 int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   // Until the first line, a failure is one error document (JSON lines
-  // only); from then on each line answers for itself.
-  ctx.json_errors = !o.brief;
+  // only, as run_pack set ctx.json_errors); from then on each line answers
+  // for itself.
   std::unique_ptr<std::istream> file;
   if (o.batch != "-") {
     auto opened = open_source(o.batch);
@@ -177,16 +177,20 @@ void add_pack(CLI::App& app, context& ctx) {
       ->type_name("MODEL");
   cmd->add_flag("--all,-a", o->all, "Show every layout with its score");
   cmd->add_flag("--json", o->json, "One JSON object on stdout (schema_version 1)");
-  cmd->add_option("--batch", o->batch, "FILE of requests, one per line ('-': stdin)");
-  cmd->add_option("--current", o->current, "FILE: the GPU now (nvidia-smi mig -lgi, or JSON)");
+  cmd->add_option("--batch", o->batch, "Requests, one per line ('-': stdin)")->type_name("FILE");
+  cmd->add_option("--current", o->current, "The GPU now (nvidia-smi mig -lgi, or JSON)")
+      ->type_name("FILE");
   cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
+      ->type_name("N")
       ->check(CLI::Range(0, 4095));
   cmd->add_option("--emit", o->emit,
                   fmt::format("{}", fmt::join(emit::names(emit::command::pack), ", ")))
       ->type_name("KIND");
-  cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)");
+  cmd->add_option("--node", o->node, "With --emit dra: the node (default worker-1)")
+      ->type_name("NAME");
   cmd->add_flag("--brief", o->brief, "With --batch: one TSV line per request, not JSON");
-  cmd->add_option("--plot", o->plot, "FILE: the preferred layout as SVG ('-': stdout)");
+  cmd->add_option("--plot", o->plot, "The preferred layout as SVG ('-': stdout)")
+      ->type_name("FILE");
   cmd->add_option("ITEM", o->items, "[Nx]PROFILE[[CI,...]][@START]: 2x1g.5gb, 3g.20gb@4");
   cmd->footer(
       "Example: migplan pack --gpu h100-80gb 3g.40gb 2g.20gb 1g.10gb\n"

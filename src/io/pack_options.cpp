@@ -14,6 +14,11 @@ namespace migplan::cli {
 std::optional<std::string> option_conflict(const pack_options& o,
                                            std::span<const std::string> emit_kinds) {
   if (o.brief && o.batch.empty()) return "--brief needs --batch";
+  // --brief's line has five fields, the preferred layout's among them.
+  if (o.brief && o.json)
+    return "--brief writes tab-separated lines; it does not combine with --json";
+  if (o.brief && o.all)
+    return "--brief writes the preferred layout only; it does not combine with --all";
   if (!o.batch.empty() && !o.items.empty()) return "give either ITEMs or --batch, not both";
   if (!o.batch.empty() && !o.current.empty()) return "give either --current or --batch, not both";
   if (o.emit) {

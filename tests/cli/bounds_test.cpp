@@ -427,9 +427,11 @@ TEST_CASE("an option given an empty value is refused, not taken as left out", "[
     std::string message;
   };
   const std::vector<probe> probes{
-      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--current", ""}, "--current is empty"},
-      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--plot="}, "--plot is empty"},
-      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--emit", "dra", "--node", ""}, "--node is empty"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--current", ""},
+       "--current is empty: expected FILE"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--plot="}, "--plot is empty: expected FILE"},
+      {{"pack", "--gpu", "h100-80gb", "1g.10gb", "--emit", "dra", "--node", ""},
+       "--node is empty: expected NAME"},
       {{"place", "1g.10gb", "--current", state, "--allow-moves", ""},
        "--allow-moves is empty: expected K"},
       {{"place", "1g.10gb", "--current", state, "--emit", ""}, "--emit is empty: expected KIND"},
@@ -441,9 +443,9 @@ TEST_CASE("an option given an empty value is refused, not taken as left out", "[
        "--gpus is empty: expected N"},
       {{"simulate", "--gpu", "h100-80gb", "--trace", pods, "--gpus", "2", "--plot", ""},
        "--plot is empty: expected FILE"},
-      {{"check", pods, "--config", ""}, "--config is empty"},
+      {{"check", pods, "--config", ""}, "--config is empty: expected LABEL"},
       {{"emit-config", "--merge", ""}, "--merge is empty: expected FILE"},
-      {{"emit-config", "--output", ""}, "--output is empty"},
+      {{"emit-config", "--output", ""}, "--output is empty: expected FILE"},
   };
   for (const probe& p : probes) {
     INFO(Catch::Detail::stringify(p.args));

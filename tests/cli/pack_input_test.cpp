@@ -244,3 +244,22 @@ TEST_CASE("pack --batch's bad options are an error document, as json.md says", "
     CHECK(brief.out.empty());
   }
 }
+
+TEST_CASE("pack --brief refuses --json and --all, which it would ignore", "[pack][batch]") {
+  // Before, `--batch - --brief --json` wrote TSV lines and exit 0, and
+  // --all changed nothing: an option given and silently dropped.
+  const auto json_too = run_migplan({"pack", "--batch", "-", "--brief", "--json"}, "1g.10gb\n");
+  CHECK(json_too.code == 2);
+  CHECK(json_too.err ==
+        "migplan: --brief writes tab-separated lines; it does not combine with --json\n");
+  // --json asked for JSON: the refusal is an error document.
+  CHECK(json::parse(json_too.out)["error"]["code"] == "bad_input");
+  const auto all_too = run_migplan({"pack", "--batch", "-", "--brief", "--all"}, "1g.10gb\n");
+  CHECK(all_too.code == 2);
+  CHECK(all_too.out.empty());
+  CHECK(all_too.err ==
+        "migplan: --brief writes the preferred layout only; it does not combine with --all\n");
+  // Each alone still answers.
+  CHECK(run_migplan({"pack", "-g", "a100-40gb", "--batch", "-", "--brief"}, "1g.10gb\n").code == 0);
+  CHECK(run_migplan({"pack", "-g", "a100-40gb", "--batch", "-", "--all"}, "1g.10gb\n").code == 0);
+}
