@@ -74,40 +74,32 @@ diagnostic from_document(const cli::diagnostic& d, std::string_view text, bool j
   return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, std::move(message));
 }
 
-// The first YAML document of `text` (as YAML::Load reads it), and where a
-// second, non-empty one starts, if there is one. At most four documents are
-// looked at: yaml-cpp 0.7 turns a stray top-level ',' into an endless run of
-// empty documents. With `sniff`, whether the first document that is not
-// empty is a Kubernetes object (`manifest`), looked for up to
+// The first YAML document of `text` and where a second, non-empty one
+// starts (doc::first_document). With `sniff`, whether the first document
+// that is not empty is a Kubernetes object (`manifest`), looked for up to
 // max_manifest_documents empty ones ahead of it (each at a new place, so not
 // a stray ','), and for a document that stops parsing, as far as it went.
-struct first_document {
-  doc::node root;
-  std::optional<location> second;
+struct sniffed {
+  explicit sniffed(std::string_view text) : doc(text) {}
+  doc::first_document doc;
   bool manifest = false;
 };
 
-result<first_document, cli::diagnostic> read_first(std::string_view text, bool sniff = false) {
-  first_document out;
-  int seen = 0;
+result<sniffed, cli::diagnostic> read_first(std::string_view text, bool sniff = false) {
+  sniffed out(text);
   bool decided = !sniff;  // the first document that is not empty was seen
   std::optional<std::size_t> previous_start;
   const auto each = [&](doc::node& root, doc::position start) {
-    ++seen;
     if (!decided && !root.is_null()) {
       decided = true;
       out.manifest = is_kubernetes_object(root);
       if (out.manifest) return false;
     }
-    if (seen == 1) {
-      out.root = std::move(root);
-      return doc::may_have_second_document(text, out.root);
-    }
-    if (!root.is_null() && !out.second) out.second = reading::at(root);
-    if (decided) return !out.second && seen < 4;
+    const bool more = out.doc.take(root);
+    if (decided) return more;
     if (previous_start == start.offset) return false;
     previous_start = start.offset;
-    return seen < max_manifest_documents;
+    return out.doc.seen < max_manifest_documents;
   };
   doc::node partial;
   if (const auto failed =
@@ -214,25 +206,26 @@ parsed_input read_check_document(model_list models, std::string_view text, bool 
       out.diagnostics.push_back(from_document(doc.error(), text, json));
       return out;
     }
-    out.foreign = !recognized(doc->root);
-    if (is_state_file(doc->root)) {
+    const doc::node& root = doc->doc.root;
+    out.foreign = !recognized(root);
+    if (is_state_file(root)) {
       out.foreign = true;
       out.state_file = true;
       out.diagnostics.push_back(
-          file_diagnostic(severity::error, fault::malformed, reading::at(doc->root),
+          file_diagnostic(severity::error, fault::malformed, reading::at(root),
                           "a migplan state file (version: 1, nodes: ...), the fleet as it is: "
                           "plan, place and simulate read it with --current; check reads geometry "
                           "files and configs"));
       return out;
     }
-    if (doc->second) {
+    if (doc->doc.second) {
       out.diagnostics.push_back(
-          file_diagnostic(severity::error, fault::malformed, *doc->second,
+          file_diagnostic(severity::error, fault::malformed, reading::at(*doc->doc.second),
                           "a second yaml document starts here; check reads one document "
                           "per file"));
       return out;
     }
-    read_root(models, out, doc->root, text, to_file);
+    read_root(models, out, root, text, to_file);
   } catch (const std::exception& e) {
     out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {},
                                               std::string("cannot read the file: ") + e.what()));

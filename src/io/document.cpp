@@ -409,27 +409,25 @@ bool may_have_second_document(std::string_view text, const node& root) {
   return false;
 }
 
+bool first_document::take(node& doc) {
+  if (++seen == 1) {
+    root = std::move(doc);
+    return may_have_second_document(text, root);
+  }
+  if (!doc.is_null() && !second) second = doc.at;
+  return !second && seen < 4;
+}
+
 result<node, diagnostic> read_yaml(std::string_view text, std::string_view file,
                                    const budget& limits) {
-  node first;  // the first document; null when there is none
-  std::optional<position> second;
-  int seen = 0;
-  // Empty documents after the first (a trailing "---") are let be; at most
-  // four are looked at: yaml-cpp turns a stray top-level ',' into an endless
-  // run of them.
-  auto failed = read_yaml_stream(text, file, limits, [&](node& root, position) {
-    if (++seen == 1) {
-      first = std::move(root);
-      return may_have_second_document(text, first);
-    }
-    if (!root.is_null()) second = root.at;
-    return !second && seen < 4;
-  });
+  first_document one(text);
+  auto failed =
+      read_yaml_stream(text, file, limits, [&](node& doc, position) { return one.take(doc); });
   if (failed) return *std::move(failed);
-  if (second)
-    return problem(file, *second, "syntax",
+  if (one.second)
+    return problem(file, *one.second, "syntax",
                    "a second yaml document starts here; migplan reads one document per file");
-  return first;
+  return std::move(one.root);
 }
 
 result<node, diagnostic> read_json(std::string_view text, std::string_view file,

@@ -90,6 +90,21 @@ position json_error_at(std::string_view text, std::size_t byte);
 /// document without a marker ("{a: 1} {b: 2}").
 bool may_have_second_document(std::string_view text, const node& root);
 
+/// What read_yaml keeps of a stream, one document at a time: the first
+/// document, and where a second one that is not empty starts. Empty
+/// documents after the first (a trailing "---") are let be; at most four are
+/// looked at: yaml-cpp turns a stray top-level ',' into an endless run of
+/// them.
+struct first_document {
+  explicit first_document(std::string_view stream) : text(stream) {}
+  std::string_view text;  ///< the whole stream
+  node root;              ///< the first document; null when there is none
+  std::optional<position> second;
+  int seen = 0;  ///< documents taken
+  /// Takes the stream's next document; false when no more need reading.
+  bool take(node& doc);
+};
+
 /// The one YAML document of `text`, or the first problem: a syntax error
 /// ("invalid yaml: ...", anywhere in the stream), a budget passed, or a
 /// second document that is not empty ("a second yaml document starts
