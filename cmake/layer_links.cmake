@@ -61,3 +61,23 @@ foreach(layer IN LISTS migplan_link_layers)
   set_target_properties(migplan_link_${layer} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                         ${CMAKE_CURRENT_BINARY_DIR}/layer_links)
 endforeach()
+
+# The check's own test (tests/CMakeLists.txt, layer_link_catches_upward_call):
+# cmake/layer_link_canary.cpp calls a render/ function. Linked with io's
+# objects as migplan_link_io is, it must fail on that symbol; linked with
+# render's too, it must link, so the failure is the layering and nothing
+# else. Built only by the test.
+add_executable(migplan_link_canary EXCLUDE_FROM_ALL cmake/layer_link_canary.cpp)
+add_executable(migplan_link_canary_ok EXCLUDE_FROM_ALL cmake/layer_link_canary.cpp)
+migplan_layer_objects(canary_objs io ${layer_deps_io})
+migplan_layer_objects(canary_ok_objs io render ${layer_deps_io})
+target_sources(migplan_link_canary PRIVATE ${canary_objs})
+target_sources(migplan_link_canary_ok PRIVATE ${canary_ok_objs})
+foreach(canary migplan_link_canary migplan_link_canary_ok)
+  target_include_directories(${canary} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${canary} PRIVATE migplan::core CLI11::CLI11 ${migplan_fmt}
+                        nlohmann_json::nlohmann_json ${migplan_yaml})
+  set_target_properties(${canary} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                        ${CMAKE_CURRENT_BINARY_DIR}/layer_links)
+endforeach()
+set(MIGPLAN_LAYER_LINKS ON)
