@@ -132,7 +132,8 @@ struct reader {
     if ((pods += row.count) > max_trace_pods)
       return fail(line, fmt::format("more than {} pods; the most a trace may hold is {}",
                                     max_trace_pods, max_trace_pods));
-    row.where = position_text(w.file(), line);
+    row.file = w.file();
+    row.line = line;
     out.rows.push_back(std::move(row));
     return true;
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnostic.hpp"
 #include "model/plan.hpp"
 
 namespace migplan::cli {
@@ -32,8 +33,18 @@ struct trace_row {
   demand_item item;   ///< for trace_need::item (its count is 1)
   int instances = 1;  ///< instances per pod, all on one node (the `Nx` of the item)
   int milli = 0;      ///< for trace_need::share: thousandths of a GPU (1..999)
-  std::string where;  ///< "FILE:LINE"
+  std::string file;   ///< the file it is in, as messages name it
+  int line = 0;       ///< its line there
 };
+
+/// "FILE:LINE", as every message names a row.
+inline std::string where(const trace_row& row) { return position_text(row.file, row.line); }
+
+/// An error about `row`: "FILE:LINE: message", with the file and line kept
+/// for --json's error document.
+inline diagnostic row_diagnostic(const trace_row& row, std::string message) {
+  return diagnostic{row.file, row.line, 0, {}, severity::error, std::move(message)};
+}
 
 /// A trace as read.
 struct trace {

@@ -371,6 +371,17 @@ class replanner {
   std::shared_ptr<plan::solver> solver_ = std::make_shared<plan::solver>();
 };
 
+// A row of the trace that one of several models sized cannot serve (an
+// error pods_of() placed at the row), with how a trace compares models.
+error unserved_on_one_of_several(const error& e) {
+  if (!e.where) return e;
+  diagnostic d = *e.where;
+  d.message +=
+      "; sizing several models, every row must resolve on each: name a memory (mem=SIZE), whole "
+      "GPUs (gpu) or a profile every model has";
+  return error{std::move(d)};
+}
+
 // The fewest GPUs of each model each policy needs to meet the target.
 std::optional<error> size_models(const simulate_request& r, const trace_replay& main,
                                  simulate_result& res, replay_tables& tables,
@@ -379,7 +390,7 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
     std::optional<trace_replay> other;
     if (m.gpu != r.models.front().gpu) {
       auto p = prepare_replay(r.pods, *m.gpu, r.by_memory, static_plan_time_limit_s);
-      if (!p) return p.error();
+      if (!p) return unserved_on_one_of_several(p.error());
       other = std::move(*p);
     }
     const trace_replay& tr = other ? *other : main;
@@ -512,7 +523,8 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
   if (r.mixed || (r.now && r.models.size() > 1)) return simulate_mixed(r, progress);
   const gpu_model& gpu = *r.models.front().gpu;
   auto prepared = prepare_replay(r.pods, gpu, r.by_memory, static_plan_time_limit_s);
-  if (!prepared) return prepared.error();
+  if (!prepared)
+    return r.models.size() > 1 ? unserved_on_one_of_several(prepared.error()) : prepared.error();
   if (r.static_plan) prepared->set_static(*r.static_plan);
   const trace_replay& main = *prepared;
   simulate_result res = result_of_request(r);

@@ -128,12 +128,13 @@ result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(
     }
     if (!served) {
       if (gpus.size() == 1)
-        return error{fmt::format("{}: no profile of {} serves {}", row.where, gpus.front()->slug,
-                                 describe_row(row))};
+        return error{row_diagnostic(
+            row, fmt::format("no profile of {} serves {}", gpus.front()->slug, describe_row(row)))};
       std::vector<std::string_view> slugs;
       for (const gpu_model* gpu : gpus) slugs.push_back(gpu->slug);
-      return error{fmt::format("{}: no model of the fleet ({}) has a profile that serves {}",
-                               row.where, fmt::join(slugs, ", "), describe_row(row))};
+      return error{
+          row_diagnostic(row, fmt::format("no model of the fleet ({}) has a profile that serves {}",
+                                          fmt::join(slugs, ", "), describe_row(row)))};
     }
     auto it = index.find(key);
     if (it == index.end()) {
@@ -275,7 +276,7 @@ unholdable_pods pods_no_node_holds(const trace& t, const trace_replay& tr, int p
       out.first = fmt::format(
           "{}: no node of {} {} GPU{} holds a pod of {}: it needs {} instances of {} on one node, "
           "and a node holds {} at most",
-          row.where, per_node, gpu.slug, plural(per_node),
+          where(row), per_node, gpu.slug, plural(per_node),
           row.need == trace_need::item && row.instances > 1
               ? quote_token(fmt::format("{}x{}", row.instances, row.item.name))
               : describe_row(row),

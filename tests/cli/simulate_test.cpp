@@ -443,7 +443,10 @@ TEST_CASE("simulate refuses several models without --size", "[simulate]") {
   r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"},
                   trace_csv);
   CHECK(r.code == 2);
-  CHECK(r.err == "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'\n");
+  CHECK(r.err ==
+        "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'; sizing several models, every row "
+        "must resolve on each: name a memory (mem=SIZE), whole GPUs (gpu) or a profile every "
+        "model has\n");
 }
 
 TEST_CASE("simulate --static-plan replays the geometry of a plan answer", "[simulate]") {
@@ -1591,4 +1594,43 @@ TEST_CASE("simulate suggests the --share or --plot-metric meant", "[simulate]") 
   CHECK(metric.code == 2);
   CHECK(metric.err ==
         "migplan: unknown --plot-metric 'gpu' (did you mean gpus?); it is slices or gpus\n");
+}
+
+TEST_CASE("simulate: a row no model serves is bad input at its line, JSON included",
+          "[simulate][cli]") {
+  // doc/json.md: bad input found in a file (a trace too) adds its file and
+  // line to --json's error document.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,1,1g.10gb\n"
+      "b,0,100,1,1g.6gb\n";
+  const auto one = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"}, trace);
+  CHECK(one.code == 2);
+  CHECK(one.err == "migplan: <stdin>:3: no profile of h100-80gb serves '1g.6gb'\n");
+  const json doc = json::parse(one.out);
+  CHECK(doc["error"]["code"] == "bad_input");
+  CHECK(doc["error"]["message"] == "<stdin>:3: no profile of h100-80gb serves '1g.6gb'");
+  CHECK(doc["error"]["file"] == "<stdin>");
+  CHECK(doc["error"]["line"] == 3);
+  CHECK(doc["error"]["col"].is_null());
+  // Sized on several models, the message says how a trace compares them:
+  // with either model first.
+  const std::string hint =
+      "; sizing several models, every row must resolve on each: name a memory (mem=SIZE), whole "
+      "GPUs (gpu) or a profile every model has\n";
+  const auto later =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"},
+                  "name,start,end,count,item\na,0,100,1,1g.10gb\n");
+  CHECK(later.code == 2);
+  CHECK(later.err == "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'" + hint);
+  const auto first =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "a30", "--gpu", "h100-80gb", "--size"},
+                  "name,start,end,count,item\na,0,100,1,1g.10gb\n");
+  CHECK(first.code == 2);
+  CHECK(first.err == "migplan: <stdin>:2: no profile of a30 serves '1g.10gb'" + hint);
+  // The same rows as memory needs resolve on both.
+  const auto mem =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpu", "a30", "--size"},
+                  "name,start,end,count,item\na,0,100,1,mem=5GiB\n");
+  CHECK(mem.code == 0);
 }

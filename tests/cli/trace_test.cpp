@@ -47,7 +47,7 @@ TEST_CASE("a trace csv gives each row's pods, times, count and item", "[trace]")
   CHECK(t.rows[0].count == 2);
   CHECK(t.rows[0].need == trace_need::item);
   CHECK(t.rows[0].item.profile == "3g.40gb");
-  CHECK(t.rows[0].where == "t.csv:3");
+  CHECK(where(t.rows[0]) == "t.csv:3");
   CHECK(t.rows[1].start == 1688169600);
   CHECK_FALSE(t.rows[1].end.has_value());
   CHECK(t.rows[1].item.memory_mib == 12 * 1024);
@@ -99,7 +99,7 @@ TEST_CASE("an Alibaba pod list is read as published", "[trace]") {
   CHECK(t.rows[2].end == 10769854);
   CHECK(t.rows[3].name == "openb-pod-0004");
   CHECK_FALSE(t.rows[3].end.has_value());
-  CHECK(t.rows[2].where == "t.csv:5");
+  CHECK(where(t.rows[2]) == "t.csv:5");
 }
 
 TEST_CASE("bad trace rows are reported with their file and line", "[trace]") {

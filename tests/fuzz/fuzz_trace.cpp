@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const trace_row& r : t->rows) {
       require(r.count >= 1 && r.instances >= 1 && r.instances <= max_pod_instances);
       require(!r.end || *r.end >= r.start);
-      require(r.where.starts_with("fuzz:"));
+      require(where(r).starts_with("fuzz:"));
       pods += r.count;
     }
     require(pods <= max_trace_pods);
