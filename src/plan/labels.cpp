@@ -372,9 +372,18 @@ void add_layouts(const plan_request& req, plan_result& res) {
 }
 
 std::string emit_problem(const plan_result& res) {
-  if (!res.feasible)
-    return "the plan does not meet the demand, so there is no configuration to emit";
-  return {};
+  if (res.feasible) return {};
+  // Nothing reaches stdout, so the message says what the report would show.
+  if (res.status == plan_status::timed_out)
+    return fmt::format(
+        "no plan that meets the demand was found within the time limit (try --time-limit {}; "
+        "without --emit the report shows the best plan found)",
+        res.suggested_time_limit_s.value_or(0));
+  const std::size_t n = res.unmet.size();
+  return fmt::format(
+      "the plan does not meet the demand: {} item{} of it {} short (without --emit the report "
+      "says which, and why)",
+      n, n == 1 ? "" : "s", n == 1 ? "falls" : "fall");
 }
 
 namespace {

@@ -447,8 +447,8 @@ TEST_CASE("plan: unmet demand on a limited fleet exits 1 with the plan and the s
   CHECK(emit.code == 1);
   CHECK(emit.out.empty());
   CHECK(emit.err ==
-        "migplan: the plan does not meet the demand, so there is no configuration to emit; "
-        "nothing to emit\n");
+        "migplan: the plan does not meet the demand: 1 item of it falls short (without --emit "
+        "the report says which, and why); nothing to emit\n");
 }
 
 TEST_CASE("plan: demand no model of the fleet serves is unmet with the reason per model",

@@ -1098,8 +1098,17 @@ TEST_CASE("a re-plan keeps the labels of unchanged nodes and relabels only the o
 TEST_CASE("emitting refuses a plan that does not meet the demand", "[plan-io][emit]") {
   auto [req, res] = nodes_plan();
   res.feasible = false;
+  res.status = plan_status::unmet;
+  res.unmet.push_back({0, 3});
   CHECK(emit::problem(plan_kind("mig-parted"), req, res) ==
-        "the plan does not meet the demand, so there is no configuration to emit");
+        "the plan does not meet the demand: 1 item of it falls short (without --emit the report "
+        "says which, and why)");
+  // Cut short by the time limit: the message says what to try.
+  res.status = plan_status::timed_out;
+  res.suggested_time_limit_s = 240;
+  CHECK(emit::problem(plan_kind("mig-parted"), req, res) ==
+        "no plan that meets the demand was found within the time limit (try --time-limit 240; "
+        "without --emit the report shows the best plan found)");
 }
 
 TEST_CASE("node names are quoted for sh where they need it", "[plan-io][emit]") {
