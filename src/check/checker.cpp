@@ -92,7 +92,7 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
     // A workflow or a compose file beside the configs: not ours to judge.
     // Named on the command line, the same file is an error.
     const bool was_kubernetes = f.input.kubernetes;
-    const bool was_state = f.input.state_file;
+    const std::string other = std::move(f.input.other_file);
     f = file_check{};
     f.path = s.shown;
     f.status = file_status::skipped;
@@ -101,10 +101,9 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
         was_kubernetes
             ? "skipped: a Kubernetes manifest with no ConfigMap holding config.yaml (the "
               "key the GPU Operator reads a mig-parted config from)"
-        : was_state ? "skipped: a migplan state file (version: 1, nodes: ...), which plan, place "
-                      "and simulate read with --current"
-                    : "skipped: neither a migplan geometry file (version: 1, gpus: ...) nor a "
-                      "mig-parted config (version: v1, mig-configs: ...)"));
+        : !other.empty() ? "skipped: " + other
+                         : "skipped: neither a migplan geometry file (version: 1, gpus: ...) nor a "
+                           "mig-parted config (version: v1, mig-configs: ...)"));
     return f;
   }
   return check_read(std::move(f), settings);

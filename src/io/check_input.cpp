@@ -145,11 +145,38 @@ bool recognized(const doc::node& root) {
   return false;
 }
 
-// True for migplan's state file: 'nodes' at the top level and no 'gpus' or
-// 'mig-configs' (plan-files.md "State files").
-bool is_state_file(const doc::node& root) {
-  return root.is_map() && has_key(root, "nodes") && !has_key(root, "gpus") &&
-         !has_key(root, "mig-configs");
+// One of migplan's other files, which other commands read (plan-files.md,
+// simulate's traces): what it is, and who reads it with which option.
+struct other_file {
+  std::string_view what;     // "a migplan state file (version: 1, nodes: ...)"
+  std::string_view is;       // "the fleet as it is"
+  std::string_view readers;  // "plan, place and simulate"
+  std::string_view option;   // "--current"
+};
+
+// The other migplan file `root` is, by a top-level key of its own ('nodes',
+// 'demand', 'pods' or 'models') and no 'gpus' or 'mig-configs'; none else.
+std::optional<other_file> other_migplan_file(const doc::node& root) {
+  if (!root.is_map() || has_key(root, "gpus") || has_key(root, "mig-configs")) return std::nullopt;
+  if (has_key(root, "demand"))
+    return other_file{"a migplan demand file (version: 1, demand: ...)",
+                      "what a workload mix needs", "plan", "--demand"};
+  if (has_key(root, "pods"))
+    return other_file{"a migplan trace (version: 1, pods: ...)", "pods over time", "simulate",
+                      "--trace"};
+  // A fleet file may have nodes alone: its nodes count their GPUs (gpus: 8),
+  // a state file's list them.
+  const doc::node* nodes = doc::member(root, "nodes");
+  const doc::node* first = nodes != nullptr && nodes->is_list() && !nodes->kids.empty()
+                               ? doc::member(nodes->kids.front(), "gpus")
+                               : nullptr;
+  if (has_key(root, "models") || (first != nullptr && first->is_scalar()))
+    return other_file{"a migplan fleet file (version: 1, models or nodes: ...)",
+                      "the GPUs a plan may use", "plan and simulate", "--fleet"};
+  if (nodes != nullptr)
+    return other_file{"a migplan state file (version: 1, nodes: ...)", "the fleet as it is",
+                      "plan, place and simulate", "--current"};
+  return std::nullopt;
 }
 
 // Reads `root`, the first document of `text`, into `out`.
@@ -208,14 +235,17 @@ parsed_input read_check_document(model_list models, std::string_view text, bool 
     }
     const doc::node& root = doc->doc.root;
     out.foreign = !recognized(root);
-    if (is_state_file(root)) {
+    if (const auto other = other_migplan_file(root)) {
+      // Named, an error; found by scanning, skipped with a note.
+      const bool many = other->readers.find(' ') != std::string_view::npos;
       out.foreign = true;
-      out.state_file = true;
-      out.diagnostics.push_back(
-          file_diagnostic(severity::error, fault::malformed, reading::at(root),
-                          "a migplan state file (version: 1, nodes: ...), the fleet as it is: "
-                          "plan, place and simulate read it with --current; check reads geometry "
-                          "files and configs"));
+      out.other_file = fmt::format("{}, which {} {} with {}", other->what, other->readers,
+                                   many ? "read" : "reads", other->option);
+      out.diagnostics.push_back(file_diagnostic(
+          severity::error, fault::malformed, reading::at(root),
+          fmt::format("{}, {}: {} {} it with {}; check reads geometry files and configs",
+                      other->what, other->is, other->readers, many ? "read" : "reads",
+                      other->option)));
       return out;
     }
     if (doc->doc.second) {

@@ -201,9 +201,11 @@ struct parsed_input {
   /// 'version: 1', 'mig-configs' and 'version: v1' (a workflow, a compose
   /// file). A file that does not parse is never foreign: it may be a broken config.
   bool foreign = false;
-  /// A migplan state file (version: 1, nodes: ..., no gpus): the fleet as it
-  /// is, which plan, place and simulate read with --current. Also foreign.
-  bool state_file = false;
+  /// Another migplan file (a state, demand, fleet file or a trace: no gpus),
+  /// what it is and who reads it ("a migplan state file (version: 1, nodes:
+  /// ...), which plan, place and simulate read with --current"); empty for
+  /// any other file. Also foreign.
+  std::string other_file;
 };
 
 /// The answer for one geometry on one GPU model.

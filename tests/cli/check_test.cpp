@@ -1590,3 +1590,50 @@ TEST_CASE("check skips a migplan state file when it scans, and names it when giv
                    "fleet as it is: plan, place and simulate read it with --current; check reads "
                    "geometry files and configs") != std::string::npos);
 }
+
+TEST_CASE("check names migplan's demand, fleet and trace files, and skips them when it scans",
+          "[check]") {
+  // Each kind by a top-level key of its own: named, an error (exit 2) that
+  // says which command reads it; found by scanning, a note.
+  struct kind {
+    std::string file, text, named;
+  };
+  const std::vector<kind> kinds{
+      {"demand.yaml", "version: 1\ndemand:\n  - {count: 3, profile: 1g.10gb}\n",
+       "a migplan demand file (version: 1, demand: ...), what a workload mix needs: plan reads it "
+       "with --demand; check reads geometry files and configs"},
+      {"trace.yaml", "version: 1\npods:\n  - {start: 0, item: 1g.10gb}\n",
+       "a migplan trace (version: 1, pods: ...), pods over time: simulate reads it with --trace; "
+       "check reads geometry files and configs"},
+      {"fleet.yaml", "version: 1\nmodels:\n  - {gpu: h100-80gb}\n",
+       "a migplan fleet file (version: 1, models or nodes: ...), the GPUs a plan may use: plan and "
+       "simulate read it with --fleet; check reads geometry files and configs"},
+      // Nodes alone, counting their GPUs: a fleet file, not a state file.
+      {"nodes.yaml", "version: 1\nnodes:\n  - {name: a, gpu: h100-80gb, gpus: 8}\n",
+       "a migplan fleet file (version: 1, models or nodes: ...), the GPUs a plan may use: plan and "
+       "simulate read it with --fleet; check reads geometry files and configs"},
+  };
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("migplan-other-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  for (const kind& k : kinds) {
+    INFO(k.file);
+    const std::string path = (dir / k.file).string();
+    std::ofstream(path) << k.text;
+    const auto named = run_migplan({"check", path});
+    CHECK(named.code == 2);
+    CHECK(named.out.find(path + ":1:1: error: " + k.named + "\n") != std::string::npos);
+  }
+  const auto scanned = run_migplan({"check", dir.string()});
+  CHECK(scanned.code == 0);
+  CHECK(scanned.out.find(
+            "demand.yaml: note: skipped: a migplan demand file (version: 1, demand: ...), which "
+            "plan reads with --demand\n") != std::string::npos);
+  CHECK(scanned.out.find("trace.yaml: note: skipped: a migplan trace (version: 1, pods: ...), "
+                         "which simulate reads with --trace\n") != std::string::npos);
+  CHECK(scanned.out.find("nodes.yaml: note: skipped: a migplan fleet file (version: 1, models or "
+                         "nodes: ...), which plan and simulate read with --fleet\n") !=
+        std::string::npos);
+  CHECK(scanned.out.find("4 files skipped") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
