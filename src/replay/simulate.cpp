@@ -398,11 +398,15 @@ std::optional<error> size_models(const simulate_request& r, const trace_replay& 
     // alone pass the target, no size meets it, and the replays would only
     // count up to the limit to say so.
     const unholdable_pods unheld = pods_no_node_holds(r.pods, tr, res.per_node);
-    if (static_cast<double>(unheld.pods) * 100.0 > r.reject_target * static_cast<double>(res.pods))
-      return error{fmt::format(
+    if (static_cast<double>(unheld.pods) * 100.0 >
+        r.reject_target * static_cast<double>(res.pods)) {
+      diagnostic d = unheld.first;
+      d.message = fmt::format(
           "{} (pods no node holds: {} of {}); no number of {} GPUs rejects at most {}% of "
           "pods (--gpus-per-node sets a node's GPUs)",
-          unheld.first, unheld.pods, res.pods, m.gpu->slug, r.reject_target)};
+          d.message, unheld.pods, res.pods, m.gpu->slug, r.reject_target);
+      return error{std::move(d)};
+    }
     simulate_sizing s;
     s.gpu = m.gpu;
     s.limit =

@@ -273,14 +273,16 @@ unholdable_pods pods_no_node_holds(const trace& t, const trace_replay& tr, int p
     const long long most = static_cast<long long>(per_node) * most_on_one_gpu(p);
     if (it.count <= most) continue;
     if (out.pods == 0)
-      out.first = fmt::format(
-          "{}: no node of {} {} GPU{} holds a pod of {}: it needs {} instances of {} on one node, "
-          "and a node holds {} at most",
-          where(row), per_node, gpu.slug, plural(per_node),
-          row.need == trace_need::item && row.instances > 1
-              ? quote_token(fmt::format("{}x{}", row.instances, row.item.name))
-              : describe_row(row),
-          it.count, gpu.profiles[static_cast<std::size_t>(p)].name, most);
+      out.first = row_diagnostic(
+          row,
+          fmt::format(
+              "no node of {} {} GPU{} holds a pod of {}: it needs {} instances of {} on one node, "
+              "and a node holds {} at most",
+              per_node, gpu.slug, plural(per_node),
+              row.need == trace_need::item && row.instances > 1
+                  ? quote_token(fmt::format("{}x{}", row.instances, row.item.name))
+                  : describe_row(row),
+              it.count, gpu.profiles[static_cast<std::size_t>(p)].name, most));
     out.pods += row.count;
   }
   return out;

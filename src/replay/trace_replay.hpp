@@ -94,7 +94,7 @@ result<mixed_static> plan_mixed_static(const replay_fleet& fleet,
 /// nodes a fleet has: all of a pod's instances go on one node.
 struct unholdable_pods {
   long long pods = 0;  ///< pods that no such node holds
-  std::string first;   ///< the first row that asks for one, said ("FILE:LINE: ...")
+  diagnostic first;    ///< the first row that asks for one: its file, line and why
 };
 
 /// The pods of `tr` (read from `t`) that no node of `per_node` empty GPUs

@@ -1634,3 +1634,19 @@ TEST_CASE("simulate: a row no model serves is bad input at its line, JSON includ
                   "name,start,end,count,item\na,0,100,1,mem=5GiB\n");
   CHECK(mem.code == 0);
 }
+
+TEST_CASE("simulate --size: a pod no node holds is bad input at its row, JSON included",
+          "[simulate][cli]") {
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--size", "--json"},
+                             "name,start,end,count,item\na,0,10,1,1g.10gb\nb,0,100,1,9xgpu\n");
+  CHECK(r.code == 2);
+  const std::string message =
+      "<stdin>:3: no node of 8 h100-80gb GPUs holds a pod of 9 whole GPUs: it needs 9 instances "
+      "of 7g.80gb on one node, and a node holds 8 at most (pods no node holds: 1 of 2); no "
+      "number of h100-80gb GPUs rejects at most 0% of pods (--gpus-per-node sets a node's GPUs)";
+  CHECK(r.err == "migplan: " + message + "\n");
+  const json doc = json::parse(r.out);
+  CHECK(doc["error"]["message"] == message);
+  CHECK(doc["error"]["file"] == "<stdin>");
+  CHECK(doc["error"]["line"] == 3);
+}
