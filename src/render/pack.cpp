@@ -218,8 +218,30 @@ std::string verdict_text(const pack_answer& a, bool full) {
   return out + ")";
 }
 
-// Candidates that answer alike (the same layouts, or the same reason), each
-// answer once with the models that give it, in the candidates' order.
+// What a candidate answers beyond its verdict and layouts, which can tell
+// apart models whose verdicts read alike: what the preferred layout strands
+// and can still take, or the closest fit.
+std::string answer_detail(const pack_answer& a) {
+  if (!a.sol.feasible()) {
+    if (a.closest.empty()) return {};
+    const closest_fit& c = a.closest.front();
+    return fmt::format("closest fit: drop {} -> {}", items_text(*a.gpu, c.drop),
+                       layout_text(*a.gpu, c.where.where));
+  }
+  if (a.capacity.empty()) return {};
+  const layout_capacity& c = a.capacity.front();
+  std::vector<std::string_view> names;
+  for (const addable& ad : c.can_add)
+    names.push_back(a.gpu->profiles[static_cast<std::size_t>(ad.profile)].name);
+  return fmt::format(
+      "strands {} unit{} and {} compute slice{}; can add {}", c.strands.units,
+      plural(c.strands.units), c.strands.compute_slices, plural(c.strands.compute_slices),
+      names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(names, ", ")));
+}
+
+// Candidates that answer alike (the same layouts, or the same reason, and
+// the same detail), each answer once with the models that give it, in the
+// candidates' order.
 struct answer_group {
   const pack_answer* first;
   std::vector<std::string_view> slugs;
@@ -229,6 +251,8 @@ std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
   std::vector<std::pair<std::string, answer_group>> groups;
   for (const pack_answer& a : amb.candidates) {
     std::string key = verdict_text(a, true);
+    key += '|';
+    key += answer_detail(a);
     for (const scored_layout& sl : a.sol.layouts) {
       // Appended in two steps: "|" + string raised g++ 12's false
       // -Wstringop-overflow at -O2 (GCC bug 105329).
@@ -393,9 +417,17 @@ std::string pack_ambiguity_text(const pack_ambiguity& amb) {
   std::string out =
       "the gpu is ambiguous: these profiles exist on several gpus with different answers; pass "
       "--gpu:";
-  for (const answer_group& g : group_answers(amb))
+  const auto groups = group_answers(amb);
+  // Where two answers' verdicts read alike, each says what tells them apart.
+  bool alike = false;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (std::size_t j = i + 1; j < groups.size(); ++j)
+      alike = alike || verdict_text(*groups[i].first, true) == verdict_text(*groups[j].first, true);
+  for (const answer_group& g : groups) {
     fmt::format_to(std::back_inserter(out), "\n  {}: {}", fmt::join(g.slugs, ", "),
                    verdict_text(*g.first, true));
+    if (alike) fmt::format_to(std::back_inserter(out), "; {}", answer_detail(*g.first));
+  }
   return out;
 }
 
