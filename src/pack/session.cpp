@@ -63,7 +63,14 @@ std::string signature(const pack_answer& a) {
     if (i < a.closest_capacity.size()) out += room_text(*a.gpu, c.where, a.closest_capacity[i]);
   }
   if (!a.compute.any) return out;
-  if (a.compute.rejected) out += a.compute.rejected->message;
+  if (a.compute.rejected) {
+    // The message names its model: answers compare alike without the name.
+    std::string m = a.compute.rejected->message;
+    const std::string_view slug = a.gpu->slug;
+    for (std::size_t at = m.find(slug); at != std::string::npos; at = m.find(slug, at + 1))
+      m.replace(at, slug.size(), "*");
+    out += m;
+  }
   for (const gi_compute& c : a.compute.gis) {
     out += "|" + c.shown + ":";
     for (const ci_instance& ci : c.where) out += fmt::format("{}@{},", ci.ci, ci.start);
@@ -161,10 +168,15 @@ outcome session::answer(const gpu_model* gpu, std::span<const token> tokens, boo
     answers.push_back(std::move(a));
   }
   if (answers.empty()) return *first_error;
-  const std::string sig = signature(answers[0]);
-  bool same = true;
-  for (const pack_answer& a : answers) same = same && signature(a) == sig;
-  if (!same) return pack_ambiguity{std::move(answers)};
+  std::vector<std::string> sigs;
+  std::vector<std::size_t> alike;
+  for (const pack_answer& a : answers) {
+    sigs.push_back(signature(a));
+    alike.push_back(
+        static_cast<std::size_t>(std::find(sigs.begin(), sigs.end(), sigs.back()) - sigs.begin()));
+  }
+  if (std::any_of(alike.begin(), alike.end(), [](std::size_t i) { return i != 0; }))
+    return pack_ambiguity{std::move(answers), std::move(alike)};
   pack_answer a = std::move(answers[0]);
   for (std::size_t i = 1; i < answers.size(); ++i) a.same_answer.push_back(answers[i].gpu);
   if (explain_it && models.size() == 1) explain(a);

@@ -225,8 +225,10 @@ std::string answer_detail(const pack_answer& a) {
   if (!a.sol.feasible()) {
     if (a.closest.empty()) return {};
     const closest_fit& c = a.closest.front();
-    return fmt::format("closest fit: drop {} -> {}", items_text(*a.gpu, c.drop),
-                       layout_text(*a.gpu, c.where.where));
+    return fmt::format("closest fit: drop {} -> {}, {} unit{} and {} compute slice{} free",
+                       items_text(*a.gpu, c.drop), layout_text(*a.gpu, c.where.where),
+                       c.where.left.free_units, plural(c.where.left.free_units),
+                       c.where.left.free_compute, plural(c.where.left.free_compute));
   }
   if (a.capacity.empty()) return {};
   const layout_capacity& c = a.capacity.front();
@@ -248,21 +250,32 @@ struct answer_group {
 };
 
 std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
-  std::vector<std::pair<std::string, answer_group>> groups;
-  for (const pack_answer& a : amb.candidates) {
-    std::string key = verdict_text(a, true);
-    key += '|';
-    key += answer_detail(a);
-    for (const scored_layout& sl : a.sol.layouts) {
-      // Appended in two steps: "|" + string raised g++ 12's false
-      // -Wstringop-overflow at -O2 (GCC bug 105329).
-      key += '|';
-      key += layout_text(*a.gpu, sl.where);
+  // The service says which candidates answer alike; without that, alike
+  // verdicts, layouts and details are.
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
+    const pack_answer& a = amb.candidates[i];
+    std::string key;
+    if (amb.alike.size() == amb.candidates.size()) {
+      key = std::to_string(amb.alike[i]);
+    } else {
+      key = verdict_text(a, true) + '|' + answer_detail(a);
+      for (const scored_layout& sl : a.sol.layouts) {
+        // Appended in two steps: "|" + string raised g++ 12's false
+        // -Wstringop-overflow at -O2 (GCC bug 105329).
+        key += '|';
+        key += layout_text(*a.gpu, sl.where);
+      }
     }
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    keys.push_back(std::move(key));
+  }
+  std::vector<std::pair<std::string, answer_group>> groups;
+  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
+    const pack_answer& a = amb.candidates[i];
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == keys[i]; });
     if (it == groups.end())
-      groups.push_back({std::move(key), {&a, {a.gpu->slug}}});
+      groups.push_back({keys[i], {&a, {a.gpu->slug}}});
     else
       it->second.slugs.push_back(a.gpu->slug);
   }

@@ -754,4 +754,37 @@ TEST_CASE("models whose closest fits differ do not give the same answer", "[cli]
                    "1g.24gb+me -> ") != std::string::npos);
   CHECK(r.err.find("\n  rtx-pro-5000: does not fit (instance_cap); closest fit: drop ") !=
         std::string::npos);
+  // Alike closest fits on boards of 12 and 6 units leave different room:
+  // two answers, each on its own line.
+  const auto two = run_migplan({"pack", "2x1g.24gb+me"});
+  CHECK(two.code == 2);
+  CHECK(two.err ==
+        "migplan: the gpu is ambiguous: these profiles exist on several gpus with different "
+        "answers; pass --gpu:\n"
+        "  rtx-pro-6000: does not fit (instance_cap); closest fit: drop 1g.24gb+me -> "
+        "1g.24gb+me@0, 9 units and 3 compute slices free\n"
+        "  rtx-pro-5000: does not fit (instance_cap); closest fit: drop 1g.24gb+me -> "
+        "1g.24gb+me@0, 3 units and 1 compute slice free\n");
+}
+
+TEST_CASE("models that all refuse a CI split alike answer once", "[cli][pack]") {
+  // No model with a 2g.20gb lists its CI profiles, so each refuses the split
+  // for the same reason; the message names the model, the answer is one.
+  std::vector<std::string> holders;
+  for (const char* gpu : {"h100-80gb", "h100-pcie", "a100-80gb"}) {
+    const json p = parse_json(run_migplan({"profiles", "--ci", "--json", "--gpu", gpu}).out);
+    for (const json& prof : p["gpus"][0]["profiles"])
+      if (prof["name"] == "2g.20gb") {
+        CHECK((!prof.contains("ci_profiles") || prof["ci_profiles"].is_null() ||
+               prof["ci_profiles"].empty()));
+        holders.push_back(gpu);
+      }
+  }
+  REQUIRE(holders.size() == 3);
+  const auto r = run_migplan({"pack", "--json", "2g.20gb[1c,1c]"});
+  REQUIRE(r.code == 1);
+  const json j = parse_json(r.out);
+  CHECK(j["reason"]["code"] == "unknown_ci_profile");
+  CHECK(j["gpu"]["id"] == "h100-80gb");
+  CHECK(j["same_answer_on"] == json({"h100-pcie", "a100-80gb"}));
 }
