@@ -213,6 +213,14 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
   if (instances == nullptr || !instances->is_list())
     return bad("\"layouts\"[0] has no \"instances\" array");
   current_listing out{&g, {{std::nullopt, {}}}, true};
+  // An answer to `pack --current` names the GPU of its listing: kept, so
+  // that what is made of the answer (--emit's `-i`, the next answer's
+  // gpu_index) is for that GPU, not GPU 0.
+  if (const node* at = doc::member(*root, "gpu_index"); at != nullptr && !at->is_null()) {
+    const auto v = json_integer(at);
+    if (!v || !small(*v)) return bad("\"gpu_index\" is not a whole number from 0 to 4095");
+    out.gpus[0].index = static_cast<int>(*v);
+  }
   std::size_t n = 0;
   for (const node& in : instances->kids) {
     const std::string where = fmt::format("\"layouts\"[0].\"instances\"[{}]", n++);

@@ -51,6 +51,9 @@ struct pack_answer {
 /// answer it differently: each candidate's answer, best-verified model first.
 struct pack_ambiguity {
   std::vector<pack_answer> candidates;  ///< at least two, with different answers
+  /// Parallel to `candidates`: the index of the first candidate that answers
+  /// alike (its own index for the first of each answer).
+  std::vector<std::size_t> alike{};
 };
 
 /// Where `pack --batch`'s answers go, line by line (render/pack writes them).

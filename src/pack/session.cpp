@@ -15,23 +15,62 @@
 namespace migplan::cli::pack {
 namespace {
 
+// A layout as profile names and starts.
+std::string placements_text(const gpu_model& g, const layout& l) {
+  std::string out;
+  for (const instance& in : l)
+    out += fmt::format("{}@{} ", g.profiles[static_cast<std::size_t>(in.profile)].name, in.start);
+  return out;
+}
+
+// What an answer says of one layout beyond its instances: the room it
+// leaves (free units and compute slices, the score), what it strands and
+// what can still be added (by profile name: a profile another model lacks
+// cannot be added there).
+std::string room_text(const gpu_model& g, const scored_layout& sl, const layout_capacity& c) {
+  std::string out = fmt::format("|{},{},{},{},{}|{},{}:", sl.left.free_mask, sl.left.free_compute,
+                                sl.left.reachable_units, sl.left.reachable_compute,
+                                sl.left.extensions, c.strands.units, c.strands.compute_slices);
+  for (const addable& ad : c.can_add)
+    out += fmt::format("{}@{}x{},", g.profiles[static_cast<std::size_t>(ad.profile)].name,
+                       ad.starts, ad.max_more);
+  return out;
+}
+
 // What two models' answers are compared on: feasibility, reason, every
 // layout as profile names and starts, and the compute instances. A request
 // that names no CI answers alike whatever its default CIs are: the models
-// differ only in which CI profile IDs their tables know.
+// differ only in which CI profile IDs their tables know. What the answer
+// says beyond its layouts is compared too, so that "same answer on" holds
+// for all of it: the room each layout shown leaves, and where the request
+// does not fit, the closest fits and theirs (the same reason on a smaller
+// GPU keeps less of the request).
 std::string signature(const pack_answer& a) {
   const solution& s = a.sol;
   std::string out =
       fmt::format("{}|{}|{}|", s.layout_count, static_cast<int>(s.why.code),
                   a.compute.rejected ? static_cast<int>(a.compute.rejected->code) : -1);
-  for (const scored_layout& sl : s.layouts) {
-    for (const instance& in : sl.where)
+  for (const scored_layout& sl : s.layouts) out += placements_text(*a.gpu, sl.where) + ';';
+  for (std::size_t i = 0; i < a.capacity.size() && i < s.layouts.size(); ++i)
+    out += room_text(*a.gpu, s.layouts[i], a.capacity[i]);
+  for (std::size_t i = 0; i < a.closest.size(); ++i) {
+    const closest_fit& c = a.closest[i];
+    out += "|drop ";
+    for (const item& in : c.drop)
       out += fmt::format("{}@{} ", a.gpu->profiles[static_cast<std::size_t>(in.profile)].name,
                          in.start);
-    out += ';';
+    out += "->" + placements_text(*a.gpu, c.where.where);
+    if (i < a.closest_capacity.size()) out += room_text(*a.gpu, c.where, a.closest_capacity[i]);
   }
   if (!a.compute.any) return out;
-  if (a.compute.rejected) out += a.compute.rejected->message;
+  if (a.compute.rejected) {
+    // The message names its model: answers compare alike without the name.
+    std::string m = a.compute.rejected->message;
+    const std::string_view slug = a.gpu->slug;
+    for (std::size_t at = m.find(slug); at != std::string::npos; at = m.find(slug, at + 1))
+      m.replace(at, slug.size(), "*");
+    out += m;
+  }
   for (const gi_compute& c : a.compute.gis) {
     out += "|" + c.shown + ":";
     for (const ci_instance& ci : c.where) out += fmt::format("{}@{},", ci.ci, ci.start);
@@ -123,16 +162,24 @@ outcome session::answer(const gpu_model* gpu, std::span<const token> tokens, boo
     pack_answer a{g,  std::move(req->items),  {}, {}, {}, {}, {}, false, {},
                   {}, std::move(req->compute)};
     if (!a.compute.rejected) a.sol = solve_on(*g, a.items);
+    // Explained whatever the output, so that the answers compare alike with
+    // and without --brief.
+    if (models.size() > 1) explain(a);
     answers.push_back(std::move(a));
   }
   if (answers.empty()) return *first_error;
-  const std::string sig = signature(answers[0]);
-  bool same = true;
-  for (const pack_answer& a : answers) same = same && signature(a) == sig;
-  if (!same) return pack_ambiguity{std::move(answers)};
+  std::vector<std::string> sigs;
+  std::vector<std::size_t> alike;
+  for (const pack_answer& a : answers) {
+    sigs.push_back(signature(a));
+    alike.push_back(
+        static_cast<std::size_t>(std::find(sigs.begin(), sigs.end(), sigs.back()) - sigs.begin()));
+  }
+  if (std::any_of(alike.begin(), alike.end(), [](std::size_t i) { return i != 0; }))
+    return pack_ambiguity{std::move(answers), std::move(alike)};
   pack_answer a = std::move(answers[0]);
   for (std::size_t i = 1; i < answers.size(); ++i) a.same_answer.push_back(answers[i].gpu);
-  if (explain_it) explain(a);
+  if (explain_it && models.size() == 1) explain(a);
   return a;
 }
 

@@ -218,27 +218,64 @@ std::string verdict_text(const pack_answer& a, bool full) {
   return out + ")";
 }
 
-// Candidates that answer alike (the same layouts, or the same reason), each
-// answer once with the models that give it, in the candidates' order.
+// What a candidate answers beyond its verdict and layouts, which can tell
+// apart models whose verdicts read alike: what the preferred layout strands
+// and can still take, or the closest fit.
+std::string answer_detail(const pack_answer& a) {
+  if (!a.sol.feasible()) {
+    if (a.closest.empty()) return {};
+    const closest_fit& c = a.closest.front();
+    return fmt::format("closest fit: drop {} -> {}, {} unit{} and {} compute slice{} free",
+                       items_text(*a.gpu, c.drop), layout_text(*a.gpu, c.where.where),
+                       c.where.left.free_units, plural(c.where.left.free_units),
+                       c.where.left.free_compute, plural(c.where.left.free_compute));
+  }
+  if (a.capacity.empty()) return {};
+  const layout_capacity& c = a.capacity.front();
+  std::vector<std::string_view> names;
+  for (const addable& ad : c.can_add)
+    names.push_back(a.gpu->profiles[static_cast<std::size_t>(ad.profile)].name);
+  return fmt::format(
+      "strands {} unit{} and {} compute slice{}; can add {}", c.strands.units,
+      plural(c.strands.units), c.strands.compute_slices, plural(c.strands.compute_slices),
+      names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(names, ", ")));
+}
+
+// Candidates that answer alike (the same layouts, or the same reason, and
+// the same detail), each answer once with the models that give it, in the
+// candidates' order.
 struct answer_group {
   const pack_answer* first;
   std::vector<std::string_view> slugs;
 };
 
 std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
-  std::vector<std::pair<std::string, answer_group>> groups;
-  for (const pack_answer& a : amb.candidates) {
-    std::string key = verdict_text(a, true);
-    for (const scored_layout& sl : a.sol.layouts) {
-      // Appended in two steps: "|" + string raised g++ 12's false
-      // -Wstringop-overflow at -O2 (GCC bug 105329).
-      key += '|';
-      key += layout_text(*a.gpu, sl.where);
+  // The service says which candidates answer alike; without that, alike
+  // verdicts, layouts and details are.
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
+    const pack_answer& a = amb.candidates[i];
+    std::string key;
+    if (amb.alike.size() == amb.candidates.size()) {
+      key = std::to_string(amb.alike[i]);
+    } else {
+      key = verdict_text(a, true) + '|' + answer_detail(a);
+      for (const scored_layout& sl : a.sol.layouts) {
+        // Appended in two steps: "|" + string raised g++ 12's false
+        // -Wstringop-overflow at -O2 (GCC bug 105329).
+        key += '|';
+        key += layout_text(*a.gpu, sl.where);
+      }
     }
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    keys.push_back(std::move(key));
+  }
+  std::vector<std::pair<std::string, answer_group>> groups;
+  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
+    const pack_answer& a = amb.candidates[i];
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == keys[i]; });
     if (it == groups.end())
-      groups.push_back({std::move(key), {&a, {a.gpu->slug}}});
+      groups.push_back({keys[i], {&a, {a.gpu->slug}}});
     else
       it->second.slugs.push_back(a.gpu->slug);
   }
@@ -393,9 +430,17 @@ std::string pack_ambiguity_text(const pack_ambiguity& amb) {
   std::string out =
       "the gpu is ambiguous: these profiles exist on several gpus with different answers; pass "
       "--gpu:";
-  for (const answer_group& g : group_answers(amb))
+  const auto groups = group_answers(amb);
+  // Where two answers' verdicts read alike, each says what tells them apart.
+  bool alike = false;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (std::size_t j = i + 1; j < groups.size(); ++j)
+      alike = alike || verdict_text(*groups[i].first, true) == verdict_text(*groups[j].first, true);
+  for (const answer_group& g : groups) {
     fmt::format_to(std::back_inserter(out), "\n  {}: {}", fmt::join(g.slugs, ", "),
                    verdict_text(*g.first, true));
+    if (alike) fmt::format_to(std::back_inserter(out), "; {}", answer_detail(*g.first));
+  }
   return out;
 }
 

@@ -398,3 +398,47 @@ TEST_CASE("an nvidia-smi listing needs --gpu, and its reading errors point into 
   CHECK(absent.code == 2);
   CHECK(absent.err.rfind("migplan: cannot read '/nonexistent/lgi': ", 0) == 0);
 }
+
+TEST_CASE("an answer for one GPU of a listing, read back, is for that GPU again",
+          "[cli][current]") {
+  // GPU 3 of a listing: its answer names gpu_index 3, and what is made of
+  // the answer read back must target GPU 3, as what is made of the listing.
+  const std::string listing = lgi_table({lgi_line(3, "3g.20gb", 9, 1, "4:4")});
+  const auto answer =
+      run_migplan({"pack", "--current", "-", "--gpu", "a100-40gb", "--json"}, listing);
+  REQUIRE(answer.code == 0);
+  REQUIRE(json::parse(answer.out)["gpu_index"] == 3);
+  const auto from_listing = run_migplan(
+      {"pack", "--current", "-", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "1g.5gb"}, listing);
+  REQUIRE(from_listing.code == 0);
+  REQUIRE(from_listing.out.find("nvidia-smi mig -i 3 -cgi 19:0 -C") != std::string::npos);
+  const auto script =
+      run_migplan({"pack", "--current", "-", "--emit", "nvidia-smi", "1g.5gb"}, answer.out);
+  CHECK(script.code == 0);
+  // The commands are the listing's (the comments differ: an answer keeps no GI IDs).
+  const auto commands = [](const std::string& text) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("nvidia-smi ")) out += line + "\n";
+    return out;
+  };
+  CHECK(commands(script.out) == commands(from_listing.out));
+  CHECK(!commands(script.out).empty());
+  const auto nvml = run_migplan({"pack", "--current", "-", "--emit", "nvml", "1g.5gb"}, answer.out);
+  CHECK(json::parse(nvml.out)["index"] == 3);
+  const auto again = run_migplan({"pack", "--current", "-", "--json"}, answer.out);
+  CHECK(json::parse(again.out)["gpu_index"] == 3);
+  // An answer without --current (no gpu_index) is GPU 0 as before; a bad one is refused.
+  const auto plain = run_migplan({"pack", "--json", "--gpu", "a100-40gb", "3g.20gb"});
+  const auto plain_script =
+      run_migplan({"pack", "--current", "-", "--emit", "nvidia-smi", "1g.5gb"}, plain.out);
+  CHECK(plain_script.out.find("nvidia-smi mig -i 0 -cgi 19:") != std::string::npos);
+  json bad = json::parse(answer.out);
+  bad["gpu_index"] = -1;
+  const auto refused = run_migplan({"pack", "--current", "-", "1g.5gb"}, bad.dump());
+  CHECK(refused.code == 2);
+  CHECK(refused.err ==
+        "migplan: <stdin>: \"gpu_index\" is not a whole number from 0 to 4095 (expected the JSON "
+        "of 'migplan pack --json')\n");
+}

@@ -680,3 +680,111 @@ TEST_CASE("migplan --version names the release and the catalog's data revision",
   CHECK(r.out ==
         std::string("migplan ") + MIGPLAN_PROJECT_VERSION + " (catalog data " + revision + ")\n");
 }
+
+TEST_CASE("a request answered once is answered alike on every model it names", "[cli][pack]") {
+  // Without --gpu, "same answer on M" must hold for all the answer says, as
+  // pack --gpu M answers it: the preferred layout, what it strands and can
+  // still take, and where the request does not fit, the closest fits and
+  // theirs.
+  const std::vector<std::vector<std::string>> requests = {
+      {"2g.20gb"},
+      {"3g.40gb", "1g.10gb"},
+      {"1g.23gb"},
+      {"4x1g.18gb", "1g.18gb+me"},
+      {"2x1g.24gb", "1g.24gb+gfx", "2x1g.24gb+me"},
+      {"2x1g.24gb+me"},
+      {"4x3g.40gb"},
+      {"5x1g.10gb"},
+  };
+  // An answer less what is the named model's own data (memory, profile IDs).
+  const auto essence = [](const json& j) {
+    const auto room = [](const json& l) {
+      json insts = json::array();
+      for (const json& i : l["instances"]) insts.push_back({i["profile"], i["start"]});
+      return json{insts,
+                  l["free_units"],
+                  l["free_compute_slices"],
+                  l["score"],
+                  {l["stranded"]["units"], l["stranded"]["compute_slices"]},
+                  l["addable"]};
+    };
+    json out = {{"feasible", j["feasible"]}, {"layout_count", j["layout_count"]}};
+    if (!j["layouts"].empty()) out["layout"] = room(j["layouts"][0]);
+    json closest = json::array();
+    for (const json& c : j["closest"]) closest.push_back({c["drop"], room(c["layout"])});
+    out["closest"] = closest;
+    return out;
+  };
+  int answered_once = 0;
+  for (const auto& request : requests) {
+    std::vector<std::string> args = {"pack", "--json"};
+    args.insert(args.end(), request.begin(), request.end());
+    const auto r = run_migplan(args);
+    INFO(r.out);
+    if (r.code == 2) continue;  // ambiguous: each answer is listed on its own
+    const json j = parse_json(r.out);
+    const json expected = essence(j);
+    for (const json& other : j["same_answer_on"]) {
+      ++answered_once;
+      std::vector<std::string> on = {"pack", "--json", "--gpu", other.get<std::string>()};
+      on.insert(on.end(), request.begin(), request.end());
+      INFO(other.get<std::string>());
+      CHECK(essence(parse_json(run_migplan(on).out)) == expected);
+    }
+  }
+  CHECK(answered_once >= 3);  // 2g.20gb, 3g.40gb 1g.10gb: h100-pcie and a100-80gb
+}
+
+TEST_CASE("models whose closest fits differ do not give the same answer", "[cli][pack]") {
+  // Two 1g.24gb+me break the cap of one on both RTX PRO boards, but dropping
+  // one leaves four one-slice instances: they fit the 6000's 4 compute
+  // slices, not the 5000's 2. The answers differ, so the GPU must be named.
+  const std::vector<std::string> kept = {"2x1g.24gb", "1g.24gb+gfx", "1g.24gb+me"};
+  auto on = [&](const std::string& gpu) {
+    std::vector<std::string> args = {"pack", "--gpu", gpu};
+    args.insert(args.end(), kept.begin(), kept.end());
+    return run_migplan(args).code;
+  };
+  REQUIRE(on("rtx-pro-6000") == 0);
+  REQUIRE(on("rtx-pro-5000") == 1);
+  const auto r = run_migplan({"pack", "2x1g.24gb", "1g.24gb+gfx", "2x1g.24gb+me"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("\n  rtx-pro-6000: does not fit (instance_cap); closest fit: drop "
+                   "1g.24gb+me -> ") != std::string::npos);
+  CHECK(r.err.find("\n  rtx-pro-5000: does not fit (instance_cap); closest fit: drop ") !=
+        std::string::npos);
+  // Alike closest fits on boards of 12 and 6 units leave different room:
+  // two answers, each on its own line.
+  const auto two = run_migplan({"pack", "2x1g.24gb+me"});
+  CHECK(two.code == 2);
+  CHECK(two.err ==
+        "migplan: the gpu is ambiguous: these profiles exist on several gpus with different "
+        "answers; pass --gpu:\n"
+        "  rtx-pro-6000: does not fit (instance_cap); closest fit: drop 1g.24gb+me -> "
+        "1g.24gb+me@0, 9 units and 3 compute slices free\n"
+        "  rtx-pro-5000: does not fit (instance_cap); closest fit: drop 1g.24gb+me -> "
+        "1g.24gb+me@0, 3 units and 1 compute slice free\n");
+}
+
+TEST_CASE("models that all refuse a CI split alike answer once", "[cli][pack]") {
+  // No model with a 2g.20gb lists its CI profiles, so each refuses the split
+  // for the same reason; the message names the model, the answer is one.
+  std::vector<std::string> holders;
+  for (const char* gpu : {"h100-80gb", "h100-pcie", "a100-80gb"}) {
+    const json p = parse_json(run_migplan({"profiles", "--ci", "--json", "--gpu", gpu}).out);
+    for (const json& prof : p["gpus"][0]["profiles"])
+      if (prof["name"] == "2g.20gb") {
+        CHECK((!prof.contains("ci_profiles") || prof["ci_profiles"].is_null() ||
+               prof["ci_profiles"].empty()));
+        holders.push_back(gpu);
+      }
+  }
+  REQUIRE(holders.size() == 3);
+  const auto r = run_migplan({"pack", "--json", "2g.20gb[1c,1c]"});
+  REQUIRE(r.code == 1);
+  const json j = parse_json(r.out);
+  CHECK(j["reason"]["code"] == "unknown_ci_profile");
+  CHECK(j["gpu"]["id"] == "h100-80gb");
+  CHECK(j["same_answer_on"] == json({"h100-pcie", "a100-80gb"}));
+}
