@@ -218,8 +218,8 @@ void emit_nvidia_smi(std::ostream& os, const emit_plan& plan) {
   if (any_ci)
     out +=
         "# gi_id: the ID in nvidia-smi's \"Successfully created GPU instance ID N ...\", "
-        "for -gi;\n# an empty ID (creation failed) stops the script at 'test -n'.\n"
-        "gi_id() { sed -n 's/.*created GPU instance ID *\\([0-9][0-9]*\\).*/\\1/p'; }\n";
+        "for -gi;\n# without one (creation failed) it fails, and set -e stops the script.\n"
+        "gi_id() { sed -n 's/.*created GPU instance ID *\\([0-9][0-9]*\\).*/\\1/p' | grep .; }\n";
   for (std::size_t i = 0; i < commands.size(); ++i) {
     const instance& in = plan.create[i];
     const profile& p = prof(g, in.profile);

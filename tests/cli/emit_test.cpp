@@ -753,3 +753,31 @@ TEST_CASE("the one mig-parted writer lists every PCI ID or the seen ones, as eac
                                  h200.profiles[0].name, h200.name(),
                                  rtx.name().empty() ? rtx.description : rtx.name()));
 }
+
+TEST_CASE("the nvidia-smi script stops where a GPU instance with CIs is not created",
+          "[cli][emit]") {
+  // Before, gi=$(nvidia-smi ... | gi_id) took sed's status: a failed -cgi
+  // left $gi empty and the script went on to -gi "" -cci, contrary to its
+  // own comment.
+  temp_dir dir;
+  const fs::path stub = dir.path / "nvidia-smi";
+  // The driver's refusal (data/captures/a100-40gb-cgi-fail-example2.txt):
+  // a message and a failing status, no "created" line.
+  write(stub,
+        "#!/bin/sh\necho \"$*\" >> \"$MIGPLAN_CALLS\"\n"
+        "case \"$*\" in *-cgi*) echo 'Unable to create a GPU instance on GPU  0 using profile 9: "
+        "Insufficient Resources' >&2; exit 1;; esac\n");
+  fs::permissions(stub, fs::perms::owner_all);
+  const auto r = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "3g.20gb[1c,2c]", "2g.10gb"});
+  REQUIRE(r.code == 0);
+  const fs::path file = dir.path / "create.sh";
+  const fs::path calls = dir.path / "calls.txt";
+  write(file, r.out);
+  const std::string cmd = "cd '" + dir.path.string() + "' && PATH='" + dir.path.string() +
+                          "':\"$PATH\" MIGPLAN_CALLS='" + calls.string() +
+                          "' sh create.sh 2>/dev/null";
+  CHECK(std::system(cmd.c_str()) != 0);
+  // Only the failed -cgi ran: no -cci on an empty ID, nothing after it.
+  CHECK(read_file(calls.string()) == "mig -i 0 -cgi 9:4\n");
+}
