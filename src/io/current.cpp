@@ -172,13 +172,16 @@ bool small(long long v) { return v >= 0 && v < 4096; }
 // A `pack --json` answer: its model and its preferred layout. Keys the
 // reader does not use are left alone (an answer has many); a key given
 // twice in one object anywhere is refused, as every reader of migplan does.
+// `line`: where `text` stands in a file of answers one per line (JSON
+// lines), whose messages name it; 0 where the file is the one answer.
 result<current_listing> read_json(model_list models, std::string_view text, std::string_view shown,
-                                  const gpu_model* gpu) {
+                                  const gpu_model* gpu, int line = 0) {
   doc::budget limits;
   limits.reader = "pack";
   auto root = doc::read_json(text, shown, limits);
   if (!root) {
     diagnostic d = root.error();
+    if (line > 0 && d.line > 0) d.line += line - 1;
     // Told as pack has always told it: "not valid JSON", line and column.
     const std::string_view syntax = "invalid json: ";
     if (d.message.starts_with(syntax))
@@ -186,12 +189,13 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
     return error{d, column_shown::yes};
   }
   if (const node* k = doc::repeated_key(*root))
-    return error{
-        to_text({std::string(shown), k->at.line, k->at.column, "duplicate-key", severity::error,
-                 fmt::format("key {} appears twice in one object", quote_token(k->text))},
-                column_shown::yes)};
+    return error{to_text(
+        {std::string(shown), k->at.line + std::max(line - 1, 0), k->at.column, "duplicate-key",
+         severity::error, fmt::format("key {} appears twice in one object", quote_token(k->text))},
+        column_shown::yes)};
+  const std::string here = line > 0 ? fmt::format("{}:{}", shown, line) : std::string(shown);
   const auto bad = [&](const std::string& why) {
-    return error{fmt::format("{}: {} (expected the JSON of 'migplan pack --json')", shown, why)};
+    return error{fmt::format("{}: {} (expected the JSON of 'migplan pack --json')", here, why)};
   };
   if (!root->is_map()) return bad("the JSON is not an object");
   if (doc::member(*root, "error") != nullptr)
@@ -200,15 +204,15 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
   const node* id = gpu_at == nullptr ? nullptr : doc::member(*gpu_at, "id");
   if (!is_string(id)) return bad("no \"gpu\" object with an \"id\"");
   auto model = resolve_gpu(models, id->text);
-  if (!model) return error{fmt::format("{}: \"gpu\": {}", shown, model.error().message)};
+  if (!model) return error{fmt::format("{}: \"gpu\": {}", here, model.error().message)};
   if (gpu != nullptr && *model != gpu)
-    return error{fmt::format("{}: the answer is for {}, not for --gpu {}", shown, (*model)->slug,
-                             gpu->slug)};
+    return error{
+        fmt::format("{}: the answer is for {}, not for --gpu {}", here, (*model)->slug, gpu->slug)};
   const gpu_model& g = **model;
   const node* layouts = doc::member(*root, "layouts");
   if (layouts == nullptr || !layouts->is_list()) return bad("no \"layouts\" array");
   if (layouts->kids.empty())
-    return error{fmt::format("{}: the answer holds no layout (its request does not fit)", shown)};
+    return error{fmt::format("{}: the answer holds no layout (its request does not fit)", here)};
   const node* instances = doc::member(layouts->kids[0], "instances");
   if (instances == nullptr || !instances->is_list())
     return bad("\"layouts\"[0] has no \"instances\" array");
@@ -235,7 +239,7 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
     auto p = listed_profile(g, static_cast<int>(*profile_id), profile->text,
                             static_cast<int>(*start), static_cast<int>(*size), "");
     // The JSON has no useful line: the message names the instance instead.
-    if (!p) return error{located(shown, 0, where + ": " + p.error())};
+    if (!p) return error{located(shown, line, where + ": " + p.error())};
     current_instance gi = current_instance::at(*p, static_cast<int>(*start));
     // The compute instances the answer planned in it, kept as they are.
     if (const node* cis = doc::member(in, "compute_instances"); cis != nullptr && cis->is_list()) {
@@ -260,6 +264,54 @@ result<current_listing> read_json(model_list models, std::string_view text, std:
   return out;
 }
 
+// True when `text` is answers one per line, as `pack --current --json`
+// writes for a listing of several GPUs: a first line that is a whole object
+// ("{...}", where an indented answer's is "{" alone), and a line after it.
+bool is_json_lines(std::string_view text) {
+  text_lines lines(text);
+  int seen = 0;
+  while (const auto l = lines.next()) {
+    const std::string_view t = trim(*l);
+    if (t.empty()) continue;
+    if (++seen == 2) return true;
+    if (t.size() < 2 || t.front() != '{' || t.back() != '}') return false;
+  }
+  return false;
+}
+
+// Answers one per line: one GPU each, all of one model, each naming its GPU
+// (gpu_index) once; with `index`, that GPU's alone.
+result<current_listing> read_json_lines(model_list models, std::string_view text,
+                                        std::string_view shown, const gpu_model* gpu,
+                                        std::optional<int> index) {
+  current_listing out{gpu, {}, true};
+  std::vector<int> listed;
+  text_lines lines(text);
+  while (const auto l = lines.next()) {
+    if (trim(*l).empty()) continue;
+    auto one = read_json(models, *l, shown, gpu, lines.number());
+    if (!one) return one.error();
+    if (out.gpu != nullptr && one->gpu != out.gpu)
+      return error{fmt::format("{}:{}: the answer is for {}, the lines before it for {}", shown,
+                               lines.number(), one->gpu->slug, out.gpu->slug)};
+    current_listing_gpu& g = one->gpus.front();
+    if (!g.index)
+      return error{
+          fmt::format("{}:{}: an answer of several lines names its GPU (gpu_index); "
+                      "this one does not",
+                      shown, lines.number())};
+    if (std::find(listed.begin(), listed.end(), *g.index) != listed.end())
+      return error{fmt::format("{}:{}: GPU {} is answered twice", shown, lines.number(), *g.index)};
+    listed.push_back(*g.index);
+    out.gpu = one->gpu;
+    if (!index || *index == *g.index) out.gpus.push_back(std::move(g));
+  }
+  if (index && out.gpus.empty())
+    return error{fmt::format("{}: no answer for GPU {} (--index); it answers GPU {}", shown, *index,
+                             fmt::join(listed, ", "))};
+  return out;
+}
+
 }  // namespace
 
 bool is_smi_listing(std::string_view text) {
@@ -278,6 +330,7 @@ result<current_listing> read_current(model_list models, std::string_view text,
     return error{fmt::format("{}: larger than {} bytes", shown, max_current_bytes)};
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '{') {
+    if (is_json_lines(text)) return read_json_lines(models, text, shown, gpu, index);
     if (index)
       return error{
           fmt::format("{}: --index picks a GPU of an nvidia-smi listing; a JSON answer "

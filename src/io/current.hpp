@@ -4,7 +4,8 @@
 // Reading what is on a GPU now, for `pack --current FILE`: an
 // `nvidia-smi mig -lgi` listing, optionally followed by an `nvidia-smi mig
 // -lci` listing (`{ nvidia-smi mig -lgi; nvidia-smi mig -lci; }`), or
-// migplan's own JSON answer (`pack --json`, whose preferred layout is taken).
+// migplan's own JSON answer (`pack --json`, whose preferred layout is taken),
+// or its answers one per line for a listing of several GPUs.
 // Each GPU instance is checked against the model: a profile of it by its ID
 // and name, at a start and size the profile allows. Whether they fit
 // together is the search's to say, not the reader's: the command asks it.

@@ -442,3 +442,72 @@ TEST_CASE("an answer for one GPU of a listing, read back, is for that GPU again"
         "migplan: <stdin>: \"gpu_index\" is not a whole number from 0 to 4095 (expected the JSON "
         "of 'migplan pack --json')\n");
 }
+
+TEST_CASE("pack --current reads back the answers of a listing of several GPUs",
+          "[cli][pack][current]") {
+  // Before, `pack --current LISTING --json` wrote one answer per line for
+  // several GPUs, and --current refused that file as not valid JSON.
+  const std::string listing =
+      lgi_table({lgi_line(0, "3g.20gb", 9, 1, "4:4"), lgi_line(2, "2g.10gb", 14, 3, "2:2")});
+  const auto answers =
+      run_migplan({"pack", "--current", "-", "--gpu", "a100-40gb", "--json", "1g.5gb"}, listing);
+  REQUIRE(answers.code == 0);
+  std::vector<json> lines;
+  std::istringstream in(answers.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  REQUIRE(lines.size() == 2);
+  // Each GPU read back holds its answer's preferred layout, at its index.
+  const auto instances = [](const json& answer) {
+    std::vector<std::pair<std::string, int>> out;
+    for (const json& i : answer["layouts"][0]["instances"])
+      out.emplace_back(i["profile"].get<std::string>(), i["start"].get<int>());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto back = run_migplan({"pack", "--current", "-", "--json"}, answers.out);
+  REQUIRE(back.code == 0);
+  std::vector<json> again;
+  std::istringstream in2(back.out);
+  for (std::string line; std::getline(in2, line);) again.push_back(json::parse(line));
+  REQUIRE(again.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(again[i]["gpu_index"] == lines[i]["gpu_index"]);
+    CHECK(instances(again[i]) == instances(lines[i]));
+  }
+  // --index picks one; --emit then writes for that GPU.
+  const auto two = run_migplan({"pack", "--current", "-", "--index", "2", "--json"}, answers.out);
+  REQUIRE(two.code == 0);
+  CHECK(json::parse(two.out)["gpu_index"] == 2);
+  CHECK(instances(json::parse(two.out)) == instances(lines[1]));
+  const auto script = run_migplan(
+      {"pack", "--current", "-", "--index", "2", "--emit", "nvidia-smi", "1g.5gb"}, answers.out);
+  CHECK(script.code == 0);
+  CHECK(script.out.find("nvidia-smi mig -i 2 -cgi 19:") != std::string::npos);
+  // Refused, each at its line: a GPU not answered, one answered twice, an
+  // answer without gpu_index, answers of two models, a broken line.
+  const auto missing = run_migplan({"pack", "--current", "-", "--index", "1"}, answers.out);
+  CHECK(missing.code == 2);
+  CHECK(missing.err == "migplan: <stdin>: no answer for GPU 1 (--index); it answers GPU 0, 2\n");
+  const std::string first = lines[0].dump();
+  const auto twice = run_migplan({"pack", "--current", "-"}, first + "\n" + first + "\n");
+  CHECK(twice.code == 2);
+  CHECK(twice.err == "migplan: <stdin>:2: GPU 0 is answered twice\n");
+  json unindexed = lines[1];
+  unindexed.erase("gpu_index");
+  const auto no_index = run_migplan({"pack", "--current", "-"}, first + "\n" + unindexed.dump());
+  CHECK(no_index.code == 2);
+  CHECK(no_index.err ==
+        "migplan: <stdin>:2: an answer of several lines names its GPU (gpu_index); this one does "
+        "not\n");
+  const json h100 =
+      json::parse(run_migplan({"pack", "--gpu", "h100-80gb", "--json", "1g.10gb"}).out);
+  json other = h100;
+  other["gpu_index"] = 5;
+  const auto mixed = run_migplan({"pack", "--current", "-"}, first + "\n" + other.dump() + "\n");
+  CHECK(mixed.code == 2);
+  CHECK(mixed.err ==
+        "migplan: <stdin>:2: the answer is for h100-80gb, the lines before it for a100-40gb\n");
+  const auto broken = run_migplan({"pack", "--current", "-"}, first + "\n\n{\"gpu\": \n");
+  CHECK(broken.code == 2);
+  CHECK(broken.err.starts_with("migplan: <stdin>:3:"));
+}

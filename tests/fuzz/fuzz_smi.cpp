@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz target: any text through the five nvidia-smi MIG listing readers and
-// detect_listing. A reader must answer or report, never throw or crash, and
-// what it answers must keep its promises: placements inside the 16 units, no
-// overlapping GPU instances, every error and note at a line of the text.
+// detect_listing, and pack --current's reader. A reader must answer or report, never throw or
+// crash, and what it answers must keep its promises: placements inside the 16 units, no overlapping
+// GPU instances, every error and note at a line of the text.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "io/current.hpp"
 #include "io/smi.hpp"
+#include "models.hpp"
 
 namespace {
 
@@ -83,5 +86,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (r.at) check_placement(*r.at);
 
   check_common(text, read_lcip(text));
+
+  // pack --current: a listing, a JSON answer, or answers one per line. What
+  // it reads is one model's, and with --index that GPU alone.
+  using migplan::cli::read_current;
+  const auto& models = migplan::cli::builtin_models();
+  for (const std::optional<int> index : {std::optional<int>{}, std::optional<int>{2}}) {
+    const auto cur =
+        read_current(models, text, "fuzz", migplan::find_model(models, "a100-40gb"), index);
+    if (!cur) continue;
+    require(cur->gpu != nullptr && !cur->gpus.empty());
+    if (index)
+      for (const auto& g : cur->gpus) require(!g.index || *g.index == *index);
+  }
+  const auto answer = read_current(models, text, "fuzz", nullptr, std::nullopt);
+  require(!answer || (answer->from_json && answer->gpu != nullptr));
   return 0;
 }
