@@ -371,17 +371,6 @@ class replanner {
   std::shared_ptr<plan::solver> solver_ = std::make_shared<plan::solver>();
 };
 
-// A row of the trace that one of several models sized cannot serve (an
-// error pods_of() placed at the row), with how a trace compares models.
-error unserved_on_one_of_several(const error& e) {
-  if (!e.where) return e;
-  diagnostic d = *e.where;
-  d.message +=
-      "; sizing several models, every row must resolve on each: name a memory (mem=SIZE), whole "
-      "GPUs (gpu) or a profile every model has";
-  return error{std::move(d)};
-}
-
 // The fewest GPUs of each model each policy needs to meet the target.
 std::optional<error> size_models(const simulate_request& r, const trace_replay& main,
                                  simulate_result& res, replay_tables& tables,

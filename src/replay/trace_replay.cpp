@@ -428,6 +428,15 @@ result<mixed_static> plan_mixed_static(const replay_fleet& fleet,
   return out;
 }
 
+error unserved_on_one_of_several(const error& e) {
+  if (!e.where) return e;
+  diagnostic d = *e.where;
+  d.message +=
+      "; sizing several models, every row must resolve on each: name a memory (mem=SIZE), whole "
+      "GPUs (gpu) or a profile every model has";
+  return error{std::move(d)};
+}
+
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
                                     double plan_time_limit_s) {
   const gpu_model* const one[] = {&gpu};

@@ -64,6 +64,11 @@ result<std::pair<std::vector<replay_item>, std::vector<replay_pod>>> pods_of(
 result<trace_replay> prepare_replay(const trace& t, const gpu_model& gpu, bool share_by_memory,
                                     double plan_time_limit_s);
 
+/// prepare_replay's error `e` when one of several models is sized: a row
+/// that model cannot serve (an error placed at the row) gains how a trace
+/// names what every model can serve; any other error is `e`.
+error unserved_on_one_of_several(const error& e);
+
 /// The static geometry of a fleet of several models: the trace's pods
 /// grouped into kinds (the same profile on each model), each kind's
 /// concurrent peak, and plan's least-unmet, then fewest-GPU plan for those
