@@ -241,46 +241,29 @@ std::string answer_detail(const pack_answer& a) {
       names.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(names, ", ")));
 }
 
-// Candidates that answer alike (the same layouts, or the same reason, and
-// the same detail), each answer once with the models that give it, in the
-// candidates' order.
+// Candidates that answer alike (pack_ambiguity::alike), each answer once
+// with the models that give it, in the candidates' order.
 struct answer_group {
   const pack_answer* first;
   std::vector<std::string_view> slugs;
 };
 
 std::vector<answer_group> group_answers(const pack_ambiguity& amb) {
-  // The service says which candidates answer alike; without that, alike
-  // verdicts, layouts and details are.
-  std::vector<std::string> keys;
-  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
-    const pack_answer& a = amb.candidates[i];
-    std::string key;
-    if (amb.alike.size() == amb.candidates.size()) {
-      key = std::to_string(amb.alike[i]);
-    } else {
-      key = verdict_text(a, true) + '|' + answer_detail(a);
-      for (const scored_layout& sl : a.sol.layouts) {
-        // Appended in two steps: "|" + string raised g++ 12's false
-        // -Wstringop-overflow at -O2 (GCC bug 105329).
-        key += '|';
-        key += layout_text(*a.gpu, sl.where);
-      }
-    }
-    keys.push_back(std::move(key));
-  }
-  std::vector<std::pair<std::string, answer_group>> groups;
-  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
-    const pack_answer& a = amb.candidates[i];
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto& g) { return g.first == keys[i]; });
-    if (it == groups.end())
-      groups.push_back({keys[i], {&a, {a.gpu->slug}}});
-    else
-      it->second.slugs.push_back(a.gpu->slug);
-  }
+  // The service says which candidates answer alike: each candidate joins the
+  // group of the first that answers as it does.
   std::vector<answer_group> out;
-  for (auto& [key, g] : groups) out.push_back(std::move(g));
+  std::vector<std::size_t> group_of(amb.candidates.size());
+  for (std::size_t i = 0; i < amb.candidates.size(); ++i) {
+    const pack_answer& a = amb.candidates[i];
+    const std::size_t first = i < amb.alike.size() ? amb.alike[i] : i;
+    if (first >= i) {
+      group_of[i] = out.size();
+      out.push_back({&a, {a.gpu->slug}});
+    } else {
+      group_of[i] = group_of[first];
+      out[group_of[i]].slugs.push_back(a.gpu->slug);
+    }
+  }
   return out;
 }
 
