@@ -9,7 +9,8 @@
 #   plan/      the MIP solver
 #   replay/    simulate's and place's services (on plan/ for the static plan)
 #   pack/      pack's service (on io/ for request words)
-#   check/     check's service (on io/ for the files it reads)
+#   check/     check's service (on io/ for the files it reads, on pack/ for
+#              resolving an entry's compute instances as pack does)
 #   commands/  wiring: options -> io -> a service -> render; may use any
 # Top-level headers: error.hpp, quote.hpp, text.hpp, k8s_names.hpp (the
 # names Kubernetes accepts), slurm_names.hpp (the names Slurm takes), diagnostic.hpp (the one
@@ -26,7 +27,7 @@ set(allowed_render render model ${common})
 set(allowed_plan plan model ${common})
 set(allowed_replay replay model plan ${common})
 set(allowed_pack pack io model ${common})
-set(allowed_check check io model ${common})
+set(allowed_check check pack io model ${common})
 
 # commands/ wires: every layer and the run's models, but nothing outside
 # src/'s folders and top-level headers. At the top level, the common headers

@@ -22,6 +22,7 @@
 #include "io/names.hpp"
 #include "io/request.hpp"
 #include "messages.hpp"
+#include "pack/resolve.hpp"
 #include "text.hpp"
 
 namespace migplan::cli::check::detail {
@@ -46,7 +47,7 @@ model_check geometry_checker::check_on(const gpu_model& gpu, const geometry_spec
   // GIs fits, and the fewest GIs is the one to check (compute.hpp, group_cis).
   std::map<int, std::pair<std::vector<int>, const profile_request*>> lone_cis;
   // A geometry file's ITEMs that name CIs ("3g.20gb[2c,1c]", "4x1c.3g.20gb"), re-read
-  // and resolved together as pack resolves them (io/ci_request), with the GI profile
+  // and resolved together as pack resolves them (pack/resolve), with the GI profile
   // of each for the message.
   std::vector<token> ci_tokens;
   std::vector<std::pair<int, const profile_request*>> ci_requests;

@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Compute instances in a request: the "[2c,1c]" of "3g.20gb[2c,1c]", a CI on its own
-// ("4x1c.3g.20gb"), and resolving them against a model into GPU-instance items for the
-// core's search, each with the CIs it holds (core: compute.hpp).
-//
-// How CI items map onto the GI search: the CIs of a GI never change where the GI may
-// go, so each requested GI is checked inside (solve_cis) before the search, and the
-// search sees GI items only, as before. A GI written without brackets gets its default
-// CI. CIs asked on their own are shared out over the fewest GIs of their profile
-// (group_cis): fewer GIs never make the GI search fail where more would succeed. A GI
-// written with brackets holds exactly what they list; CIs on their own never join it.
+// Compute instances in a request, as read: the "[2c,1c]" of "3g.20gb[2c,1c]", a CI on
+// its own ("4x1c.3g.20gb"), a CI token looked up in its GI profile, and the sentences
+// for a CI a GI does not offer. Resolving a request's CIs into GIs, which searches, is
+// pack/resolve.hpp's.
 
 #include <migplan/compute.hpp>
 #include <migplan/gpu.hpp>
@@ -45,16 +39,15 @@ ci_rejection unknown_ci_data(const gpu_model& gpu, const profile& gi);
 /// ...)": `wanted` is the CI profile name asked for.
 ci_rejection ci_not_offered(const gpu_model& gpu, const profile& gi, std::string_view wanted);
 
-/// The tokens resolved on `gpu`: GPU-instance items for the search, and the CIs of each.
-struct resolved_request {
-  std::vector<item> items;  ///< the GPU instances, in request order
-  compute_request compute;  ///< their CIs, or why they cannot be had
+/// A CI token resolved inside GI profile `p` of `gpu`: the CI index, or why the GI
+/// cannot have it (it does not offer it, or its CI profiles are unknown).
+struct ci_lookup {
+  int ci = -1;
+  std::optional<ci_rejection> rejected;
 };
 
-/// Resolves tokens with or without CIs. Names and syntax that cannot be read are errors
-/// (bad input); CIs that cannot be had in their GI are a `compute.rejected` answer.
-/// When no token names a CI, `compute` stays empty: every GI has its default CI.
-result<resolved_request> resolve_request(model_list models, const gpu_model& gpu,
-                                         std::span<const token> tokens);
+/// Resolves CI token `c` inside GI profile `p` of `gpu`; bad input (a CI of another
+/// GI, a name that is no CI) is an error. `item` is the whole ITEM, for messages.
+result<ci_lookup> lookup_ci(const gpu_model& gpu, int p, const ci_token& c, std::string_view item);
 
 }  // namespace migplan::cli

@@ -4,7 +4,7 @@
 // The request syntax shared by `pack`, `--batch` and geometry files:
 // ITEM = [Nx]PROFILE[\[CI,...\]][@START], e.g. "3g.20gb", "2x1g.5gb", "1g.5gb@6",
 // "3g.20gb[2c,1c]" (one GI split into CIs), or a CI on its own, "3x1c.3g.20gb"
-// (io/ci_request.hpp resolves the CIs).
+// (pack/resolve.hpp resolves the CIs).
 
 #include <migplan/gpu.hpp>
 #include <migplan/layout.hpp>
@@ -63,7 +63,7 @@ result<std::vector<token>> parse_items(std::span<const std::string> words);
 std::vector<std::string> split_items(std::string_view line);
 
 /// Resolves tokens against a model: profile names or IDs, starts in range. GPU instances
-/// only: a token with CIs is an error here (io/ci_request.hpp resolves those).
+/// only: a token with CIs is an error here (pack/resolve.hpp resolves those).
 result<std::vector<item>> resolve_items(model_list models, const gpu_model& gpu,
                                         std::span<const token> tokens);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The compute instances of a request, as the commands pass them from io/ci_request to
+// The compute instances of a request, as the commands pass them from pack/resolve to
 // the renderers: for each requested GPU instance, the CIs asked of it and where they sit
 // inside it, or why they cannot be had. Plain data only.
 

@@ -11,6 +11,7 @@
 #include "io/ci_request.hpp"
 #include "io/names.hpp"
 #include "messages.hpp"
+#include "pack/resolve.hpp"
 
 namespace migplan::cli::pack {
 namespace {

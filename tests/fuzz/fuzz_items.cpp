@@ -24,6 +24,7 @@
 #include "io/ci_request.hpp"
 #include "io/request.hpp"
 #include "models.hpp"
+#include "pack/resolve.hpp"
 
 namespace {
 
