@@ -97,7 +97,7 @@ int run_plan(const plan_options& o, context& ctx) {
   // A fleet whose GPUs cannot hold what it says they hold is refused before
   // the notes on it are printed.
   if (req && req->current)
-    if (auto misfit = pack::misfit(*req->current)) return bad(*misfit);
+    if (auto misfit = pack::settle(*req->current)) return bad(*misfit);
   for (const std::string& note : notes) report(ctx, severity::note, note);
   if (!req) return bad(req.error());
   // `--plot FILE`: opened before the solve, so that a path that cannot be

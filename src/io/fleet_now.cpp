@@ -115,6 +115,9 @@ result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src,
         g.given.push_back({gi.profile, gi.start});
         g.starts_assumed = g.starts_assumed || gi.start == item::any_start;
       }
+      // Their GIs are made where the driver puts them.
+      g.lone = cg.lone;
+      g.starts_assumed = g.starts_assumed || !g.lone.empty();
       res.gpus.push_back(std::move(g));
     }
   }

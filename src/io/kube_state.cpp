@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <map>
+#include <migplan/layout.hpp>
 #include <migplan/lookup.hpp>
-#include <migplan/search.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -283,17 +283,21 @@ class kube_builder {
     return error{located(config_.shown, e.at.line, message)};
   }
 
-  // The instances entry `e` gives a GPU of model `g` (cached: a label is
-  // shared by many nodes), or why they are no geometry of `g`.
-  result<const std::vector<current_instance>*> instances(const check::geometry_spec& e,
-                                                         const gpu_model& g, const kube_node& n,
-                                                         int index) {
+  // What entry `e` gives a GPU of model `g`: its GPU instances, and the
+  // compute instances asked on their own, which the service shares out into
+  // GIs (pack/current_fit); cached, as a label is shared by many nodes. Or
+  // why they are no geometry of `g`.
+  struct entry_gpu {
+    std::vector<current_instance> gis;
+    std::vector<lone_cis> lone;
+    long long devices = 0;  ///< MIG devices, one per CI (nvidia-smi -L lists them so)
+  };
+  result<const entry_gpu*> instances(const check::geometry_spec& e, const gpu_model& g,
+                                     const kube_node& n, int index) {
     const auto key = std::make_pair(&e, &g);
     if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
-    std::vector<current_instance> out;
+    entry_gpu out;
     if (e.mig_enabled) {
-      // The GIs mig-parted makes of the entry: compute-instance profiles
-      // ("1c.3g.20gb") share GIs as `check` reckons them (io/mig_parted).
       const check::mig_parted_gis made = check::entry_instances(models_, g, e);
       if (!made.error.empty())
         return error{
@@ -305,7 +309,10 @@ class kube_builder {
             e, fmt::format("label {} gives gpu {} of node {} a geometry that does not fit "
                            "on {}: {} instances, more than any GPU holds",
                            q(e.label), index, q(n.name), g.slug, made.too_many));
-      for (const int p : made.gis) out.push_back(current_instance::at(p, item::any_start));
+      for (const int p : made.gis) out.gis.push_back(current_instance::at(p, item::any_start));
+      out.lone = made.lone;
+      out.devices = static_cast<long long>(out.gis.size());
+      for (const lone_cis& l : out.lone) out.devices += static_cast<long long>(l.cis.size());
     }
     return &cache_.emplace(key, std::move(out)).first->second;
   }
@@ -383,14 +390,15 @@ class kube_builder {
             n, fmt::format("no entry of label {} ({}) applies to its gpu {} ({}): the devices and "
                            "device-filter of every entry leave it out",
                            q(label), config_.shown, i, g.slug));
-      auto gis = instances(*e, g, n, i);
-      if (!gis) return gis.error();
+      auto made = instances(*e, g, n, i);
+      if (!made) return made.error();
       out.gpus.push_back(
           {i,
-           **gis,
+           (*made)->gis,
            label,
            e->mig_enabled,
-           {instances_origin::kind::mig_parted, std::string(config_.shown), e->at.line, e->label}});
+           {instances_origin::kind::mig_parted, std::string(config_.shown), e->at.line, e->label},
+           (*made)->lone});
     }
     return out;
   }
@@ -416,10 +424,22 @@ class kube_builder {
       if (e == nullptr) break;
       auto made = instances(*e, g, n, i);
       if (!made) return made.error();
-      const std::vector<current_instance>& gis = **made;
-      if (gis.empty()) break;
-      if (gfd_profile && !pending)
-        for (const current_instance& gi : gis)
+      const entry_gpu& gpu = **made;
+      if (gpu.devices == 0) break;
+      if (gfd_profile && !pending) {
+        // A CI smaller than its GI is a MIG device of its own CI profile
+        // ("1c.3g.20gb"), never GFD's GPU-instance profile.
+        if (!gpu.lone.empty()) {
+          const lone_cis& l = gpu.lone.front();
+          const profile& gi = g.profiles[static_cast<std::size_t>(l.profile)];
+          return fail(
+              n, fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
+                             "{} gives gpu {} {}: the node does not hold the label's geometry",
+                             g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
+                             q(label), i,
+                             gi.ci_profiles[static_cast<std::size_t>(l.cis.front())].name));
+        }
+        for (const current_instance& gi : gpu.gis)
           if (gi.profile != *gfd_profile)
             return fail(
                 n,
@@ -427,7 +447,8 @@ class kube_builder {
                             "{} gives gpu {} {}: the node does not hold the label's geometry",
                             g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
                             q(label), i, g.profiles[static_cast<std::size_t>(gi.profile)].name));
-      total += static_cast<long long>(gis.size());
+      }
+      total += gpu.devices;
       if (total == devices) return i + 1;
       if (total > devices) break;
     }
@@ -441,8 +462,7 @@ class kube_builder {
   std::vector<product_name> names_;
   std::string nodes_shown_;
   config_source& config_;
-  std::map<std::pair<const check::geometry_spec*, const gpu_model*>, std::vector<current_instance>>
-      cache_;
+  std::map<std::pair<const check::geometry_spec*, const gpu_model*>, entry_gpu> cache_;
 };
 
 }  // namespace

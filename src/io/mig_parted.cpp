@@ -171,18 +171,9 @@ mig_parted_gis entry_instances(model_list models, const gpu_model& gpu,
       lone[d.gi].insert(lone[d.gi].end(), static_cast<std::size_t>(r.count), d.ci);
       continue;
     }
-    for (long long n = 0; n < r.count; ++n) {
-      out.gis.push_back(d.gi);
-      out.cis.emplace_back();
-    }
+    out.gis.insert(out.gis.end(), static_cast<std::size_t>(r.count), d.gi);
   }
-  for (const auto& [p, cis] : lone) {
-    const ci_grouping shared = group_cis(gpu.profiles[static_cast<std::size_t>(p)], cis);
-    for (const std::vector<int>& gi : shared.gis) {
-      out.gis.push_back(p);
-      out.cis.push_back(gi);
-    }
-  }
+  for (auto& [p, cis] : lone) out.lone.push_back({p, std::move(cis)});
   return out;
 }
 

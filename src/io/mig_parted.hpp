@@ -18,6 +18,7 @@
 
 #include "model/check.hpp"
 #include "model/compute.hpp"
+#include "model/current.hpp"
 
 namespace migplan::cli::check {
 
@@ -60,17 +61,16 @@ struct mig_device {
 /// profile, if it names one.
 mig_device resolve_mig_device(model_list models, const gpu_model& gpu, std::string_view key);
 
-/// The GPU instances an entry's `mig-devices` give a GPU of `gpu`, as
-/// mig-parted makes them (SetMigConfig, pkg/mig/config/config.go): one GI per
-/// count of a GI profile, and the compute instances of each GI profile shared
-/// out over the fewest GIs that hold them (group_cis; the fits of an entry are
-/// decided by these, as `check` decides them).
+/// What an entry's `mig-devices` ask of a GPU of `gpu`, as mig-parted reads
+/// them (SetMigConfig, pkg/mig/config/config.go): one GI per count of a GI
+/// profile, and the compute instances asked on their own ("1c.3g.20gb": 4),
+/// which mig-parted shares out over GIs of their profile. How many GIs that
+/// takes is a search (the core's group_cis), which readers leave to the
+/// service that lays the GPU out (pack/current_fit.hpp).
 struct mig_parted_gis {
-  std::vector<int> gis;  ///< GI profile indices
-  /// Per GI, parallel to `gis`: its CIs (indices into the GI's ci_profiles),
-  /// empty for a GI with its default CI.
-  std::vector<std::vector<int>> cis;
-  /// Notes on what was read (a former name used, CIs shared into so many GIs).
+  std::vector<int> gis;          ///< GI profile indices, each GI with its default CI
+  std::vector<lone_cis> lone{};  ///< CIs asked on their own, by GI profile
+  /// Notes on what was read (a former name used).
   std::vector<std::string> notes;
   /// The first key that cannot be had on `gpu`: its position and why ("" when none).
   location error_at;

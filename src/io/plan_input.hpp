@@ -132,7 +132,7 @@ result<plan_fleet> read_fleet(model_list models, const std::string& path, std::i
 /// [{name, gpu, label?, gpus: [{index, label?, instances: [{profile, start?,
 /// in_use?}]}]}]. Each GPU's instances must name profiles of the node's
 /// model at allowed starts; whether they fit together is the service's to
-/// decide (pack/current_fit.hpp misfit, at current_gpu::origin). Never throws.
+/// decide (pack/current_fit.hpp settle, at current_gpu::origin). Never throws.
 result<std::vector<current_node>> parse_state(model_list models, std::string_view text,
                                               std::string_view shown, bool json);
 

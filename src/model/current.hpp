@@ -25,7 +25,15 @@ struct current_ci {
   std::optional<int> size;   ///< compute slices
 };
 
-/// A GPU instance that exists now.
+/// Compute instances asked of a GPU-instance profile on their own, as a
+/// mig-parted config's "1c.3g.20gb": 4 asks them: mig-parted shares them out
+/// over GIs of that profile. How many GIs that takes is the core's search
+/// (group_cis), which pack/current_fit.hpp runs; readers only say what was asked.
+struct lone_cis {
+  int profile = 0;       ///< the GI profile (index into gpu_model::profiles)
+  std::vector<int> cis;  ///< the CIs (indices into its ci_profiles), repeats allowed
+};
+
 /// Where a GPU's instances were read, for the message when they do not fit
 /// together (pack/current_fit.hpp decides).
 struct instances_origin {
@@ -40,6 +48,7 @@ struct instances_origin {
   std::string label;  ///< with mig_parted: the label
 };
 
+/// A GPU instance that exists now.
 struct current_instance {
   int profile = 0;  ///< index into gpu_model::profiles
   /// Its placement start as listed, or item::any_start where only how many

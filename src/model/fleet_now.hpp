@@ -27,6 +27,9 @@ struct fleet_now_gpu {
   layout held;                  ///< `given` laid out (pack/current_fit.hpp lay_out)
   bool starts_assumed = false;  ///< some starts were not given: `held` is one layout they allow
   bool mig_enabled = true;      ///< false: MIG mode is off there (mig-enabled: false)
+  /// CIs a mig-parted entry asks on their own: pack/current_fit.hpp's lay_out()
+  /// shares them out into GIs of `given`, and empties this.
+  std::vector<lone_cis> lone{};
 };
 
 struct fleet_now_node {

@@ -65,6 +65,9 @@ struct current_gpu {
   /// no instance can be made on it until MIG mode is turned on (a GPU reset).
   bool mig_enabled = true;
   instances_origin origin{};  ///< where `instances` were read
+  /// CIs a mig-parted entry asks on their own: pack/current_fit.hpp's settle()
+  /// shares them out into `instances`, and empties this.
+  std::vector<lone_cis> lone{};
 };
 
 /// One node as it is now.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <migplan/compute.hpp>
 #include <migplan/search.hpp>
 #include <span>
 #include <string>
@@ -56,12 +57,25 @@ class fit_memo {
   std::map<std::pair<const gpu_model*, std::vector<std::pair<int, int>>>, bool> known_;
 };
 
+// The GI profile of each GI that mig-parted makes of `lone` on `g`.
+std::vector<int> shared_out(const gpu_model& g, const std::vector<lone_cis>& lone) {
+  std::vector<int> out;
+  for (const lone_cis& l : lone) {
+    const ci_grouping shared = group_cis(g.profiles[static_cast<std::size_t>(l.profile)], l.cis);
+    out.insert(out.end(), shared.gis.size(), l.profile);
+  }
+  return out;
+}
+
 }  // namespace
 
-std::optional<error> misfit(const std::vector<current_node>& nodes) {
+std::optional<error> settle(std::vector<current_node>& nodes) {
   fit_memo memo;
-  for (const current_node& n : nodes)
-    for (const current_gpu& g : n.gpus) {
+  for (current_node& n : nodes)
+    for (current_gpu& g : n.gpus) {
+      for (const int p : shared_out(*n.gpu, g.lone))
+        g.instances.push_back(current_instance::at(p, item::any_start));
+      g.lone.clear();
       std::vector<item> items;
       for (const current_instance& gi : g.instances) items.push_back({gi.profile, gi.start});
       if (!items.empty() && !memo.fits_on(*n.gpu, items))
@@ -75,8 +89,10 @@ std::optional<error> lay_out(fleet_now& f) {
   solve_options one;
   one.max_layouts = 1;
   for (fleet_now_gpu& g : f.gpus) {
-    if (g.given.empty()) continue;
     const fleet_now_node& n = f.nodes[static_cast<std::size_t>(g.node)];
+    for (const int p : shared_out(*n.gpu, g.lone)) g.given.push_back({p, item::any_start});
+    g.lone.clear();
+    if (g.given.empty()) continue;
     if (!memo.fits_on(*n.gpu, g.given))
       return misfit_error(g.origin, n.name, g.index, *n.gpu, g.given);
     const solution s = solve(*n.gpu, g.given, one);

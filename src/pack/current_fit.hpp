@@ -16,12 +16,17 @@
 
 namespace migplan::cli::pack {
 
-/// The first GPU of `nodes` whose instances do not fit together on its
-/// node's model, as an error at the place its instances were read
-/// (current_gpu::origin); nullopt when every GPU's do.
-std::optional<error> misfit(const std::vector<current_node>& nodes);
+/// Settles the fleet `nodes` as read: the compute instances each GPU's
+/// mig-parted entry asks on their own (current_gpu::lone) shared out over
+/// the fewest GIs of their profile, as mig-parted makes them (the core's
+/// group_cis), and added to its instances. Then the first GPU whose
+/// instances do not fit together on its node's model, as an error at the
+/// place its instances were read (current_gpu::origin); nullopt when every
+/// GPU's do.
+std::optional<error> settle(std::vector<current_node>& nodes);
 
-/// Lays out each GPU of `f`: its instances as the layout they form, where
+/// Lays out each GPU of `f`: its lone compute instances shared out into GIs
+/// as settle() does, then its instances as the layout they form, where
 /// their starts are not all given the one of them that keeps the most room
 /// (fleet_now_gpu::held). An error names the first GPU whose instances fit
 /// no layout.

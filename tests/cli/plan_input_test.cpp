@@ -42,12 +42,12 @@ std::string plan_fixture_text(const std::string& name) {
 // instances do not fit together (pack/current_fit.hpp decides).
 result<std::vector<current_node>> fitted(result<std::vector<current_node>> r) {
   if (r)
-    if (auto misfit = pack::misfit(*r)) return *misfit;
+    if (auto misfit = pack::settle(*r)) return *misfit;
   return r;
 }
 result<kube_state> fitted(result<kube_state> r) {
   if (r)
-    if (auto misfit = pack::misfit(r->nodes)) return *misfit;
+    if (auto misfit = pack::settle(r->nodes)) return *misfit;
   return r;
 }
 
@@ -1234,4 +1234,40 @@ TEST_CASE("a demand item's name that is not UTF-8 is refused at its line", "[pla
                               "name,count,profile\ncaf\xC3\xA9,3,1g.10gb\n");
   CHECK(ok.code == 0);
   CHECK(ok.out.find("caf\xC3\xA9") != std::string::npos);
+}
+
+TEST_CASE("the single strategy counts a GPU instance's compute instances as MIG devices",
+          "[plan-io]") {
+  // NVIDIA's MIG user guide ("MIG Device Names"): a 3g.20gb GI split into CIs is
+  // three MIG devices 1c.3g.20gb, and GFD's single strategy counts MIG devices.
+  // Four 1c.3g.20gb CIs take two 3g.20gb GIs of an A100-40GB (three CIs fill
+  // one): four MIG devices a GPU, so 8 devices are 2 GPUs. The GIs were
+  // counted before: 8 devices were read as 4 GPUs.
+  const std::string config =
+      "version: v1\nmig-configs:\n  ci:\n    - devices: all\n      mig-enabled: true\n"
+      "      mig-devices:\n        \"1c.3g.20gb\": 4\n";
+  const auto s =
+      kube(nodes_json({{"h", gfd("NVIDIA-A100-SXM4-40GB-MIG-1c.3g.20gb", 8, "ci")}}), config);
+  REQUIRE(s.has_value());
+  REQUIRE(s->nodes.size() == 1);
+  REQUIRE(s->nodes[0].gpus.size() == 2);
+  const gpu_model& a100 = model("a100-40gb");
+  const profile& gi = a100.profiles[static_cast<std::size_t>(profile_of(a100, "3g.20gb"))];
+  const std::vector<int> four(4, find_ci(gi, "1c.3g.20gb"));
+  for (const current_gpu& g : s->nodes[0].gpus) {
+    // Settled: the CIs shared out into GIs, as many as the core's grouping makes.
+    CHECK(g.lone.empty());
+    CHECK(g.instances.size() == group_cis(gi, four).gis.size());
+    for (const current_instance& c : g.instances) CHECK(c.profile == profile_of(a100, "3g.20gb"));
+  }
+  // 6 devices are no whole number of such GPUs.
+  CHECK(error_of(
+            kube(nodes_json({{"h", gfd("NVIDIA-A100-SXM4-40GB-MIG-1c.3g.20gb", 6, "ci")}}), config))
+            .find("no number of GPUs with the geometries of label 'ci' holds exactly that many") !=
+        std::string::npos);
+  // GFD reporting GI devices where the label makes CI devices is a mismatch.
+  CHECK(
+      error_of(kube(nodes_json({{"h", gfd("NVIDIA-A100-SXM4-40GB-MIG-3g.20gb", 8, "ci")}}), config))
+          .find("GPU Feature Discovery reports MIG devices of 3g.20gb (nvidia.com/gpu.product), "
+                "but label 'ci' gives gpu 0 1c.3g.20gb") != std::string::npos);
 }

@@ -76,15 +76,15 @@ mig-configs:
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (const bool json : {false, true})
-    if (const auto s = parse_state(builtin_models(), text, "fuzz", json); s && !pack::misfit(*s))
+    if (auto s = parse_state(builtin_models(), text, "fuzz", json); s && !pack::settle(*s))
       check_nodes(*s);
   (void)looks_like_kube_nodes(text);
-  if (const auto k = parse_kube_state(builtin_models(), text, "nodes", config, "config", false);
-      k && !pack::misfit(k->nodes))
+  if (auto k = parse_kube_state(builtin_models(), text, "nodes", config, "config", false);
+      k && !pack::settle(k->nodes))
     check_nodes(k->nodes);
   for (const bool json : {false, true})
-    if (const auto k = parse_kube_state(builtin_models(), nodes, "nodes", text, "config", json);
-        k && !pack::misfit(k->nodes))
+    if (auto k = parse_kube_state(builtin_models(), nodes, "nodes", text, "config", json);
+        k && !pack::settle(k->nodes))
       check_nodes(k->nodes);
   return 0;
 }
