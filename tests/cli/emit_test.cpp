@@ -699,11 +699,10 @@ TEST_CASE("pack --emit says which created profiles have inferred values", "[cli]
   CHECK(checked > 50);
 }
 
-TEST_CASE("the one mig-parted writer lists every PCI ID or the seen ones, as each entry asks",
+TEST_CASE("the one mig-parted writer lists every PCI ID, the inferred ones too",
           "[emit][mig-parted]") {
   using migplan::cli::mig_parted_config;
   using migplan::cli::mig_parted_entry;
-  using migplan::cli::mig_parted_ids;
   // h200: one PCI ID seen, one inferred; rtx-pro-4500: none known.
   const migplan::gpu_model& h200 = *migplan::find_model("h200");
   const migplan::gpu_model& rtx = *migplan::find_model("rtx-pro-4500");
@@ -712,41 +711,27 @@ TEST_CASE("the one mig-parted writer lists every PCI ID or the seen ones, as eac
   REQUIRE(h200.pci_ids[1].inferred);
   REQUIRE(rtx.pci_ids.empty());
   mig_parted_config c;
-  mig_parted_entry seen{&h200, true, {{0, 1}}};
-  seen.ids = mig_parted_ids::seen;
   mig_parted_entry none{&rtx, false, {}};
-  none.ids = mig_parted_ids::seen;
   none.gpu_indices = {0, 2};
-  c.labels.push_back({"fleet", {seen, none}, "for a fleet"});
-  c.labels.push_back({"one", {{&h200, true, {{0, 1}}}, {&rtx, false, {}}}});
+  c.labels.push_back({"fleet", {{&h200, true, {{0, 1}}}, none}, "for a fleet"});
   std::ostringstream out;
   migplan::cli::render::mig_parted(out, c, "  ");
   // {0}, {1}: h200's seen and inferred PCI IDs; {2} its first profile.
-  const std::string h200_counts =
-      "        devices: all\n"
-      "        mig-enabled: true\n"
-      "        mig-devices:\n"
-      "          \"{2}\": 1\n";
   const std::string want =
       "  version: v1\n"
       "  mig-configs:\n"
       "    # for a fleet\n"
       "    fleet:\n"
-      "      - device-filter: [\"{0}\"]\n" +
-      h200_counts +
-      "      # rtx-pro-4500 has no known PCI device ID: this entry has no device-filter and "
-      "applies to any GPU\n"
-      "      - devices: [0, 2]\n"
-      "        mig-enabled: false\n"
-      "\n"
-      "    one:\n"
       "      # h200: {3}\n"
       "      # {1} maps to h200 by inference (no capture shows it)\n"
-      "      - device-filter: [\"{0}\", \"{1}\"]\n" +
-      h200_counts +
+      "      - device-filter: [\"{0}\", \"{1}\"]\n"
+      "        devices: all\n"
+      "        mig-enabled: true\n"
+      "        mig-devices:\n"
+      "          \"{2}\": 1\n"
       "      # rtx-pro-4500: {4}\n"
       "      # no PCI ID is known for this model: the entry applies to every GPU\n"
-      "      - devices: all\n"
+      "      - devices: [0, 2]\n"
       "        mig-enabled: false\n";
   CHECK(out.str() == fmt::format(fmt::runtime(want), fmt::format("0x{:08X}", h200.pci_ids[0].value),
                                  fmt::format("0x{:08X}", h200.pci_ids[1].value),
