@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <optional>
@@ -117,6 +119,69 @@ bool go_parse_uint32(std::string_view text, std::uint32_t& out) {
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
   if (ec != std::errc() || p != digits.data() + digits.size()) return false;
   out = v;
+  return true;
+}
+
+// A plain scalar's whole number as mig-parted gets it, for a count or a gpu
+// index. go-yaml v2 (under sigs.k8s.io/yaml, YAML 1.1) drops every '_' and
+// reads the rest with Go's strconv.ParseInt(s, 0, 64) (resolve.go): a sign,
+// then a 0x, 0o or 0b prefix (either case) or a leading 0 (octal) picks the
+// base, so 010 is 8, not 10. What that refuses but YAML reads as a float
+// (08, 7.0, 3e0) reaches encoding/json as a number written without a
+// fraction when it is whole (json.Marshal of 8.0 is "8"), which json reads
+// into Go's int. False for anything mig-parted cannot read as an int.
+bool go_yaml_int(const doc::node& n, long long& out) {
+  if (!n.is_scalar() || n.quoted || n.text.empty()) return false;
+  std::string plain;
+  for (const char c : n.text)
+    if (c != '_') plain += c;
+  std::string_view t = plain;
+  const bool negative = !t.empty() && t[0] == '-';
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+  int base = 10;
+  if (t.size() >= 2 && t[0] == '0') {
+    const char p = static_cast<char>(t[1] | 0x20);
+    base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 8;
+    t.remove_prefix(p == 'x' || p == 'o' || p == 'b' ? 2 : 1);
+  }
+  unsigned long long u = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), u, base);
+  if (!t.empty() && end == t.data() + t.size()) {
+    // Digits of the base: an int when it fits (Go's int is 64 bits); past
+    // that, a uint64 or a float that json cannot put in an int.
+    if (ec != std::errc()) return false;
+    constexpr auto top = static_cast<unsigned long long>(std::numeric_limits<long long>::max());
+    if (u > top + (negative ? 1 : 0)) return false;
+    out = negative ? static_cast<long long>(0ULL - u) : static_cast<long long>(u);
+    return true;
+  }
+  // go-yaml's float form: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+  std::string_view f = plain;
+  if (!f.empty() && (f[0] == '-' || f[0] == '+')) f.remove_prefix(1);
+  const auto digits = [](std::string_view& v) {
+    std::size_t i = 0;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i;
+    v.remove_prefix(i);
+    return i;
+  };
+  const std::size_t whole = digits(f);
+  if (!f.empty() && f[0] == '.') {
+    f.remove_prefix(1);
+    if (digits(f) == 0 && whole == 0) return false;
+  } else if (whole == 0) {
+    return false;
+  }
+  if (!f.empty() && (f[0] == 'e' || f[0] == 'E')) {
+    f.remove_prefix(1);
+    if (!f.empty() && (f[0] == '-' || f[0] == '+')) f.remove_prefix(1);
+    if (digits(f) == 0) return false;
+  }
+  if (!f.empty()) return false;
+  const double v = std::strtod(plain.c_str(), nullptr);
+  // json.Marshal writes a float of 1e21 or more with an exponent, which
+  // json refuses for an int, as it refuses a fraction.
+  if (!(std::abs(v) < 1e21) || v != std::floor(v) || std::abs(v) > 9.2e18) return false;
+  out = static_cast<long long>(v);
   return true;
 }
 
@@ -368,7 +433,7 @@ class mig_parted_reader : public doc::walker {
       g.all_devices = false;
       for (const doc::node& n : v.kids) {
         long long d = 0;
-        if (!decimal_int(n, d)) {
+        if (!go_yaml_int(n, d)) {
           fail(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
           continue;
         }
@@ -405,7 +470,7 @@ class mig_parted_reader : public doc::walker {
         continue;
       }
       long long n = 0;
-      if (!decimal_int(*d.value, n)) {
+      if (!go_yaml_int(*d.value, n)) {
         // Digits past the largest count: a whole number, too large (mig-parted
         // reads counts as Go's int, 64 bits).
         const std::string& digits = d.value->text;
