@@ -288,13 +288,18 @@ class mig_parted_reader : public doc::walker {
         fail(g.at, fmt::format("missing required field '{}' in config {}", required, q(label)));
     if (const field* f = find(es, "device-filter"); f != nullptr) read_filter(*f, g);
     if (const field* d = find(es, "devices"); d != nullptr) read_devices(*d, g);
+    // Whether mig-enabled was read: the checks of mig-devices below hang on
+    // its value, and an unreadable one is its own error, not a true.
+    bool enabled_read = false;
     if (const field* e = find(es, "mig-enabled"); e != nullptr) {
       bool v = false;
       if (e->value->is_null()) {
         warn(at(e->key_at), "'mig-enabled' is empty; mig-parted reads it as false");
         g.mig_enabled = false;
+        enabled_read = true;
       } else if (reads_as(*e->value, scalar_type::boolean) && doc::yaml11_bool(e->value->text, v)) {
         g.mig_enabled = v;
+        enabled_read = true;
       } else {
         fail(at(*e->value),
              fmt::format("'mig-enabled' must be true or false, not {}", shown(*e->value)));
@@ -308,12 +313,11 @@ class mig_parted_reader : public doc::walker {
     // mig-parted: "missing required field 'mig-devices' when 'mig-enabled'
     // is true", for an absent key and for a null value alike
     // (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON; doc/mig-parted-parity.md).
-    if (g.mig_enabled && md == nullptr && find(es, "mig-enabled") != nullptr &&
-        !contains(misspelt, "mig-devices"))
+    if (g.mig_enabled && md == nullptr && enabled_read && !contains(misspelt, "mig-devices"))
       fail(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
                              "'mig-enabled' is true (write mig-devices: {{}} for none)",
                              q(label)));
-    if (g.mig_enabled && md != nullptr && md->value->is_null())
+    if (g.mig_enabled && enabled_read && md != nullptr && md->value->is_null())
       fail(at(md->key_at),
            fmt::format("'mig-devices' is empty (null) in config {}: mig-parted reads that as a "
                        "missing field, which it requires when 'mig-enabled' is true (write "

@@ -338,3 +338,19 @@ TEST_CASE("check reads counts and gpu indices as go-yaml v2 reads them for mig-p
                                 "    - devices: [8]\n      mig-enabled: false\n");
   CHECK(same.code == 1);
 }
+
+TEST_CASE("check gives an unreadable mig-enabled as the one reason, as mig-parted does",
+          "[check][parity]") {
+  // mig-parted returns the error of json.Unmarshal into the bool before it
+  // looks at mig-devices (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON),
+  // so "missing required field 'mig-devices'" is never its reason here.
+  // Before, check took the unreadable value for true and said both.
+  for (const char* value : {"1", "\"true\"", "[true]"}) {
+    INFO(value);
+    const auto r = run_migplan({"check", "-"},
+                               entry(std::string("devices: all\n      mig-enabled: ") + value));
+    CHECK(r.code == 2);
+    CHECK(r.out.find("error: 'mig-enabled' must be true or false, not ") != std::string::npos);
+    CHECK(r.out.find("mig-devices") == std::string::npos);
+  }
+}
