@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <optional>
@@ -120,6 +122,69 @@ bool go_parse_uint32(std::string_view text, std::uint32_t& out) {
   return true;
 }
 
+// A plain scalar's whole number as mig-parted gets it, for a count or a gpu
+// index. go-yaml v2 (under sigs.k8s.io/yaml, YAML 1.1) drops every '_' and
+// reads the rest with Go's strconv.ParseInt(s, 0, 64) (resolve.go): a sign,
+// then a 0x, 0o or 0b prefix (either case) or a leading 0 (octal) picks the
+// base, so 010 is 8, not 10. What that refuses but YAML reads as a float
+// (08, 7.0, 3e0) reaches encoding/json as a number written without a
+// fraction when it is whole (json.Marshal of 8.0 is "8"), which json reads
+// into Go's int. False for anything mig-parted cannot read as an int.
+bool go_yaml_int(const doc::node& n, long long& out) {
+  if (!n.is_scalar() || n.quoted || n.text.empty()) return false;
+  std::string plain;
+  for (const char c : n.text)
+    if (c != '_') plain += c;
+  std::string_view t = plain;
+  const bool negative = !t.empty() && t[0] == '-';
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+  int base = 10;
+  if (t.size() >= 2 && t[0] == '0') {
+    const char p = static_cast<char>(t[1] | 0x20);
+    base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 8;
+    t.remove_prefix(p == 'x' || p == 'o' || p == 'b' ? 2 : 1);
+  }
+  unsigned long long u = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), u, base);
+  if (!t.empty() && end == t.data() + t.size()) {
+    // Digits of the base: an int when it fits (Go's int is 64 bits); past
+    // that, a uint64 or a float that json cannot put in an int.
+    if (ec != std::errc()) return false;
+    constexpr auto top = static_cast<unsigned long long>(std::numeric_limits<long long>::max());
+    if (u > top + (negative ? 1 : 0)) return false;
+    out = negative ? static_cast<long long>(0ULL - u) : static_cast<long long>(u);
+    return true;
+  }
+  // go-yaml's float form: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+  std::string_view f = plain;
+  if (!f.empty() && (f[0] == '-' || f[0] == '+')) f.remove_prefix(1);
+  const auto digits = [](std::string_view& v) {
+    std::size_t i = 0;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i;
+    v.remove_prefix(i);
+    return i;
+  };
+  const std::size_t whole = digits(f);
+  if (!f.empty() && f[0] == '.') {
+    f.remove_prefix(1);
+    if (digits(f) == 0 && whole == 0) return false;
+  } else if (whole == 0) {
+    return false;
+  }
+  if (!f.empty() && (f[0] == 'e' || f[0] == 'E')) {
+    f.remove_prefix(1);
+    if (!f.empty() && (f[0] == '-' || f[0] == '+')) f.remove_prefix(1);
+    if (digits(f) == 0) return false;
+  }
+  if (!f.empty()) return false;
+  const double v = std::strtod(plain.c_str(), nullptr);
+  // json.Marshal writes a float of 1e21 or more with an exponent, which
+  // json refuses for an int, as it refuses a fraction.
+  if (!(std::abs(v) < 1e21) || v != std::floor(v) || std::abs(v) > 9.2e18) return false;
+  out = static_cast<long long>(v);
+  return true;
+}
+
 }  // namespace
 
 bool parse_filter_id(std::string_view text, std::uint32_t& out) {
@@ -223,13 +288,18 @@ class mig_parted_reader : public doc::walker {
         fail(g.at, fmt::format("missing required field '{}' in config {}", required, q(label)));
     if (const field* f = find(es, "device-filter"); f != nullptr) read_filter(*f, g);
     if (const field* d = find(es, "devices"); d != nullptr) read_devices(*d, g);
+    // Whether mig-enabled was read: the checks of mig-devices below hang on
+    // its value, and an unreadable one is its own error, not a true.
+    bool enabled_read = false;
     if (const field* e = find(es, "mig-enabled"); e != nullptr) {
       bool v = false;
       if (e->value->is_null()) {
         warn(at(e->key_at), "'mig-enabled' is empty; mig-parted reads it as false");
         g.mig_enabled = false;
+        enabled_read = true;
       } else if (reads_as(*e->value, scalar_type::boolean) && doc::yaml11_bool(e->value->text, v)) {
         g.mig_enabled = v;
+        enabled_read = true;
       } else {
         fail(at(*e->value),
              fmt::format("'mig-enabled' must be true or false, not {}", shown(*e->value)));
@@ -243,12 +313,11 @@ class mig_parted_reader : public doc::walker {
     // mig-parted: "missing required field 'mig-devices' when 'mig-enabled'
     // is true", for an absent key and for a null value alike
     // (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON; doc/mig-parted-parity.md).
-    if (g.mig_enabled && md == nullptr && find(es, "mig-enabled") != nullptr &&
-        !contains(misspelt, "mig-devices"))
+    if (g.mig_enabled && md == nullptr && enabled_read && !contains(misspelt, "mig-devices"))
       fail(g.at, fmt::format("missing 'mig-devices' in config {}: mig-parted requires it when "
                              "'mig-enabled' is true (write mig-devices: {{}} for none)",
                              q(label)));
-    if (g.mig_enabled && md != nullptr && md->value->is_null())
+    if (g.mig_enabled && enabled_read && md != nullptr && md->value->is_null())
       fail(at(md->key_at),
            fmt::format("'mig-devices' is empty (null) in config {}: mig-parted reads that as a "
                        "missing field, which it requires when 'mig-enabled' is true (write "
@@ -368,7 +437,7 @@ class mig_parted_reader : public doc::walker {
       g.all_devices = false;
       for (const doc::node& n : v.kids) {
         long long d = 0;
-        if (!decimal_int(n, d)) {
+        if (!go_yaml_int(n, d)) {
           fail(at(n), fmt::format("'devices' must list gpu indices, not {}", shown(n)));
           continue;
         }
@@ -405,7 +474,7 @@ class mig_parted_reader : public doc::walker {
         continue;
       }
       long long n = 0;
-      if (!decimal_int(*d.value, n)) {
+      if (!go_yaml_int(*d.value, n)) {
         // Digits past the largest count: a whole number, too large (mig-parted
         // reads counts as Go's int, 64 bits).
         const std::string& digits = d.value->text;

@@ -6,7 +6,6 @@
 // for many models, `plan --emit mig-parted` and `configmap` one label per
 // node group; render/mig_parted writes each.
 
-#include <cstdint>
 #include <migplan/gpu.hpp>
 #include <string>
 #include <utility>
@@ -14,18 +13,11 @@
 
 namespace migplan::cli {
 
-/// Which of a model's PCI IDs an entry's device-filter lists.
-enum class mig_parted_ids : std::uint8_t {
-  /// Every one, after a comment naming the model and one naming the inferred
-  /// mappings (pack, emit-config: a config for one model or for reference).
-  every,
-  /// Those seen on the model, inferred ones only where none was seen, so
-  /// that a wrong inference never applies the entry to another model (plan:
-  /// a config for a fleet).
-  seen,
-};
-
-/// One entry of a label: every GPU of one model (by its PCI IDs).
+/// One entry of a label: every GPU of one model, by all its PCI IDs, the
+/// inferred ones too. mig-parted applies an entry only to the GPUs whose ID its
+/// device-filter names and leaves every other GPU as it is (its assert then
+/// fails, "not all GPUs match the specified config"), so an ID left out would
+/// leave that model's GPUs unconfigured; an ID no GPU has costs nothing.
 struct mig_parted_entry {
   /// Its model; null for an entry of no model (no device-filter: any GPU).
   const gpu_model* gpu = nullptr;
@@ -36,7 +28,6 @@ struct mig_parted_entry {
   std::vector<std::pair<std::string, int>> compute{};
   /// The GPU indices it applies to (`devices: [0, 2]`); empty for `devices: all`.
   std::vector<int> gpu_indices{};
-  mig_parted_ids ids = mig_parted_ids::every;  ///< which PCI IDs the device-filter lists
 };
 
 /// One label of `mig-configs`.

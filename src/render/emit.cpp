@@ -175,16 +175,72 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
   mig_parted(os, config);
 }
 
+namespace {
+
+// The plugin's mixed-strategy resources: one per GI profile (its pattern is
+// the profile's name), made in NVML's profile order, plain profiles before
+// their +me, +gfx, -me and +me.all variants (go-nvlib VisitMigProfiles walks
+// the GI profile enum, 1_SLICE before 1_SLICE_REV1, _GFX, _NO_ME, _ALL_ME).
+// A MIG device takes the first resource whose pattern its profile matches
+// (internal/rm/device_map.go, buildMigDeviceMap).
+
+// Released plugins match unanchored (api/config/v1/resources.go, Matches:
+// regexp.MatchString of the quoted pattern): the first pattern inside the
+// device's name, which is the shortest of them (a plain profile before its
+// variants, "+me" before "+me.all"). "1g.24gb-me" and "1c.3g.20gb" fall to
+// "1g.24gb" and "3g.20gb". -1 when no profile's name is inside it.
+int unanchored_resource(const gpu_model& g, std::string_view device) {
+  int best = -1;
+  for (std::size_t p = 0; p < g.profiles.size(); ++p) {
+    const std::string_view name = g.profiles[p].name;
+    if (device.find(name) == std::string_view::npos) continue;
+    if (best < 0 || name.size() < g.profiles[static_cast<std::size_t>(best)].name.size())
+      best = static_cast<int>(p);
+  }
+  return best;
+}
+
+// The resource counts, largest GI profile first (the order of `devices`).
+using resource_counts = std::vector<std::pair<int, long long>>;
+
+void add_count(resource_counts& out, int p, long long n) {
+  const auto it = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.first == p; });
+  if (it == out.end())
+    out.emplace_back(p, n);
+  else
+    it->second += n;
+}
+
+std::string resource_name(const gpu_model& g, int p) {
+  return fmt::format("nvidia.com/mig-{}", k8s::label_word(prof(g, p).name));
+}
+
+std::string resource_lines(const gpu_model& g, const resource_counts& counts) {
+  std::string out;
+  for (const auto& [p, n] : counts)
+    out += fmt::format("  {}: {}\n", yaml_scalar(resource_name(g, p)), n);
+  return out;
+}
+
+}  // namespace
+
 void emit_k8s(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
   const std::vector<device_count> devices = device_counts(plan);
-  // Under the mixed strategy each MIG device counts under its GI profile's
-  // resource: the plugin makes a resource only for profiles whose CI owns the
-  // whole GI (AddDefaultResourcesToConfig skips "info.C != info.G"), and it
-  // matches a device's profile to those patterns unanchored
-  // (api/config/v1/resources.go, Matches), so "1c.3g.20gb" falls to the
-  // pattern "3g.20gb" and is one more nvidia.com/mig-3g.20gb.
-  const std::vector<std::pair<int, long long>> per_gi = per_gi_profile(devices);
+  // Each MIG device by the resource released plugins count it under
+  // (unanchored), and by its own profile's as plugins with anchored patterns
+  // (NVIDIA/k8s-device-plugin PR 1807, merged 2026-08-19) count a whole GPU
+  // instance; those find no pattern for a compute instance smaller than its GI.
+  resource_counts mixed, anchored;
+  std::vector<std::string> moved;  // devices counted under another profile's resource
+  for (const device_count& d : devices) {
+    const int r = unanchored_resource(g, d.name);
+    add_count(mixed, r < 0 ? d.gi : r, d.count);
+    if (d.whole()) add_count(anchored, d.gi, d.count);
+    if (d.whole() && r >= 0 && r != d.gi)
+      moved.push_back(fmt::format("{} x {} as {}", d.count, d.name, resource_name(g, r)));
+  }
+  const bool split = any_split(devices);
   std::string out = comment(fmt::format(
       "What the NVIDIA device plugin advertises for one {} ({}) with the MIG layout {}; a node "
       "advertises the sum over its GPUs. Written by migplan pack --emit k8s.",
@@ -192,29 +248,37 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
   out += comment(
       "Mixed strategy (--mig-strategy=mixed): one extended resource per profile, named \"mig-\" "
       "and the profile with \"+\" as \".\" (k8s-device-plugin, internal/rm/rm.go, "
-      "AddDefaultResourcesToConfig).");
+      "AddDefaultResourcesToConfig). A MIG device counts under the first resource whose "
+      "profile its own name contains, plain profiles first (api/config/v1/resources.go, "
+      "Matches, unanchored; internal/rm/device_map.go).");
   if (const std::vector<int> inferred = layout_inferred(plan); !inferred.empty())
     out += comment(inferred_sentence(g, inferred));
-  if (any_split(devices)) {
+  if (!moved.empty())
+    out += comment(fmt::format(
+        "Profiles with a suffix: the plugin's resource for a plain profile comes first and its "
+        "name is inside theirs, so it counts them under it: {}. A pod that asks for the plain "
+        "profile may get one of them, and none can ask for them by name.",
+        fmt::join(moved, ", ")));
+  if (split) {
     std::vector<std::string> cis;
     for (const device_count& d : devices)
-      if (!d.whole())
-        cis.push_back(fmt::format("{} x {} as nvidia.com/mig-{}", d.count, d.name,
-                                  k8s::label_word(prof(g, d.gi).name)));
+      if (!d.whole()) {
+        const int r = unanchored_resource(g, d.name);
+        cis.push_back(
+            fmt::format("{} x {} as {}", d.count, d.name, resource_name(g, r < 0 ? d.gi : r)));
+      }
     out += comment(fmt::format(
         "Compute instances: every compute instance is a MIG device of its own, and the plugin "
         "has no resource for a CI profile smaller than its GPU instance (it skips them, "
         "\"info.C != info.G\"); it counts each under its GPU instance's resource, whose name "
-        "its profile contains (the patterns match unanchored, api/config/v1/resources.go): {}. "
-        "A pod that asks for one may get a compute instance, not a whole GPU instance.",
+        "its profile contains: {}. A pod that asks for one may get a compute instance, not a "
+        "whole GPU instance.",
         fmt::join(cis, ", ")));
   }
-  out += "mixed:\n";
+  out += "mixed:\n" + resource_lines(g, mixed);
   std::string notes;
-  for (const auto& [p, n] : per_gi) {
+  for (const auto& [p, n] : mixed) {
     const profile& pr = prof(g, p);
-    out += fmt::format("  {}: {}\n",
-                       yaml_scalar(fmt::format("nvidia.com/mig-{}", k8s::label_word(pr.name))), n);
     for (const circulating_name& c : pr.circulating_names)
       notes +=
           comment(fmt::format("{}: the plugin names a profile by its own formula from the "
@@ -223,7 +287,19 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
                               pr.name, k8s::label_word(c.name), c.note));
   }
   out += notes;
-  const bool split = any_split(devices);
+  if (split) {
+    out += comment(
+        "Plugins built since NVIDIA/k8s-device-plugin PR 1807 (merged 2026-08-19) match the "
+        "patterns anchored: a compute instance then matches no resource, and the plugin "
+        "refuses the node's MIG devices (\"does not match any resource patterns\", "
+        "internal/rm/device_map.go).");
+    out += "mixed-anchored: null\n";
+  } else if (!moved.empty()) {
+    out += comment(
+        "Plugins built since NVIDIA/k8s-device-plugin PR 1807 (merged 2026-08-19) match the "
+        "patterns anchored, and count every profile under its own resource:");
+    out += "mixed-anchored:\n" + resource_lines(g, anchored);
+  }
   if (devices.size() == 1) {
     out += comment(
         split ? fmt::format("Single strategy (--mig-strategy=single): every MIG device is "

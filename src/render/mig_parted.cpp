@@ -44,23 +44,12 @@ std::string comment_lines(std::string_view text) {
 
 namespace {
 
-// The entry's comments and the PCI IDs its device-filter lists.
+// The entry's comments and the PCI IDs its device-filter lists: every one of
+// the model's, inferred ones too (model/mig_parted.hpp says why).
 std::vector<std::uint32_t> filter_ids(const mig_parted_entry& e, std::string& out) {
   std::vector<std::uint32_t> ids;
   if (e.gpu == nullptr) return ids;
   const gpu_model& g = *e.gpu;
-  if (e.ids == mig_parted_ids::seen) {
-    if (g.pci_ids.empty())
-      out += fmt::format(
-          "    # {} has no known PCI device ID: this entry has no device-filter and "
-          "applies to any GPU\n",
-          comment_safe(g.slug));
-    const bool any_seen = std::any_of(g.pci_ids.begin(), g.pci_ids.end(),
-                                      [](const pci_id& id) { return !id.inferred; });
-    for (const pci_id& id : g.pci_ids)
-      if (!any_seen || !id.inferred) ids.push_back(id.value);
-    return ids;
-  }
   const std::string name(g.name().empty() ? g.description : g.name());
   out += fmt::format("    # {}: {}\n", comment_safe(g.slug), comment_safe(name));
   std::string inferred;

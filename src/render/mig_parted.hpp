@@ -23,10 +23,10 @@ std::string comment_lines(std::string_view text);
 
 /// Writes the config: its header comments (each element one paragraph), `version: v1`, then each
 /// label (after its comment) with one entry per model: comments, a `device-filter` of its PCI IDs
-/// (as `ids` says), `devices`, `mig-enabled` and the `mig-devices` counts. `indent` goes before
-/// every line but the blank ones (a config inside a ConfigMap).
-/// Then the user's own labels (`user_labels`), each as written under a
-/// comment naming `user_file` and its line.
+/// (every one, inferred ones too, after a comment naming them), `devices`, `mig-enabled` and the
+/// `mig-devices` counts. `indent` goes before every line but the blank ones (a config inside a
+/// ConfigMap). Then the user's own labels (`user_labels`), each as written under a comment naming
+/// `user_file` and its line.
 void mig_parted(std::ostream& os, const mig_parted_config& config, std::string_view indent = "");
 
 /// The comment lines of the commands that make ConfigMap `name` the GPU

@@ -54,7 +54,6 @@ void write_config(std::ostream& os, const emitted_labels& labels, std::string_vi
       out.comment = fmt::format("{}: {} GPU{}", models_of(l), l.gpus, plural(l.gpus));
     for (const emitted_entry& e : l.entries) {
       mig_parted_entry m{e.gpu, e.geometry.mig_enabled, {}};
-      m.ids = mig_parted_ids::seen;
       if (!e.all_devices) m.gpu_indices = e.devices;
       m.devices.assign(e.geometry.counts.begin(), e.geometry.counts.end());
       for (const auto& [gi_ci, n] : e.geometry.ci_counts)

@@ -304,9 +304,13 @@ TEST_CASE("pack --emit k8s names suffixed profiles as the device plugin does", "
       {"pack", "--gpu", "rtx-pro-6000", "--emit", "k8s", "1g.24gb+me.all", "3x1g.24gb-me"});
   REQUIRE(r.code == 0);
   const YAML::Node y = YAML::Load(r.out);
-  CHECK(y["mixed"]["nvidia.com/mig-1g.24gb.me.all"].as<int>() == 1);
-  CHECK(y["mixed"]["nvidia.com/mig-1g.24gb-me"].as<int>() == 3);
-  CHECK(y["mixed"].size() == 2);
+  // Released plugins count both under 1g.24gb (the pattern is inside their
+  // names); those with anchored patterns count each under its own.
+  CHECK(y["mixed"]["nvidia.com/mig-1g.24gb"].as<int>() == 4);
+  CHECK(y["mixed"].size() == 1);
+  CHECK(y["mixed-anchored"]["nvidia.com/mig-1g.24gb.me.all"].as<int>() == 1);
+  CHECK(y["mixed-anchored"]["nvidia.com/mig-1g.24gb-me"].as<int>() == 3);
+  CHECK(y["mixed-anchored"].size() == 2);
   CHECK(y["single"].IsNull());
   const auto u = run_migplan({"pack", "--gpu", "h100-80gb", "--emit", "k8s", "2x3g.40gb"});
   REQUIRE(u.code == 0);
@@ -699,11 +703,10 @@ TEST_CASE("pack --emit says which created profiles have inferred values", "[cli]
   CHECK(checked > 50);
 }
 
-TEST_CASE("the one mig-parted writer lists every PCI ID or the seen ones, as each entry asks",
+TEST_CASE("the one mig-parted writer lists every PCI ID, the inferred ones too",
           "[emit][mig-parted]") {
   using migplan::cli::mig_parted_config;
   using migplan::cli::mig_parted_entry;
-  using migplan::cli::mig_parted_ids;
   // h200: one PCI ID seen, one inferred; rtx-pro-4500: none known.
   const migplan::gpu_model& h200 = *migplan::find_model("h200");
   const migplan::gpu_model& rtx = *migplan::find_model("rtx-pro-4500");
@@ -712,41 +715,27 @@ TEST_CASE("the one mig-parted writer lists every PCI ID or the seen ones, as eac
   REQUIRE(h200.pci_ids[1].inferred);
   REQUIRE(rtx.pci_ids.empty());
   mig_parted_config c;
-  mig_parted_entry seen{&h200, true, {{0, 1}}};
-  seen.ids = mig_parted_ids::seen;
   mig_parted_entry none{&rtx, false, {}};
-  none.ids = mig_parted_ids::seen;
   none.gpu_indices = {0, 2};
-  c.labels.push_back({"fleet", {seen, none}, "for a fleet"});
-  c.labels.push_back({"one", {{&h200, true, {{0, 1}}}, {&rtx, false, {}}}});
+  c.labels.push_back({"fleet", {{&h200, true, {{0, 1}}}, none}, "for a fleet"});
   std::ostringstream out;
   migplan::cli::render::mig_parted(out, c, "  ");
   // {0}, {1}: h200's seen and inferred PCI IDs; {2} its first profile.
-  const std::string h200_counts =
-      "        devices: all\n"
-      "        mig-enabled: true\n"
-      "        mig-devices:\n"
-      "          \"{2}\": 1\n";
   const std::string want =
       "  version: v1\n"
       "  mig-configs:\n"
       "    # for a fleet\n"
       "    fleet:\n"
-      "      - device-filter: [\"{0}\"]\n" +
-      h200_counts +
-      "      # rtx-pro-4500 has no known PCI device ID: this entry has no device-filter and "
-      "applies to any GPU\n"
-      "      - devices: [0, 2]\n"
-      "        mig-enabled: false\n"
-      "\n"
-      "    one:\n"
       "      # h200: {3}\n"
       "      # {1} maps to h200 by inference (no capture shows it)\n"
-      "      - device-filter: [\"{0}\", \"{1}\"]\n" +
-      h200_counts +
+      "      - device-filter: [\"{0}\", \"{1}\"]\n"
+      "        devices: all\n"
+      "        mig-enabled: true\n"
+      "        mig-devices:\n"
+      "          \"{2}\": 1\n"
       "      # rtx-pro-4500: {4}\n"
       "      # no PCI ID is known for this model: the entry applies to every GPU\n"
-      "      - devices: all\n"
+      "      - devices: [0, 2]\n"
       "        mig-enabled: false\n";
   CHECK(out.str() == fmt::format(fmt::runtime(want), fmt::format("0x{:08X}", h200.pci_ids[0].value),
                                  fmt::format("0x{:08X}", h200.pci_ids[1].value),
@@ -780,4 +769,41 @@ TEST_CASE("the nvidia-smi script stops where a GPU instance with CIs is not crea
   CHECK(std::system(cmd.c_str()) != 0);
   // Only the failed -cgi ran: no -cci on an empty ID, nothing after it.
   CHECK(read_file(calls.string()) == "mig -i 0 -cgi 9:4\n");
+}
+
+TEST_CASE("pack --emit k8s counts a suffixed profile where the device plugin does",
+          "[cli][emit][k8s]") {
+  // The plugin makes one mixed resource per GI profile, its pattern the
+  // profile's name, in NVML's profile order (1_SLICE before 1_SLICE_REV1,
+  // the +me profile: go-nvlib VisitMigProfiles), and gives a MIG device the
+  // first resource whose pattern matches its profile (device_map.go). Released
+  // plugins match unanchored (resources.go: regexp.MatchString of
+  // QuoteMeta(pattern)), so "1g.5gb" matches "1g.5gb+me" first; PR 1807
+  // (merged 2026-08-19) anchors them. Before, migplan wrote
+  // nvidia.com/mig-1g.5gb.me: 1, a resource no released plugin advertises.
+  const auto r = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--emit", "k8s", "1g.5gb+me", "1g.5gb", "2g.10gb"});
+  REQUIRE(r.code == 0);
+  const YAML::Node y = YAML::Load(r.out);
+  CHECK(y["mixed"]["nvidia.com/mig-1g.5gb"].as<int>() == 2);
+  CHECK(y["mixed"]["nvidia.com/mig-2g.10gb"].as<int>() == 1);
+  CHECK(y["mixed"].size() == 2);
+  CHECK(y["mixed-anchored"]["nvidia.com/mig-1g.5gb.me"].as<int>() == 1);
+  CHECK(y["mixed-anchored"]["nvidia.com/mig-1g.5gb"].as<int>() == 1);
+  CHECK(y["mixed-anchored"]["nvidia.com/mig-2g.10gb"].as<int>() == 1);
+  CHECK(y["mixed-anchored"].size() == 3);
+  CHECK(unwrapped(r.out).find("1 x 1g.5gb+me as nvidia.com/mig-1g.5gb") != std::string::npos);
+  // Without a plain profile beside it the suffix changes nothing: one map.
+  const auto plain =
+      run_migplan({"pack", "--gpu", "h100-80gb", "--emit", "k8s", "3g.40gb", "2g.20gb"});
+  REQUIRE(plain.code == 0);
+  CHECK_FALSE(YAML::Load(plain.out)["mixed-anchored"]);
+  // A compute instance falls to its GI's pattern unanchored; anchored, it
+  // matches none and the plugin refuses the node's MIG devices.
+  const auto ci = run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "k8s", "3g.20gb[1c,2c]"});
+  REQUIRE(ci.code == 0);
+  const YAML::Node c = YAML::Load(ci.out);
+  CHECK(c["mixed"]["nvidia.com/mig-3g.20gb"].as<int>() == 2);
+  CHECK(c["mixed-anchored"].IsNull());
+  CHECK(unwrapped(ci.out).find("does not match any resource patterns") != std::string::npos);
 }

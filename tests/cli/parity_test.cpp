@@ -18,8 +18,11 @@
 //   NVLIBT github.com/NVIDIA/go-nvlib pkg/nvlib/device/mig_profile_test.go
 //          642041d1e044427fac2809732dff7e9c55007d83 (the profile grammar mig-parted uses)
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run_binary.hpp"
@@ -277,5 +280,77 @@ TEST_CASE("check's exit codes split as mig-parted's verdicts do", "[check][parit
     INFO(c.source << " " << c.name);
     if (c.mig_parted == verdict::rejects && c.migplan_exit == 2)
       CHECK(run_migplan({"check", "-"}, c.yaml).out.find("malformed") != std::string::npos);
+  }
+}
+
+TEST_CASE("check reads counts and gpu indices as go-yaml v2 reads them for mig-parted",
+          "[check][parity]") {
+  // mig-parted reads its YAML with sigs.k8s.io/yaml over go-yaml v2, whose
+  // resolve.go drops every '_' and calls Go's strconv.ParseInt(s, 0, 64):
+  // a leading 0 is octal, so "010" is 8. What that refuses but YAML reads
+  // as a float (08, 7.0, 3e0) reaches encoding/json written without a
+  // fraction when it is whole, and json puts it in the int. Before, check
+  // read 010 as ten and refused 0x2, 1_0, 7.0 and 3e0, which mig-parted takes.
+  const auto counted = [](const std::string& value) {
+    return run_migplan({"check", "--gpu", "a100-40gb", "-"},
+                       entry("devices: all\n      mig-enabled: true\n      mig-devices:\n"
+                             "        \"1g.5gb\": " +
+                             value));
+  };
+  // 1g.5gb fits 7 times on an A100 40GB: each value below is read as its
+  // count, so 7 fits and 8 or more is named in the error.
+  for (const auto& [text, n] : std::vector<std::pair<std::string, int>>{{"07", 7},
+                                                                        {"010", 8},
+                                                                        {"011", 9},
+                                                                        {"08", 8},
+                                                                        {"0x7", 7},
+                                                                        {"0o7", 7},
+                                                                        {"0b111", 7},
+                                                                        {"+7", 7},
+                                                                        {"1_0", 10},
+                                                                        {"7_", 7},
+                                                                        {"7.0", 7},
+                                                                        {"7e0", 7},
+                                                                        {"0.9e1", 9}}) {
+    INFO(text);
+    const auto r = counted(text);
+    if (n <= 7) {
+      CHECK(r.code == 0);
+    } else {
+      CHECK(r.code == 1);
+      CHECK(r.out.find(fmt::format("(the request has {})", n)) != std::string::npos);
+    }
+  }
+  // What json cannot put in an int: a fraction, a string, a uint64.
+  for (const char* bad : {"7.5", "\"7\"", "0x", "0b12", "18446744073709551615"}) {
+    INFO(bad);
+    CHECK(counted(bad).code == 2);
+  }
+  // A gpu index the same way: 010 is gpu 8, so the two entries differ.
+  const auto r = run_migplan({"check", "-"},
+                             "version: v1\nmig-configs:\n  all:\n"
+                             "    - devices: [010]\n      mig-enabled: false\n"
+                             "    - devices: [10]\n      mig-enabled: false\n");
+  CHECK(r.code == 0);
+  const auto same = run_migplan({"check", "-"},
+                                "version: v1\nmig-configs:\n  all:\n"
+                                "    - devices: [010]\n      mig-enabled: false\n"
+                                "    - devices: [8]\n      mig-enabled: false\n");
+  CHECK(same.code == 1);
+}
+
+TEST_CASE("check gives an unreadable mig-enabled as the one reason, as mig-parted does",
+          "[check][parity]") {
+  // mig-parted returns the error of json.Unmarshal into the bool before it
+  // looks at mig-devices (api/spec/v1/spec.go, MigConfigSpec.UnmarshalJSON),
+  // so "missing required field 'mig-devices'" is never its reason here.
+  // Before, check took the unreadable value for true and said both.
+  for (const char* value : {"1", "\"true\"", "[true]"}) {
+    INFO(value);
+    const auto r = run_migplan({"check", "-"},
+                               entry(std::string("devices: all\n      mig-enabled: ") + value));
+    CHECK(r.code == 2);
+    CHECK(r.out.find("error: 'mig-enabled' must be true or false, not ") != std::string::npos);
+    CHECK(r.out.find("mig-devices") == std::string::npos);
   }
 }

@@ -879,3 +879,54 @@ TEST_CASE("plan: --plot writes the SVG beside an unchanged --json", "[plan][cli]
   CHECK(picture.find("<g class=\"change\" data-from=\"0\" data-to=\"1\" data-gpus=\"2\">") !=
         std::string::npos);
 }
+
+TEST_CASE("plan --emit mig-parted filters by every PCI ID of the model, as pack does",
+          "[plan][cli][emit][mig-parted]") {
+  // mig-parted applies an entry only to the GPUs whose ID its device-filter
+  // names and leaves the others as they are (cmd/nvidia-mig-parted/apply,
+  // WalkSelectedMigConfigForEachGPU), so an ID left out leaves a GPU of the
+  // model unconfigured. Before, plan dropped the inferred IDs where one was
+  // seen: a GPU of ID 0x232410DE (which NVIDIA's own config-default.yaml
+  // lists in its H100-80GB and H800-80GB entries, beside 0x233010DE)
+  // labelled with plan's config kept its old layout.
+  const auto filters = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (const auto at = line.find("device-filter: "); at != std::string::npos)
+        out.push_back(line.substr(at));
+    return out;
+  };
+  const std::string nvidia =
+      migplan::test::read_file(test_path("fixtures/mig-parted/config-default.yaml"));
+  REQUIRE(nvidia.find("\"0x233010DE\"") != std::string::npos);
+  REQUIRE(nvidia.find("\"0x232410DE\"") != std::string::npos);
+  int mixed = 0;
+  for (const migplan::gpu_model& g : migplan::catalog()) {
+    const bool seen = std::any_of(g.pci_ids.begin(), g.pci_ids.end(),
+                                  [](const migplan::pci_id& id) { return !id.inferred; });
+    const bool inferred = std::any_of(g.pci_ids.begin(), g.pci_ids.end(),
+                                      [](const migplan::pci_id& id) { return id.inferred; });
+    if (!seen || !inferred) continue;
+    ++mixed;
+    INFO(g.slug);
+    const std::string p(g.profiles.back().name);
+    const auto plan = run_migplan(
+        {"plan", "--gpu", std::string(g.slug), "--emit", "mig-parted", "--time-limit", "10", p});
+    const auto pack =
+        run_migplan({"pack", "--gpu", std::string(g.slug), "--emit", "mig-parted", p});
+    REQUIRE(plan.code == 0);
+    REQUIRE(pack.code == 0);
+    const std::vector<std::string> planned = filters(plan.out);
+    REQUIRE(planned.size() == 1);
+    CHECK(planned == filters(pack.out));
+    for (const migplan::pci_id& id : g.pci_ids)
+      CHECK(planned[0].find(fmt::format("\"0x{:08X}\"", id.value)) != std::string::npos);
+    CHECK(plan.out.find(" by inference (no capture shows it)") != std::string::npos);
+  }
+  CHECK(mixed >= 3);
+  const auto h100 =
+      run_migplan({"plan", "--gpu", "h100-80gb", "--emit", "mig-parted", "7x1g.10gb"});
+  CHECK(filters(h100.out) ==
+        std::vector<std::string>{R"(device-filter: ["0x233010DE", "0x232410DE"])"});
+}
