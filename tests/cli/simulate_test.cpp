@@ -1650,3 +1650,61 @@ TEST_CASE("simulate --size: a pod no node holds is bad input at its row, JSON in
   CHECK(doc["error"]["file"] == "<stdin>");
   CHECK(doc["error"]["line"] == 3);
 }
+
+TEST_CASE("simulate --queue: a small replay's figures, worked by hand from the docs",
+          "[simulate][cli]") {
+  // Two A100-40GB GPUs, one per node, spread first fit, queued, instances
+  // created in 1.5 s (2 s a pod of one). Worked from doc/simulate.md alone:
+  // t=0   a1 node 0 3g@0, a2 node 1 3g@0 (score 100 > 57), a3 node 0 3g@4,
+  //       b1 b2 node 1 1g.5gb@4, @5; all run from 2 (wait 2 each).
+  // t=10  c (2g.10gb, no time) fits nowhere: queued.
+  // t=50  d (a whole GPU) queues behind c.
+  // t=52  b ends: c takes node 1 2g@4, runs at 54 (wait 44) and leaves.
+  // t=102 a ends: d takes node 0, runs 104..254 (wait 54), past the end 200.
+  const std::string trace =
+      "name,start,end,count,item\n"
+      "a,0,100,3,3g.20gb\n"
+      "b,0,50,2,1g.5gb\n"
+      "c,10,10,1,2g.10gb\n"
+      "d,50,200,1,gpu\n";
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "a100-40gb", "--gpus", "2",
+                   "--gpus-per-node", "1", "--policy", "spread-first-fit", "--queue", "--json"},
+                  trace);
+  REQUIRE(r.code == 0);
+  const json p = json::parse(r.out)["policies"][0];
+  CHECK(p["pods_accepted"] == 7);
+  CHECK(p["instance_seconds"] == 3 * 100 + 2 * 50 + 150);  // durations, d's whole run
+  // Node 0 busy 0..200; node 1 0..102 (a2, then b, then c).
+  CHECK(p["gpu_seconds"] == 200 + 102);
+  // Stranded slices: node 0 3g+3g (1 slice) 0..102; node 1 3g+1g+1g (1)
+  // 0..52, 3g+2g (1) 52..54, 3g alone (4 free, 3 reachable) 54..102.
+  CHECK(p["stranded_slice_seconds"] == 102 + 52 + 2 + 48);
+  CHECK(p["makespan_seconds"] == 254);
+  CHECK(p["creations"] == 7);
+  CHECK(p["destructions"] == 6);  // d runs past the trace's end
+  const json& q = p["queue"];
+  CHECK(q["pods_started"] == 7);
+  CHECK(q["pods_pending"] == 0);
+  CHECK(q["wait_seconds"]["p50"] == 2);   // 4th of 2,2,2,2,2,44,54
+  CHECK(q["wait_seconds"]["p95"] == 54);  // 7th
+  CHECK(q["wait_seconds"]["max"] == 54);
+  CHECK(q["peak"] == 2);                              // c and d from 50 to 52
+  CHECK(q["pod_seconds"] == (52 - 10) + (102 - 50));  // queued until placed
+  CHECK(p["on_demand"]["creation_wait_seconds"] == 7 * 2);
+}
+
+TEST_CASE("simulate: a trace line starting with '#' is a comment, a quoted '#' name a pod",
+          "[simulate][cli]") {
+  // doc/simulate.md, Traces: as in plan's demand CSV.
+  const std::string trace =
+      "# generated\n"
+      "name,start,end,count,item\n"
+      "#a,0,10,1,1g.5gb\n"
+      "\"#b\",0,10,1,1g.5gb\n"
+      "c,0,10,1,1g.5gb\n";
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "a100-40gb", "--gpus", "1", "--json"}, trace);
+  REQUIRE(r.code == 0);
+  CHECK(json::parse(r.out)["trace"]["pods"] == 2);
+}
