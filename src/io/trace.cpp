@@ -105,6 +105,14 @@ struct reader {
     const bool seconds = trim(text).find_first_not_of("0123456789-+") == std::string_view::npos;
     int& first = seconds ? first_seconds : first_date;
     if (first == 0) first = at.line;
+    // A fraction of a second that is not zero ("08:00:00.5Z") is dropped:
+    // the replay counts whole seconds.
+    if (const std::size_t dot = text.find('.'); !seconds && dot != std::string_view::npos &&
+                                                 text.find_first_of("123456789", dot) <
+                                                     text.find_first_not_of("0123456789", dot + 1)) {
+      if (first_fraction == 0) first_fraction = at.line;
+      ++fractions;
+    }
     return true;
   }
   bool count(doc::position at, std::string_view text, trace_row& row) {
@@ -147,10 +155,17 @@ struct reader {
           "{}: times mix whole seconds (line {}) and RFC 3339 dates (line {}); seconds count "
           "from 1970-01-01T00:00:00Z, so the trace spans decades: write every time one way",
           w.file(), first_seconds, first_date));
+    if (fractions > 0)
+      t.warnings.push_back(fmt::format(
+          "{}:{}: {} time{} with a fraction of a second, taken as the whole second it is in: "
+          "simulate replays whole seconds",
+          w.file(), first_fraction, fractions, plural(fractions)));
     return std::move(t);
   }
-  int first_seconds = 0;  // line of the first time in whole seconds; 0: none yet
-  int first_date = 0;     // line of the first RFC 3339 time
+  int first_seconds = 0;   // line of the first time in whole seconds; 0: none yet
+  int first_date = 0;      // line of the first RFC 3339 time
+  int first_fraction = 0;  // line of the first time with a fraction of a second
+  long long fractions = 0;
 };
 
 constexpr std::array<std::string_view, 5> trace_columns{"name", "start", "end", "count", "item"};
