@@ -144,6 +144,12 @@ result<const gpu_model*> resolve_gpu(model_list models, std::string_view text) {
   if (pci)
     if (const gpu_model* g = find_model_by_pci(models, id)) return g;
   std::vector<std::string> near = family;
+  // "H200 141GB HBM3e": a board's name with words nvidia-smi does not print. Its first
+  // word names the family ("H200": h200), where the nearest spellings of the whole
+  // would be other families' (gh200-144gb, h100-80gb).
+  if (const std::size_t space = name.find(' ');
+      near.empty() && space != std::string_view::npos && space >= min_contained_length)
+    near = partial_matches(models, name.substr(0, space));
   if (near.empty()) {
     // Near a slug or an nvidia-smi name; suggested by slug, each model once.
     std::vector<std::string> names, slugs;

@@ -428,3 +428,19 @@ TEST_CASE("a Kubernetes resource name as a profile names the profile it stands f
   CHECK(none.code == 2);
   CHECK(none.err.find("resource name") == std::string::npos);
 }
+
+TEST_CASE("a board name with words nvidia-smi does not print suggests its family", "[names]") {
+  // Spec sheets and vendors write "H200 141GB HBM3e"; nvidia-smi prints "NVIDIA H200".
+  // The nearest spellings of the whole were other families' boards.
+  const auto r = run_migplan({"pack", "--gpu", "H200 141GB HBM3e", "1g.18gb"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: unknown gpu 'H200 141GB HBM3e' (did you mean h200?); 'migplan gpus' lists "
+        "them\n");
+  const auto h100 = run_migplan({"profiles", "--gpu", "NVIDIA H100 SXM5 80GB"});
+  CHECK(h100.code == 2);
+  CHECK(h100.err ==
+        "migplan: unknown gpu 'NVIDIA H100 SXM5 80GB' (did you mean h100-80gb, h100-pcie or "
+        "h100-nvl?); 'migplan gpus' lists them\n");
+}
