@@ -51,7 +51,13 @@ void geometry_checker::run() {
     f_.geometries.push_back(std::move(gc));
   }
   current_ = nullptr;
-  if (mig_parted) report_missing_labels();
+  if (mig_parted)
+    report_missing_labels();
+  else if (!settings_.configs.empty() && !f_.input.geometries.empty())
+    // Not silently: a `-c` that selects nothing here would pass a file it never narrowed.
+    add(severity::warning, fault::invalid, {},
+        "-c selects mig-parted config labels, and this file is not a mig-parted config: "
+        "every geometry in it was checked");
 }
 
 bool geometry_checker::selected(const std::string& label) const {

@@ -41,6 +41,11 @@ struct emit_config_options {
 };
 
 int run_emit_config(const emit_config_options& o, context& ctx) {
+  // The generated config alone has nothing to warn about: --strict would pass silently.
+  if (o.strict && o.merge.empty()) {
+    report_bad_input(ctx, "--strict needs --merge");
+    return exit_bad_input;
+  }
   std::vector<const gpu_model*> models;
   if (o.gpus.empty()) {
     for (const gpu_model* g : ctx.models->models())

@@ -10,6 +10,7 @@
 #include <migplan/lookup.hpp>
 #include <numeric>
 
+#include "k8s_names.hpp"
 #include "quote.hpp"
 #include "text.hpp"
 
@@ -143,6 +144,12 @@ result<const gpu_model*> resolve_gpu(model_list models, std::string_view text) {
   if (pci)
     if (const gpu_model* g = find_model_by_pci(models, id)) return g;
   std::vector<std::string> near = family;
+  // "H200 141GB HBM3e": a board's name with words nvidia-smi does not print. Its first
+  // word names the family ("H200": h200), where the nearest spellings of the whole
+  // would be other families' (gh200-144gb, h100-80gb).
+  if (const std::size_t space = name.find(' ');
+      near.empty() && space != std::string_view::npos && space >= min_contained_length)
+    near = partial_matches(models, name.substr(0, space));
   if (near.empty()) {
     // Near a slug or an nvidia-smi name; suggested by slug, each model once.
     std::vector<std::string> names, slugs;
@@ -212,6 +219,66 @@ std::string former_name_note(model_list models, std::string_view name) {
   return {};
 }
 
+namespace {
+
+// The profile `text` names on some model of `models`, as the model spells it, or "".
+std::string_view known_profile(model_list models, std::string_view text) {
+  const std::string_view name = strip_profile_name(text);
+  if (name.empty()) return {};
+  for (const gpu_model* g : models)
+    if (const int p = find_profile(*g, name); p >= 0)
+      return g->profiles[static_cast<std::size_t>(p)].name;
+  return {};
+}
+
+bool is_count_mark(char c) { return c == 'x' || c == 'X' || c == '*' || c == ':'; }
+
+std::string count_first(std::string_view count, std::string_view profile) {
+  return fmt::format("a count goes before its profile, joined by x: write {}x{}", count, profile);
+}
+
+}  // namespace
+
+std::string profile_spelling_hint(model_list models, std::string_view text) {
+  const std::string_view name = strip_profile_name(text);
+  const auto digits_from = [&](std::size_t i) {
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
+    return i;
+  };
+  // "1g.10gb x3", "1g.10gb*3", "1g.10gb:3": the count after the profile.
+  std::size_t k = name.size();
+  while (k > 0 && std::isdigit(static_cast<unsigned char>(name[k - 1]))) --k;
+  if (k > 0 && k < name.size()) {
+    const std::string_view head = trim(name.substr(0, k));
+    if (!head.empty() && is_count_mark(head.back())) {
+      const std::string_view before = trim(head.substr(0, head.size() - 1));
+      if (before.empty()) return count_first(name.substr(k), "PROFILE");  // "x3" alone
+      if (const std::string_view p = known_profile(models, before); !p.empty())
+        return count_first(name.substr(k), p);
+    }
+  }
+  // "3*1g.10gb", "3:1g.10gb", "3 x 1g.10gb": the count first, but not joined by x.
+  if (const std::size_t d = digits_from(0); d > 0 && d < name.size()) {
+    const std::string_view tail = trim(name.substr(d));
+    if (!tail.empty() && is_count_mark(tail.front()))
+      if (const std::string_view p = known_profile(models, trim(tail.substr(1))); !p.empty())
+        return count_first(name.substr(0, d), p);
+  }
+  // "nvidia.com/mig-1g.10gb", "mig-1g.10gb": the GPU Operator's resource name.
+  std::string_view rest = name;
+  if (detail::istarts_with(rest, "nvidia.com/")) rest.remove_prefix(11);
+  if (detail::istarts_with(rest, "mig-")) {
+    rest.remove_prefix(4);
+    // Written with '.' for '+' ("mig-1g.10gb.me" is 1g.10gb+me), as NVIDIA's labels are.
+    for (const gpu_model* g : models)
+      for (const profile& p : g->profiles)
+        if (detail::iequals(k8s::label_word(p.name), rest))
+          return fmt::format("{} is the Kubernetes resource name of profile {}: write {}",
+                             clip_token(name), p.name, p.name);
+  }
+  return {};
+}
+
 std::vector<std::string> all_profile_names(model_list models) {
   std::vector<std::string> out;
   for (const gpu_model* g : models)
@@ -254,6 +321,8 @@ result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string
     return error{msg + " (it is a profile of " + join_or(owners, " and ") +
                  (near.empty() ? "" : "; here, did you mean " + join_or(near) + "?") + ")"};
   }
+  if (const std::string how = profile_spelling_hint(models, name); !how.empty())
+    return error{msg + ": " + how};
   if (const std::string note = former_name_note(models, name); !note.empty())
     return error{msg + ": " + note};
   if (!hint.empty()) return error{msg + hint};

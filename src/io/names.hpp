@@ -67,6 +67,13 @@ std::string circulating_name_text(const gpu_model& gpu, int p, std::string_view 
 /// circulating_name_text() for the first where tools use it; "" when neither.
 std::string former_name_note(model_list models, std::string_view name);
 
+/// How to write `name` when it is a profile of `models` written another way,
+/// "" when it is not: a count after the profile or joined by '*' or ':'
+/// ("1g.10gb x3", "1g.10gb*3", "3*1g.10gb": "a count goes before its profile,
+/// joined by x: write 3x1g.10gb"), a count alone ("x3"), or Kubernetes'
+/// resource name ("nvidia.com/mig-1g.10gb": "write 1g.10gb").
+std::string profile_spelling_hint(model_list models, std::string_view name);
+
 /// Every profile name of `models`, unique, for suggestions.
 std::vector<std::string> all_profile_names(model_list models);
 

@@ -139,6 +139,8 @@ result<std::string> demand_profile(model_list models, std::string_view text) {
     return ci;
   else if (!ci.error().message.empty())
     return ci.error();
+  if (const std::string how = profile_spelling_hint(models, name); !how.empty())
+    return error{fmt::format("invalid profile name {}: {}", q(name), how)};
   const std::string lowered = lower(name);
   if (const std::string why = check::mig_profile_format_error(lowered); !why.empty())
     return error{fmt::format("invalid profile name {}: {}{}", q(name), why,

@@ -130,6 +130,21 @@ result<std::vector<token>> parse_items(std::span<const std::string> words) {
     ++kept;
   }
   out.erase(out.begin() + static_cast<std::ptrdiff_t>(kept), out.end());
+  // A count typed as a word of its own ("1g.10gb x3", "3 x 1g.10gb") would read as an
+  // unknown profile or a profile ID: say where it goes instead.
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    const std::string_view w = out[i].text, before = out[i - 1].text;
+    const bool mark = w == "x" || w == "X" || w == "*";
+    if (mark && i + 1 < out.size() && all_digits(before))
+      return error{fmt::format("{}: a count goes before its profile, joined by x: write {}x{}",
+                               quote_token(fmt::format("{} {} {}", before, w, out[i + 1].text)),
+                               before, strip_profile_name(out[i + 1].text))};
+    if (w.size() > 1 && (w[0] == 'x' || w[0] == 'X' || w[0] == '*') && all_digits(w.substr(1)) &&
+        out[i - 1].count == 1 && !out[i - 1].start && out[i - 1].cis.empty() && !out[i - 1].ci)
+      return error{fmt::format("{}: a count goes before its profile, joined by x: write {}x{}",
+                               quote_token(fmt::format("{} {}", before, w)), w.substr(1),
+                               strip_profile_name(before))};
+  }
   if (out.empty()) return error{"no profiles given"};
   return out;
 }
@@ -191,6 +206,8 @@ error no_common_model(model_list models, std::span<const token> tokens) {
     const std::string_view name = strip_profile_name(t.profile);
     if (owners.empty()) {
       std::string msg = fmt::format("unknown profile {}", quote_token(name));
+      if (const std::string how = profile_spelling_hint(models, name); !how.empty())
+        return error{msg + ": " + how};
       if (const std::string note = former_name_note(models, name); !note.empty())
         return error{msg + ": " + note};
       return error{msg + did_you_mean(name, names) + "; 'migplan profiles' lists them"};

@@ -195,7 +195,14 @@ result<resolved_request> resolve_request(model_list models, const gpu_model& gpu
       lone.erase(it);
       const std::string from = fmt::format("{}", fmt::join(g.from, " "));
       if (g.rejected) {
+        // The request still names a GPU instance: shown as written, as a bracketed
+        // item whose CIs are not all offered is.
         reject(*g.rejected);
+        gi_compute c;
+        c.from = from;
+        c.shown = from;
+        out.items.push_back({r.profile, item::any_start});
+        cr.gis.push_back(std::move(c));
         continue;
       }
       const ci_grouping grouped = group_cis(gi, g.cis);

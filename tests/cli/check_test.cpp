@@ -1637,3 +1637,26 @@ TEST_CASE("check names migplan's demand, fleet and trace files, and skips them w
   CHECK(scanned.out.find("4 files skipped") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("check -c on a file that is no mig-parted config warns that it selected nothing",
+          "[cli][check]") {
+  // A geometry file has no labels: -c narrowed nothing, and the check passed in silence,
+  // as if the label had been found and checked.
+  const std::string file =
+      "version: 1\n"
+      "gpus:\n"
+      "  - model: a100-40gb\n"
+      "    instances: [3g.20gb]\n";
+  const auto r = run_migplan({"check", "-c", "all-1g.5gb", "-"}, file);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "<stdin>: warning: -c selects mig-parted config labels, and this file is not a "
+        "mig-parted config: every geometry in it was checked\n"
+        "checked 1 file: 1 geometry valid, 0 invalid; 1 warning\n");
+  CHECK(run_migplan({"check", "--strict", "-c", "all-1g.5gb", "-"}, file).code == 1);
+  // Without -c, nothing to warn about.
+  const auto plain = run_migplan({"check", "-"}, file);
+  CHECK(plain.code == 0);
+  CHECK(plain.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
+}

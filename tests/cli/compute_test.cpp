@@ -465,3 +465,29 @@ checked 1 file: 2 geometries valid, 3 invalid
   CHECK(check_reason_codes(file) ==
         std::vector<std::string>{"", "ci_cap", "memory_units", "unknown_ci_profile", ""});
 }
+
+TEST_CASE("a CI asked on its own that cannot be had stays in the request it echoes",
+          "[cli][compute]") {
+  // The bracketed spelling of the same request kept its GPU instance; the lone one
+  // dropped it, so the text said "request  " and the JSON "request": [].
+  struct same {
+    std::string gpu, lone, bracketed, profile;
+  };
+  const std::vector<same> cases{
+      {"h100-80gb", "1c.3g.40gb", "3g.40gb[1c]", "3g.40gb"},
+      {"a100-40gb", "5c.3g.20gb", "3g.20gb[5c]", "3g.20gb"},
+  };
+  for (const same& c : cases) {
+    INFO(c.lone);
+    CHECK(line_of(pack_out(c.gpu, {c.lone}, 1), "request") == "request  " + c.lone);
+    CHECK(line_of(pack_out(c.gpu, {c.bracketed}, 1), "request") == "request  " + c.bracketed);
+    const json lone = pack_json(c.gpu, {c.lone}, 1);
+    const json bracketed = pack_json(c.gpu, {c.bracketed}, 1);
+    CHECK(lone["request"] == json::array({c.profile}));
+    CHECK(lone["request"] == bracketed["request"]);
+    CHECK(lone["reason"] == bracketed["reason"]);
+  }
+  // With another item, both are echoed, the GI where its CI was asked.
+  CHECK(line_of(pack_out("h100-80gb", {"1g.10gb", "2x1c.3g.40gb"}, 1), "request") ==
+        "request  1g.10gb 2x1c.3g.40gb");
+}

@@ -223,3 +223,14 @@ TEST_CASE("emit-config --merge's note on a label of yours is a GitHub annotation
   CHECK(github.out == text.out);
   CHECK(github.err == "::notice file=<stdin>,line=" + std::to_string(line) + "::" + note + "\n");
 }
+
+TEST_CASE("emit-config --strict without --merge is refused, not silently ignored",
+          "[cli][emit-config]") {
+  // --strict turns the merged config's warnings into errors; without --merge there is
+  // nothing it could change, and a CI step that passed it was checking nothing.
+  const auto r = run_migplan({"emit-config", "--gpu", "a30", "--strict"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: --strict needs --merge\n");
+  CHECK(run_migplan({"emit-config", "--gpu", "a30"}).code == 0);
+}

@@ -359,3 +359,88 @@ TEST_CASE("a profile name only third-party tools use names the real profile", "[
   CHECK(check.out.find("unknown profile '7g.79gb' on a100-80gb: " + why + "\n") !=
         std::string::npos);
 }
+
+TEST_CASE("a count written after its profile or as a word of its own says where it goes",
+          "[names][request]") {
+  // The ITEM syntax is [Nx]PROFILE: these spellings read as unknown profiles or as profile
+  // ID 3, and the message only said that. Each now names the spelling migplan takes.
+  const std::string how = "a count goes before its profile, joined by x: write 3x1g.10gb";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"1g.10gb*3"}, "unknown profile '1g.10gb*3' on a100-80gb: " + how},
+      {{"1g.10gb:3"}, "unknown profile '1g.10gb:3' on a100-80gb: " + how},
+      {{"1g.10gbx3"}, "unknown profile '1g.10gbx3' on a100-80gb: " + how},
+      {{"3*1g.10gb"}, "unknown profile '3*1g.10gb' on a100-80gb: " + how},
+      {{"MIG 1g.10gb", "x3"}, "'1g.10gb x3': " + how},
+      {{"1g.10gb x3"}, "'1g.10gb x3': " + how},
+      {{"3", "x", "1g.10gb"}, "'3 x 1g.10gb': " + how},
+  };
+  for (const auto& [items, message] : cases) {
+    std::vector<std::string> args{"pack", "--gpu", "a100-80gb"};
+    args.insert(args.end(), items.begin(), items.end());
+    const auto r = run_migplan(args);
+    INFO(items.front());
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "migplan: " + message + "\n");
+  }
+  // Without --gpu, and in plan's demand, the same hint.
+  const auto any = run_migplan({"pack", "1g.10gb*3"});
+  CHECK(any.code == 2);
+  CHECK(any.err == "migplan: unknown profile '1g.10gb*3': " + how + "\n");
+  const auto plan = run_migplan({"plan", "--gpu", "h100-80gb", "1g.10gb x3"});
+  CHECK(plan.code == 2);
+  CHECK(plan.err == "migplan: invalid profile name '1g.10gb x3': " + how + "\n");
+  // A count alone has no profile to name.
+  const auto lone = run_migplan({"pack", "--gpu", "a100-80gb", "x3"});
+  CHECK(lone.code == 2);
+  CHECK(lone.err ==
+        "migplan: unknown profile 'x3' on a100-80gb: a count goes before its profile, joined "
+        "by x: write 3xPROFILE\n");
+  // A name that merely ends in digits is no count: the usual did-you-mean.
+  const auto typo = run_migplan({"pack", "--gpu", "a100-80gb", "1g.10gb2"});
+  CHECK(typo.code == 2);
+  CHECK(typo.err.find("a count goes") == std::string::npos);
+}
+
+TEST_CASE("a Kubernetes resource name as a profile names the profile it stands for",
+          "[names][request]") {
+  // The GPU Operator's mixed strategy advertises nvidia.com/mig-<profile>, '+' written
+  // as '.' (k8s::label_word); people paste it from pod specs.
+  const auto r = run_migplan({"pack", "--gpu", "a100-80gb", "nvidia.com/mig-1g.10gb"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: unknown profile 'nvidia.com/mig-1g.10gb' on a100-80gb: "
+        "nvidia.com/mig-1g.10gb is the Kubernetes resource name of profile 1g.10gb: write "
+        "1g.10gb\n");
+  const auto me = run_migplan({"pack", "--gpu", "h100-80gb", "mig-1g.10gb.me"});
+  CHECK(me.code == 2);
+  CHECK(me.err ==
+        "migplan: unknown profile 'mig-1g.10gb.me' on h100-80gb: mig-1g.10gb.me is the "
+        "Kubernetes resource name of profile 1g.10gb+me: write 1g.10gb+me\n");
+  const auto plan = run_migplan({"plan", "--gpu", "h100-80gb", "nvidia.com/mig-3g.40gb"});
+  CHECK(plan.code == 2);
+  CHECK(plan.err ==
+        "migplan: invalid profile name 'nvidia.com/mig-3g.40gb': nvidia.com/mig-3g.40gb is the "
+        "Kubernetes resource name of profile 3g.40gb: write 3g.40gb\n");
+  // A resource that is no profile gets no such hint.
+  const auto none = run_migplan({"pack", "--gpu", "a100-80gb", "nvidia.com/mig-1g.11gb"});
+  CHECK(none.code == 2);
+  CHECK(none.err.find("resource name") == std::string::npos);
+}
+
+TEST_CASE("a board name with words nvidia-smi does not print suggests its family", "[names]") {
+  // Spec sheets and vendors write "H200 141GB HBM3e"; nvidia-smi prints "NVIDIA H200".
+  // The nearest spellings of the whole were other families' boards.
+  const auto r = run_migplan({"pack", "--gpu", "H200 141GB HBM3e", "1g.18gb"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: unknown gpu 'H200 141GB HBM3e' (did you mean h200?); 'migplan gpus' lists "
+        "them\n");
+  const auto h100 = run_migplan({"profiles", "--gpu", "NVIDIA H100 SXM5 80GB"});
+  CHECK(h100.code == 2);
+  CHECK(h100.err ==
+        "migplan: unknown gpu 'NVIDIA H100 SXM5 80GB' (did you mean h100-80gb, h100-pcie or "
+        "h100-nvl?); 'migplan gpus' lists them\n");
+}
