@@ -55,8 +55,8 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   if (!r.stopped.empty()) report_bad_input(ctx, r.stopped);
   if (r.output_lost) return exit_bad_input;
   if (!r.any_input && !r.bad_input) {
-    report_bad_input(ctx, fmt::format("--batch {}: no input (the file or stream was empty)",
-                                      o.batch == "-" ? "-" : o.batch));
+    report_bad_input(ctx,
+                     fmt::format("--batch {}: no input (the file or stream was empty)", o.batch));
     return exit_bad_input;
   }
   return r.bad_input ? exit_bad_input : r.no_fit ? exit_no_fit : exit_ok;
