@@ -107,11 +107,12 @@ struct reader {
     if (first == 0) first = at.line;
     // A fraction of a second that is not zero ("08:00:00.5Z") is dropped:
     // the replay counts whole seconds.
-    if (const std::size_t dot = text.find('.'); !seconds && dot != std::string_view::npos &&
-                                                 text.find_first_of("123456789", dot) <
-                                                     text.find_first_not_of("0123456789", dot + 1)) {
-      if (first_fraction == 0) first_fraction = at.line;
-      ++fractions;
+    if (const std::size_t dot = text.find('.'); !seconds && dot != std::string_view::npos) {
+      const std::size_t end = text.find_first_not_of("0123456789", dot + 1);
+      if (text.find_first_of("123456789", dot) < end) {
+        if (first_fraction == 0) first_fraction = at.line;
+        ++fractions;
+      }
     }
     return true;
   }
