@@ -1709,23 +1709,23 @@ TEST_CASE("simulate: a trace line starting with '#' is a comment, a quoted '#' n
   CHECK(json::parse(r.out)["trace"]["pods"] == 2);
 }
 
-TEST_CASE("simulate says when it drops fractions of a second from a trace's times",
-          "[simulate]") {
+TEST_CASE("simulate says when it drops fractions of a second from a trace's times", "[simulate]") {
   // The replay counts whole seconds: 00:00:01.5 is taken as 00:00:01, which
   // used to pass without a word. ".000" loses nothing and is not counted.
   const std::string head = "name,start,end,count,item\n";
-  const auto r = run_migplan(
-      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"},
-      head + "a,2023-07-01T00:00:00.000Z,2023-07-01T00:00:10Z,1,1g.10gb\n"
-             "b,2023-07-01T00:00:01.5Z,2023-07-01T00:00:09.25+00:00,1,1g.10gb\n");
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"},
+                  head +
+                      "a,2023-07-01T00:00:00.000Z,2023-07-01T00:00:10Z,1,1g.10gb\n"
+                      "b,2023-07-01T00:00:01.5Z,2023-07-01T00:00:09.25+00:00,1,1g.10gb\n");
   CHECK(r.code == 0);
   CHECK(r.err ==
         "migplan: warning: <stdin>:3: 2 times with a fraction of a second, taken as the whole "
         "second it is in: simulate replays whole seconds\n");
-  const auto whole = run_migplan(
-      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"},
-      head + "a,2023-07-01T00:00:00Z,2023-07-01T00:00:10Z,1,1g.10gb\n"
-             "b,2023-07-01T00:00:01Z,2023-07-01T00:00:09Z,1,1g.10gb\n");
+  const auto whole = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"},
+                                 head +
+                                     "a,2023-07-01T00:00:00Z,2023-07-01T00:00:10Z,1,1g.10gb\n"
+                                     "b,2023-07-01T00:00:01Z,2023-07-01T00:00:09Z,1,1g.10gb\n");
   CHECK(whole.code == 0);
   CHECK(whole.err.empty());
   // The fractions dropped, the replay is the whole-second one.
