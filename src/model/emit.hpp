@@ -30,6 +30,23 @@ inline std::pair<std::string, int> existing_ci(const profile& gi, const current_
   return {std::string(cp.name), cp.compute_slices == gi.compute_slices ? -1 : cp.compute_slices};
 }
 
+/// One kind of MIG device of a layout, as nvidia-smi, mig-parted and the
+/// device plugin name it: a GPU instance with the CI that owns all of it (the
+/// GI profile's name, its default) or a smaller compute instance ("1c.3g.20gb").
+struct emit_device {
+  int gi = 0;          ///< its GI profile
+  int ci_slices = -1;  ///< compute slices of a smaller CI; -1 for a whole GI
+  std::string name;    ///< "3g.20gb", "1c.3g.20gb"
+  int count = 0;       ///< how many of it the layout holds
+  /// The GI profile whose resource a released NVIDIA device plugin counts it
+  /// under (mixed strategy): the shortest profile name inside its own, as the
+  /// plugin matches its patterns unanchored, plain profiles first (so
+  /// "1g.10gb+me" and "1c.3g.20gb" fall to "1g.10gb" and "3g.20gb"). -1 when
+  /// no profile's name is inside it.
+  int resource = -1;
+  bool whole() const { return ci_slices < 0; }
+};
+
 /// A layout to realize on one GPU.
 struct emit_plan {
   const gpu_model* gpu = nullptr;
@@ -44,6 +61,10 @@ struct emit_plan {
   std::string node;              ///< --node: the Kubernetes node (dra); empty = default
   std::string command = "pack";  ///< the migplan command that wrote it, for the header
   std::string host;  ///< the node the script is for (place), named in the header; empty = none
+  /// The MIG devices of the whole layout, existing instances included, by
+  /// kind, largest first (pack/emit_check.hpp emit_devices), for the writers
+  /// that name or count them (k8s, Slurm, mig-parted's label).
+  std::vector<emit_device> devices{};
 };
 
 }  // namespace migplan::cli

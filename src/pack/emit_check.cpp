@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <migplan/compute.hpp>
 #include <string_view>
@@ -57,7 +58,71 @@ std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
   return out;
 }
 
+// The GI profile whose resource a released NVIDIA device plugin counts a MIG
+// device named `device` under. The plugin's mixed-strategy resources are one
+// per GI profile (its pattern is the profile's name), made in NVML's profile
+// order, plain profiles before their +me, +gfx, -me and +me.all variants
+// (go-nvlib VisitMigProfiles walks the GI profile enum, 1_SLICE before
+// 1_SLICE_REV1, _GFX, _NO_ME, _ALL_ME), and a device takes the first whose
+// pattern its name matches (internal/rm/device_map.go, buildMigDeviceMap).
+// Released plugins match unanchored (api/config/v1/resources.go, Matches:
+// regexp.MatchString of the quoted pattern), so the first is the shortest
+// profile name inside the device's: "1g.24gb-me" and "1c.3g.20gb" fall to
+// "1g.24gb" and "3g.20gb". -1 when no profile's name is inside it.
+int unanchored_resource(const gpu_model& g, std::string_view device) {
+  int best = -1;
+  for (std::size_t p = 0; p < g.profiles.size(); ++p) {
+    const std::string_view name = g.profiles[p].name;
+    if (device.find(name) == std::string_view::npos) continue;
+    if (best < 0 || name.size() < g.profiles[static_cast<std::size_t>(best)].name.size())
+      best = static_cast<int>(p);
+  }
+  return best;
+}
+
 }  // namespace
+
+std::vector<emit_device> emit_devices(const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  std::vector<emit_device> out;
+  const auto add = [&](int gi, std::string name, int ci_slices) {
+    const auto it =
+        std::find_if(out.begin(), out.end(), [&](const emit_device& d) { return d.name == name; });
+    if (it != out.end())
+      ++it->count;
+    else
+      out.push_back({gi, ci_slices, std::move(name), 1});
+  };
+  for (const current_instance& c : plan.existing) {
+    const profile& gi = prof(g, c.profile);
+    if (c.compute.empty()) add(c.profile, std::string(gi.name), -1);
+    for (const current_ci& ci : c.compute) {
+      auto [name, slices] = existing_ci(gi, ci);
+      add(c.profile, slices < 0 ? std::string(gi.name) : name, slices);
+    }
+  }
+  for (std::size_t i = 0; i < plan.create.size(); ++i) {
+    const int p = plan.create[i].profile;
+    const profile& gi = prof(g, p);
+    if (i >= plan.cis.size() || plan.cis[i].empty()) add(p, std::string(gi.name), -1);
+    if (i < plan.cis.size())
+      for (const ci_instance& ci : plan.cis[i]) {
+        const ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(ci.ci)];
+        const bool full = cp.compute_slices == gi.compute_slices;
+        add(p, std::string(full ? gi.name : cp.name), full ? -1 : cp.compute_slices);
+      }
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const emit_device& a, const emit_device& b) {
+    const profile& pa = prof(g, a.gi);
+    const profile& pb = prof(g, b.gi);
+    if (pa.size != pb.size) return pa.size > pb.size;
+    if (pa.compute_slices != pb.compute_slices) return pa.compute_slices > pb.compute_slices;
+    if (a.whole() != b.whole()) return a.whole();
+    return a.ci_slices > b.ci_slices;
+  });
+  for (emit_device& d : out) d.resource = unanchored_resource(g, d.name);
+  return out;
+}
 
 std::string one_model_problem(const pack_answer& a) {
   if (a.same_answer.empty()) return {};

@@ -11,6 +11,7 @@
 #include "io/ci_request.hpp"
 #include "io/names.hpp"
 #include "messages.hpp"
+#include "pack/emit_check.hpp"
 #include "pack/resolve.hpp"
 
 namespace migplan::cli::pack {
@@ -312,6 +313,7 @@ emit_plan emit_plan_of(model_list models, const pack_answer& a, int index,
       }
   }
   plan.fallback = find_creation_order(g, occupied, fresh, models);
+  plan.devices = emit_devices(plan);
   return plan;
 }
 

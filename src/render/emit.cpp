@@ -33,66 +33,11 @@ namespace {
 
 std::string comment(std::string_view text) { return comment_lines(text); }
 
-// One kind of MIG device of a layout, as nvidia-smi, mig-parted and the
-// device plugin name it: a GPU instance with the CI that owns all of it (the
-// GI profile's name, its default) or a smaller compute instance ("1c.3g.20gb").
-struct device_count {
-  int gi = 0;         // its GI profile
-  int ci_slices = 0;  // compute slices of the CI (the GI's for a whole GI)
-  std::string name;
-  int count = 0;
-  bool whole() const { return ci_slices < 0; }
-};
-
-// The MIG devices of the whole layout, existing instances included, by kind,
-// largest first: a GI whose CIs were not named (or an existing one listed
-// without CIs) is one device of its own profile; a split GI, one per CI.
-std::vector<device_count> device_counts(const emit_plan& plan) {
-  const gpu_model& g = *plan.gpu;
-  std::vector<device_count> out;
-  const auto add = [&](int gi, std::string name, int ci_slices) {
-    const auto it =
-        std::find_if(out.begin(), out.end(), [&](const device_count& d) { return d.name == name; });
-    if (it != out.end())
-      ++it->count;
-    else
-      out.push_back({gi, ci_slices, std::move(name), 1});
-  };
-  for (const current_instance& c : plan.existing) {
-    const profile& gi = prof(g, c.profile);
-    if (c.compute.empty()) add(c.profile, std::string(gi.name), -1);
-    for (const current_ci& ci : c.compute) {
-      auto [name, slices] = existing_ci(gi, ci);
-      add(c.profile, slices < 0 ? std::string(gi.name) : name, slices);
-    }
-  }
-  for (std::size_t i = 0; i < plan.create.size(); ++i) {
-    const int p = plan.create[i].profile;
-    const profile& gi = prof(g, p);
-    if (i >= plan.cis.size() || plan.cis[i].empty()) add(p, std::string(gi.name), -1);
-    if (i < plan.cis.size())
-      for (const ci_instance& ci : plan.cis[i]) {
-        const ci_profile& cp = gi.ci_profiles[static_cast<std::size_t>(ci.ci)];
-        const bool full = cp.compute_slices == gi.compute_slices;
-        add(p, std::string(full ? gi.name : cp.name), full ? -1 : cp.compute_slices);
-      }
-  }
-  std::stable_sort(out.begin(), out.end(), [&](const device_count& a, const device_count& b) {
-    const profile& pa = prof(g, a.gi);
-    const profile& pb = prof(g, b.gi);
-    if (pa.size != pb.size) return pa.size > pb.size;
-    if (pa.compute_slices != pb.compute_slices) return pa.compute_slices > pb.compute_slices;
-    if (a.whole() != b.whole()) return a.whole();
-    return a.ci_slices > b.ci_slices;
-  });
-  return out;
-}
-
 // The MIG devices per GI profile, largest first: a compute instance is a
 // device of its own, counted under its GPU instance's profile.
-std::vector<std::pair<int, long long>> per_gi_profile(const std::vector<device_count>& devices) {
+std::vector<std::pair<int, long long>> per_gi_profile(const std::vector<emit_device>& devices) {
   std::vector<std::pair<int, long long>> per_gi;
-  for (const device_count& d : devices) {
+  for (const emit_device& d : devices) {
     const auto it =
         std::find_if(per_gi.begin(), per_gi.end(), [&](const auto& x) { return x.first == d.gi; });
     if (it == per_gi.end())
@@ -104,9 +49,9 @@ std::vector<std::pair<int, long long>> per_gi_profile(const std::vector<device_c
 }
 
 // Whether any GI of the layout is split into smaller compute instances.
-bool any_split(const std::vector<device_count>& devices) {
+bool any_split(const std::vector<emit_device>& devices) {
   return std::any_of(devices.begin(), devices.end(),
-                     [](const device_count& d) { return !d.whole(); });
+                     [](const emit_device& d) { return !d.whole(); });
 }
 
 }  // namespace
@@ -121,7 +66,7 @@ void emit_dra(std::ostream& os, const emit_plan& plan) {
 std::string layout_label(const emit_plan& plan) {
   const gpu_model& gpu = *plan.gpu;
   std::string parts;
-  for (const device_count& d : device_counts(plan))
+  for (const emit_device& d : plan.devices)
     parts += fmt::format("{}{}{}", parts.empty() ? "" : "-",
                          d.count == 1 ? "" : fmt::format("{}x", d.count), k8s::label_word(d.name));
   const std::string head = fmt::format("migplan-{}", gpu.slug);
@@ -145,7 +90,7 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
   mig_parted_config config;
   const std::string label = layout_label(plan);
-  const std::vector<device_count> devices = device_counts(plan);
+  const std::vector<emit_device>& devices = plan.devices;
   config.header = {
       fmt::format("mig-parted config for the MIG layout {} on every {} ({}). Written by migplan "
                   "pack --emit mig-parted. mig-parted takes counts, not starts: it tries "
@@ -165,7 +110,7 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
       config.header.end(),
       {"", "Apply it with:", fmt::format("  nvidia-mig-parted apply -f FILE -c {}", label)});
   mig_parted_entry e{&g, true, {}};
-  for (const device_count& d : devices) {
+  for (const emit_device& d : devices) {
     if (d.whole())
       e.devices.emplace_back(d.gi, d.count);
     else
@@ -176,29 +121,6 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
 }
 
 namespace {
-
-// The plugin's mixed-strategy resources: one per GI profile (its pattern is
-// the profile's name), made in NVML's profile order, plain profiles before
-// their +me, +gfx, -me and +me.all variants (go-nvlib VisitMigProfiles walks
-// the GI profile enum, 1_SLICE before 1_SLICE_REV1, _GFX, _NO_ME, _ALL_ME).
-// A MIG device takes the first resource whose pattern its profile matches
-// (internal/rm/device_map.go, buildMigDeviceMap).
-
-// Released plugins match unanchored (api/config/v1/resources.go, Matches:
-// regexp.MatchString of the quoted pattern): the first pattern inside the
-// device's name, which is the shortest of them (a plain profile before its
-// variants, "+me" before "+me.all"). "1g.24gb-me" and "1c.3g.20gb" fall to
-// "1g.24gb" and "3g.20gb". -1 when no profile's name is inside it.
-int unanchored_resource(const gpu_model& g, std::string_view device) {
-  int best = -1;
-  for (std::size_t p = 0; p < g.profiles.size(); ++p) {
-    const std::string_view name = g.profiles[p].name;
-    if (device.find(name) == std::string_view::npos) continue;
-    if (best < 0 || name.size() < g.profiles[static_cast<std::size_t>(best)].name.size())
-      best = static_cast<int>(p);
-  }
-  return best;
-}
 
 // The resource counts, largest GI profile first (the order of `devices`).
 using resource_counts = std::vector<std::pair<int, long long>>;
@@ -226,15 +148,15 @@ std::string resource_lines(const gpu_model& g, const resource_counts& counts) {
 
 void emit_k8s(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
-  const std::vector<device_count> devices = device_counts(plan);
+  const std::vector<emit_device>& devices = plan.devices;
   // Each MIG device by the resource released plugins count it under
   // (unanchored), and by its own profile's as plugins with anchored patterns
   // (NVIDIA/k8s-device-plugin PR 1807, merged 2026-08-19) count a whole GPU
   // instance; those find no pattern for a compute instance smaller than its GI.
   resource_counts mixed, anchored;
   std::vector<std::string> moved;  // devices counted under another profile's resource
-  for (const device_count& d : devices) {
-    const int r = unanchored_resource(g, d.name);
+  for (const emit_device& d : devices) {
+    const int r = d.resource;
     add_count(mixed, r < 0 ? d.gi : r, d.count);
     if (d.whole()) add_count(anchored, d.gi, d.count);
     if (d.whole() && r >= 0 && r != d.gi)
@@ -261,9 +183,9 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
         fmt::join(moved, ", ")));
   if (split) {
     std::vector<std::string> cis;
-    for (const device_count& d : devices)
+    for (const emit_device& d : devices)
       if (!d.whole()) {
-        const int r = unanchored_resource(g, d.name);
+        const int r = d.resource;
         cis.push_back(
             fmt::format("{} x {} as {}", d.count, d.name, resource_name(g, r < 0 ? d.gi : r)));
       }
@@ -325,7 +247,7 @@ void emit_k8s(std::ostream& os, const emit_plan& plan) {
 
 void emit_slurm(std::ostream& os, const emit_plan& plan) {
   const gpu_model& g = *plan.gpu;
-  const std::vector<device_count> devices = device_counts(plan);
+  const std::vector<emit_device>& devices = plan.devices;
   const slurm_counts c = slurm_types(g, per_gi_profile(devices));
   std::string out = comment(fmt::format(
       "Slurm GRES for one {} ({}) with the MIG layout {}; a node lists the sum over its GPUs. "
