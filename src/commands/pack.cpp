@@ -53,13 +53,10 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   const pack::batch_result r =
       pack::run_batch(ctx.models->models(), file ? *file : ctx.in, gpu, o.brief, o.all, sink);
   if (!r.stopped.empty()) report_bad_input(ctx, r.stopped);
-  if (r.output_lost) return exit_bad_input;
-  if (!r.any_input && !r.bad_input) {
+  if (r.empty() && !r.output_lost)
     report_bad_input(ctx,
                      fmt::format("--batch {}: no input (the file or stream was empty)", o.batch));
-    return exit_bad_input;
-  }
-  return r.bad_input ? exit_bad_input : r.no_fit ? exit_no_fit : exit_ok;
+  return r.exit_code();
 }
 
 // `--emit KIND`: what realizes the preferred layout, on stdout; when the

@@ -11,6 +11,7 @@
 #include <migplan/lookup.hpp>
 #include <string>
 
+#include "error.hpp"
 #include "model/pack.hpp"
 
 namespace migplan::cli::pack {
@@ -26,6 +27,16 @@ struct batch_result {
   bool no_fit = false;       ///< some request did not fit
   bool output_lost = false;  ///< flush() failed: the batch stopped
   std::string stopped;       ///< why the input was not read to its end (a line too long)
+
+  /// Nothing was read (an empty file or stream): bad input of its own.
+  bool empty() const { return !any_input && !bad_input; }
+  /// The batch's exit code: bad input (2) when the output was lost, the
+  /// input was empty or some line was bad input; else 1 when some request
+  /// did not fit; else 0.
+  int exit_code() const {
+    if (output_lost || empty() || bad_input) return exit_bad_input;
+    return no_fit ? exit_no_fit : exit_ok;
+  }
 };
 
 /// Answers every request of `in` on `gpu` (or on the models each request's
