@@ -364,9 +364,12 @@ class replay_engine {
     const std::size_t nodes = fleet_->nodes.size();
     const int used = node_used_[n];
     const int cap = node_cap_[n];
-    const int score = policy_.nodes == node_choice::spread ? (cap - used) * 100 / cap
-                      : policy_.nodes == node_choice::pack ? used * 100 / cap
-                                                           : 0;
+    // A node without GPUs (place leaves out those with MIG off) holds
+    // nothing: no score, and no item is eligible on it below.
+    const int score = cap == 0                               ? 0
+                      : policy_.nodes == node_choice::spread ? (cap - used) * 100 / cap
+                      : policy_.nodes == node_choice::pack   ? used * 100 / cap
+                                                             : 0;
     const int level = 100 - score;  // the index takes the lowest position first
     const int old_level = node_level_[n];
     node_level_[n] = level;

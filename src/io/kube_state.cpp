@@ -416,8 +416,19 @@ class kube_builder {
                       "geometry)",
                       state_label)
                 : std::string();
-    std::optional<int> gfd_profile;
-    if (auto p = resolve_profile(models_, g, parts.mig); p) gfd_profile = *p;
+    // GFD's profile is a MIG device's name: a GI profile ("3g.20gb"), or the
+    // CI profile of a CI smaller than its GI ("1c.3g.20gb"), as in a
+    // mig-parted key. One the model lacks is no node holding the label.
+    const check::mig_device gfd = check::resolve_mig_device(models_, g, parts.mig);
+    const std::string unknown = check::why_unavailable(gfd);
+    if (!unknown.empty() && !pending)
+      return fail(n, fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), which "
+                                 "{} cannot make: {}",
+                                 q(parts.mig), product_label, g.slug, unknown));
+    const auto name_of = [&g](int gi, int ci) -> std::string_view {
+      const profile& p = g.profiles[static_cast<std::size_t>(gi)];
+      return ci < 0 ? p.name : p.ci_profiles[static_cast<std::size_t>(ci)].name;
+    };
     long long total = 0;
     for (int i = 0; i < max_node_gpus; ++i) {
       const check::geometry_spec* e = entry_for(entries, g, i);
@@ -426,27 +437,20 @@ class kube_builder {
       if (!made) return made.error();
       const entry_gpu& gpu = **made;
       if (gpu.devices == 0) break;
-      if (gfd_profile && !pending) {
-        // A CI smaller than its GI is a MIG device of its own CI profile
-        // ("1c.3g.20gb"), never GFD's GPU-instance profile.
-        if (!gpu.lone.empty()) {
-          const lone_cis& l = gpu.lone.front();
-          const profile& gi = g.profiles[static_cast<std::size_t>(l.profile)];
-          return fail(
-              n, fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
-                             "{} gives gpu {} {}: the node does not hold the label's geometry",
-                             g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
-                             q(label), i,
-                             gi.ci_profiles[static_cast<std::size_t>(l.cis.front())].name));
-        }
-        for (const current_instance& gi : gpu.gis)
-          if (gi.profile != *gfd_profile)
+      if (!pending) {
+        // Every MIG device must be GFD's: a GI with its default CI is one of
+        // its GI profile, a CI smaller than its GI one of its own CI profile.
+        std::vector<std::pair<int, int>> made_here;
+        for (const current_instance& gi : gpu.gis) made_here.emplace_back(gi.profile, -1);
+        for (const lone_cis& l : gpu.lone)
+          for (const int ci : l.cis) made_here.emplace_back(l.profile, ci);
+        for (const auto& [gi, ci] : made_here)
+          if (gi != gfd.gi || ci != gfd.ci)
             return fail(
                 n,
                 fmt::format("GPU Feature Discovery reports MIG devices of {} ({}), but label "
                             "{} gives gpu {} {}: the node does not hold the label's geometry",
-                            g.profiles[static_cast<std::size_t>(*gfd_profile)].name, product_label,
-                            q(label), i, g.profiles[static_cast<std::size_t>(gi.profile)].name));
+                            name_of(gfd.gi, gfd.ci), product_label, q(label), i, name_of(gi, ci)));
       }
       total += gpu.devices;
       if (total == devices) return i + 1;

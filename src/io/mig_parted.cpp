@@ -144,6 +144,11 @@ mig_device resolve_mig_device(model_list models, const gpu_model& gpu, std::stri
   return out;
 }
 
+std::string why_unavailable(const mig_device& d) {
+  if (d.ci_error.code != ci_reason_code::none) return d.ci_error.message;
+  return d.gi < 0 ? d.message : std::string();
+}
+
 mig_parted_gis entry_instances(model_list models, const gpu_model& gpu,
                                const geometry_spec& entry) {
   mig_parted_gis out;
@@ -153,9 +158,7 @@ mig_parted_gis entry_instances(model_list models, const gpu_model& gpu,
   for (const profile_request& r : entry.items) {
     if (r.count == 0) continue;  // mig-parted skips zero counts
     const mig_device d = resolve_mig_device(models, gpu, r.name);
-    const std::string& why = d.ci_error.code != ci_reason_code::none ? d.ci_error.message
-                             : d.gi < 0                              ? d.message
-                                                                     : std::string();
+    const std::string why = why_unavailable(d);
     if (!why.empty()) {
       out.error_at = r.at;
       out.error = why;

@@ -61,6 +61,10 @@ struct mig_device {
 /// profile, if it names one.
 mig_device resolve_mig_device(model_list models, const gpu_model& gpu, std::string_view key);
 
+/// Why the key resolved as `d` cannot be had on its model (its unknown GI
+/// profile, or the CI its GI does not offer); empty when it can.
+std::string why_unavailable(const mig_device& d);
+
 /// What an entry's `mig-devices` ask of a GPU of `gpu`, as mig-parted reads
 /// them (SetMigConfig, pkg/mig/config/config.go): one GI per count of a GI
 /// profile, and the compute instances asked on their own ("1c.3g.20gb": 4),

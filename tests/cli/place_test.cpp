@@ -463,3 +463,33 @@ TEST_CASE("place's refusal of a pinned start does not speak of plan", "[place]")
         "migplan: '1g.10gb@3' pins a start, which is not taken here: migplan chooses every "
         "instance's start itself; ask for '1g.10gb'\n");
 }
+
+TEST_CASE("place passes over a node whose GPUs all have MIG off", "[place]") {
+  // place leaves out GPUs with MIG off; a node with nothing else had no GPU
+  // left, and the replay divided its free slices by its capacity, 0: every
+  // policy crashed (SIGFPE) where node 'b' could take the instance.
+  const migplan::test::temp_file nodes("mig-off-nodes.json",
+                                       R"({"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "labels": {
+    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "2",
+    "nvidia.com/mig.config": "off"}}},
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b", "labels": {
+    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "1",
+    "nvidia.com/mig.config": "cis"}}}]}
+)");
+  const migplan::test::temp_file config(
+      "mig-off-config.yaml",
+      "version: v1\nmig-configs:\n  off:\n    - devices: all\n      mig-enabled: false\n"
+      "  cis:\n    - devices: all\n      mig-enabled: true\n      mig-devices:\n"
+      "        \"1c.3g.20gb\": 2\n");
+  // Two 1c.3g.20gb CIs take one 3g.20gb GI: held at 4, units 0-3 free.
+  const json j =
+      place_json({"1g.5gb", "--current", nodes.path(), "--mig-config", config.path()}, 0);
+  CHECK(j["placed"] == true);
+  REQUIRE(j["policies"].size() == 4);
+  for (const json& pol : j["policies"]) {
+    REQUIRE_FALSE(pol["choice"].is_null());
+    CHECK(pol["choice"]["node"] == "b");
+    CHECK(pol["places"] == 4);
+  }
+}

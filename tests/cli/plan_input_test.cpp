@@ -1271,3 +1271,48 @@ TEST_CASE("the single strategy counts a GPU instance's compute instances as MIG 
           .find("GPU Feature Discovery reports MIG devices of 3g.20gb (nvidia.com/gpu.product), "
                 "but label 'ci' gives gpu 0 1c.3g.20gb") != std::string::npos);
 }
+
+TEST_CASE("the single strategy's profile may name a compute instance, and must be the node's",
+          "[plan-io]") {
+  // GFD names a MIG device by its profile, "1c.3g.20gb" for a CI smaller than
+  // its GI (NVIDIA's MIG user guide, "MIG Device Names"), and under the single
+  // strategy reports one profile for the whole node. Only a GI profile was
+  // compared with the label's geometry: a CI profile, or a name the model
+  // lacks, let a node whose label makes other devices pass as holding it.
+  const std::string config =
+      "version: v1\nmig-configs:\n"
+      "  gis:\n    - devices: all\n      mig-enabled: true\n"
+      "      mig-devices:\n        \"1g.5gb\": 7\n"
+      "  two-kinds:\n    - devices: all\n      mig-enabled: true\n"
+      "      mig-devices:\n        \"1c.3g.20gb\": 2\n        \"2c.3g.20gb\": 1\n"
+      "  cis:\n    - devices: all\n      mig-enabled: true\n"
+      "      mig-devices:\n        \"1c.3g.20gb\": 6\n";
+  const std::string product = "NVIDIA-A100-SXM4-40GB-MIG-1c.3g.20gb";
+  // Six 1c.3g.20gb devices a GPU: 12 are two GPUs.
+  const auto s = kube(nodes_json({{"h", gfd(product, 12, "cis")}}), config);
+  REQUIRE(s.has_value());
+  REQUIRE(s->nodes.size() == 1);
+  CHECK(s->nodes[0].gpus.size() == 2);
+  // 1g.5gb GIs are MIG devices of 1g.5gb.
+  CHECK(node_h_error(gfd(product, 14, "gis"), config) ==
+        "GPU Feature Discovery reports MIG devices of 1c.3g.20gb (nvidia.com/gpu.product), but "
+        "label 'gis' gives gpu 0 1g.5gb: the node does not hold the label's geometry");
+  // Two kinds of device: GFD's single strategy would have said MIG-INVALID.
+  CHECK(node_h_error(gfd(product, 6, "two-kinds"), config) ==
+        "GPU Feature Discovery reports MIG devices of 1c.3g.20gb (nvidia.com/gpu.product), but "
+        "label 'two-kinds' gives gpu 0 2c.3g.20gb: the node does not hold the label's geometry");
+  // A profile the model cannot make, with the reader's own sentence.
+  const std::string unknown =
+      node_h_error(gfd("NVIDIA-A100-SXM4-40GB-MIG-bogus", 14, "gis"), config);
+  CHECK(
+      unknown.starts_with("GPU Feature Discovery reports MIG devices of 'bogus' "
+                          "(nvidia.com/gpu.product), which a100-40gb cannot make: "
+                          "unknown profile 'bogus' on a100-40gb"));
+  CHECK(node_h_error(gfd("NVIDIA-A100-SXM4-40GB-MIG-3c.4g.20gb", 14, "gis"), config)
+            .starts_with("GPU Feature Discovery reports MIG devices of '3c.4g.20gb' "
+                         "(nvidia.com/gpu.product), which a100-40gb cannot make: "));
+  // While mig-manager applies the label, GFD may still describe the old geometry.
+  const auto pending = kube(nodes_json({{"h", gfd(product, 14, "gis", "pending")}}), config);
+  REQUIRE(pending.has_value());
+  CHECK(pending->nodes[0].gpus.size() == 2);
+}
