@@ -250,3 +250,25 @@ TEST_CASE("check reads counter values written with an exponent or a micro suffix
             "must be a whole quantity of 0 or more (\"4\", \"40Gi\"), not the string \"5e-1\"") !=
         std::string::npos);
 }
+
+// A capacity of 2^31-1 units (a prime, so no divisor scales it down) with
+// draws of 1Ti: each draw alone overdraws it, so no device that draws it can
+// ever be allocated. Draws were clamped to 2^31-1 to fit an int, which made
+// each one fit exactly and the slices look exact; such a capacity is now too
+// large to compare, a warning, never "exact".
+TEST_CASE("check never calls a counter exact that a clamped draw made fit", "[check][slices]") {
+  std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const std::string capacity = "      unit-0:\n        value: \"1\"\n";
+  const std::string draw = "        unit-0:\n          value: \"1\"\n";
+  REQUIRE(text.find(capacity) != std::string::npos);
+  text.replace(text.find(capacity), capacity.size(),
+               "      unit-0:\n        value: \"2147483647\"\n");
+  int draws = 0;
+  for (std::size_t at = text.find(draw); at != std::string::npos; at = text.find(draw, at), ++draws)
+    text.replace(at, draw.size(), "        unit-0:\n          value: \"1Ti\"\n");
+  REQUIRE(draws > 1);
+  const auto r = run_migplan({"check", "--format", "json", "-"}, text);
+  const json s = summary_of(r.out);
+  CHECK(s["slice_gpus_exact"] == 0);
+  CHECK(r.out.find("are too large to compare") != std::string::npos);
+}
