@@ -372,7 +372,10 @@ class slices_reader : public doc::walker {
     } else {
       fail(d.at, "missing required key 'name' in a device");
     }
-    d.taints = find(es, "taints") != nullptr;
+    // A device "uses taints" (the API's 64-device limit) when it has one:
+    // 'taints: []' or 'taints: null' is none, as Go's len() counts them.
+    if (const field* t = find(es, "taints"); t != nullptr)
+      d.taints = !t->value->is_null() && !(t->value->is_list() && t->value->kids.empty());
     if (const field* as = find(es, "attributes"); as != nullptr) {
       if (!as->value->is_map()) {
         must_be(*as, "a mapping");

@@ -272,3 +272,27 @@ TEST_CASE("check never calls a counter exact that a clamped draw made fit", "[ch
   CHECK(s["slice_gpus_exact"] == 0);
   CHECK(r.out.find("are too large to compare") != std::string::npos);
 }
+
+// The API lowers a slice's device limit from 128 to 64 when a device "uses
+// taints or consumes counters": an empty (or null) taints list is no taint.
+// 100 devices with 'taints: []' are within the API's limits; one real
+// taint makes them 36 too many.
+TEST_CASE("check counts an empty taints list as no taint for the device limit", "[check][slices]") {
+  const auto devices = [](const std::string& taints) {
+    std::string out = "  devices:\n";
+    for (int i = 0; i < 100; ++i)
+      out += "  - name: d" + std::to_string(i) + "\n    taints: " + (i == 0 ? taints : "[]") + "\n";
+    return out;
+  };
+  for (const char* none : {"[]", "null"}) {
+    const auto r = run_migplan({"check", "-"}, slice_with(devices(none)));
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("has 100 devices") == std::string::npos);
+  }
+  const auto tainted =
+      run_migplan({"check", "-"}, slice_with(devices("[{key: k, effect: NoSchedule}]")));
+  CHECK(tainted.code == 1);
+  CHECK(tainted.out.find("ResourceSlice 's' has 100 devices; the API allows at most 64") !=
+        std::string::npos);
+}
