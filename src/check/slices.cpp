@@ -363,7 +363,8 @@ class slices_checker {
     constexpr long long most = std::numeric_limits<int>::max();
     for (std::size_t i = 0; i < capacity.size(); ++i) {
       const long long scaled = divisor[i] > 0 ? capacity[i] / divisor[i] : capacity[i];
-      if (scaled > most) {
+      // Below `most`, so that a draw clamped to `most` still overdraws it.
+      if (scaled >= most) {
         warning(mig.front()->at,
                 fmt::format("the counters of {} are too large to compare (a capacity of {} "
                             "units after scaling)",

@@ -81,9 +81,11 @@ bool holds_slices(const doc::node& root) {
          is_slice_kind(items->kids.front());
 }
 
-// A Kubernetes Quantity as a whole number of base units: digits, an optional
-// fraction, an optional suffix (binary Ki..Ei, decimal k..E, or m); nullopt
-// for a negative, fractional, exponent or too large value.
+// A Kubernetes Quantity as a whole number of base units, as
+// k8s.io/apimachinery's resource.ParseQuantity reads one: digits with an
+// optional fraction, then a binary suffix (Ki..Ei), a decimal one (n, u, m,
+// k, M, G, T, P, E) or a decimal exponent (e3, E-2); nullopt for a
+// negative, fractional or too large value.
 std::optional<long long> quantity(std::string_view s) {
   std::size_t i = 0;
   if (i < s.size() && s[i] == '+') ++i;
@@ -105,28 +107,45 @@ std::optional<long long> quantity(std::string_view s) {
   }
   if (digits == 0) return std::nullopt;
   const std::string_view suffix = s.substr(i);
-  long long times = 1, per = 1;
+  long long times = 1;
+  int exponent = 0;  // of 10
   constexpr std::string_view binary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  constexpr std::string_view decimal[] = {"k", "M", "G", "T", "P", "E"};
-  bool known = suffix.empty();
-  for (int k = 0; k < 6 && !known; ++k) {
+  constexpr std::string_view decimal[] = {"n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
+  bool known = false;
+  for (int k = 0; k < 6 && !known; ++k)
     if (suffix == binary[k]) {
       times = 1LL << (10 * (k + 1));
       known = true;
-    } else if (suffix == decimal[k]) {
-      for (int j = 0; j <= k; ++j) times *= 1000;
+    }
+  for (int k = 0; k < 10 && !known; ++k)
+    if (suffix == decimal[k]) {
+      exponent = 3 * (k - 3);
       known = true;
     }
-  }
-  if (suffix == "m") {
-    per = 1000;
+  if (!known && suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
+    std::size_t j = 1;
+    const bool negative = suffix[j] == '-';
+    if (suffix[j] == '+' || suffix[j] == '-') ++j;
+    if (j == suffix.size()) return std::nullopt;
+    for (; j < suffix.size(); ++j) {
+      if (suffix[j] < '0' || suffix[j] > '9' || exponent > 100) return std::nullopt;
+      exponent = exponent * 10 + (suffix[j] - '0');
+    }
+    if (negative) exponent = -exponent;
     known = true;
   }
   if (!known) return std::nullopt;
-  for (int f = 0; f < fraction; ++f) per *= 10;
+  exponent -= fraction;
   long long value = 0;
-  if (__builtin_mul_overflow(mantissa, times, &value) || value % per != 0) return std::nullopt;
-  return value / per;
+  if (mantissa == 0) return 0;
+  if (__builtin_mul_overflow(mantissa, times, &value)) return std::nullopt;
+  for (; exponent > 0; --exponent)
+    if (__builtin_mul_overflow(value, 10LL, &value)) return std::nullopt;
+  for (; exponent < 0; ++exponent) {
+    if (value % 10 != 0) return std::nullopt;
+    value /= 10;
+  }
+  return value;
 }
 
 class slices_reader : public doc::walker {
@@ -353,7 +372,10 @@ class slices_reader : public doc::walker {
     } else {
       fail(d.at, "missing required key 'name' in a device");
     }
-    d.taints = find(es, "taints") != nullptr;
+    // A device "uses taints" (the API's 64-device limit) when it has one:
+    // 'taints: []' or 'taints: null' is none, as Go's len() counts them.
+    if (const field* t = find(es, "taints"); t != nullptr)
+      d.taints = !t->value->is_null() && !(t->value->is_list() && t->value->kids.empty());
     if (const field* as = find(es, "attributes"); as != nullptr) {
       if (!as->value->is_map()) {
         must_be(*as, "a mapping");

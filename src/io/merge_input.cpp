@@ -50,6 +50,9 @@ result<user_config> read_user_config(const std::string& path, std::istream& in,
   }
   user_config out;
   std::string_view text = *file;
+  // A UTF-8 byte-order mark, which YAML readers (mig-parted's too) skip, is
+  // no part of the first line: the parser's offsets do not count it.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   // A ConfigMap: its config.yaml, with positions mapped back to the file.
   std::optional<check::embedded_config> embedded;
   if (check::looks_like_manifest(text)) {
@@ -102,15 +105,21 @@ result<user_config> read_user_config(const std::string& path, std::istream& in,
                   "each label as written and needs block style (one label key per line)");
   }
   // Where the last label ends: the next key of the top-level mapping, a
-  // document marker, or the end.
+  // document marker (the next document's "---" or this one's end, "..."),
+  // or the end.
   std::size_t after = text.size();
   for (std::size_t k = 0; k + 1 < root->kids.size(); k += 2)
     if (root->kids[k].at.offset > configs->at.offset)
       after = std::min(after, line_start(root->kids[k].at.offset));
-  for (std::size_t at = 0; (at = text.find("\n---", at)) != std::string_view::npos; ++at)
-    if (at + 1 > configs->at.offset) {
-      after = std::min(after, at + 1);
-      break;
+  for (const std::string_view marker : {"\n---", "\n..."})
+    for (std::size_t at = 0; (at = text.find(marker, at)) != std::string_view::npos; ++at) {
+      const std::size_t past = at + marker.size();
+      const bool alone = past == text.size() || text[past] == ' ' || text[past] == '\t' ||
+                         text[past] == '\r' || text[past] == '\n';
+      if (alone && at + 1 > configs->at.offset) {
+        after = std::min(after, at + 1);
+        break;
+      }
     }
   for (std::size_t k = 0; k < configs->kids.size(); k += 2) {
     const doc::node& key = configs->kids[k];

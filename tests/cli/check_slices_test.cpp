@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "render/dra.hpp"
@@ -212,4 +213,86 @@ TEST_CASE("check refuses an attribute that merges nothing in, with its line", "[
   CHECK(r.code == 2);
   CHECK(r.out.find(":68:9: error: attribute 'type' must be a mapping with one of 'int', 'bool', "
                    "'string' or 'version'") != std::string::npos);
+}
+
+// A Quantity may be written with a decimal exponent or any SI suffix
+// (k8s.io/apimachinery's ParseQuantity: "1e0", "4E0", "1000000u", "0.4e1"),
+// and kubectl prints it back as written: each is the same whole number as
+// "1" or "4", so the a30's slices stay exact. A value that is not whole is
+// still refused.
+TEST_CASE("check reads counter values written with an exponent or a micro suffix",
+          "[check][slices]") {
+  const std::string a30 = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const auto rewritten = [&](const std::string& one, const std::string& four) {
+    std::string text = a30;
+    for (const auto& [from, to] : {std::pair{std::string("value: \"1\""), one},
+                                   std::pair{std::string("value: \"4\""), four}})
+      for (std::size_t at = text.find(from); at != std::string::npos;
+           at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+  };
+  for (const auto& [one, four] : {std::pair{"1e0", "4E0"}, std::pair{"1000000u", "0.4e1"},
+                                  std::pair{"10e-1", "4000000000n"}, std::pair{"1E+0", "+4e0"}}) {
+    INFO(one << " " << four);
+    const std::string text =
+        rewritten(std::string("value: \"") + one + "\"", std::string("value: \"") + four + "\"");
+    REQUIRE(text != a30);
+    const auto r = run_migplan({"check", "--format", "json", "-"}, text);
+    CHECK(r.code == 0);
+    const json s = summary_of(r.out);
+    CHECK(s["errors"] == 0);
+    CHECK(s["slice_gpus_exact"] == 1);
+  }
+  const auto half = run_migplan({"check", "-"}, rewritten("value: \"5e-1\"", "value: \"4\""));
+  CHECK(half.code == 2);
+  CHECK(half.out.find(
+            "must be a whole quantity of 0 or more (\"4\", \"40Gi\"), not the string \"5e-1\"") !=
+        std::string::npos);
+}
+
+// A capacity of 2^31-1 units (a prime, so no divisor scales it down) with
+// draws of 1Ti: each draw alone overdraws it, so no device that draws it can
+// ever be allocated. Draws were clamped to 2^31-1 to fit an int, which made
+// each one fit exactly and the slices look exact; such a capacity is now too
+// large to compare, a warning, never "exact".
+TEST_CASE("check never calls a counter exact that a clamped draw made fit", "[check][slices]") {
+  std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const std::string capacity = "      unit-0:\n        value: \"1\"\n";
+  const std::string draw = "        unit-0:\n          value: \"1\"\n";
+  REQUIRE(text.find(capacity) != std::string::npos);
+  text.replace(text.find(capacity), capacity.size(),
+               "      unit-0:\n        value: \"2147483647\"\n");
+  int draws = 0;
+  for (std::size_t at = text.find(draw); at != std::string::npos; at = text.find(draw, at), ++draws)
+    text.replace(at, draw.size(), "        unit-0:\n          value: \"1Ti\"\n");
+  REQUIRE(draws > 1);
+  const auto r = run_migplan({"check", "--format", "json", "-"}, text);
+  const json s = summary_of(r.out);
+  CHECK(s["slice_gpus_exact"] == 0);
+  CHECK(r.out.find("are too large to compare") != std::string::npos);
+}
+
+// The API lowers a slice's device limit from 128 to 64 when a device "uses
+// taints or consumes counters": an empty (or null) taints list is no taint.
+// 100 devices with 'taints: []' are within the API's limits; one real
+// taint makes them 36 too many.
+TEST_CASE("check counts an empty taints list as no taint for the device limit", "[check][slices]") {
+  const auto devices = [](const std::string& taints) {
+    std::string out = "  devices:\n";
+    for (int i = 0; i < 100; ++i)
+      out += "  - name: d" + std::to_string(i) + "\n    taints: " + (i == 0 ? taints : "[]") + "\n";
+    return out;
+  };
+  for (const char* none : {"[]", "null"}) {
+    const auto r = run_migplan({"check", "-"}, slice_with(devices(none)));
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("has 100 devices") == std::string::npos);
+  }
+  const auto tainted =
+      run_migplan({"check", "-"}, slice_with(devices("[{key: k, effect: NoSchedule}]")));
+  CHECK(tainted.code == 1);
+  CHECK(tainted.out.find("ResourceSlice 's' has 100 devices; the API allows at most 64") !=
+        std::string::npos);
 }

@@ -234,3 +234,32 @@ TEST_CASE("emit-config --strict without --merge is refused, not silently ignored
   CHECK(r.err == "migplan: --strict needs --merge\n");
   CHECK(run_migplan({"emit-config", "--gpu", "a30"}).code == 0);
 }
+
+TEST_CASE("emit-config --merge reads a file that ends its document or starts with a BOM",
+          "[cli][emit][merge]") {
+  // Both are YAML that mig-parted and check read as the same config: "..."
+  // ends the document (the last label ends before it, not after), and a
+  // UTF-8 byte-order mark is no part of the first line.
+  const std::string mine =
+      "version: v1\n"
+      "mig-configs:\n"
+      "  training:   # two halves\n"
+      "    - devices: [0, 1]\n"
+      "      mig-enabled: true\n"
+      "      mig-devices: {\"3g.40gb\": 2}\n";
+  for (const std::string& text : {mine + "...\n", mine + "...\n# after the document\n",
+                                  "\xEF\xBB\xBF" + mine, "\xEF\xBB\xBF" + mine + "...\n"}) {
+    INFO(text);
+    REQUIRE(run_migplan({"check", "--gpu", "h100-80gb", "-"}, text).code == 0);
+    const auto r = run_migplan({"emit-config", "--gpu", "h100-80gb", "--merge", "-"}, text);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.err.empty());
+    const YAML::Node merged = config_of(r.out);
+    const std::vector<std::string> labels = labels_of(merged);
+    REQUIRE(!labels.empty());
+    CHECK(labels.back() == "training");
+    CHECK(YAML::Dump(merged["mig-configs"]["training"]) ==
+          YAML::Dump(YAML::Load(mine)["mig-configs"]["training"]));
+  }
+}
