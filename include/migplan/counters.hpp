@@ -239,6 +239,21 @@ inline admission_report compare_admission(const gpu_model& gpu, const counter_mo
   // one, whose own walk counts it). When a kind has no example yet, one is
   // made of T by dropping devices while the sides still differ (a smallest
   // set too, by monotony), so that a walk the budget stops still shows one.
+  // Whether the sides differ on T less chosen[k]. That set is chosen less
+  // chosen[k] (allowed by both, a subset of chosen) plus `last`, so they
+  // differ on it exactly when they differ on adding `last` there: asked of
+  // the running totals with chosen[k] taken out and put back, not of the
+  // set from scratch (a set of 64 devices has 64 such subsets).
+  const auto differs_without = [&](std::size_t k, const counter_device& last) {
+    const counter_device& d = m.devices[chosen[k]];
+    const profile& p = gpu.profiles[static_cast<std::size_t>(d.where.profile)];
+    for (const draw& x : d.draws) drawn[static_cast<std::size_t>(x.counter)] -= x.amount;
+    u.remove(p, d.where.profile, d.where.start);
+    const bool differ = admits(last) != legal(last);
+    for (const draw& x : d.draws) drawn[static_cast<std::size_t>(x.counter)] += x.amount;
+    u.add(p, d.where.profile, d.where.start);
+    return differ;
+  };
   std::vector<std::size_t> set;
   const auto record = [&](std::uint64_t& count, std::vector<std::vector<std::size_t>>& list,
                           std::size_t last) {
@@ -246,13 +261,10 @@ inline admission_report compare_admission(const gpu_model& gpu, const counter_mo
     set = chosen;
     set.push_back(last);
     bool smallest = true;
-    std::vector<std::size_t> less;
-    for (std::size_t skip = 0; skip + 1 < set.size() && smallest; ++skip) {
-      less = set;
-      less.erase(less.begin() + static_cast<std::ptrdiff_t>(skip));
-      if (differs(less)) smallest = false;
-    }
+    for (std::size_t k = 0; k < chosen.size() && smallest; ++k)
+      if (differs_without(k, m.devices[last])) smallest = false;
     if (!smallest) {
+      std::vector<std::size_t> less;
       if (!list.empty()) return;
       for (std::size_t k = set.size(); k-- > 0;) {
         less = set;
