@@ -44,7 +44,10 @@ result<place_settings> read_place_options(const place_options& o,
 
 result<std::string> read_place_profile(model_list models, std::string_view word,
                                        std::span<const fleet_now_node> nodes) {
-  auto d = parse_demand_word(models, word);
+  std::vector<const gpu_model*> fleet;  // a misspelt profile is suggested among these
+  for (const fleet_now_node& n : nodes)
+    if (std::find(fleet.begin(), fleet.end(), n.gpu) == fleet.end()) fleet.push_back(n.gpu);
+  auto d = parse_demand_word(models, word, fleet);
   if (!d) return d.error();
   if (d->profile.empty())
     return error{

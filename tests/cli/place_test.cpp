@@ -187,9 +187,10 @@ TEST_CASE("place reads kubectl's nodes and leaves out GPUs with MIG off", "[plac
 
 TEST_CASE("place refuses bad requests with the culprit named", "[place]") {
   const std::string state = place_fixture("state.yaml");
+  // Suggested among the fleet's h100-80gb profiles (3g.20gb and 7g.40gb are the A100's).
   expect_place_bad({"3g.40gx", "--current", state},
                    "invalid profile name '3g.40gx': expected [Cc.]Gg.MEMgb such as 1g.5gb or "
-                   "1c.3g.20gb (did you mean 3g.40gb, 3g.20gb or 7g.40gb?)");
+                   "1c.3g.20gb (did you mean 3g.40gb or 4g.40gb?)");
   expect_place_bad({"1g.5gb", "--current", state},
                    "no GPU of the fleet (h100-80gb) has profile '1g.5gb' (did you mean 1g.10gb or "
                    "1g.20gb?)");
@@ -462,4 +463,17 @@ TEST_CASE("place's refusal of a pinned start does not speak of plan", "[place]")
   CHECK(r.err ==
         "migplan: '1g.10gb@3' pins a start, which is not taken here: migplan chooses every "
         "instance's start itself; ask for '1g.10gb'\n");
+}
+
+TEST_CASE("place suggests a misspelt profile among the fleet's profiles", "[place]") {
+  // The fleet is H100s only; the suggestions came from every catalog model
+  // (1g.6gb of the A30, 1g.5gb of the A100). pack on an H100 is the reference.
+  const std::string hint = migplan::test::pack_did_you_mean("h100-80gb", "1g.7gb");
+  REQUIRE_FALSE(hint.empty());
+  const auto r = run_migplan({"place", "1g.7gb", "--current", place_fixture("state.yaml")});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: unknown profile '1g.7gb': no model has it" + hint + "\n");
+  CHECK(r.err.find("1g.6gb") == std::string::npos);
+  CHECK(r.err.find("1g.5gb") == std::string::npos);
 }
