@@ -360,7 +360,12 @@ result<std::vector<std::string>> plan_io::csv_fields(std::string_view line) {
     if (i < line.size() && line[i] == '"') {
       ++i;
       while (true) {
-        if (i >= line.size()) return error{"a quoted field has no closing quote"};
+        // A line break in quotes (RFC 4180 allows one) is not read: every
+        // reader counts a row a line, and a missing quote reads the same.
+        if (i >= line.size())
+          return error{
+              "a quoted field is not closed on the line where it starts: a field may not hold a "
+              "line break"};
         if (line[i] == '"') {
           if (i + 1 < line.size() && line[i + 1] == '"') {
             value += '"';

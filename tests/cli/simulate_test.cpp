@@ -1759,3 +1759,24 @@ TEST_CASE("a misspelt profile in a trace is suggested among the fleet's profiles
   CHECK(a30.code == 2);
   CHECK(a30.err.find("did you mean 1g.6gb") != std::string::npos);
 }
+
+TEST_CASE("a trace field holding a line break is refused as such, at the line it starts",
+          "[simulate][trace]") {
+  // RFC 4180 lets a quoted field hold a line break; the trace reader reads a row a
+  // line, and said "a quoted field has no closing quote", though the quote closes
+  // on the next line.
+  const std::string message =
+      "a quoted field is not closed on the line where it starts: a field may not hold a line "
+      "break";
+  const auto r = run_migplan({"simulate", "-g", "a100-40gb", "--gpus", "2", "--trace", "-"},
+                             "name,start,end,count,item\n"
+                             "ok,0,10,1,1g.5gb\n"
+                             "\"a\nb\",0,10,1,1g.5gb\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: <stdin>:3: " + message + "\n");
+  // A quote never closed reads the same: the reader cannot tell the two apart.
+  const auto open = run_migplan({"simulate", "-g", "a100-40gb", "--gpus", "2", "--trace", "-"},
+                                "name,start,end,count,item\n\"a,0,10,1,1g.5gb\n");
+  CHECK(open.err == "migplan: <stdin>:2: " + message + "\n");
+}
