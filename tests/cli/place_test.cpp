@@ -477,3 +477,35 @@ TEST_CASE("place suggests a misspelt profile among the fleet's profiles", "[plac
   CHECK(r.err.find("1g.6gb") == std::string::npos);
   CHECK(r.err.find("1g.5gb") == std::string::npos);
 }
+
+TEST_CASE("place says where a count typed as a word of its own goes", "[place][names]") {
+  // CLI11 said "the following argument was not expected: x3"; pack, check and
+  // plan give the hint of profile_spelling_hint, and place now does too.
+  const std::string how = "a count goes before its profile, joined by x: write 3x1g.5gb";
+  const std::string one = "place them one at a time, or replay them with simulate";
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{"1g.5gb", "x3"}, {"3", "x", "1g.5gb"}}) {
+    std::vector<std::string> args{"place", "--current", plan_fixture("state.json")};
+    args.insert(args.end(), words.begin(), words.end());
+    const auto r = run_migplan(args);
+    INFO(words.front());
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    const std::string shown = words.size() == 2 ? "1g.5gb x3" : "3 x 1g.5gb";
+    CHECK(r.err ==
+          "migplan: '" + shown + "': " + how + "; but place answers one instance: " + one + "\n");
+  }
+  // Two profiles are not one.
+  const auto two =
+      run_migplan({"place", "--current", plan_fixture("state.json"), "1g.5gb", "2g.10gb"});
+  CHECK(two.code == 2);
+  CHECK(two.err ==
+        "migplan: place takes one PROFILE, and '1g.5gb 2g.10gb' is 2 words: " + one + "\n");
+  // "MIG 1g.10gb", as nvidia-smi writes it, is one profile in two words.
+  const auto split =
+      run_migplan({"place", "--current", place_fixture("state.yaml"), "--json", "MIG", "1g.10gb"});
+  const auto whole =
+      run_migplan({"place", "--current", place_fixture("state.yaml"), "--json", "1g.10gb"});
+  CHECK(split.code == 0);
+  CHECK(split.out == whole.out);
+}
