@@ -1660,3 +1660,38 @@ TEST_CASE("check -c on a file that is no mig-parted config warns that it selecte
   CHECK(plain.code == 0);
   CHECK(plain.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
 }
+
+TEST_CASE("check warns of a mig-parted entry whose devices list is empty", "[cli][check]") {
+  // mig-parted accepts devices: [] and the entry then matches no gpu index
+  // (MatchesDevices, api/spec/v1/helpers.go): a silent no-op, accepted in silence.
+  const std::string config =
+      "version: v1\n"
+      "mig-configs:\n"
+      "  custom:\n"
+      "    - devices: []\n"
+      "      mig-enabled: true\n"
+      "      mig-devices:\n"
+      "        \"1g.10gb\": 4\n"
+      "    - devices: [1]\n"
+      "      mig-enabled: false\n";
+  const std::string warning =
+      "'devices' is an empty list: mig-parted accepts it, but the entry then applies to no gpu "
+      "(write devices: all, or the gpu indices it is for)";
+  const auto r = run_migplan({"check", "-"}, config);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == "<stdin>:4:16: warning: " + warning +
+                     "\n"
+                     "    - devices: []\n"
+                     "               ^\n"
+                     "checked 1 file: 2 geometries valid, 0 invalid; 1 warning\n");
+  const auto strict = run_migplan({"check", "--strict", "-"}, config);
+  CHECK(strict.code == 1);
+  CHECK(strict.out.find("<stdin>:4:16: error: " + warning + " [--strict]\n") != std::string::npos);
+  // A list with an index, or all, is no warning.
+  std::string listed = config;
+  listed.replace(listed.find("[]"), 2, "[0]");
+  const auto fine = run_migplan({"check", "-"}, listed);
+  CHECK(fine.code == 0);
+  CHECK(fine.out == "checked 1 file: 2 geometries valid, 0 invalid\n");
+}
