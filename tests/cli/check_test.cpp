@@ -1695,3 +1695,34 @@ TEST_CASE("check warns of a mig-parted entry whose devices list is empty", "[cli
   CHECK(fine.code == 0);
   CHECK(fine.out == "checked 1 file: 2 geometries valid, 0 invalid\n");
 }
+
+TEST_CASE("integer options that are no whole number in digits say a whole number is expected",
+          "[cli][check]") {
+  // CLI11's range check said "Value 1e9 not in range 0 to 2147483647", of a
+  // value that is in range; every other count is read by parse_whole_number.
+  const std::string geometry = migplan::test::source_path("examples/geometry.yaml");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"check", "--max-errors", "1e9", geometry},
+       "--max-errors '1e9' is not a number: expected a whole number from 0 to 2147483647"},
+      {{"check", "--max-errors", "", geometry},
+       "--max-errors '' is not a number: expected a whole number from 0 to 2147483647"},
+      {{"check", "--max-errors=-1", geometry}, "--max-errors -1 must be at least 0"},
+      {{"pack", "--index", "1.5", "1g.5gb"},
+       "--index '1.5' is not a number: expected a whole number from 0 to 4095"},
+      {{"pack", "--index", "5000", "1g.5gb"}, "--index 5000 is too large (at most 4095)"},
+      {{"import", "--lgip", "x", "--lgipp", "y", "--index", "two"},
+       "--index 'two' is not a number: expected a whole number from 0 to 4095"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args[1] + " " + args[2]);
+    const auto r = run_migplan(args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "migplan: " + message + "\n");
+  }
+  // A whole number still takes: one diagnostic shown of the invalid example's eight.
+  const auto one = run_migplan(
+      {"check", "--max-errors", "1", migplan::test::source_path("examples/invalid-geometry.yaml")});
+  CHECK(one.code == 1);
+  CHECK(one.out.find("and 7 more errors in ") != std::string::npos);
+}
