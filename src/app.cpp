@@ -6,11 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <migplan/catalog.hpp>
 #include <migplan/detail/strings.hpp>
@@ -24,6 +26,7 @@
 #include "error.hpp"
 #include "io/names.hpp"
 #include "io/pack_options.hpp"
+#include "io/size.hpp"
 #include "io/source.hpp"
 #include "models.hpp"
 #include "quote.hpp"
@@ -120,6 +123,23 @@ void report_bad_input(context& ctx, const error& e) {
         render::source_and_caret(ctx.err, *text, where->column);
   }
   ctx.code = exit_bad_input;
+}
+
+CLI::Option* add_whole_number(CLI::App& cmd, const std::string& name, long long low, long long high,
+                              std::function<void(int)> set, const std::string& description) {
+  assert(high <= std::numeric_limits<int>::max());
+  return cmd
+      .add_option_function<std::string>(
+          name,
+          [name, low, high, set = std::move(set)](const std::string& text) {
+            // Thrown from the option's callback, CLI11 passes it on as it is,
+            // without the "NAME: " a validator's message gets.
+            auto n = parse_whole_number(name, text, low, high);
+            if (!n) throw CLI::ValidationError(n.error().message);
+            set(static_cast<int>(*n));
+          },
+          description)
+      ->type_name("N");
 }
 
 void report(context& ctx, const diagnostic& d) {

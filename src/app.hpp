@@ -16,7 +16,8 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace migplan::cli {
 
@@ -99,6 +100,14 @@ class plot_file {
   std::string path_;
   std::ofstream file_;
 };
+
+/// Adds option `name` (type name N) to `cmd`: a whole number from `low` to
+/// `high`, read as parse_whole_number() reads every count, so that text that
+/// is no whole number in digits ("1e9", "abc", "") is refused as "--index
+/// '1e9' is not a number: expected a whole number from 0 to 4095", not with
+/// CLI11's "Value 1e9 not in range"; `set` receives the number.
+CLI::Option* add_whole_number(CLI::App& cmd, const std::string& name, long long low, long long high,
+                              std::function<void(int)> set, const std::string& description);
 
 /// Runs migplan on an argument vector (args[0] is the program name).
 int run(const std::vector<std::string>& args, context& ctx);

@@ -111,10 +111,9 @@ void add_check(CLI::App& app, context& ctx) {
       cmd->add_option("--format", opt->format, "Output: text, json or github (on stdout)")
           ->check(CLI::IsMember({"text", "json", "github"}));
   cmd->add_flag("--json", opt->json, "Same as --format json");
-  cmd->add_option("--max-errors", opt->max_errors,
-                  "Diagnostics shown per file (0: all; default 50)")
-      ->option_text("N")
-      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
+  add_whole_number(
+      *cmd, "--max-errors", 0, std::numeric_limits<int>::max(),
+      [opt](int n) { opt->max_errors = n; }, "Diagnostics shown per file (0: all; default 50)");
   cmd->add_flag("-v,--verbose", opt->verbose, "Also note each model a geometry fits on");
   cmd->add_option(
       "FILE", opt->files,

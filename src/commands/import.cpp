@@ -128,9 +128,9 @@ void add_import(CLI::App& app, context& ctx) {
   cmd->add_option("--pci-id", o->pci_ids, "PCI device ID (0x20B010DE), repeatable")
       ->type_name("ID")
       ->allow_extra_args(false);
-  cmd->add_option("--index", o->index, "The GPU of listings that hold several")
-      ->type_name("N")
-      ->check(CLI::Range(0, 4095));
+  add_whole_number(
+      *cmd, "--index", 0, 4095, [o](int n) { o->index = n; },
+      "The GPU of listings that hold several");
   cmd->add_option("-o,--output", o->output, "Write to FILE instead of stdout")->type_name("FILE");
   cmd->footer(
       "Example: migplan import --lgip lgip.txt --lgipp lgipp.txt -o my-gpu.json\n"

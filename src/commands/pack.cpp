@@ -177,9 +177,9 @@ void add_pack(CLI::App& app, context& ctx) {
   cmd->add_option("--batch", o->batch, "Requests, one per line ('-': stdin)")->type_name("FILE");
   cmd->add_option("--current", o->current, "The GPU now (nvidia-smi mig -lgi, or JSON)")
       ->type_name("FILE");
-  cmd->add_option("--index", o->index, "GPU of the --current listing, or of nvidia-smi -i")
-      ->type_name("N")
-      ->check(CLI::Range(0, 4095));
+  add_whole_number(
+      *cmd, "--index", 0, 4095, [o](int n) { o->index = n; },
+      "GPU of the --current listing, or of nvidia-smi -i");
   cmd->add_option("--emit", o->emit,
                   fmt::format("{}", fmt::join(emit::names(emit::command::pack), ", ")))
       ->type_name("KIND");

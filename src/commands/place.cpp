@@ -89,6 +89,8 @@ void add_place(CLI::App& app, context& ctx) {
   // One screen (migplan-place(1) has the reference).
   CLI::App* cmd = app.add_subcommand(
       "place", "Where one arriving instance goes on the fleet as it is, per placement policy");
+  // Several words are taken, so that "1g.10gb x3" gets the hint on where a
+  // count goes rather than CLI11's "not expected"; read_place_profile reads them.
   cmd->add_option("PROFILE", o->request, "The instance to place: 3g.40gb")->required();
   cmd->add_option("--current", o->fleet.current,
                   "The fleet now: state file, kubectl, or nvidia-smi")

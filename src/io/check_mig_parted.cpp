@@ -435,6 +435,12 @@ class mig_parted_reader : public doc::walker {
     }
     if (v.is_list()) {
       g.all_devices = false;
+      // mig-parted accepts it, and the entry then matches no gpu index
+      // (MatchesDevices in api/spec/v1/helpers.go): a silent no-op.
+      if (v.kids.empty())
+        warn(at(v),
+             "'devices' is an empty list: mig-parted accepts it, but the entry then applies to "
+             "no gpu (write devices: all, or the gpu indices it is for)");
       for (const doc::node& n : v.kids) {
         long long d = 0;
         if (!go_yaml_int(n, d)) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <migplan/detail/strings.hpp>
 
 #include "io/emit_option.hpp"
 #include "io/names.hpp"
@@ -42,9 +43,23 @@ result<place_settings> read_place_options(const place_options& o,
   return s;
 }
 
-result<std::string> read_place_profile(model_list models, std::string_view word,
+result<std::string> read_place_profile(model_list models, std::span<const std::string> words,
                                        std::span<const fleet_now_node> nodes) {
-  auto d = parse_demand_word(models, word);
+  const std::string joined = fmt::format("{}", fmt::join(words, " "));
+  const std::string_view word = joined;
+  const auto one_at_a_time = "place them one at a time, or replay them with simulate";
+  if (words.size() > 1) {
+    if (const std::string how = profile_spelling_hint(models, word); !how.empty())
+      return error{fmt::format("{}: {}; but place answers one instance: {}", quote_token(word), how,
+                               one_at_a_time)};
+    if (words.size() > 2 || !detail::iequals(words.front(), "MIG"))
+      return error{fmt::format("place takes one PROFILE, and {} is {} words: {}", quote_token(word),
+                               words.size(), one_at_a_time)};
+  }
+  std::vector<const gpu_model*> fleet;  // a misspelt profile is suggested among these
+  for (const fleet_now_node& n : nodes)
+    if (std::find(fleet.begin(), fleet.end(), n.gpu) == fleet.end()) fleet.push_back(n.gpu);
+  auto d = parse_demand_word(models, word, fleet);
   if (!d) return d.error();
   if (d->profile.empty())
     return error{

@@ -19,7 +19,7 @@ namespace migplan::cli {
 
 /// place's options as given.
 struct place_options {
-  std::string request;  ///< PROFILE
+  std::vector<std::string> request;  ///< PROFILE, as its words ("MIG 1g.10gb" may be two)
   fleet_now_source fleet;
   std::vector<std::string> policies;  ///< --policy, repeatable; none: every dynamic one
   std::string alternatives = "3";
@@ -48,9 +48,11 @@ inline constexpr long long max_place_moves = 6;
 result<place_settings> read_place_options(const place_options& o,
                                           std::span<const std::string> emit_kinds);
 
-/// The profile `word` asks for, as the catalog spells it: one instance
+/// The profile `words` ask for, as the catalog spells it: one instance
 /// (not a count, not a memory size) of a profile some model of `nodes` has.
-result<std::string> read_place_profile(model_list models, std::string_view word,
+/// Several words are one profile after a "MIG" word; a count written as a
+/// word of its own ("1g.10gb x3") gets pack's hint on where a count goes.
+result<std::string> read_place_profile(model_list models, std::span<const std::string> words,
                                        std::span<const fleet_now_node> nodes);
 
 }  // namespace migplan::cli

@@ -111,8 +111,10 @@ result<std::string> demand_ci_profile(model_list models, std::string_view name) 
 }
 
 // A profile name as a demand item gives it: a name some catalog model has,
-// returned as the catalog spells it; else why not.
-result<std::string> demand_profile(model_list models, std::string_view text) {
+// returned as the catalog spells it; else why not. A misspelt name gets
+// suggestions from the profiles of `fleet` when it is known (a typo is
+// nearest one of them, not a profile of some other model), else of `models`.
+result<std::string> demand_profile(model_list models, std::string_view text, model_list fleet) {
   const std::string_view name = strip_profile_name(text);
   if (name.empty()) return error{"profile is empty"};
   if (std::all_of(name.begin(), name.end(),
@@ -141,13 +143,13 @@ result<std::string> demand_profile(model_list models, std::string_view text) {
     return ci.error();
   if (const std::string how = profile_spelling_hint(models, name); !how.empty())
     return error{fmt::format("invalid profile name {}: {}", q(name), how)};
+  const std::vector<std::string> near = all_profile_names(fleet.empty() ? models : fleet);
   const std::string lowered = lower(name);
   if (const std::string why = check::mig_profile_format_error(lowered); !why.empty())
-    return error{fmt::format("invalid profile name {}: {}{}", q(name), why,
-                             suggest(name, all_profile_names(models)))};
+    return error{fmt::format("invalid profile name {}: {}{}", q(name), why, suggest(name, near))};
   if (const std::string note = former_name_note(models, name); !note.empty())
     return error{fmt::format("unknown profile {}: {}", q(name), note)};
-  const std::string hint = suggest(name, all_profile_names(models));
+  const std::string hint = suggest(name, near);
   return error{fmt::format("unknown profile {}: no model has it{}", q(name),
                            hint.empty() ? "; 'migplan profiles' lists them" : hint)};
 }
@@ -160,7 +162,7 @@ struct demand_parts {
 };
 
 // The item `parts` describe, or why it is not one.
-result<demand_item> make_demand(model_list models, const demand_parts& parts) {
+result<demand_item> make_demand(model_list models, const demand_parts& parts, model_list fleet) {
   demand_item d;
   if (!parts.count) return error{"the item has no count"};
   if (parts.profile && parts.memory)
@@ -172,7 +174,7 @@ result<demand_item> make_demand(model_list models, const demand_parts& parts) {
     if (parts.slices || parts.sms)
       return error{fmt::format("{} is only for items sized by memory: a profile fixes its own",
                                parts.slices ? "compute_slices" : "sms")};
-    auto p = demand_profile(models, *parts.profile);
+    auto p = demand_profile(models, *parts.profile, fleet);
     if (!p) return p.error();
     d.profile = *p;
     d.name = parts.name ? *parts.name : d.profile;
@@ -203,7 +205,8 @@ bool add_demand(doc::walker& r, std::vector<demand_item>& out, std::map<std::str
 }
 
 result<std::vector<demand_item>> demand_from_tree(model_list models, std::string_view text,
-                                                  std::string_view shown, bool json) {
+                                                  std::string_view shown, bool json,
+                                                  model_list fleet) {
   doc::walker r(shown);
   const auto root = doc::read_document(text, shown, json,
                                        plan_budget("demand", max_demand_items, "demand items"));
@@ -235,7 +238,8 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
     if (const doc::field* f = find(fs, "profile")) {
       parts.profile = r.text(*f, "profile");
       if (parts.profile)
-        if (auto p = demand_profile(models, *parts.profile); !p) r.fail(f->at(), p.error().message);
+        if (auto p = demand_profile(models, *parts.profile, fleet); !p)
+          r.fail(f->at(), p.error().message);
     }
     if (const doc::field* f = find(fs, "memory")) {
       parts.memory = r.text(*f, "memory");
@@ -247,7 +251,7 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
       parts.slices = r.whole(*f, "compute_slices", 1, max_demand_slices);
     if (const doc::field* f = find(fs, "sms")) parts.sms = r.whole(*f, "sms", 1, max_demand_sms);
     if (!r.ok()) return first_error(r);
-    auto d = make_demand(models, parts);
+    auto d = make_demand(models, parts, fleet);
     if (!d) r.fail(line, d.error().message);
     if (!r.ok() || !add_demand(r, out, lines, std::move(*d), line)) return first_error(r);
   }
@@ -255,7 +259,7 @@ result<std::vector<demand_item>> demand_from_tree(model_list models, std::string
 }
 
 result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_view text,
-                                                 std::string_view shown) {
+                                                 std::string_view shown, model_list fleet) {
   doc::walker r(shown);
   text = skip_bom(text);
   std::vector<std::string> header;
@@ -335,7 +339,7 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
         parts.memory = v;
     }
     if (!r.ok()) return first_error(r);
-    auto d = make_demand(models, parts);
+    auto d = make_demand(models, parts, fleet);
     if (!d) return stop(r, line_no, d.error().message);
     if (!add_demand(r, out, lines, std::move(*d), line_no)) return first_error(r);
   }
@@ -356,7 +360,12 @@ result<std::vector<std::string>> plan_io::csv_fields(std::string_view line) {
     if (i < line.size() && line[i] == '"') {
       ++i;
       while (true) {
-        if (i >= line.size()) return error{"a quoted field has no closing quote"};
+        // A line break in quotes (RFC 4180 allows one) is not read: every
+        // reader counts a row a line, and a missing quote reads the same.
+        if (i >= line.size())
+          return error{
+              "a quoted field is not closed on the line where it starts: a field may not hold a "
+              "line break"};
         if (line[i] == '"') {
           if (i + 1 < line.size() && line[i + 1] == '"') {
             value += '"';
@@ -470,23 +479,24 @@ result<std::string> read_plan_file(const std::string& path, std::istream& in,
 }
 
 result<std::vector<demand_item>> parse_demand(model_list models, std::string_view text,
-                                              std::string_view shown, plan_file_format format) {
-  if (format == plan_file_format::csv) return demand_from_csv(models, text, shown);
-  return demand_from_tree(models, text, shown, format == plan_file_format::json);
+                                              std::string_view shown, plan_file_format format,
+                                              model_list fleet) {
+  if (format == plan_file_format::csv) return demand_from_csv(models, text, shown, fleet);
+  return demand_from_tree(models, text, shown, format == plan_file_format::json, fleet);
 }
 
 result<std::vector<demand_item>> read_demand(model_list models, const std::string& path,
-                                             std::istream& in) {
+                                             std::istream& in, model_list fleet) {
   auto text = read_plan_file(path, in, "plan");
   if (!text) return text.error();
   const plan_file_format format = plan_format_of(path, *text);
   if (auto e = wrong_kind(*text, format, shown_path(path), {yaml_kind::demand},
                           "--demand takes a demand file (version: 1, demand: ...)"))
     return *e;
-  return parse_demand(models, *text, shown_path(path), format);
+  return parse_demand(models, *text, shown_path(path), format, fleet);
 }
 
-result<demand_item> parse_demand_word(model_list models, std::string_view word) {
+result<demand_item> parse_demand_word(model_list models, std::string_view word, model_list fleet) {
   std::string_view rest = word;
   long long count = 1;
   // A count is digits before the 'x', a sign allowed so that "-3x1g.10gb"
@@ -536,7 +546,7 @@ result<demand_item> parse_demand_word(model_list models, std::string_view word) 
   } else {
     parts.profile = std::string(rest);
   }
-  auto d = make_demand(models, parts);
+  auto d = make_demand(models, parts, fleet);
   if (!d) return d.error();
   return d;
 }

@@ -97,18 +97,22 @@ result<std::string> read_plan_file(const std::string& path, std::istream& in,
 /// blank lines and lines starting with '#' are skipped. `shown` names the
 /// file in messages. Profiles are checked for syntax and for being a profile
 /// of one of `models` (stored as the model spells them); memory is
-/// parsed to MiB. Never throws.
+/// parsed to MiB. A misspelt profile gets suggestions from the profiles of
+/// `fleet`, the models the demand is for, when the caller knows them (else
+/// from `models`). Never throws.
 result<std::vector<demand_item>> parse_demand(model_list models, std::string_view text,
-                                              std::string_view shown, plan_file_format format);
+                                              std::string_view shown, plan_file_format format,
+                                              model_list fleet = {});
 
 /// read_plan_file() then parse_demand(), the format told by plan_format_of().
 result<std::vector<demand_item>> read_demand(model_list models, const std::string& path,
-                                             std::istream& in);
+                                             std::istream& in, model_list fleet = {});
 
 /// One demand item as typed on the command line: `[Nx]PROFILE` or
 /// `[Nx]mem=SIZE[:sms=N][:slices=N]` ("20xmem=30GiB:sms=40"); N from 1 to
-/// max_demand_count. The item's `where` is empty.
-result<demand_item> parse_demand_word(model_list models, std::string_view word);
+/// max_demand_count. The item's `where` is empty. Suggestions as parse_demand's.
+result<demand_item> parse_demand_word(model_list models, std::string_view word,
+                                      model_list fleet = {});
 
 /// A fleet file, read.
 struct plan_fleet {

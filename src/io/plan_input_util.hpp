@@ -84,7 +84,7 @@ class data_lines {
 };
 
 /// One CSV line's fields: separated by commas, each trimmed of spaces; a field
-/// in double quotes may hold commas, and "" for a quote.
+/// in double quotes may hold commas, and "" for a quote, but no line break.
 result<std::vector<std::string>> csv_fields(std::string_view line);
 
 /// The walker's first diagnostic, as the one-line error plan reports.

@@ -68,14 +68,19 @@ result<plan_request> plan_request_of(model_list models, const plan_request_optio
   if (o.fleet == "-" && (o.current == "-" || o.mig_config == "-"))
     return error{"only one file can be read from standard input ('-')"};
 
-  // Demand: the file's items, then the command line's.
+  // Demand: the file's items, then the command line's. With --gpu the
+  // fleet's models are known before the fleet is read, and a misspelt
+  // profile is suggested among theirs (a name --gpu misspells is refused below).
+  std::vector<const gpu_model*> named;
+  for (const std::string& name : o.gpus)
+    if (auto g = resolve_gpu(models, name)) named.push_back(*g);
   if (!o.demand.empty()) {
-    auto d = read_demand(models, o.demand, in);
+    auto d = read_demand(models, o.demand, in, named);
     if (!d) return d.error();
     req.demand = std::move(*d);
   }
   for (const std::string& w : o.items) {
-    auto d = parse_demand_word(models, w);
+    auto d = parse_demand_word(models, w, named);
     if (!d) return d.error();
     for (const demand_item& e : req.demand)
       if (e.name == d->name)

@@ -402,7 +402,10 @@ result<simulate_request> read_simulate_request(model_list models, const simulate
     r.wait = std::move(*w);
   }
 
-  auto pods = read_trace(models, o.trace, in);
+  // A misspelt profile is suggested among the fleet's models, not the catalog's.
+  std::vector<const gpu_model*> fleet;
+  for (const simulate_model& m : r.models) fleet.push_back(m.gpu);
+  auto pods = read_trace(models, o.trace, in, fleet);
   if (!pods) return pods.error();
   r.pods = std::move(*pods);
   r.trace_shown = plan_io::shown_path(o.trace);

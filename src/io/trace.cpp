@@ -53,7 +53,7 @@ struct parsed_item {
   int instances = 1;
 };
 
-result<parsed_item> parse_trace_item(model_list models, std::string_view word) {
+result<parsed_item> parse_trace_item(model_list models, std::string_view word, model_list fleet) {
   if (word.empty())
     return error{
         "the item is empty: give a profile (such as 1g.10gb), "
@@ -72,7 +72,7 @@ result<parsed_item> parse_trace_item(model_list models, std::string_view word) {
     out.need = trace_need::whole;
     return out;
   }
-  auto d = parse_demand_word(models, rest);
+  auto d = parse_demand_word(models, rest, fleet);
   if (!d) return d.error();
   if (d->count > max_pod_instances)
     return error{fmt::format("{} asks for {} instances in one pod; the most is {}", q(word),
@@ -86,8 +86,10 @@ result<parsed_item> parse_trace_item(model_list models, std::string_view word) {
 // Reads rows into a trace. Each step returns false once it keeps a problem in
 // the walker (the first is the reader's error).
 struct reader {
-  reader(model_list known, std::string_view shown) : models(known), w(shown) {}
+  reader(model_list known, model_list replayed, std::string_view shown)
+      : models(known), fleet(replayed), w(shown) {}
   model_list models;  // what an item's profile names resolve among
+  model_list fleet;   // the models replayed, when known: a misspelt profile's suggestions
   doc::walker w;
   std::unordered_map<std::string, parsed_item> items;  // each distinct word parsed once
   long long pods = 0;
@@ -125,7 +127,7 @@ struct reader {
   bool item(doc::position at, std::string_view text, trace_row& row) {
     auto it = items.find(std::string(text));
     if (it == items.end()) {
-      auto p = parse_trace_item(models, text);
+      auto p = parse_trace_item(models, text, fleet);
       if (!p) return fail(at, p.error().message);
       it = items.emplace(std::string(text), std::move(*p)).first;
     }
@@ -245,8 +247,9 @@ bool own_row(reader& r, trace_row& row, auto cell, int line) {
          (cell(3).empty() || r.count(at, cell(3), row)) && r.item(at, cell(4), row);
 }
 
-result<trace> trace_from_csv(model_list models, std::string_view text, std::string_view shown) {
-  reader r(models, shown);
+result<trace> trace_from_csv(model_list models, std::string_view text, std::string_view shown,
+                             model_list fleet) {
+  reader r(models, fleet, shown);
   text = skip_bom(text);
   trace out;
   std::vector<std::string> header;
@@ -316,8 +319,8 @@ bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
 }
 
 result<trace> trace_from_document(model_list models, std::string_view text, std::string_view shown,
-                                  bool json) {
-  reader r(models, shown);
+                                  bool json, model_list fleet) {
+  reader r(models, fleet, shown);
   doc::walker& w = r.w;
   doc::budget limits;
   limits.bytes = max_trace_bytes;
@@ -396,19 +399,20 @@ result<std::int64_t> parse_trace_time(std::string_view text) {
 }
 
 result<trace> parse_trace(model_list models, std::string_view text, std::string_view shown,
-                          plan_file_format format) {
-  if (format == plan_file_format::csv) return trace_from_csv(models, text, shown);
-  return trace_from_document(models, text, shown, format == plan_file_format::json);
+                          plan_file_format format, model_list fleet) {
+  if (format == plan_file_format::csv) return trace_from_csv(models, text, shown, fleet);
+  return trace_from_document(models, text, shown, format == plan_file_format::json, fleet);
 }
 
-result<trace> read_trace(model_list models, const std::string& path, std::istream& in) {
+result<trace> read_trace(model_list models, const std::string& path, std::istream& in,
+                         model_list fleet) {
   auto text = read_plan_file(path, in, "simulate", max_trace_bytes);
   if (!text) return text.error();
   const plan_file_format format = plan_format_of(path, *text);
   if (auto e = wrong_kind(*text, format, plan_io::shown_path(path), {yaml_kind::trace},
                           "--trace takes a trace (version: 1, pods: ...)"))
     return *e;
-  return parse_trace(models, *text, plan_io::shown_path(path), format);
+  return parse_trace(models, *text, plan_io::shown_path(path), format, fleet);
 }
 
 }  // namespace migplan::cli

@@ -34,12 +34,15 @@ inline constexpr std::int64_t max_trace_time = 1'000'000'000'000;
 /// optionally name, end and count (or Alibaba's pod-list header); YAML and
 /// JSON: `version: 1` and `pods:`, a list of {name?, start, end?, count?,
 /// item}. Times are whole seconds or RFC 3339 ("2023-07-01T08:00:00Z").
+/// A misspelt profile gets suggestions from the profiles of `fleet`, the
+/// models replayed, when the caller knows them (else of `models`).
 /// Never throws.
 result<trace> parse_trace(model_list models, std::string_view text, std::string_view shown,
-                          plan_file_format format);
+                          plan_file_format format, model_list fleet = {});
 
 /// Reads a trace file ("-" reads `in`), the format by plan_format_of().
-result<trace> read_trace(model_list models, const std::string& path, std::istream& in);
+result<trace> read_trace(model_list models, const std::string& path, std::istream& in,
+                         model_list fleet = {});
 
 /// Parses an RFC 3339 time or a whole number of seconds into seconds since
 /// the epoch; the error says what is wrong.

@@ -1660,3 +1660,69 @@ TEST_CASE("check -c on a file that is no mig-parted config warns that it selecte
   CHECK(plain.code == 0);
   CHECK(plain.out == "checked 1 file: 1 geometry valid, 0 invalid\n");
 }
+
+TEST_CASE("check warns of a mig-parted entry whose devices list is empty", "[cli][check]") {
+  // mig-parted accepts devices: [] and the entry then matches no gpu index
+  // (MatchesDevices, api/spec/v1/helpers.go): a silent no-op, accepted in silence.
+  const std::string config =
+      "version: v1\n"
+      "mig-configs:\n"
+      "  custom:\n"
+      "    - devices: []\n"
+      "      mig-enabled: true\n"
+      "      mig-devices:\n"
+      "        \"1g.10gb\": 4\n"
+      "    - devices: [1]\n"
+      "      mig-enabled: false\n";
+  const std::string warning =
+      "'devices' is an empty list: mig-parted accepts it, but the entry then applies to no gpu "
+      "(write devices: all, or the gpu indices it is for)";
+  const auto r = run_migplan({"check", "-"}, config);
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == "<stdin>:4:16: warning: " + warning +
+                     "\n"
+                     "    - devices: []\n"
+                     "               ^\n"
+                     "checked 1 file: 2 geometries valid, 0 invalid; 1 warning\n");
+  const auto strict = run_migplan({"check", "--strict", "-"}, config);
+  CHECK(strict.code == 1);
+  CHECK(strict.out.find("<stdin>:4:16: error: " + warning + " [--strict]\n") != std::string::npos);
+  // A list with an index, or all, is no warning.
+  std::string listed = config;
+  listed.replace(listed.find("[]"), 2, "[0]");
+  const auto fine = run_migplan({"check", "-"}, listed);
+  CHECK(fine.code == 0);
+  CHECK(fine.out == "checked 1 file: 2 geometries valid, 0 invalid\n");
+}
+
+TEST_CASE("integer options that are no whole number in digits say a whole number is expected",
+          "[cli][check]") {
+  // CLI11's range check said "Value 1e9 not in range 0 to 2147483647", of a
+  // value that is in range; every other count is read by parse_whole_number.
+  const std::string geometry = migplan::test::source_path("examples/geometry.yaml");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"check", "--max-errors", "1e9", geometry},
+       "--max-errors '1e9' is not a number: expected a whole number from 0 to 2147483647"},
+      {{"check", "--max-errors", "", geometry},
+       "--max-errors '' is not a number: expected a whole number from 0 to 2147483647"},
+      {{"check", "--max-errors=-1", geometry}, "--max-errors -1 must be at least 0"},
+      {{"pack", "--index", "1.5", "1g.5gb"},
+       "--index '1.5' is not a number: expected a whole number from 0 to 4095"},
+      {{"pack", "--index", "5000", "1g.5gb"}, "--index 5000 is too large (at most 4095)"},
+      {{"import", "--lgip", "x", "--lgipp", "y", "--index", "two"},
+       "--index 'two' is not a number: expected a whole number from 0 to 4095"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args[1] + " " + args[2]);
+    const auto r = run_migplan(args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "migplan: " + message + "\n");
+  }
+  // A whole number still takes: one diagnostic shown of the invalid example's eight.
+  const auto one = run_migplan(
+      {"check", "--max-errors", "1", migplan::test::source_path("examples/invalid-geometry.yaml")});
+  CHECK(one.code == 1);
+  CHECK(one.out.find("and 7 more errors in ") != std::string::npos);
+}

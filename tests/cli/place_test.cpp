@@ -187,9 +187,10 @@ TEST_CASE("place reads kubectl's nodes and leaves out GPUs with MIG off", "[plac
 
 TEST_CASE("place refuses bad requests with the culprit named", "[place]") {
   const std::string state = place_fixture("state.yaml");
+  // Suggested among the fleet's h100-80gb profiles (3g.20gb and 7g.40gb are the A100's).
   expect_place_bad({"3g.40gx", "--current", state},
                    "invalid profile name '3g.40gx': expected [Cc.]Gg.MEMgb such as 1g.5gb or "
-                   "1c.3g.20gb (did you mean 3g.40gb, 3g.20gb or 7g.40gb?)");
+                   "1c.3g.20gb (did you mean 3g.40gb or 4g.40gb?)");
   expect_place_bad({"1g.5gb", "--current", state},
                    "no GPU of the fleet (h100-80gb) has profile '1g.5gb' (did you mean 1g.10gb or "
                    "1g.20gb?)");
@@ -492,4 +493,49 @@ TEST_CASE("place passes over a node whose GPUs all have MIG off", "[place]") {
     CHECK(pol["choice"]["node"] == "b");
     CHECK(pol["places"] == 4);
   }
+}
+
+TEST_CASE("place suggests a misspelt profile among the fleet's profiles", "[place]") {
+  // The fleet is H100s only; the suggestions came from every catalog model
+  // (1g.6gb of the A30, 1g.5gb of the A100). pack on an H100 is the reference.
+  const std::string hint = migplan::test::pack_did_you_mean("h100-80gb", "1g.7gb");
+  REQUIRE_FALSE(hint.empty());
+  const auto r = run_migplan({"place", "1g.7gb", "--current", place_fixture("state.yaml")});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: unknown profile '1g.7gb': no model has it" + hint + "\n");
+  CHECK(r.err.find("1g.6gb") == std::string::npos);
+  CHECK(r.err.find("1g.5gb") == std::string::npos);
+}
+
+TEST_CASE("place says where a count typed as a word of its own goes", "[place][names]") {
+  // CLI11 said "the following argument was not expected: x3"; pack, check and
+  // plan give the hint of profile_spelling_hint, and place now does too.
+  const std::string how = "a count goes before its profile, joined by x: write 3x1g.5gb";
+  const std::string one = "place them one at a time, or replay them with simulate";
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{"1g.5gb", "x3"}, {"3", "x", "1g.5gb"}}) {
+    std::vector<std::string> args{"place", "--current", plan_fixture("state.json")};
+    args.insert(args.end(), words.begin(), words.end());
+    const auto r = run_migplan(args);
+    INFO(words.front());
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    const std::string shown = words.size() == 2 ? "1g.5gb x3" : "3 x 1g.5gb";
+    CHECK(r.err ==
+          "migplan: '" + shown + "': " + how + "; but place answers one instance: " + one + "\n");
+  }
+  // Two profiles are not one.
+  const auto two =
+      run_migplan({"place", "--current", plan_fixture("state.json"), "1g.5gb", "2g.10gb"});
+  CHECK(two.code == 2);
+  CHECK(two.err ==
+        "migplan: place takes one PROFILE, and '1g.5gb 2g.10gb' is 2 words: " + one + "\n");
+  // "MIG 1g.10gb", as nvidia-smi writes it, is one profile in two words.
+  const auto split =
+      run_migplan({"place", "--current", place_fixture("state.yaml"), "--json", "MIG", "1g.10gb"});
+  const auto whole =
+      run_migplan({"place", "--current", place_fixture("state.yaml"), "--json", "1g.10gb"});
+  CHECK(split.code == 0);
+  CHECK(split.out == whole.out);
 }

@@ -930,3 +930,17 @@ TEST_CASE("plan --emit mig-parted filters by every PCI ID of the model, as pack 
   CHECK(filters(h100.out) ==
         std::vector<std::string>{R"(device-filter: ["0x233010DE", "0x232410DE"])"});
 }
+
+TEST_CASE("plan --gpu suggests a misspelt demand profile among the models named", "[plan][names]") {
+  // The suggestions came from every catalog model (1g.6gb of the A30 for an
+  // a100-40gb fleet); pack on the same model is the reference.
+  const std::string hint = migplan::test::pack_did_you_mean("a100-40gb", "1g.7gb");
+  CHECK(hint.find("1g.6gb") == std::string::npos);
+  const auto word = run_migplan({"plan", "--gpu", "a100-40gb", "1g.7gb"});
+  CHECK(word.code == 2);
+  CHECK(word.err == "migplan: unknown profile '1g.7gb': no model has it" + hint + "\n");
+  const auto file = run_migplan({"plan", "--gpu", "a100-40gb", "--demand", "-"},
+                                "version: 1\ndemand:\n  - {count: 2, profile: 1g.7gb}\n");
+  CHECK(file.code == 2);
+  CHECK(file.err == "migplan: <stdin>:3: unknown profile '1g.7gb': no model has it" + hint + "\n");
+}

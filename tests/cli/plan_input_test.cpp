@@ -258,7 +258,8 @@ TEST_CASE("malformed demand csv files each get one message with their line", "[p
   CHECK(csv("name,count,profile\nx,3,1g.10bg\n")
             .starts_with("d.csv:2: invalid profile name '1g.10bg'"));
   CHECK(csv("name,count,profile\n\"x,3,1g.10gb\n") ==
-        "d.csv:2: a quoted field has no closing quote");
+        "d.csv:2: a quoted field is not closed on the line where it starts: a field may not "
+        "hold a line break");
   CHECK(csv("name,count,profile\n") == "d.csv:1: no demand items after the header");
   CHECK(csv("# nothing\n") ==
         "d.csv: no header: a demand csv starts with a header such as 'name,count,profile'");

@@ -222,4 +222,12 @@ std::string source_path(const std::string& rel) {
   return std::string(MIGPLAN_SOURCE_DIR) + "/" + rel;
 }
 
+std::string pack_did_you_mean(const std::string& gpu, const std::string& profile) {
+  const run_result r = run_migplan({"pack", "-g", gpu, profile});
+  const std::size_t open = r.err.find(" (did you mean");
+  const std::size_t close = r.err.find("?)", open);
+  if (r.code != 2 || open == std::string::npos || close == std::string::npos) return {};
+  return r.err.substr(open, close + 2 - open);
+}
+
 }  // namespace migplan::test

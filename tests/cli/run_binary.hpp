@@ -63,4 +63,9 @@ std::string plan_fixture(const std::string& name);
 /// Path of a file under the source root (MIGPLAN_SOURCE_DIR).
 std::string source_path(const std::string& rel);
 
+/// The " (did you mean ...?)" that `pack -g GPU PROFILE` gives an unknown
+/// PROFILE: suggestions among that one model's profiles, the reference for
+/// readers that should suggest among a fleet's models ("" when none).
+std::string pack_did_you_mean(const std::string& gpu, const std::string& profile);
+
 }  // namespace migplan::test

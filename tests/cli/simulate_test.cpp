@@ -1731,3 +1731,52 @@ TEST_CASE("simulate says when it drops fractions of a second from a trace's time
   // The fractions dropped, the replay is the whole-second one.
   CHECK(r.out == whole.out);
 }
+
+TEST_CASE("a misspelt profile in a trace is suggested among the fleet's profiles",
+          "[simulate][trace]") {
+  // The suggestions came from every catalog model: "1g.7gb" on an a100-40gb
+  // fleet offered 1g.6gb (an A30 profile) and 1g.47gb. pack on the same model
+  // is the reference: its did-you-mean comes from that model's profiles.
+  const std::string hint = migplan::test::pack_did_you_mean("a100-40gb", "1g.7gb");
+  CHECK(hint.find("1g.6gb") == std::string::npos);
+  CHECK(hint.find("1g.5gb") != std::string::npos);
+  const std::vector<std::pair<std::string, std::string>> traces{
+      {"name,start,end,count,item\np,0,10,1,1g.7gb\n", "<stdin>:2"},
+      {"version: 1\npods:\n  - {start: 0, item: 1g.7gb}\n", "<stdin>:3"},
+      {"{\"version\": 1,\n \"pods\": [{\"start\": 0, \"item\": \"1g.7gb\"}]}", "<stdin>:2"}};
+  for (const auto& [trace, where] : traces) {
+    INFO(trace);
+    const auto r =
+        run_migplan({"simulate", "-g", "a100-40gb", "--gpus", "2", "--trace", "-"}, trace);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "migplan: " + where + ": unknown profile '1g.7gb': no model has it" + hint + "\n");
+  }
+  // On an A30 fleet, the A30's own 1g.6gb is the nearest.
+  const auto a30 = run_migplan({"simulate", "-g", "a30", "--gpus", "2", "--trace", "-"},
+                               std::get<0>(traces.front()));
+  CHECK(a30.code == 2);
+  CHECK(a30.err.find("did you mean 1g.6gb") != std::string::npos);
+}
+
+TEST_CASE("a trace field holding a line break is refused as such, at the line it starts",
+          "[simulate][trace]") {
+  // RFC 4180 lets a quoted field hold a line break; the trace reader reads a row a
+  // line, and said "a quoted field has no closing quote", though the quote closes
+  // on the next line.
+  const std::string message =
+      "a quoted field is not closed on the line where it starts: a field may not hold a line "
+      "break";
+  const auto r = run_migplan({"simulate", "-g", "a100-40gb", "--gpus", "2", "--trace", "-"},
+                             "name,start,end,count,item\n"
+                             "ok,0,10,1,1g.5gb\n"
+                             "\"a\nb\",0,10,1,1g.5gb\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: <stdin>:3: " + message + "\n");
+  // A quote never closed reads the same: the reader cannot tell the two apart.
+  const auto open = run_migplan({"simulate", "-g", "a100-40gb", "--gpus", "2", "--trace", "-"},
+                                "name,start,end,count,item\n\"a,0,10,1,1g.5gb\n");
+  CHECK(open.err == "migplan: <stdin>:2: " + message + "\n");
+}
