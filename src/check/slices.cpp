@@ -237,6 +237,21 @@ class slices_checker {
         devices.push_back(std::move(pd));
       }
 
+    // MIG devices that consume no counter are allocated each on its own, as
+    // a driver lists MIG devices that already exist: there are no counters
+    // to compare, and a note says so rather than pass them without a word.
+    std::size_t bare = 0;
+    const slice_device* first_bare = nullptr;
+    for (const pool_device& d : devices)
+      if (d.dev->consumes.empty() && attribute(*d.dev, "profile") != nullptr && bare++ == 0)
+        first_bare = d.dev;
+    if (bare > 0)
+      note(first_bare->at,
+           fmt::format("{} MIG device{} of pool {} consume{} no counter (the first: {}): the "
+                       "scheduler allocates each on its own, so there is nothing to compare",
+                       bare, bare == 1 ? "" : "s", quote_name(name), bare == 1 ? "s" : "",
+                       quote_name(first_bare->name)));
+
     // GPUs: the devices joined by the sets they consume from.
     union_find uf(sets.size());
     for (const pool_device& d : devices)

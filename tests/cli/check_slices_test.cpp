@@ -296,3 +296,28 @@ TEST_CASE("check counts an empty taints list as no taint for the device limit", 
   CHECK(tainted.out.find("ResourceSlice 's' has 100 devices; the API allows at most 64") !=
         std::string::npos);
 }
+
+// A MIG device that consumes no counter (a driver listing the MIG devices
+// that exist) has nothing to compare; check passed such a file saying only
+// "0 geometries", as if it held no MIG device at all.
+TEST_CASE("check notes MIG devices that consume no counter", "[check][slices]") {
+  std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  int stripped = 0;
+  for (std::size_t at = text.find("    consumesCounters:"); at != std::string::npos;
+       at = text.find("    consumesCounters:", at), ++stripped) {
+    // The entry runs to the next device ("  - name:") or the document's end.
+    std::size_t end = text.find("\n  - name:", at);
+    if (end == std::string::npos) end = text.find("\n---", at);
+    text.erase(at, (end == std::string::npos ? text.size() : end + 1) - at);
+  }
+  REQUIRE(stripped > 1);
+  const auto r = run_migplan({"check", "-"}, text);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find(std::to_string(stripped) + " MIG devices of pool ") != std::string::npos);
+  CHECK(r.out.find("consume no counter") != std::string::npos);
+  // Devices that draw from the counters get no such note.
+  const auto whole = run_migplan({"check", dra_fixture("a30.yaml")});
+  CHECK(whole.code == 0);
+  CHECK(whole.out.find("consume no counter") == std::string::npos);
+}
