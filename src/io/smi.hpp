@@ -142,7 +142,8 @@ struct lci_row {
   std::optional<placement> at;  ///< compute slices within the GI; older drivers omit the column
 };
 
-/// `nvidia-smi mig -lci`.
+/// `nvidia-smi mig -lci`: no two compute instances of one GPU instance
+/// overlap (where placed) or share an ID.
 struct lci_listing : listing_base {
   std::vector<lci_row> rows;
 };
@@ -179,6 +180,8 @@ read_result<lgipp_listing> read_lgipp(std::string_view text);
 read_result<lgi_listing> read_lgi(std::string_view text);
 
 /// Reads `nvidia-smi mig -lci` output, with or without the Placement column.
+/// Compute instances of one GPU instance that overlap or share an ID are
+/// errors naming both.
 read_result<lci_listing> read_lci(std::string_view text);
 
 /// Reads `nvidia-smi mig -lcip` output.

@@ -511,3 +511,49 @@ TEST_CASE("pack --current reads back the answers of a listing of several GPUs",
   CHECK(broken.code == 2);
   CHECK(broken.err.starts_with("migplan: <stdin>:3:"));
 }
+
+TEST_CASE("compute instances of one GPU instance that share a slice are refused",
+          "[cli][current]") {
+  // A GPU instance's compute instances own its compute slices between them
+  // (doc/man/migplan-pack.1.scd, COMPUTE INSTANCES), so nvidia-smi never
+  // lists two on one slice of one GPU instance; the same slice of two GPU
+  // instances is no overlap.
+  const std::string lgi =
+      lgi_table({lgi_line(0, "3g.20gb", 9, 2, "0:4"), lgi_line(0, "3g.20gb", 9, 1, "4:4")});
+  const auto lci = [](const std::vector<std::string>& rows) {
+    std::string t =
+        "+--------------------------------------------------------------------+\n"
+        "| Compute instances:                                                 |\n"
+        "| GPU     GPU       Name             Profile   Instance   Placement  |\n"
+        "|       Instance                       ID        ID       Start:Size |\n"
+        "|         ID                                                         |\n"
+        "|====================================================================|\n";
+    for (const auto& r : rows)
+      t += r + "\n+--------------------------------------------------------------------+\n";
+    return t;
+  };
+  const std::string ci0 = "|   0      1       MIG 2c.3g.20gb       1         0          0:2     |";
+  const std::string beside =
+      "|   0      1       MIG 1c.3g.20gb       0         1          2:1     |";
+  const std::string other_gi =
+      "|   0      2       MIG 1c.3g.20gb       0         0          0:1     |";
+  const auto ok = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "--current", "-"},
+                              lgi + lci({ci0, beside, other_gi}));
+  CHECK(ok.err.empty());
+  REQUIRE(ok.code == 0);
+  const json j = json::parse(ok.out);
+  REQUIRE(j["current"].size() == 2);
+  CHECK(j["current"][0]["compute_instances"].size() == 1);
+  CHECK(j["current"][1]["compute_instances"].size() == 2);
+
+  const std::string on_slice_1 =
+      "|   0      1       MIG 1c.3g.20gb       0         1          1:1     |";
+  const auto overlap =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-"}, lgi + lci({ci0, on_slice_1}));
+  CHECK(overlap.code == 2);
+  const std::size_t lgi_lines = static_cast<std::size_t>(std::count(lgi.begin(), lgi.end(), '\n'));
+  CHECK(overlap.err == "migplan: <stdin>:" + std::to_string(lgi_lines + 9) +
+                           ": GPU 0 GPU instance 1 compute instance 1 at 1:1 overlaps compute "
+                           "instance 0 at 0:2 (line " +
+                           std::to_string(lgi_lines + 7) + ")\n");
+}
