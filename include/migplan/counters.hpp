@@ -233,12 +233,6 @@ inline admission_report compare_admission(const gpu_model& gpu, const counter_mo
   const auto differs = [&](std::span<const std::size_t> set) {
     return allocatable(m, set) != legal_set(set);
   };
-  // Records T = chosen + {last}, a set the sides differ on whose subset less
-  // `last` both allow. T is counted when it is a smallest one (each subset
-  // one device smaller allowed by both; every differing set holds a smallest
-  // one, whose own walk counts it). When a kind has no example yet, one is
-  // made of T by dropping devices while the sides still differ (a smallest
-  // set too, by monotony), so that a walk the budget stops still shows one.
   // Whether the sides differ on T less chosen[k]. That set is chosen less
   // chosen[k] (allowed by both, a subset of chosen) plus `last`, so they
   // differ on it exactly when they differ on adding `last` there: asked of
@@ -254,6 +248,12 @@ inline admission_report compare_admission(const gpu_model& gpu, const counter_mo
     u.add(p, d.where.profile, d.where.start);
     return differ;
   };
+  // Records T = chosen + {last}, a set the sides differ on whose subset less
+  // `last` both allow. T is counted when it is a smallest one (each subset
+  // one device smaller allowed by both; every differing set holds a smallest
+  // one, whose own walk counts it). When a kind has no example yet, one is
+  // made of T by dropping devices while the sides still differ (a smallest
+  // set too, by monotony), so that a walk the budget stops still shows one.
   std::vector<std::size_t> set;
   const auto record = [&](std::uint64_t& count, std::vector<std::vector<std::size_t>>& list,
                           std::size_t last) {
@@ -264,8 +264,8 @@ inline admission_report compare_admission(const gpu_model& gpu, const counter_mo
     for (std::size_t k = 0; k < chosen.size() && smallest; ++k)
       if (differs_without(k, m.devices[last])) smallest = false;
     if (!smallest) {
-      std::vector<std::size_t> less;
       if (!list.empty()) return;
+      std::vector<std::size_t> less;
       for (std::size_t k = set.size(); k-- > 0;) {
         less = set;
         less.erase(less.begin() + static_cast<std::ptrdiff_t>(k));
