@@ -35,7 +35,8 @@ std::string slice_with(const std::string& rest) {
 
 }  // namespace
 
-TEST_CASE("check passes migplan's own dra slices of every catalog model", "[check][slices]") {
+TEST_CASE("check passes migplan's own dra slices of every catalog model",
+          "[check][slices][exhaustive]") {
   int checked = 0;
   for (const migplan::gpu_model& g : migplan::catalog()) {
     if (migplan::counters_of(g).devices.empty()) continue;

@@ -1061,7 +1061,7 @@ TEST_CASE("check --max-errors sets the cap, 0 lifts it, and the exit code stays"
   CHECK(r.err.find("--max-errors") != std::string::npos);
 }
 
-TEST_CASE("check --format github caps annotations with a notice; json keeps every finding",
+TEST_CASE("check --format github caps annotations with a notice, and json keeps every finding",
           "[check]") {
   auto r =
       run_migplan({"check", "--format", "github", "--max-errors", "1", "-"}, unknown_keys_file(3));
@@ -1522,7 +1522,7 @@ TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
 }
 
 TEST_CASE("every catalog name and pci id resolves in check's model: and device-filter",
-          "[check][names]") {
+          "[check][names][exhaustive]") {
   // Each model's slug, nvidia-smi names and PCI IDs: a geometry file naming it
   // and a mig-parted entry filtering on it are checked on that very model.
   for (const migplan::gpu_model& g : migplan::catalog()) {

@@ -126,7 +126,7 @@ TEST_CASE("three 1c.3g.20gb fill one 3g GI at slices 0, 1 and 2 (the user guide'
       {"profile": "1c.3g.20gb", "profile_id": 0, "start": 2, "size": 1}])"));
 }
 
-TEST_CASE("four 1c.3g.20gb need two GIs; the -lci capture's two CIs sit at 0:1 and 1:1",
+TEST_CASE("four 1c.3g.20gb need two GIs, and the -lci capture's two CIs sit at 0:1 and 1:1",
           "[cli][compute]") {
   const json four = pack_json("a100-40gb", {"4x1c.3g.20gb"}, 0);
   CHECK(four["request"] == json::parse(R"(["3g.20gb", "3g.20gb"])"));

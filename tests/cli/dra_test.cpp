@@ -251,7 +251,7 @@ TEST_CASE("pack --emit dra writes the model's slices, on the node and GPU given"
 }
 
 TEST_CASE("dra slices of every model respect the API's limits and allow exactly the legal layouts",
-          "[dra]") {
+          "[dra][exhaustive]") {
   for (const gpu_model& g : migplan::catalog()) {
     INFO("model " << g.slug);
     const dra_options opt;

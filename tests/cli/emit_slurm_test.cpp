@@ -165,8 +165,8 @@ std::vector<std::vector<std::string>> requests(const model_info& m) {
 
 }  // namespace
 
-TEST_CASE("pack --emit slurm's Gres counts match the devices slurmd finds\\, both namings",
-          "[cli][emit][slurm]") {
+TEST_CASE("pack --emit slurm's Gres counts match the devices slurmd finds under both namings",
+          "[cli][emit][slurm][exhaustive]") {
   int checked = 0, renamed = 0, unknown = 0;
   for (const auto& [slug, m] : models()) {
     for (std::vector<std::string> req : requests(m)) {
@@ -260,7 +260,7 @@ std::pair<std::string, json> plan_slurm_and_json(const std::vector<std::string>&
 
 }  // namespace
 
-TEST_CASE("plan --emit slurm's Gres lines match each node's devices\\, both namings",
+TEST_CASE("plan --emit slurm's Gres lines match each node's devices under both namings",
           "[cli][emit][slurm]") {
   const std::map<std::string, model_info> all = models();
   const std::map<std::string, std::pair<std::string, int>> fleet{{"n1", {"a100-80gb", 4}},
@@ -318,7 +318,7 @@ TEST_CASE("plan --emit slurm's Gres lines match each node's devices\\, both nami
   CHECK(unwrapped(out).find("does not know the memory of 7g.180gb") != std::string::npos);
 }
 
-TEST_CASE("plan --emit slurm in a re-plan: kept geometries\\, and a GPU with MIG on and none",
+TEST_CASE("plan --emit slurm in a re-plan: kept geometries and a GPU with MIG on and none",
           "[cli][emit][slurm]") {
   const std::map<std::string, model_info> all = models();
   const std::string state = migplan::test::plan_fixture("state.json");

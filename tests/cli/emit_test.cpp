@@ -652,7 +652,8 @@ TEST_CASE("emit-config --gpu writes only those models, to a file with -o", "[cli
   CHECK(bad.err.rfind("migplan: cannot write ", 0) == 0);
 }
 
-TEST_CASE("pack --emit says which created profiles have inferred values", "[cli][emit]") {
+TEST_CASE("pack --emit says which created profiles have inferred values",
+          "[cli][emit][exhaustive]") {
   // On every catalog model, one instance of each profile the model has: the
   // nvml answer's "inferred" matches what `migplan profiles` marks, and the
   // script and the mig-parted config name the same profiles in a comment.

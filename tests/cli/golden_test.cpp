@@ -543,7 +543,7 @@ TEST_CASE("gpus lists every model with its coverage", "[cli][gpus]") {
 }
 
 TEST_CASE("every gpu name in JSON output is an nvidia-smi name --gpu takes back",
-          "[cli][json][gpus]") {
+          "[cli][json][gpus][exhaustive]") {
   const json gpus = parse_json(run_migplan({"gpus", "--json"}).out);
   const json profiles = parse_json(run_migplan({"profiles", "--json"}).out);
   REQUIRE(gpus["gpus"].size() == migplan::catalog().size());
@@ -611,7 +611,7 @@ TEST_CASE("pack's note names the requested profiles with inferred values, in agr
 }
 
 TEST_CASE("enumerate and fit name the profiles they rest on with inferred values",
-          "[cli][enumerate][fit]") {
+          "[cli][enumerate][fit][exhaustive]") {
   // On every catalog model: enumerate's "inferred" lists exactly the profiles
   // of its geometries that the catalog marks inferred, with each one's fields,
   // and the text's note names the same ones, or is absent.

@@ -200,7 +200,8 @@ TEST_CASE("an imported model has the built-in model's geometries", "[import]") {
   }
 }
 
-TEST_CASE("an imported model answers every multiset as the built-in model does", "[import]") {
+TEST_CASE("an imported model answers every multiset as the built-in model does",
+          "[import][exhaustive]") {
   for (const capture_pair& pair : full_pairs()) {
     const gpu_model& built = *pair.model;
     DYNAMIC_SECTION("model " << built.slug) {

@@ -79,7 +79,8 @@ TEST_CASE("plain_pack_options leaves every other line to the parser", "[pack][pl
   }
 }
 
-TEST_CASE("a plain pack line answers as the parser's reading of it does", "[pack][plain]") {
+TEST_CASE("a plain pack line answers as the parser's reading of it does",
+          "[pack][plain][exhaustive]") {
   // Profiles that fit, that do not, that are ambiguous across models, that
   // are malformed or unknown, and words that name other commands; options
   // in any order, a GPU known, unknown or ambiguous.

@@ -516,7 +516,8 @@ TEST_CASE("plan: two models at different costs are proven in whole GPUs", "[plan
   CHECK(text.out.find("lower bound cost 95.4: proven optimal") != std::string::npos);
 }
 
-TEST_CASE("plan: any positive cost plans as cost 1, and totals print as typed", "[plan][cli]") {
+TEST_CASE("plan: any positive cost plans as cost 1, and totals print as typed",
+          "[plan][cli][exhaustive]") {
   const long long gpus = checked_plan({"--gpu", "h100-80gb", "100x1g.10gb"}, 0)["gpu_count"];
   for (const std::string cost : {"1e-9", "1e-7", "1e-6", "75597.3"}) {
     INFO("cost " << cost);

@@ -87,7 +87,7 @@ TEST_CASE("simulate exits 1 when a policy rejects pods on a small fleet", "[simu
 }
 
 TEST_CASE("simulate --size finds a count that meets the target and one fewer that does not",
-          "[simulate]") {
+          "[simulate][exhaustive]") {
   const json j = simulate({"--size", "--gpus-per-node", "2"}, 0);
   for (const json& p : j["policies"])
     check_sized(trace_csv, "h100-80gb", p["name"].get<std::string>(), p["sized_gpus"].get<int>());
@@ -827,7 +827,7 @@ json queue_at(const std::string& trace, const std::string& policy, int n) {
 }  // namespace
 
 TEST_CASE("simulate --size --queue finds the fewest GPUs within a wait target",
-          "[simulate][queue]") {
+          "[simulate][queue][exhaustive]") {
   for (const auto& [target, key, seconds] :
        {std::tuple{"p50=0", "p50", 0}, std::tuple{"p95=1m", "p95", 60},
         std::tuple{"p99=30s", "p99", 30}, std::tuple{"max=1m40s", "max", 100}}) {

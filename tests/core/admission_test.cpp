@@ -178,7 +178,7 @@ TEST_CASE("many devices that draw nothing stop at the budget, not the stack", "[
 }
 
 TEST_CASE("the walk counts exactly the smallest differing sets a brute force finds",
-          "[admission]") {
+          "[admission][exhaustive]") {
   // Random small slices: the catalog's counters with capacities moved by
   // one, devices at random placements (a start may be one the profile does
   // not allow, two may share a placement) with draws dropped or raised.

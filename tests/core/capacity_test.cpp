@@ -244,7 +244,7 @@ TEST_CASE("for_each_extension visits every layout once, placements in increasing
 }
 
 TEST_CASE("room_of and addable_to match a brute-force extension search on every layout",
-          "[capacity][oracle]") {
+          "[capacity][oracle][exhaustive]") {
   for (const gpu_model& gpu : migplan::catalog()) {
     DYNAMIC_SECTION("model " << gpu.slug) {
       const auto want_all = brute_force(gpu);
@@ -299,7 +299,7 @@ TEST_CASE("room_of and addable_to match a brute-force extension search on every 
 }
 
 TEST_CASE("room_memo answers exactly as room_of on every layout of every model",
-          "[capacity][memo]") {
+          "[capacity][memo][exhaustive]") {
   for (const gpu_model& gpu : migplan::catalog()) {
     INFO(gpu.slug);
     migplan::room_memo memo(gpu);

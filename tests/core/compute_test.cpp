@@ -143,7 +143,7 @@ std::size_t brute_fewest_gis(const profile& gi, const std::vector<int>& cis) {
 }  // namespace
 
 TEST_CASE("every CI combination of every GI with CI data matches the brute force",
-          "[compute][oracle]") {
+          "[compute][oracle][exhaustive]") {
   std::size_t checked = 0, fitting = 0;
   for (const gpu_model& m : catalog()) {
     for (const profile& gi : m.profiles) {
@@ -258,7 +258,7 @@ TEST_CASE("the -lci capture's two 1c.3g.40gb CIs are placed at 0:1 and 1:1", "[c
   CHECK(two.where[1].start == 1);
 }
 
-TEST_CASE("a 4g GI offers 1c, 2c and 4c but no 3c; 4c and 3c share a 7g GI", "[compute]") {
+TEST_CASE("a 4g GI offers 1c, 2c and 4c but no 3c, and 4c and 3c share a 7g GI", "[compute]") {
   const gpu_model& a100 = model("a100-40gb");
   const profile& four = a100.profiles[static_cast<std::size_t>(index_of(a100, "4g.20gb"))];
   CHECK(find_ci_by_slices(four, 1) >= 0);
@@ -290,7 +290,8 @@ TEST_CASE("the default CI of a profile-15 GI is CI profile 7", "[compute][catalo
   CHECK(h100.profiles[static_cast<std::size_t>(index_of(h100, "3g.40gb"))].ci_profiles.empty());
 }
 
-TEST_CASE("CIs asked on their own take the fewest GIs the brute force finds", "[compute][oracle]") {
+TEST_CASE("CIs asked on their own take the fewest GIs the brute force finds",
+          "[compute][oracle][exhaustive]") {
   for (const gpu_model& m : catalog()) {
     for (const profile& gi : m.profiles) {
       if (gi.ci_profiles.empty()) continue;

@@ -264,7 +264,7 @@ TEST_CASE("the unit, cap and engine counters each decide sets on the catalog", "
 }
 
 TEST_CASE("on the catalog, the compute counter and each single engine kind never bind alone",
-          "[counters]") {
+          "[counters][exhaustive]") {
   // doc/dra.md says so: the placements keep compute within the GPU's on every
   // catalog model, and engine kinds over budget always come in twos (JPG with
   // OFA) or with a cap. The counters stay, for models where they do bind (the

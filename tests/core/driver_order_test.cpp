@@ -275,7 +275,7 @@ TEST_CASE("find_creation_order on the layouts the emit tests use", "[driver]") {
   }
 }
 
-TEST_CASE("every order find_creation_order claims lands under both rules", "[driver]") {
+TEST_CASE("every order find_creation_order claims lands under both rules", "[driver][exhaustive]") {
   // Every layout of up to four instances of every model with observations
   // of its placement structure, and the maximal layouts of every model.
   for (const gpu_model& g : migplan::catalog()) {

@@ -37,7 +37,7 @@ bool oracle_maximal(const gpu_model& gpu, const oracle::counts& n,
 }  // namespace
 
 TEST_CASE("enumerate finds exactly the oracle's geometries with the same layout counts",
-          "[enumerate][oracle]") {
+          "[enumerate][oracle][exhaustive]") {
   for (const gpu_model& gpu : migplan::catalog()) {
     DYNAMIC_SECTION("model " << gpu.slug) {
       const migplan::geometry_set got = migplan::enumerate(gpu);

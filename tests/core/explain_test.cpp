@@ -208,7 +208,7 @@ TEST_CASE("a request that fits has no conflict and explain leaves other reasons 
 }
 
 TEST_CASE("smallest_conflict is minimal on pinned placement failures of every model",
-          "[explain][oracle]") {
+          "[explain][oracle][exhaustive]") {
   // One or two pinned instances plus one free instance, wherever that fails
   // only on placement. Catch runs the body once per model section, so the count
   // is kept across runs: a two-slot model (rtx-pro-5000) has no such failure.
@@ -293,7 +293,7 @@ TEST_CASE("nothing comes close when no single item fits", "[explain][closest]") 
 }
 
 TEST_CASE("closest fits keep the most items, by brute force on chosen requests",
-          "[explain][closest][oracle]") {
+          "[explain][closest][oracle][exhaustive]") {
   const std::vector<std::pair<std::string_view, std::string_view>> cases{
       {"a100-40gb", "4g.20gb 2x2g.10gb"},
       {"a100-40gb", "4g.20gb 3g.20gb 2g.10gb 1g.5gb"},

@@ -61,7 +61,8 @@ void check_steps(const std::vector<moves_gpu>& fleet, const moves_plan& plan) {
 
 }  // namespace
 
-TEST_CASE("the fewest moves equal a breadth-first search over every move set", "[moves]") {
+TEST_CASE("the fewest moves equal a breadth-first search over every move set",
+          "[moves][exhaustive]") {
   struct fleet_case {
     std::string_view slug;
     int gpus;

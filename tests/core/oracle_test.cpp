@@ -84,7 +84,7 @@ bool compare(const gpu_model& gpu, const oracle::counts& n, const std::vector<or
 }  // namespace
 
 TEST_CASE("solve agrees with the naive oracle on every multiset of every catalog model",
-          "[oracle][search]") {
+          "[oracle][search][exhaustive]") {
   for (const gpu_model& gpu : migplan::catalog()) {
     DYNAMIC_SECTION("model " << gpu.slug) {
       std::size_t multisets = 0, feasible = 0;

@@ -329,26 +329,26 @@ void compare_on_random_traces(const std::vector<const gpu_model*>& models, int t
 }  // namespace
 
 TEST_CASE("the replay engine agrees with a brute force replay on A100 traces",
-          "[replay][brute force]") {
+          "[replay][brute force][exhaustive]") {
   compare_on_random_traces({&model("a100-40gb")}, 1200, 21);
 }
 
 TEST_CASE("the replay engine agrees with a brute force replay on H100 and A30 fleets",
-          "[replay][brute force]") {
+          "[replay][brute force][exhaustive]") {
   compare_on_random_traces({&model("h100-80gb"), &model("a30")}, 800, 2121);
 }
 
 // Nodes of 11 to 13 GPUs, where name order ("gpu-10" before "gpu-2") and
 // index order part.
 TEST_CASE("the replay engine agrees with a brute force replay on nodes of over ten GPUs",
-          "[replay][brute force][dra]") {
+          "[replay][brute force][dra][exhaustive]") {
   compare_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 150, 1011, 11, 13);
 }
 
 // Three models, where a pod's item may be served on one, two or all three,
 // each with its own profile index: the per-model figures too.
 TEST_CASE("the replay engine agrees with a brute force replay on fleets of three models",
-          "[replay][brute force][models]") {
+          "[replay][brute force][models][exhaustive]") {
   compare_on_random_traces({&model("a100-40gb"), &model("h100-80gb"), &model("a30")}, 400, 3303);
 }
 
@@ -430,22 +430,22 @@ const replay_policy fifo_spread_first{replay_mode::dynamic, node_choice::spread,
 }  // namespace
 
 TEST_CASE("a queued replay agrees with a brute force queue on A100 traces",
-          "[replay][queue][brute force]") {
+          "[replay][queue][brute force][exhaustive]") {
   compare_queued_on_random_traces({&model("a100-40gb")}, 500, 39);
 }
 
 TEST_CASE("a queued replay agrees with a brute force queue on H100 and A30 fleets",
-          "[replay][queue][brute force]") {
+          "[replay][queue][brute force][exhaustive]") {
   compare_queued_on_random_traces({&model("h100-80gb"), &model("a30")}, 300, 3939);
 }
 
 TEST_CASE("a queued replay agrees with a brute force queue on nodes of over ten GPUs",
-          "[replay][queue][brute force][dra]") {
+          "[replay][queue][brute force][dra][exhaustive]") {
   compare_queued_on_random_traces({&model("a100-40gb"), &model("h100-80gb")}, 80, 1110, 11, 13);
 }
 
 TEST_CASE("a queued replay agrees with a brute force queue on fleets of three models",
-          "[replay][queue][brute force][models]") {
+          "[replay][queue][brute force][models][exhaustive]") {
   compare_queued_on_random_traces({&model("a100-40gb"), &model("h100-80gb"), &model("a30")}, 200,
                                   3939);
 }
@@ -519,12 +519,12 @@ void compare_lifecycle_on_random_traces(const std::vector<const gpu_model*>& mod
 }  // namespace
 
 TEST_CASE("instances with a creation cost and an idle life agree with a brute force on A100s",
-          "[replay][lifecycle][brute force]") {
+          "[replay][lifecycle][brute force][exhaustive]") {
   compare_lifecycle_on_random_traces({&model("a100-40gb")}, 400, 77);
 }
 
 TEST_CASE("instances with a creation cost and an idle life agree with a brute force on H100+A30",
-          "[replay][lifecycle][brute force]") {
+          "[replay][lifecycle][brute force][exhaustive]") {
   compare_lifecycle_on_random_traces({&model("h100-80gb"), &model("a30")}, 250, 7777);
 }
 
@@ -885,11 +885,13 @@ void compare_placements(const std::vector<const gpu_model*>& models, int states,
 
 }  // namespace
 
-TEST_CASE("rank_placements' first place is the brute force's on A100 fleets", "[place]") {
+TEST_CASE("rank_placements' first place is the brute force's on A100 fleets",
+          "[place][exhaustive]") {
   compare_placements({&model("a100-40gb")}, 600, 2026);
 }
 
-TEST_CASE("rank_placements' first place is the brute force's on H100 and A30 fleets", "[place]") {
+TEST_CASE("rank_placements' first place is the brute force's on H100 and A30 fleets",
+          "[place][exhaustive]") {
   compare_placements({&model("h100-80gb"), &model("a30")}, 400, 1201);
 }
 
@@ -1088,12 +1090,12 @@ void compare_replanned_on_random_traces(const std::vector<const gpu_model*>& mod
 }  // namespace
 
 TEST_CASE("a re-planned replay agrees with a brute force replay of its schedule on A100 traces",
-          "[replay][replan][brute force]") {
+          "[replay][replan][brute force][exhaustive]") {
   compare_replanned_on_random_traces({&model("a100-40gb")}, 300, 3906);
 }
 
 TEST_CASE("a re-planned replay agrees with a brute force replay on H100 and A30 fleets",
-          "[replay][replan][brute force]") {
+          "[replay][replan][brute force][exhaustive]") {
   compare_replanned_on_random_traces({&model("h100-80gb"), &model("a30")}, 200, 390639);
 }
 
@@ -1330,11 +1332,11 @@ void compare_defrag_on_random_traces(const std::vector<const gpu_model*>& models
 }  // namespace
 
 TEST_CASE("room made by moves for the queue's head agrees with a brute force on A100s",
-          "[replay][defrag][brute force]") {
+          "[replay][defrag][brute force][exhaustive]") {
   compare_defrag_on_random_traces({&model("a100-40gb")}, 250, 4040);
 }
 
 TEST_CASE("room made by moves for the queue's head agrees with a brute force on H100+A30",
-          "[replay][defrag][brute force]") {
+          "[replay][defrag][brute force][exhaustive]") {
   compare_defrag_on_random_traces({&model("h100-80gb"), &model("a30")}, 150, 404);
 }

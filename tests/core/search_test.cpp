@@ -356,7 +356,7 @@ TEST_CASE("max_layouts truncates the layouts but keeps the layout count", "[sear
 TEST_CASE(
     "on the catalog GPUs a request whose totals fit always has a layout unless starts are "
     "pinned",
-    "[search][property]") {
+    "[search][property][exhaustive]") {
   for (const gpu_model& gpu : migplan::catalog()) {
     DYNAMIC_SECTION("model " << gpu.slug) {
       const migplan::rules r(gpu);

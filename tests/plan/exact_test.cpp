@@ -74,7 +74,8 @@ TEST_CASE("three items of ten million take the 7,500,000 GPUs the LP relaxation 
   check_plan(req, res);
 }
 
-TEST_CASE("any positive cost of a one-model fleet gives the plan of cost 1", "[plan][cost]") {
+TEST_CASE("any positive cost of a one-model fleet gives the plan of cost 1",
+          "[plan][cost][exhaustive]") {
   plan_request base = one_model("h100-80gb");
   base.demand.push_back(want("1g.10gb", 100));
   const plan_result ref = plan::solve(base);

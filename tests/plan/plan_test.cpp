@@ -147,21 +147,22 @@ void exact_on(const char* slug, const std::vector<std::vector<std::string>>& set
 }  // namespace
 
 TEST_CASE("plans on a100-40gb match the brute force on every demand up to 3 GPUs",
-          "[plan][exact]") {
+          "[plan][exact][exhaustive]") {
   exact_on("a100-40gb", {{"1g.5gb", "3g.20gb"}, {"2g.10gb", "3g.20gb", "1g.5gb"}});
 }
 
 TEST_CASE("plans on h100-80gb match the brute force on every demand up to 3 GPUs",
-          "[plan][exact]") {
+          "[plan][exact][exhaustive]") {
   exact_on("h100-80gb", {{"1g.10gb", "3g.40gb"}, {"1g.20gb", "4g.40gb", "2g.20gb"}});
 }
 
-TEST_CASE("plans on a30 match the brute force on every demand up to 3 GPUs", "[plan][exact]") {
+TEST_CASE("plans on a30 match the brute force on every demand up to 3 GPUs",
+          "[plan][exact][exhaustive]") {
   exact_on("a30", {{"1g.6gb", "2g.12gb"}, {"1g.6gb", "2g.12gb", "4g.24gb"}});
 }
 
 TEST_CASE("plans on rtx-pro-6000 match the brute force on every demand up to 3 GPUs",
-          "[plan][exact]") {
+          "[plan][exact][exhaustive]") {
   const gpu_model* g = gpu("rtx-pro-6000");
   std::vector<std::string> names;
   for (const profile& p : g->profiles) names.push_back(std::string(p.name));
@@ -329,7 +330,8 @@ demand_item memory_item(std::string name, long long gib) {
 
 }  // namespace
 
-TEST_CASE("plans on two models with costs and limits match a brute force", "[plan][exact][cost]") {
+TEST_CASE("plans on two models with costs and limits match a brute force",
+          "[plan][exact][cost][exhaustive]") {
   // a100-80gb and h100-80gb: the same profile names, 8 units and 7 slices.
   // Costs that differ are where the LP relaxation's bound falls short of
   // whole GPUs.
@@ -344,7 +346,8 @@ TEST_CASE("plans on two models with costs and limits match a brute force", "[pla
   CHECK(proven == checked);
 }
 
-TEST_CASE("plans on two models of different shapes match a brute force", "[plan][exact][cost]") {
+TEST_CASE("plans on two models of different shapes match a brute force",
+          "[plan][exact][cost][exhaustive]") {
   // a30 (4 units, 4 slices) and h100-80gb (8, 7), items sized by memory.
   const auto [checked, proven] = models_exact(
       {gpu("a30"), gpu("h100-80gb")},
@@ -359,7 +362,7 @@ TEST_CASE("plans on two models of different shapes match a brute force", "[plan]
   CHECK(proven == checked);
 }
 
-TEST_CASE("plans on three models match a brute force", "[plan][exact][cost]") {
+TEST_CASE("plans on three models match a brute force", "[plan][exact][cost][exhaustive]") {
   // a30, a100-40gb and h100-80gb, items sized by memory, up to 2 GPUs of
   // each: (d) splits the three models into two sides.
   const auto [checked, proven] =
@@ -492,7 +495,8 @@ TEST_CASE("a limited fleet reports exactly the demand it cannot meet", "[plan]")
   CHECK(res.gpu_count == 2);
 }
 
-TEST_CASE("items of one profile share its instances in item order; the last go unmet", "[plan]") {
+TEST_CASE("items of one profile share its instances in item order, and the last go unmet",
+          "[plan]") {
   const gpu_model* h = gpu("h100-80gb");
   plan_request req;
   req.models.push_back({h, 2, 1.0});  // at most 2 GPUs: 14 x 1g.10gb
@@ -643,7 +647,7 @@ int fewest_3g_gis(int ones, int twos) {
 }  // namespace
 
 TEST_CASE("compute-instance items on a100-40gb match a brute force over GI contents",
-          "[plan][ci][exact]") {
+          "[plan][ci][exact][exhaustive]") {
   const gpu_model* a = gpu("a100-40gb");
   // An A100-40GB holds at most two 3g.20gb; whole 3g.20gb items take GIs of their own.
   plan::solver planner;  // the model's geometries built once

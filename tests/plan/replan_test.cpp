@@ -225,7 +225,8 @@ TEST_CASE("in-use instances survive unless eviction is allowed", "[replan]") {
   }
 }
 
-TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[replan][exact]") {
+TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force",
+          "[replan][exact][exhaustive]") {
   plan::solver planner;  // each model's geometries built once
   for (const char* slug : {"a30", "h100-80gb"}) {
     const gpu_model* g = gpu(slug);
@@ -300,7 +301,8 @@ TEST_CASE("re-plans on tiny fleets change the fewest GPUs, by brute force", "[re
   }
 }
 
-TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force", "[replan][exact]") {
+TEST_CASE("re-plans of churned fleets change the fewest GPUs, by brute force",
+          "[replan][exact][exhaustive]") {
   plan::solver planner;  // each model's geometries built once
   // GPUs whose layouts all differ (random profiles at random allowed starts,
   // some instances in use), as a fleet is after churn: classes of one GPU,
