@@ -12,10 +12,11 @@
 # archives happen to stand on the link line. Objects named on a link line
 # are all linked, and every symbol they need must be found.
 #
-# It needs one object per file, so it is defined where src/ compiles one
-# file at a time (MIGPLAN_UNITY_BUILD off: the asan preset, which CI
-# builds); a unity build's objects mix layers. Included from CMakeLists.txt
-# after the targets migplan_cli, migplan_hot and migplan_plan exist.
+# It needs objects that each belong to one layer, so it is defined where
+# src/ compiles one file at a time (MIGPLAN_UNITY_BUILD off) or in units of
+# one folder each (MIGPLAN_UNITY_LAYERS: the asan preset, which CI builds);
+# the default units mix layers. Included from CMakeLists.txt after the
+# targets migplan_cli, migplan_hot and migplan_plan exist.
 
 # The objects of src/ by folder, from both targets that compile src/.
 set(layer_objects $<TARGET_OBJECTS:migplan_cli> $<TARGET_OBJECTS:migplan_hot>)
@@ -31,7 +32,10 @@ function(migplan_layer_objects out)
       # migplan_fmt's, linked as a library below).
       list(APPEND objs "$<FILTER:${layer_objects},INCLUDE,/src/messages\\.cpp\\.o$>")
     else()
-      list(APPEND objs "$<FILTER:${layer_objects},INCLUDE,/src/${folder}/>")
+      # One object per file (src/io/x.cpp.o) or per unit of the folder
+      # (Unity/unity_io_0_cxx.cxx.o, MIGPLAN_UNITY_LAYERS).
+      list(APPEND objs
+        "$<FILTER:${layer_objects},INCLUDE,(/src/${folder}/|/unity_${folder}_[0-9]+_cxx\.cxx\.o$)>")
     endif()
   endforeach()
   set(${out} ${objs} PARENT_SCOPE)

@@ -24,14 +24,14 @@ namespace {
 
 // The picture, in pixels: the plot area and the room around it for the
 // title, the axes' labels and the legend.
-constexpr int width = 960;
-constexpr int height = 480;
-constexpr int left = 72;
-constexpr int right = 200;
-constexpr int top = 40;
-constexpr int bottom = 56;
-constexpr int plot_w = width - left - right;
-constexpr int plot_h = height - top - bottom;
+constexpr int chart_width = 960;
+constexpr int chart_height = 480;
+constexpr int chart_left = 72;
+constexpr int chart_right = 200;
+constexpr int chart_top = 40;
+constexpr int chart_bottom = 56;
+constexpr int plot_w = chart_width - chart_left - chart_right;
+constexpr int plot_h = chart_height - chart_top - chart_bottom;
 constexpr int mark_px = 6;  // width of a rejection's x
 
 // One colour and dash per policy (six policies at most), told apart in grey too.
@@ -157,8 +157,8 @@ void model_legend(std::ostream& os, const simulate_result& r) {
   bool any = false;
   for (const simulate_policy& p : r.policies) any = any || (p.series && p.series->models() > 0);
   if (!any) return;
-  const int x = left + plot_w + 16;
-  int y = top + 8 + static_cast<int>(r.policies.size()) * 36;
+  const int x = chart_left + plot_w + 16;
+  int y = chart_top + 8 + static_cast<int>(r.policies.size()) * 36;
   os << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555555\">per model:</text>\n", x, y + 4);
   for (std::size_t m = 0; m < r.fleet_models.size(); ++m) {
     y += 20;
@@ -196,8 +196,8 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   const double ymax = std::ceil(std::max(capacity, std::max(highest, 1)) / ystep) * ystep;
   const double sx = plot_w / static_cast<double>(span);
   const double sy = plot_h / ymax;
-  const double x0 = left;
-  const double y0 = top + plot_h;
+  const double x0 = chart_left;
+  const double y0 = chart_top + plot_h;
   const auto px = [&](double t) { return x0 + t * sx; };
   const auto py = [&](double v) { return y0 - v * sy; };
   const std::string what = slices ? "compute slices in use" : "GPUs in use";
@@ -206,7 +206,7 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   os << fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
-      width, height);
+      chart_width, chart_height);
   std::string title = fmt::format("migplan simulate: {} on {} {} GPU{}", r.trace, r.gpus,
                                   r.gpu->slug, plural(r.gpus));
   if (r.fleet_models.size() > 1) {
@@ -222,49 +222,51 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   const bool queued = r.pending != pending_rule::reject;
   const std::string_view turned_away = queued ? "refused" : "rejected";
   os << fmt::format("<desc>{} over time per policy; x marks pods {}</desc>\n", what, turned_away);
-  os << fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", width, height);
-  os << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}</text>\n", left, top - 16,
-                    xml_text(title));
+  os << fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n", chart_width,
+                    chart_height);
+  os << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}</text>\n", chart_left,
+                    chart_top - 16, xml_text(title));
 
   // Grid and axes.
   os << "<g class=\"grid\" stroke=\"#e0e0e0\" stroke-width=\"1\">\n";
   for (double v = ystep; v <= ymax + ystep / 2; v += ystep)
-    os << fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>\n", left, py(v),
-                      left + plot_w, py(v));
+    os << fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>\n", chart_left,
+                      py(v), chart_left + plot_w, py(v));
   os << "</g>\n";
   const time_unit unit = unit_for(span);
   const double tstep =
       std::max(1.0, nice_step(static_cast<double>(span) / unit.seconds, 8)) * unit.seconds;
   os << "<g class=\"axes\" stroke=\"#444444\" stroke-width=\"1\">\n";
-  os << fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", left, y0,
-                    left + plot_w);
-  os << fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", left, top, y0);
+  os << fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/>\n", chart_left, y0,
+                    chart_left + plot_w);
+  os << fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", chart_left, chart_top,
+                    y0);
   for (double t = 0; t <= static_cast<double>(span); t += tstep)
     os << fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>\n", px(t), y0,
                       y0 + 4);
   for (double v = 0; v <= ymax + ystep / 2; v += ystep)
-    os << fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\"/>\n", left - 4,
-                      py(v), left);
+    os << fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\"/>\n",
+                      chart_left - 4, py(v), chart_left);
   os << "</g>\n";
   os << "<g class=\"labels\" fill=\"#222222\">\n";
   for (double t = 0; t <= static_cast<double>(span); t += tstep)
     os << fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}{}</text>\n", px(t),
                       y0 + 18, number(t / unit.seconds), unit.suffix);
   for (double v = 0; v <= ymax + ystep / 2; v += ystep)
-    os << fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 8,
+    os << fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", chart_left - 8,
                       py(v) + 4, number(v));
   os << fmt::format(
       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} since the trace's start</text>\n",
-      left + plot_w / 2, height - 12, unit.name);
+      chart_left + plot_w / 2, chart_height - 12, unit.name);
   os << fmt::format(
       "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
-      top + plot_h / 2, what);
+      chart_top + plot_h / 2, what);
   os << "</g>\n";
   // The fleet's capacity, dashed.
   os << fmt::format(
       "<line class=\"capacity\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" "
       "stroke=\"#888888\" stroke-dasharray=\"2 4\"><title>capacity: {3}</title></line>\n",
-      left, py(capacity), left + plot_w, capacity);
+      chart_left, py(capacity), chart_left + plot_w, capacity);
 
   // The series in pixels (a scaling transform would scale the strokes too
   // wherever vector-effect is not known, as in librsvg), with the scale for
@@ -273,7 +275,7 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   os << fmt::format(
       "<g class=\"series\" data-x0=\"{}\" data-y0=\"{}\" data-x-scale=\"{:.9g}\" "
       "data-y-scale=\"{:.9g}\">\n",
-      left, y0, sx, sy);
+      chart_left, y0, sx, sy);
   for (std::size_t k = 0; k < r.policies.size(); ++k) {
     const simulate_policy& p = r.policies[k];
     if (!p.series) continue;
@@ -305,8 +307,8 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
           "<line class=\"mean\" data-policy=\"{0}\" data-mean=\"{1}\" x1=\"{2}\" y1=\"{3:.2f}\" "
           "x2=\"{4}\" y2=\"{3:.2f}\" stroke=\"{5}\"><title>{0}: {6:.1f} GPUs in use on average "
           "over the trace, {7} at the peak</title></line>\n",
-          xml_text(p.name), p.rates.mean_gpus_active, left, py(p.rates.mean_gpus_active),
-          left + plot_w, colors[k % std::size(colors)], p.rates.mean_gpus_active,
+          xml_text(p.name), p.rates.mean_gpus_active, chart_left, py(p.rates.mean_gpus_active),
+          chart_left + plot_w, colors[k % std::size(colors)], p.rates.mean_gpus_active,
           p.metrics.peak_gpus_in_use);
     }
     os << "</g>\n";
@@ -359,8 +361,8 @@ void simulate_svg(std::ostream& os, const simulate_result& r) {
   for (std::size_t k = 0; k < r.policies.size(); ++k) {
     const simulate_policy& p = r.policies[k];
     if (!p.series) continue;
-    const int y = top + 8 + static_cast<int>(k) * 36;
-    const int x = left + plot_w + 16;
+    const int y = chart_top + 8 + static_cast<int>(k) * 36;
+    const int x = chart_left + plot_w + 16;
     os << fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"", x, y,
         x + 24, y, colors[k % std::size(colors)]);
