@@ -33,3 +33,14 @@ set_tests_properties(
 set_tests_properties(
   [==[pack --emit says which created profiles have inferred values]==]
   PROPERTIES COST 8)
+# The asan preset's shards (one ctest test per test file,
+# MIGPLAN_TEST_SHARDS): seconds under ASan + UBSan, two at a time on the
+# 2-core machine. simulate_test alone is more than half of the step's wall
+# time, so it must not start last.
+set_tests_properties(cli_tests/simulate_test PROPERTIES COST 155)
+set_tests_properties(cli_tests/plan_cli_test PROPERTIES COST 68)
+set_tests_properties(cli_tests/golden_test PROPERTIES COST 28)
+set_tests_properties(cli_tests/check_test PROPERTIES COST 25)
+set_tests_properties(cli_tests/parity_test PROPERTIES COST 18)
+set_tests_properties(fuzz_queue_corpus PROPERTIES COST 18)
+set_tests_properties(cli_tests/emit_test PROPERTIES COST 17)
