@@ -29,7 +29,7 @@ struct need {
 /// The answer to a sizing question.
 struct sizing {
   int profile = -1;           ///< chosen profile index; -1 when none is big enough
-  int largest = -1;           ///< profile with the most known memory (for "none is big enough")
+  int largest = -1;           ///< considered: most memory, then compute slices, then units
   std::vector<int> unknown;   ///< profiles skipped because their memory or SMs are unknown
   int per_gpu = 0;            ///< instances of the profile one GPU holds
   std::int64_t gpus = 0;      ///< GPUs needed for `instances`
@@ -67,10 +67,15 @@ inline sizing size_for(const gpu_model& gpu, const need& n) {
   for (std::size_t i = 0; i < gpu.profiles.size(); ++i) {
     const profile& p = gpu.profiles[i];
     const int pi = static_cast<int>(i);
-    if (!p.memory_gib_x100 || (n.sms && !p.sm_count)) out.unknown.push_back(pi);
-    if (p.memory_gib_x100 &&
-        (out.largest < 0 ||
-         *p.memory_gib_x100 > *gpu.profiles[static_cast<std::size_t>(out.largest)].memory_gib_x100))
+    const bool considered = p.memory_gib_x100 && (!n.sms || p.sm_count);
+    if (!considered) out.unknown.push_back(pi);
+    // Profiles of one memory size differ in compute (b200's 1g.45gb and
+    // 2g.45gb): the largest is the one with the most of it, then the most units.
+    const auto bigness = [](const profile& q) {
+      return std::tuple(*q.memory_gib_x100, q.compute_slices, q.size);
+    };
+    if (considered && (out.largest < 0 ||
+                       bigness(p) > bigness(gpu.profiles[static_cast<std::size_t>(out.largest)])))
       out.largest = pi;
     if (!meets(p, n)) continue;
     // Instances of p alone on an empty GPU: the cap bounds the search.

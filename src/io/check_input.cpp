@@ -17,6 +17,8 @@
 #include "io/document.hpp"
 #include "io/json_sax.hpp"
 #include "io/manifest.hpp"
+#include "io/smi.hpp"
+#include "io/smi_text.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
 #include "quote.hpp"
@@ -72,6 +74,39 @@ diagnostic from_document(const cli::diagnostic& d, std::string_view text, bool j
   else if (json && message.starts_with(yaml_prefix))
     message = json_refused_as_yaml(text, {d.line, d.column}, message.substr(yaml_prefix.size()));
   return file_diagnostic(severity::error, fault::malformed, {d.line, d.column}, std::move(message));
+}
+
+// An nvidia-smi listing given to check, which stops the YAML and JSON
+// readers at its table (or at a -lgipp line): said as what it is and which
+// command reads it, at its title's line, rather than as a syntax error. Only
+// a text that starts as a listing (smi::find_framed_listing) is one.
+std::optional<diagnostic> smi_listing_given(std::string_view text) {
+  const auto found = smi::find_framed_listing(text);
+  if (!found) return std::nullopt;
+  std::string_view reader;
+  switch (found->kind) {
+    case smi::listing_kind::lgi:
+      reader = "pack, place and simulate read it with --current";
+      break;
+    case smi::listing_kind::lci:
+      reader = "pack reads it with --current, after the -lgi output";
+      break;
+    case smi::listing_kind::lgip:
+      reader = "import reads it with --lgip";
+      break;
+    case smi::listing_kind::lgipp:
+      reader = "import reads it with --lgipp";
+      break;
+    case smi::listing_kind::lcip:
+    case smi::listing_kind::unknown:
+      reader = "no migplan command reads it";
+      break;
+  }
+  return file_diagnostic(
+      severity::error, fault::malformed, {found->line, found->column},
+      fmt::format("this looks like {}: {}; check reads geometry files, mig-parted configs, HAMi "
+                  "and Volcano device configs and ResourceSlices",
+                  smi::detail::describe(found->kind), reader));
 }
 
 // The first YAML document of `text` and where a second, non-empty one
@@ -230,7 +265,8 @@ parsed_input read_check_document(model_list models, std::string_view text, bool 
     auto doc = read_first(text, static_cast<bool>(as_manifest));
     if (doc && doc->manifest) return as_manifest();
     if (!doc) {
-      out.diagnostics.push_back(from_document(doc.error(), text, json));
+      const auto listing = smi_listing_given(text);
+      out.diagnostics.push_back(listing ? *listing : from_document(doc.error(), text, json));
       return out;
     }
     const doc::node& root = doc->doc.root;
@@ -290,6 +326,10 @@ parsed_input parse_check_input(model_list models, std::string_view text, bool js
       syntax.what = e.what();
     }
     if (!syntax.what.empty()) {
+      if (auto listing = smi_listing_given(text)) {
+        out.diagnostics.push_back(std::move(*listing));
+        return out;
+      }
       out.diagnostics.push_back(file_diagnostic(
           severity::error, fault::malformed,
           syntax.byte ? reading::at(doc::json_error_at(text, *syntax.byte)) : location{},

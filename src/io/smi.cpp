@@ -398,4 +398,33 @@ listing_kind detect_listing(std::string_view text) {
   return listing_kind::unknown;
 }
 
+std::optional<framed_listing> find_framed_listing(std::string_view text) {
+  // `trimmed` is a view into `raw`: its 1-based column there.
+  const auto column_of = [](std::string_view raw, std::string_view trimmed) {
+    return static_cast<int>(trimmed.data() - raw.data()) + 1;
+  };
+  text_lines lines(skip_bom(text));
+  bool after_frame = false;
+  for (auto raw = lines.next(); raw && lines.number() <= 256; raw = lines.next()) {
+    const std::string_view l = trim(*raw);
+    const line_type type = classify(l);
+    if (after_frame) {
+      const listing_kind k =
+          type == line_type::cells ? kind_of_title(cell_text(l)) : listing_kind::unknown;
+      if (k == listing_kind::unknown) return std::nullopt;
+      return framed_listing{k, lines.number(), column_of(*raw, l)};
+    }
+    if (type == line_type::blank || type == line_type::comment) continue;
+    if (type == line_type::frame) {
+      after_frame = true;
+      continue;
+    }
+    if (type != line_type::other) return std::nullopt;
+    if (classify_message(l) == message::progress) continue;
+    if (!is_lgipp_line(split(l))) return std::nullopt;
+    return framed_listing{listing_kind::lgipp, lines.number(), column_of(*raw, l)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace migplan::cli::smi

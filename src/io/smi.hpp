@@ -56,6 +56,19 @@ std::string_view listing_option(listing_kind kind) noexcept;
 /// any of the five may print). Looks at the first 256 lines at most.
 listing_kind detect_listing(std::string_view text);
 
+/// A listing told by its table alone: the first thing in `text`, after blank
+/// lines, '#' lines and nvidia-smi's "Successfully ..." lines, is a frame
+/// (+---+) and then a title ("| GPU instances: |"), or a -lgipp line ("GPU  0
+/// Profile ID 19 Placements: ..."). Narrower than detect_listing, which also
+/// takes a fragment's rows and the messages of an empty listing: for a file
+/// given to a command that reads no listing. Looks at the first 256 lines at most.
+struct framed_listing {
+  listing_kind kind = listing_kind::unknown;
+  int line = 0;    ///< the title's line, or the -lgipp line's
+  int column = 0;  ///< where that line's text starts (1-based)
+};
+std::optional<framed_listing> find_framed_listing(std::string_view text);
+
 /// A start and a size in placement units (compute slices for a compute instance).
 struct placement {
   int start = 0;

@@ -40,9 +40,10 @@ void fit_text(std::ostream& os, const gpu_model& gpu, const need& n, const sizin
                       s.strands.units, plural(s.strands.units), gib_text(s.strands.memory_gib_x100),
                       s.strands.compute_slices, plural(s.strands.compute_slices));
   } else if (s.largest < 0) {
+    // With --sms, a profile of known memory and unknown SMs is not considered either.
     os << fmt::format(
-        "{}: the memory of its profiles is unknown, so it cannot be sized (coverage: {})\n",
-        gpu.slug, gpu.coverage_note);
+        "{}: the {} of its profiles {} unknown, so it cannot be sized (coverage: {})\n", gpu.slug,
+        n.sms ? "memory or SM counts" : "memory", n.sms ? "are" : "is", gpu.coverage_note);
   } else {
     os << fmt::format("{}: no profile has at least {} MiB{}; the largest is {} ({})\n", gpu.slug,
                       n.memory_mib, sms_text(n), prof(gpu, s.largest).name,

@@ -1726,3 +1726,75 @@ TEST_CASE("integer options that are no whole number in digits say a whole number
   CHECK(one.code == 1);
   CHECK(one.out.find("and 7 more errors in ") != std::string::npos);
 }
+
+TEST_CASE("check given an nvidia-smi listing says what it is and which command reads it",
+          "[cli][check]") {
+  // It said "invalid yaml: illegal map value" at the table's title: true, but
+  // no help to someone who pasted `nvidia-smi mig -lgi` output.
+  const std::string tail =
+      "; check reads geometry files, mig-parted configs, HAMi and Volcano device configs and "
+      "ResourceSlices\n";
+  struct listing {
+    std::string capture, at, what;
+  };
+  const std::vector<listing> listings{
+      {"a100-40gb-lgi-example1.txt", ":5:1",
+       "nvidia-smi mig -lgi output (GPU instances): pack, place and simulate read it with "
+       "--current"},
+      // nvidia-smi's "Successfully created ..." lines before the table are skipped.
+      {"a30-cgi-lgi.txt", ":12:1",
+       "nvidia-smi mig -lgi output (GPU instances): pack, place and simulate read it with "
+       "--current"},
+      {"a100-40gb-lci.txt", ":5:1",
+       "nvidia-smi mig -lci output (Compute instances): pack reads it with --current, after the "
+       "-lgi output"},
+      {"a100-40gb-lgip.txt", ":5:1",
+       "nvidia-smi mig -lgip output (GPU instance profiles): import reads it with --lgip"},
+      {"a100-40gb-lgipp.txt", ":4:1",
+       "nvidia-smi mig -lgipp output (possible placements): import reads it with --lgipp"},
+      {"a100-40gb-lcip.txt", ":5:1",
+       "nvidia-smi mig -lcip output (Compute instance profiles): no migplan command reads it"},
+  };
+  for (const listing& l : listings) {
+    INFO(l.capture);
+    const std::string path = source_path("data/captures/" + l.capture);
+    const auto r = run_migplan({"check", path});
+    CHECK(r.code == 2);
+    CHECK(r.err.empty());
+    CHECK(r.out.starts_with(path + l.at + ": error: this looks like " + l.what + tail));
+    CHECK(r.out.find("invalid yaml") == std::string::npos);
+  }
+  // From standard input, indented (the caret follows the table), and named .json.
+  const std::string table =
+      "  +------------------------------------------+\n"
+      "  | GPU instances:                           |\n"
+      "  | GPU   Name        Profile  Instance   Placement  |\n";
+  const auto in = run_migplan({"check", "--json", "-"}, table);
+  CHECK(in.code == 2);
+  const auto doc = nlohmann::json::parse(in.out);
+  CHECK(doc["files"][0]["diagnostics"][0]["line"] == 2);
+  CHECK(doc["files"][0]["diagnostics"][0]["col"] == 3);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("migplan-smi-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string as_json = (dir / "lgi.json").string();
+  std::ofstream(as_json) << table;
+  const auto named_json = run_migplan({"check", as_json});
+  CHECK(named_json.code == 2);
+  CHECK(named_json.out.starts_with(as_json + ":2:3: error: this looks like nvidia-smi mig -lgi"));
+  // Narrow: only a text that starts as a listing. A broken config that
+  // quotes a table further down, and a frame with another title, keep their
+  // syntax errors.
+  const std::vector<std::string> not_listings{
+      "version: 1\ngpus: [\n+-----+\n| GPU instances: |\n",
+      "+----------------+\n| GPU processes: |\n| x: y: z |\n",
+      "# a note\nGPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1) {0}:1\n"};
+  for (const std::string& text : not_listings) {
+    INFO(text);
+    const auto r = run_migplan({"check", "-"}, text);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("this looks like") == std::string::npos);
+    CHECK(r.out.find("error: invalid yaml") != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -560,3 +560,35 @@ TEST_CASE("a broken copy of a built-in model fails the model file's checks",
   all.push_back(&g);
   CHECK_THAT(problem(good, all), Catch::Matchers::Contains("is the built-in model"));
 }
+
+TEST_CASE("fit with --sms names as the largest only a profile whose SMs are known",
+          "[model_file][fit]") {
+  // The example's 4g.44gb without its SM count: with --sms it is not
+  // considered (the note says so), and it was still named the largest.
+  const std::string text = migplan::test::read_file(example());
+  const std::string no_4g_sms =
+      temp_file("no-4g-sms.json", with(text, "\"sm_count\": 64,", "\"sm_count\": null,"));
+  auto r = run_migplan(
+      {"fit", "--gpu-file", no_4g_sms, "--gpu", "example-4u", "--memory", "50Gi", "--sms", "1"});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("; the largest is 2g.22gb (21.50 GiB)\n") != std::string::npos);
+  CHECK(r.out.find("note: not considered, values unknown: 4g.44gb\n") != std::string::npos);
+  // Without --sms it is considered, and the largest.
+  r = run_migplan({"fit", "--gpu-file", no_4g_sms, "--gpu", "example-4u", "--memory", "50Gi"});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("; the largest is 4g.44gb (43.00 GiB)\n") != std::string::npos);
+  // No SM count at all: with --sms nothing is considered, and the message says why.
+  std::string none = text;
+  for (const std::string_view sms : {"\"sm_count\": 16,", "\"sm_count\": 32,", "\"sm_count\": 64,"})
+    none = with(none, sms, "");
+  const std::string no_sms = temp_file("no-sms.json", none);
+  r = run_migplan(
+      {"fit", "--gpu-file", no_sms, "--gpu", "example-4u", "--memory", "1Gi", "--sms", "1"});
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with(
+      "example-4u: the memory or SM counts of its profiles are unknown, so it cannot be sized"));
+  const auto doc = json::parse(run_migplan({"fit", "--gpu-file", no_sms, "--gpu", "example-4u",
+                                            "--memory", "1Gi", "--sms", "1", "--json"})
+                                   .out);
+  CHECK(doc["largest"].is_null());
+}

@@ -213,3 +213,45 @@ TEST_CASE("INT64_MAX instances need exactly ceil(INT64_MAX / per GPU) GPUs", "[s
   CHECK(two.gpus == std::int64_t{1} << 62);
   CHECK(two.last_gpu == 1);
 }
+
+TEST_CASE("the largest profile is the one with the most memory, then the most compute",
+          "[sizing]") {
+  // b200's 1g.45gb and 2g.45gb both have 44.25 GiB: the 1g came first in the
+  // catalog and was named the largest, the smaller of the two.
+  const gpu_model& b200 = model("b200");
+  CHECK(migplan::size_for(b200, memory(50 * 1024)).largest == index_of(b200, "2g.45gb"));
+  const gpu_model& gh = model("gh200-144gb");
+  CHECK(migplan::size_for(gh, memory(1024 * 1024)).largest == index_of(gh, "2g.36gb"));
+  for (const gpu_model& gpu : migplan::catalog()) {
+    INFO(gpu.slug);
+    const auto s = migplan::size_for(gpu, memory(std::int64_t{1} << 40));
+    if (s.largest < 0) continue;
+    const migplan::profile& big = gpu.profiles[static_cast<std::size_t>(s.largest)];
+    for (const migplan::profile& p : gpu.profiles) {
+      INFO(p.name);
+      if (!p.memory_gib_x100) continue;
+      CHECK(*p.memory_gib_x100 <= *big.memory_gib_x100);
+      if (*p.memory_gib_x100 == *big.memory_gib_x100) CHECK(p.compute_slices <= big.compute_slices);
+    }
+  }
+}
+
+TEST_CASE("with an SM need, a profile of unknown SMs is never named the largest", "[sizing]") {
+  // It was left out as unknown ("not considered") and still named the largest.
+  // A copy of the A100-40GB whose 7g.40gb has no SM count, as a model file may.
+  const gpu_model& a100 = model("a100-40gb");
+  std::vector<migplan::profile> profiles(a100.profiles.begin(), a100.profiles.end());
+  const auto full = static_cast<std::size_t>(index_of(a100, "7g.40gb"));
+  profiles[full].sm_count.reset();
+  gpu_model copy = a100;
+  copy.profiles = profiles;
+  migplan::need n = memory(40 * 1024);
+  n.sms = 1;
+  const auto s = migplan::size_for(copy, n);
+  CHECK(s.profile == -1);
+  CHECK(s.unknown == std::vector<int>{static_cast<int>(full)});
+  // 3g.20gb and 4g.20gb have the most memory left (19.50 GiB); 4g.20gb the most compute.
+  CHECK(s.largest == index_of(a100, "4g.20gb"));
+  // Without the SM need the 7g.40gb counts again.
+  CHECK(migplan::size_for(copy, memory(40 * 1024)).largest == static_cast<int>(full));
+}
