@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -153,11 +154,22 @@ struct reader {
     if (!w.ok()) return error{w.first()};
     // Seconds count from 1970 once a date is in the trace: "600" beside
     // "2023-07-01T00:10:00Z" is 53 years before it, not ten minutes.
-    if (first_seconds != 0 && first_date != 0)
+    // The span is said only where it is a year or more: seconds that are
+    // themselves epoch times (1688170000) lie beside the dates.
+    if (first_seconds != 0 && first_date != 0 && !t.rows.empty()) {
+      std::int64_t lo = t.rows.front().start, hi = lo;
+      for (const trace_row& r : t.rows) {
+        lo = std::min(lo, r.start);
+        hi = std::max(hi, r.end.value_or(r.start));
+      }
+      constexpr std::int64_t year = 31'557'600;  // 365.25 days
+      const std::int64_t years = (hi - lo) / year;
       t.warnings.push_back(fmt::format(
           "{}: times mix whole seconds (line {}) and RFC 3339 dates (line {}); seconds count "
-          "from 1970-01-01T00:00:00Z, so the trace spans decades: write every time one way",
-          w.file(), first_seconds, first_date));
+          "from 1970-01-01T00:00:00Z{}: write every time one way",
+          w.file(), first_seconds, first_date,
+          years > 0 ? fmt::format(", so the trace spans {} year{}", years, plural(years)) : ""));
+    }
     if (fractions > 0)
       t.warnings.push_back(fmt::format(
           "{}:{}: {} time{} with a fraction of a second, taken as the whole second it is in: "
@@ -283,7 +295,13 @@ result<trace> trace_from_csv(model_list models, std::string_view text, std::stri
   }
   if (r.w.ok() && header.empty())
     r.fail(0, "no header: a trace csv starts with a header such as 'name,start,end,count,item'");
-  if (r.w.ok() && out.rows.empty()) r.fail(header_line, "no pods after the header");
+  if (r.w.ok() && out.rows.empty()) {
+    // An Alibaba list of CPU pods alone says so, not only that none is left.
+    std::string why = "no pods after the header";
+    if (out.skipped == 1) why += ": its one row has num_gpu 0 (no GPU)";
+    if (out.skipped > 1) why += fmt::format(": all {} rows have num_gpu 0 (no GPU)", out.skipped);
+    r.fail(header_line, why);
+  }
   return r.answer(std::move(out));
 }
 

@@ -192,3 +192,12 @@ TEST_CASE("trace times are whole seconds or RFC 3339 with an offset", "[trace]")
   CHECK_FALSE(parse_trace_time("2000-03-01T00:00:00"));
   CHECK_FALSE(parse_trace_time("2000-13-01T00:00:00Z"));
 }
+
+TEST_CASE("an Alibaba pod list with no GPU pod says every row was skipped", "[trace]") {
+  const std::string header =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n";
+  CHECK(failure(header + "a,1,1,0,0,,BE,Running,0,10,0\nb,1,1,0,0,,BE,Running,5,10,5\n") ==
+        "t.csv:1: no pods after the header: all 2 rows have num_gpu 0 (no GPU)");
+  CHECK(failure(header) == "t.csv:1: no pods after the header");
+}
