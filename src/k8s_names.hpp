@@ -30,24 +30,33 @@ inline constexpr std::string_view dns_subdomain_rule =
 /// A lowercase ASCII letter or a digit.
 constexpr bool alnum_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
-/// An RFC 1123 label: lowercase letters, digits and '-', starting and ending
-/// with a letter or digit, at most 63 characters.
-constexpr bool dns_label(std::string_view s) {
-  if (s.empty() || s.size() > max_dns_label) return false;
+/// The form of an RFC 1123 label, of any length: lowercase letters, digits
+/// and '-', starting and ending with a letter or digit.
+constexpr bool dns_label_form(std::string_view s) {
+  if (s.empty()) return false;
   if (!alnum_lower(s.front()) || !alnum_lower(s.back())) return false;
   for (const char c : s)
     if (!alnum_lower(c) && c != '-') return false;
   return true;
 }
 
-/// An RFC 1123 subdomain: DNS labels joined by '.', at most 253 characters
-/// ("a..b" and "a.-b" are not: each part between dots is a label).
+/// An RFC 1123 label: its form, at most 63 characters.
+constexpr bool dns_label(std::string_view s) {
+  return s.size() <= max_dns_label && dns_label_form(s);
+}
+
+/// An RFC 1123 subdomain as Kubernetes takes it: parts of a label's form
+/// joined by '.', at most 253 characters in all ("a..b" and "a.-b" are not).
+/// A part may be longer than 63 characters: IsDNS1123Subdomain checks each
+/// part "without checking the max length" (isDNS1123LabelExceptMaxLength),
+/// so a node or object name with a long first part is valid.
 constexpr bool dns_subdomain(std::string_view s) {
   if (s.empty() || s.size() > max_dns_subdomain) return false;
   std::size_t from = 0;
   while (true) {
     const std::size_t dot = s.find('.', from);
-    if (!dns_label(s.substr(from, dot == std::string_view::npos ? dot : dot - from))) return false;
+    if (!dns_label_form(s.substr(from, dot == std::string_view::npos ? dot : dot - from)))
+      return false;
     if (dot == std::string_view::npos) return true;
     from = dot + 1;
   }
@@ -77,6 +86,10 @@ inline std::string label_word(std::string_view profile_name) {
 
 static_assert(dns_subdomain("custom-mig-config") && dns_subdomain("a.b-c.d"));
 static_assert(!dns_subdomain("a..b") && !dns_subdomain("a.-b") && !dns_subdomain("-a"));
+static_assert(!dns_label(std::string_view(
+                  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")) &&
+              dns_subdomain(std::string_view(
+                  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")));
 static_assert(label_value("all-1g.10gb") && !label_value("-x") && label_value(""));
 
 }  // namespace migplan::cli::k8s

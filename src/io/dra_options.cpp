@@ -18,7 +18,6 @@ constexpr std::size_t max_driver_name = 63;  // DriverNameMaxLength
 constexpr std::size_t max_pool_name = 253;   // PoolNameMaxLength
 
 using k8s::dns_subdomain;
-using k8s::max_dns_label;
 using k8s::max_dns_subdomain;
 
 // A pool name: DNS subdomains joined by '/', 253 characters at most.
@@ -48,9 +47,8 @@ std::optional<std::string> dra_options_problem(const dra_options& opt) {
   if (!dns_subdomain(longest) || (opt.pool.empty() && !pool_name(dra_default_pool(opt))))
     return fmt::format(
         "node name {} is too long to name the slices: {} must be a DNS subdomain (at most {} "
-        "characters, {} in its last part)",
-        quote_token(opt.node_name), quote_token(longest, max_dns_subdomain), max_dns_subdomain,
-        max_dns_label);
+        "characters)",
+        quote_token(opt.node_name), quote_token(longest, max_dns_subdomain), max_dns_subdomain);
   if (!dns_subdomain(opt.driver) || opt.driver.size() > max_driver_name)
     return fmt::format(
         "driver name {} is not a DNS subdomain (lowercase letters, digits, '-' and '.') of at "

@@ -326,11 +326,10 @@ TEST_CASE("dra refuses options the API would refuse, naming the option", "[dra]"
         "characters)");
   CHECK(problem([](dra_options& o) { o.node_name = "a..b"; }).find("is not a DNS subdomain") !=
         std::string::npos);
-  CHECK(problem([](dra_options& o) { o.node_name = std::string(60, 'n'); }) ==
+  CHECK(problem([](dra_options& o) { o.node_name = std::string(238, 'n'); }) ==
         "node name '" + std::string(40, 'n') + "...' is too long to name the slices: '" +
-            std::string(60, 'n') +
-            "-gpu-0-devices-3' must be a DNS subdomain (at most 253 characters, 63 in its last "
-            "part)");
+            std::string(238, 'n') +
+            "-gpu-0-devices-...' must be a DNS subdomain (at most 253 characters)");
   CHECK(problem([](dra_options& o) { o.driver = "gpu.nvidia.com."; }) ==
         "driver name 'gpu.nvidia.com.' is not a DNS subdomain (lowercase letters, digits, '-' and "
         "'.') of at most 63 characters");
@@ -340,8 +339,9 @@ TEST_CASE("dra refuses options the API would refuse, naming the option", "[dra]"
         "GPU index 10000 is not between 0 and 9999");
   CHECK(problem([](dra_options& o) { o.gpu_index = -1; }) ==
         "GPU index -1 is not between 0 and 9999");
-  // The longest node name whose slice names still fit.
-  CHECK(problem([](dra_options& o) { o.node_name = std::string(47, 'n'); }) == "(none)");
+  // The longest node name whose slice names still fit: 253 characters with
+  // "-gpu-0-devices-3" (a part of a DNS subdomain may be over 63 characters).
+  CHECK(problem([](dra_options& o) { o.node_name = std::string(237, 'n'); }) == "(none)");
 }
 
 namespace {
@@ -418,4 +418,28 @@ TEST_CASE("dra quotes a node, driver or pool name that YAML 1.1 reads as another
     CHECK(spec["driver"].Tag() == "!");
     CHECK(spec["pool"]["name"].as<std::string>() == node + "-gpu-0");
   }
+}
+
+TEST_CASE("dra takes a node name whose first part, with the slice suffix, is over 63 characters",
+          "[dra]") {
+  // Kubernetes checks a DNS subdomain's parts without their 63-character limit
+  // (apimachinery IsDNS1123Subdomain, isDNS1123LabelExceptMaxLength): only the
+  // 253 characters in all bind metadata.name, spec.nodeName and the pool's
+  // name. GKE names nodes gke-CLUSTER-POOL-HASH-SUFFIX, often 50 to 63
+  // characters, and migplan refused them ("too long to name the slices").
+  const std::string node = "gke-my-very-long-cluster-name-gpu-pool-1234abcd-wxyz";
+  const auto r = migplan::test::run_migplan(
+      {"pack", "--gpu", "a30", "--emit", "dra", "--node", node, "1g.6gb"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("  name: " + node + "-gpu-0-devices\n") != std::string::npos);
+  CHECK(r.out.find("  nodeName: " + node + "\n") != std::string::npos);
+  CHECK(r.out.find("    name: " + node + "-gpu-0\n") != std::string::npos);
+  // A part over 63 characters on its own is a node name Kubernetes takes too.
+  dra_options opt;
+  opt.node_name = std::string(64, 'n') + ".example.com";
+  CHECK_FALSE(migplan::cli::dra_options_problem(opt));
+  // The names' form is still checked.
+  opt.node_name = std::string(64, 'n') + "-";
+  CHECK(migplan::cli::dra_options_problem(opt));
 }
