@@ -557,3 +557,19 @@ TEST_CASE("compute instances of one GPU instance that share a slice are refused"
                            "instance 0 at 0:2 (line " +
                            std::to_string(lgi_lines + 7) + ")\n");
 }
+
+TEST_CASE("pack --emit with a lone JSON answer targets its gpu_index and takes no --index",
+          "[current][emit]") {
+  // migplan-pack(1), --index: a lone JSON answer is one GPU, its gpu_index.
+  const auto answer = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "3g.20gb"});
+  REQUIRE(answer.code == 0);
+  const auto picked = run_migplan(
+      {"pack", "--current", "-", "--index", "3", "--emit", "nvidia-smi", "1g.5gb"}, answer.out);
+  CHECK(picked.code == 2);
+  CHECK(picked.out.empty());
+  CHECK(picked.err.find("a JSON answer is one GPU") != std::string::npos);
+  const auto plain =
+      run_migplan({"pack", "--current", "-", "--emit", "nvidia-smi", "1g.5gb"}, answer.out);
+  CHECK(plain.code == 0);
+  CHECK(plain.out.find("on GPU 0 (a100-40gb") != std::string::npos);
+}
