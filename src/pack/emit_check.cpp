@@ -16,19 +16,79 @@
 namespace migplan::cli::pack {
 namespace {
 
-// The GI profiles whose CIs mig-parted may share out over fewer GIs than the
-// layout has: it counts CIs, not GIs, and puts each CI in the GI it made last
-// while the CI fits there (SetMigConfig, pkg/mig/config/config.go), so CIs the
-// request keeps in separate GIs ("3g.20gb[2c]" and "3g.20gb[1c]") can end up
-// in one. Checked by the fewest GIs that hold the CIs (group_cis).
-std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
-  const gpu_model& g = *plan.gpu;
-  std::map<int, std::pair<std::vector<int>, std::size_t>> split;  // GI profile -> (CIs, GIs)
-  const auto note = [&](int p, const std::vector<int>& cis) {
-    auto& [all, gis] = split[p];
-    all.insert(all.end(), cis.begin(), cis.end());
-    ++gis;
+// How mig-parted groups the CIs of one GI profile (SetMigConfig,
+// pkg/mig/config/config.go): its config counts CIs, flattened largest GI
+// then largest CI first (MigConfig.Flatten, pkg/types/mig_config.go), and
+// each CI goes in the GI it made last while the driver can create it there,
+// else in a new GI. No two GI profiles of 2 or more slices share a size in
+// the catalog, so a profile's CIs come one after the other. The driver's
+// start for a CI created without one is taken as the lowest free start of
+// the inferred rule (compute.hpp, ci_starts), as solve_cis places them.
+// Empty when the GI's CI profiles tie on slices (their order is mig-parted's
+// sort of names, not modelled).
+std::vector<std::vector<int>> mig_parted_grouping(const profile& gi, std::vector<int> cis) {
+  const auto slices = [&](int ci) {
+    return gi.ci_profiles[static_cast<std::size_t>(ci)].compute_slices;
   };
+  for (std::size_t a = 0; a < gi.ci_profiles.size(); ++a)
+    for (std::size_t b = a + 1; b < gi.ci_profiles.size(); ++b)
+      if (gi.ci_profiles[a].compute_slices == gi.ci_profiles[b].compute_slices) return {};
+  std::stable_sort(cis.begin(), cis.end(), [&](int a, int b) { return slices(a) > slices(b); });
+  std::vector<std::vector<int>> gis;
+  unit_mask used = 0;
+  const auto start_in = [&](int ci, unit_mask taken) {
+    const int c = slices(ci);
+    const unit_mask starts = ci_starts(gi.compute_slices, c);
+    const unit_mask span = static_cast<unit_mask>((1u << c) - 1u);
+    for (int s = 0; s < gi.compute_slices; ++s)
+      if ((starts >> s & 1u) != 0 && (taken & static_cast<unit_mask>(span << s)) == 0) return s;
+    return -1;
+  };
+  for (const int ci : cis) {
+    const int cap = gi.ci_profiles[static_cast<std::size_t>(ci)].max_instances;
+    int s = -1;
+    if (!gis.empty() && (cap <= 0 || std::count(gis.back().begin(), gis.back().end(), ci) < cap))
+      s = start_in(ci, used);
+    if (s < 0) {
+      gis.emplace_back();
+      used = 0;
+      s = start_in(ci, used);
+      if (s < 0) return {};  // a CI no GI holds: not mig-parted's grouping to model
+    }
+    gis.back().push_back(ci);
+    used |= static_cast<unit_mask>(((1u << slices(ci)) - 1u) << s);
+  }
+  return gis;
+}
+
+// One GI's CIs as messages show them: "{2c, 1c}".
+std::string shown_gi(const profile& gi, const std::vector<int>& cis) {
+  std::vector<std::string> names;
+  for (const int ci : cis)
+    names.push_back(
+        fmt::format("{}c", gi.ci_profiles[static_cast<std::size_t>(ci)].compute_slices));
+  return fmt::format("{{{}}}", fmt::join(names, ", "));
+}
+
+std::string shown_gis(const profile& gi, const std::vector<std::vector<int>>& gis) {
+  std::vector<std::string> out;
+  for (const auto& g : gis) out.push_back(shown_gi(gi, g));
+  return fmt::format("{}", fmt::join(out, " + "));
+}
+
+// The GI profiles whose CIs mig-parted would not group as the layout does.
+// It counts CIs, not GIs (above), so it may share them out over fewer GIs
+// than the layout has ("3g.20gb[2c]" beside "3g.20gb[1c]" in one GI: checked
+// by the fewest GIs that hold them, group_cis), or over as many GIs, grouped
+// otherwise ("3g.20gb[1c,1c]" beside "3g.20gb[2c]" made as {2c, 1c} + {1c}).
+struct regrouped {
+  std::vector<std::string> merged;  // "2 3g.20gb GIs into 1"
+  std::vector<std::string> moved;   // "3g.20gb as {2c, 1c} + {1c} where ..."
+};
+
+regrouped regrouped_by_mig_parted(const emit_plan& plan) {
+  const gpu_model& g = *plan.gpu;
+  std::map<int, std::vector<std::vector<int>>> split;  // GI profile -> its split GIs' CIs
   for (const current_instance& c : plan.existing) {
     const profile& gi = prof(g, c.profile);
     std::vector<int> cis;
@@ -39,7 +99,7 @@ std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
       if (k < 0) return {};  // a CI the catalog lacks: nothing to reckon with
       cis.push_back(k);
     }
-    if (!cis.empty()) note(c.profile, cis);
+    if (!cis.empty()) split[c.profile].push_back(std::move(cis));
   }
   for (std::size_t i = 0; i < plan.create.size() && i < plan.cis.size(); ++i) {
     const profile& gi = prof(g, plan.create[i].profile);
@@ -47,13 +107,35 @@ std::vector<std::string> merged_by_mig_parted(const emit_plan& plan) {
     for (const ci_instance& ci : plan.cis[i])
       if (gi.ci_profiles[static_cast<std::size_t>(ci.ci)].compute_slices < gi.compute_slices)
         cis.push_back(ci.ci);
-    if (!cis.empty()) note(plan.create[i].profile, cis);
+    if (!cis.empty()) split[plan.create[i].profile].push_back(std::move(cis));
   }
-  std::vector<std::string> out;
-  for (const auto& [p, v] : split) {
-    const ci_grouping fewest = group_cis(prof(g, p), v.first);
-    if (fewest.gis.size() < v.second)
-      out.push_back(fmt::format("{} {} GIs into {}", v.second, prof(g, p).name, fewest.gis.size()));
+  regrouped out;
+  // A grouping as a set: each GI's CIs largest first, the GIs in order.
+  const auto normal = [](const profile& gi, std::vector<std::vector<int>> gis) {
+    for (auto& cis : gis)
+      std::stable_sort(cis.begin(), cis.end(), [&](int a, int b) {
+        return gi.ci_profiles[static_cast<std::size_t>(a)].compute_slices >
+               gi.ci_profiles[static_cast<std::size_t>(b)].compute_slices;
+      });
+    std::sort(gis.begin(), gis.end(), std::greater<>());
+    return gis;
+  };
+  for (const auto& [p, gis] : split) {
+    const profile& gi = prof(g, p);
+    std::vector<int> all;
+    for (const auto& cis : gis) all.insert(all.end(), cis.begin(), cis.end());
+    const ci_grouping fewest = group_cis(gi, all);
+    if (fewest.gis.size() < gis.size()) {
+      out.merged.push_back(
+          fmt::format("{} {} GIs into {}", gis.size(), gi.name, fewest.gis.size()));
+      continue;
+    }
+    const auto made = mig_parted_grouping(gi, all);
+    if (made.empty()) continue;
+    const auto asked = normal(gi, gis);
+    if (normal(gi, made) != asked)
+      out.moved.push_back(fmt::format("{} as {} where the layout has {}", gi.name,
+                                      shown_gis(gi, normal(gi, made)), shown_gis(gi, asked)));
   }
   return out;
 }
@@ -143,14 +225,23 @@ std::string one_gpu_problem(std::string_view shown, std::size_t gpus) {
 }
 
 std::string mig_parted_problem(const emit_plan& plan) {
-  const std::vector<std::string> merged = merged_by_mig_parted(plan);
-  if (merged.empty()) return {};
-  return fmt::format(
-      "a mig-parted config cannot keep this layout's compute instances apart: mig-parted "
-      "counts compute instances, not GPU instances, and puts each in the GPU instance it made "
-      "last while it fits there, so it may merge {}; use --emit nvidia-smi or --emit nvml, "
-      "which create each GPU instance with its own compute instances",
-      fmt::join(merged, " and "));
+  const regrouped r = regrouped_by_mig_parted(plan);
+  if (!r.merged.empty())
+    return fmt::format(
+        "a mig-parted config cannot keep this layout's compute instances apart: mig-parted "
+        "counts compute instances, not GPU instances, and puts each in the GPU instance it made "
+        "last while it fits there, so it may merge {}; use --emit nvidia-smi or --emit nvml, "
+        "which create each GPU instance with its own compute instances",
+        fmt::join(r.merged, " and "));
+  if (!r.moved.empty())
+    return fmt::format(
+        "a mig-parted config cannot keep this layout's compute instances grouped as they are: "
+        "mig-parted counts compute instances, creates the largest first and puts each in the "
+        "GPU instance it made last while it fits there, so it would make {}; ask for its "
+        "grouping, or use --emit nvidia-smi or --emit nvml, which create each GPU instance "
+        "with its own compute instances",
+        fmt::join(r.moved, " and "));
+  return {};
 }
 
 // --emit dra offers every GPU-instance placement, and the NVIDIA DRA driver

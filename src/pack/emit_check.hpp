@@ -28,7 +28,8 @@ std::string one_gpu_problem(std::string_view shown, std::size_t gpus);
 
 /// Why --emit mig-parted cannot write `plan` (one sentence), or "":
 /// mig-parted may merge compute instances the layout keeps in separate GPU
-/// instances.
+/// instances, or would share them out over its GPU instances otherwise than
+/// the layout does.
 std::string mig_parted_problem(const emit_plan& plan);
 
 /// The MIG devices of `plan`'s whole layout, existing instances included,

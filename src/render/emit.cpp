@@ -102,8 +102,9 @@ void emit_mig_parted(std::ostream& os, const emit_plan& plan) {
     config.header.push_back(
         "A GPU instance split into compute instances is written as its compute instances, "
         "by CI profile (\"1c.3g.20gb\"), as nvidia-mig-parted export names them: mig-parted "
-        "makes a GPU instance for a compute instance that does not fit in the one it made "
-        "last, so which compute instances share a GPU instance is its choice.");
+        "creates the largest first, each in the GPU instance it made last while it fits there, "
+        "and this layout's compute instances share GPU instances as that makes them (where a "
+        "compute instance starts inside its GPU instance is inferred).");
   if (const std::vector<int> inferred = layout_inferred(plan); !inferred.empty())
     config.header.push_back(inferred_sentence(g, inferred));
   config.header.insert(

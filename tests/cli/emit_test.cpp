@@ -808,3 +808,46 @@ TEST_CASE("pack --emit k8s counts a suffixed profile where the device plugin doe
   CHECK(c["mixed-anchored"].IsNull());
   CHECK(unwrapped(ci.out).find("does not match any resource patterns") != std::string::npos);
 }
+
+TEST_CASE("pack --emit mig-parted refuses CIs that mig-parted would group otherwise",
+          "[cli][emit]") {
+  // mig-parted flattens its counts largest CI first (MigConfig.Flatten) and
+  // puts each in the GI it made last while it fits (SetMigConfig): 2c, 1c,
+  // 1c make {2c, 1c} + {1c}, not the {1c, 1c} + {2c} asked.
+  const auto moved = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--emit", "mig-parted", "3g.20gb[1c,1c]", "3g.20gb[2c]"});
+  CHECK(moved.code == 2);
+  CHECK(moved.out.empty());
+  CHECK(moved.err ==
+        "migplan: a mig-parted config cannot keep this layout's compute instances grouped as "
+        "they are: mig-parted counts compute instances, creates the largest first and puts each "
+        "in the GPU instance it made last while it fits there, so it would make 3g.20gb as {2c, "
+        "1c} + {1c} where the layout has {2c} + {1c, 1c}; ask for its grouping, or use --emit "
+        "nvidia-smi or --emit nvml, which create each GPU instance with its own compute "
+        "instances\n");
+  // The same CIs as mig-parted groups them are written, with the same counts.
+  const auto kept = run_migplan(
+      {"pack", "--gpu", "a100-40gb", "--emit", "mig-parted", "3g.20gb[2c,1c]", "3g.20gb[1c]"});
+  CHECK(kept.code == 0);
+  CHECK(kept.out.find("\"2c.3g.20gb\": 1") != std::string::npos);
+  CHECK(kept.out.find("\"1c.3g.20gb\": 2") != std::string::npos);
+  // Three 1c in one GI and one in another: as mig-parted makes them; nvml
+  // and nvidia-smi write any grouping.
+  CHECK(run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "mig-parted", "3g.20gb[1c,1c,1c]",
+                     "3g.20gb[1c]"})
+            .code == 0);
+  for (const std::string kind : {"nvidia-smi", "nvml"}) {
+    INFO(kind);
+    CHECK(
+        run_migplan({"pack", "--gpu", "a100-40gb", "--emit", kind, "3g.20gb[1c,1c]", "3g.20gb[2c]"})
+            .code == 0);
+  }
+  // An existing split GI counts too: mig-parted clears the GPU and makes
+  // every CI again from the counts.
+  const auto existing = run_migplan({"pack", "--gpu", "a100-40gb", "--json", "3g.20gb[1c,1c]"});
+  REQUIRE(existing.code == 0);
+  const auto added =
+      run_migplan({"pack", "--current", "-", "--emit", "mig-parted", "3g.20gb[2c]"}, existing.out);
+  CHECK(added.code == 2);
+  CHECK(added.err.find("would make 3g.20gb as {2c, 1c} + {1c}") != std::string::npos);
+}
