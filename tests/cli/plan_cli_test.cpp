@@ -962,3 +962,16 @@ TEST_CASE("plan: a re-plan that changes nothing has an LP bound of at least 0", 
   CHECK(doc["lp_bound"].get<double>() >= 0);
   CHECK(r.out.find("\"lp_bound\": 0,") != std::string::npos);
 }
+
+TEST_CASE("plan refuses --available with --current", "[plan][cli]") {
+  // A re-plan's fleet is every current GPU: the limit was read, then
+  // ignored (three A30s served with --available a30=0, exit 0).
+  expect_plan_bad(
+      {"--current", plan_fixture("replan-h100.yaml"), "--available", "h100-80gb=1", "49x1g.10gb"},
+      "--available h100-80gb=1 does not apply to --current: a re-plan's fleet is "
+      "every GPU of the current nodes");
+  expect_plan_bad({"--json", "--current", plan_fixture("replan-h100.yaml"), "--available",
+                   "h100-80gb=0", "1g.10gb"},
+                  "--available h100-80gb=0 does not apply to --current: a re-plan's fleet is "
+                  "every GPU of the current nodes");
+}
