@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <istream>
 #include <optional>
 #include <vector>
@@ -104,7 +105,15 @@ result<fleet_now> read_fleet_now(model_list models, const fleet_now_source& src,
     }
     const int node = static_cast<int>(res.nodes.size());
     res.nodes.push_back({n.name, n.gpu});
-    for (const current_gpu& cg : n.gpus) {
+    // By index, however the file lists them: "the lowest GPU" of a policy
+    // is the lowest index (a state file may list GPU 1 before GPU 0).
+    std::vector<const current_gpu*> by_index;
+    for (const current_gpu& cg : n.gpus) by_index.push_back(&cg);
+    std::stable_sort(
+        by_index.begin(), by_index.end(),
+        [](const current_gpu* x, const current_gpu* y) { return x->index < y->index; });
+    for (const current_gpu* at : by_index) {
+      const current_gpu& cg = *at;
       fleet_now_gpu g;
       g.node = node;
       g.index = cg.index;

@@ -128,6 +128,13 @@ result<plan_request> plan_request_of(model_list models, const plan_request_optio
   // A model given twice would keep its last value unseen: refused, as --gpu
   // twice is.
   std::set<const fleet_model*> with_available, with_cost;
+  // A re-plan's fleet is every current GPU (the program has no limit row
+  // for it): a limit would be ignored, so it is refused.
+  if (!o.current.empty() && !o.available.empty())
+    return error{fmt::format(
+        "--available {} does not apply to --current: a re-plan's fleet is every GPU of the "
+        "current nodes",
+        o.available.front())};
   for (const std::string& a : o.available) {
     auto kv = split_assignment("--available", a, "MODEL=N (h100-80gb=16)");
     if (!kv) return kv.error();

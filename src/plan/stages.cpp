@@ -140,9 +140,12 @@ void problem::stage_first() {
     cost_lp = full.solve_lp();
   }
   // In the costs' own unit for a fresh plan (the program counts whole units).
+  // Every cost (or change) is at least 0, so the relaxation is too: CLP's
+  // tolerances can give -1e-12 where a re-plan needs no change.
   if (cost_lp && cost_lp->optimal)
     res.lp_bound =
-        cost_lp->objective * (replan || !exact_costs ? 1.0 : std::stod(cost_decimal(1, res.costs)));
+        std::max(0.0, cost_lp->objective *
+                          (replan || !exact_costs ? 1.0 : std::stod(cost_decimal(1, res.costs))));
   // A re-plan starts from the greedy plan where it leaves no more unmet
   // than stage 0 proved necessary and changes fewer GPUs than stage 0's.
   if (replan && best && !start.empty() && need_unmet) {

@@ -539,3 +539,22 @@ TEST_CASE("place says where a count typed as a word of its own goes", "[place][n
   CHECK(split.code == 0);
   CHECK(split.out == whole.out);
 }
+
+TEST_CASE("place takes the lowest GPU index however the state file lists the GPUs", "[place]") {
+  // GPU 1 listed before GPU 0, both empty: first fit takes the lowest GPU,
+  // GPU 0 (it took GPU 1, the first listed), and best-fit's last tie-break
+  // is the lowest GPU too.
+  const std::string state =
+      "version: 1\nnodes:\n  - name: n\n    gpu: h100-80gb\n    gpus:\n"
+      "      - {index: 1, instances: []}\n"
+      "      - {index: 0, instances: []}\n";
+  const json j = place_json(
+      {"7g.80gb", "--current", "-", "--policy", "spread-first-fit", "--policy", "pack-best-fit"}, 0,
+      state);
+  for (const json& p : j["policies"]) {
+    INFO(p["name"]);
+    CHECK(where(p["choice"]) == "n 0 0");
+    REQUIRE(p["alternatives"].size() == 1);
+    CHECK(where(p["alternatives"][0]) == "n 1 0");
+  }
+}

@@ -945,3 +945,33 @@ TEST_CASE("plan --gpu suggests a misspelt demand profile among the models named"
   CHECK(file.code == 2);
   CHECK(file.err == "migplan: <stdin>:3: unknown profile '1g.7gb': no model has it" + hint + "\n");
 }
+
+TEST_CASE("plan: a re-plan that changes nothing has an LP bound of at least 0", "[plan][cli]") {
+  // The demand is held as it is (the 4g.20gb and 1g.5gb+me of GPU 2), so no
+  // GPU changes; CLP's relaxation of the changes came out at -1e-12, which
+  // --json wrote as "lp_bound": -1e-12, below the schema's minimum of 0.
+  const std::string state =
+      R"({"version": 1, "nodes": [{"name": "n0", "gpu": "a100-40gb", "gpus": [)"
+      R"({"index": 2, "instances": [{"profile": "4g.20gb", "start": 0},)"
+      R"( {"profile": "1g.5gb+me", "start": 5}, {"profile": "1g.5gb", "start": 6}]},)"
+      R"({"index": 3, "instances": [{"profile": "1g.10gb"}, {"profile": "1g.5gb+me", "in_use": true}]}]}]})";
+  const auto r =
+      run_migplan({"plan", "--json", "--current", "-", "1x4g.20gb", "1x1g.5gb+me"}, state);
+  const json doc = checked_plan_doc(r, 0);
+  CHECK(doc["changes"].empty());
+  CHECK(doc["lp_bound"].get<double>() >= 0);
+  CHECK(r.out.find("\"lp_bound\": 0,") != std::string::npos);
+}
+
+TEST_CASE("plan refuses --available with --current", "[plan][cli]") {
+  // A re-plan's fleet is every current GPU: the limit was read, then
+  // ignored (three A30s served with --available a30=0, exit 0).
+  expect_plan_bad(
+      {"--current", plan_fixture("replan-h100.yaml"), "--available", "h100-80gb=1", "49x1g.10gb"},
+      "--available h100-80gb=1 does not apply to --current: a re-plan's fleet is "
+      "every GPU of the current nodes");
+  expect_plan_bad({"--json", "--current", plan_fixture("replan-h100.yaml"), "--available",
+                   "h100-80gb=0", "1g.10gb"},
+                  "--available h100-80gb=0 does not apply to --current: a re-plan's fleet is "
+                  "every GPU of the current nodes");
+}
