@@ -39,10 +39,12 @@ struct field {
   std::string key;              ///< the key's text
   position key_at;              ///< where the key is
   const node* value = nullptr;  ///< its value, in the tree
-  /// The value's line, or the key's where the value has none (an empty value).
-  int line() const { return value->at.line > 0 ? value->at.line : key_at.line; }
+  /// The value's line, or the key's where the value is empty: yaml-cpp
+  /// places an empty value at the token after it, often the next key's line
+  /// or one past the end of the file.
+  int line() const { return at().line; }
   /// The value's position, or the key's (see line()).
-  position at() const { return value->at.line > 0 ? value->at : key_at; }
+  position at() const { return value->is_null() || value->at.line <= 0 ? key_at : value->at; }
 };
 
 /// Where a key's value is: the value itself, or the key when the value is empty.

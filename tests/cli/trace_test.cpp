@@ -201,3 +201,14 @@ TEST_CASE("an Alibaba pod list with no GPU pod says every row was skipped", "[tr
         "t.csv:1: no pods after the header: all 2 rows have num_gpu 0 (no GPU)");
   CHECK(failure(header) == "t.csv:1: no pods after the header");
 }
+
+TEST_CASE("an empty yaml value is reported at its key and not at the token after it", "[trace]") {
+  // yaml-cpp places an empty value where the next token starts: the next
+  // key's line, or one past the last line of the file.
+  CHECK(failure("version: 1\npods:\ncomment: x\n", plan_file_format::yaml) ==
+        "t.csv:2: 'pods' must be a list of pods, not empty");
+  CHECK(failure("version: 1\npods:\n\n\n", plan_file_format::yaml) ==
+        "t.csv:2: 'pods' must be a list of pods, not empty");
+  CHECK(failure("version: 1\npods:\n  - start:\n    item: 1g.10gb\n", plan_file_format::yaml)
+            .starts_with("t.csv:3: "));
+}
