@@ -517,11 +517,6 @@ result<kube_state> read_current_state(model_list models, const std::string& path
                             plan_format_of(config_path, *config) == plan_file_format::json &&
                                 !check::looks_like_manifest(*config));
   }
-  if (!config_path.empty())
-    return error{
-        fmt::format("--mig-config is only for kubectl's nodes (`kubectl get nodes -o "
-                    "json`), and {} is a migplan state file",
-                    q(shown))};
   if (text->size() > max_plan_file_bytes) return error{state_too_large};
   if (auto e = wrong_kind(*text, format, shown, {yaml_kind::nodes},
                           "--current takes a state file (version: 1, nodes: ...) or kubectl's "
@@ -534,8 +529,15 @@ result<kube_state> read_current_state(model_list models, const std::string& path
                                    "node; plan --current reads a state file or kubectl's nodes",
                                    shown)
                      : listing_needs_gpu(shown)};
+  // Only a file that reads as a state file is called one: an empty, cut or
+  // other file says what is wrong with it first.
   auto nodes = parse_state(models, *text, shown, format == plan_file_format::json);
   if (!nodes) return nodes.error();
+  if (!config_path.empty())
+    return error{
+        fmt::format("--mig-config is only for kubectl's nodes (`kubectl get nodes -o "
+                    "json`), and {} is a migplan state file",
+                    q(shown))};
   return kube_state{std::move(*nodes), {}};
 }
 

@@ -1317,3 +1317,29 @@ TEST_CASE("the single strategy's profile may name a compute instance, and must b
   REQUIRE(pending.has_value());
   CHECK(pending->nodes[0].gpus.size() == 2);
 }
+
+TEST_CASE("Current with a mig-parted config names a file that is no state file", "[plan][kube]") {
+  std::istringstream in;
+  const std::string config = test_path("fixtures/plan/kube-config.yaml");
+  const auto current = [&](const std::string& name, const std::string& text) {
+    const migplan::test::temp_file f(name, text);
+    return error_of(read_current_state(builtin_models(), f.path(), config, in, "plan"));
+  };
+  // Cut off before its first key closes: kubectl's JSON, no state file.
+  const std::string cut = current("cut-nodes.json", "{\"apiVers");
+  CHECK(cut.find(":1: invalid json") != std::string::npos);
+  CHECK(cut.find("is a migplan state file") == std::string::npos);
+  // Empty.
+  const std::string empty = current("empty-nodes.json", "");
+  CHECK(empty.find(":1: invalid json") != std::string::npos);
+  CHECK(empty.find("is a migplan state file") == std::string::npos);
+  // A demand file is named as one.
+  const std::string demand =
+      current("demand-as-current.yaml", "version: 1\ndemand:\n  - profile: 1g.10gb\n");
+  CHECK(demand.find("is a migplan demand file") != std::string::npos);
+  CHECK(demand.find("is a migplan state file") == std::string::npos);
+  // A state file still gets the --mig-config error.
+  CHECK(error_of(read_current_state(builtin_models(), test_path("fixtures/plan/state.json"), config,
+                                    in, "plan"))
+            .starts_with("--mig-config is only for kubectl's nodes"));
+}
