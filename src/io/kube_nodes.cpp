@@ -112,6 +112,11 @@ result<std::vector<kube_node>> read_kube_nodes(std::string_view text, std::strin
                                   q(kind_text)))};
   std::vector<kube_node> nodes;
   const doc::node* items = doc::member(*root, "items");
+  if (items != nullptr && !items->is_list() && !items->is_null())
+    return error{located(shown, items->at.line,
+                         fmt::format("'items' is {}, not a list of Nodes (expected `kubectl get "
+                                     "nodes -o json`)",
+                                     doc::value_text(*items)))};
   if (items == nullptr || !items->is_list()) return nodes;
   nodes.reserve(items->kids.size());
   for (std::size_t i = 0; i < items->kids.size(); ++i) {

@@ -1343,3 +1343,20 @@ TEST_CASE("Current with a mig-parted config names a file that is no state file",
                                     in, "plan"))
             .starts_with("--mig-config is only for kubectl's nodes"));
 }
+
+TEST_CASE("Kubectl nodes whose items are not a list say so", "[plan][kube]") {
+  std::istringstream in;
+  const std::string config = test_path("fixtures/plan/kube-config.yaml");
+  const auto current = [&](const std::string& text) {
+    const migplan::test::temp_file f("items-nodes.json", text);
+    return error_of(read_current_state(builtin_models(), f.path(), config, in, "plan"));
+  };
+  CHECK(current("{\"apiVersion\": \"v1\", \"kind\": \"List\",\n\"items\": {}}")
+            .ends_with("items-nodes.json:2: 'items' is a mapping, not a list of Nodes (expected "
+                       "`kubectl get nodes -o json`)"));
+  CHECK(current("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": \"x\"}")
+            .find("'items' is the string \"x\", not a list of Nodes") != std::string::npos);
+  // An empty list is read as no nodes, which has its own message.
+  CHECK(current("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": []}").find("'items' is") ==
+        std::string::npos);
+}
