@@ -333,6 +333,15 @@ result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string
   }
   if (const std::string how = profile_spelling_hint(models, name); !how.empty())
     return error{msg + ": " + how};
+  // "mem=20Gi": plan's and simulate's memory item, which pack and geometry files do not take.
+  if (detail::istarts_with(name, "mem=")) {
+    std::string_view size = name.substr(4);
+    size = size.substr(0, size.find(':'));
+    return error{fmt::format(
+        "{}: a memory size is not a profile (plan and simulate take mem=SIZE); 'migplan fit "
+        "--gpu {} --memory {}' names the smallest profile with that much",
+        msg, gpu.slug, size.empty() ? std::string("SIZE") : clip_token(size))};
+  }
   if (const std::string note = former_name_note(models, name); !note.empty())
     return error{msg + ": " + note};
   if (!hint.empty()) return error{msg + hint};

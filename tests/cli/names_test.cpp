@@ -471,3 +471,14 @@ TEST_CASE("a hyphenated board name suggests its own family and not another near 
   CHECK(typo.err ==
         "migplan: unknown gpu 'a100-40g' (did you mean a100-40gb?); 'migplan gpus' lists them\n");
 }
+
+TEST_CASE("a memory item where a profile is wanted points at fit", "[names]") {
+  // plan and simulate take mem=SIZE; pack, like place, takes profiles.
+  const auto pack = run_migplan({"pack", "--gpu", "h100-80gb", "2xmem=20Gi"});
+  CHECK(pack.code == 2);
+  CHECK(pack.out.empty());
+  CHECK(pack.err ==
+        "migplan: unknown profile 'mem=20Gi' on h100-80gb: a memory size is not a profile (plan "
+        "and simulate take mem=SIZE); 'migplan fit --gpu h100-80gb --memory 20Gi' names the "
+        "smallest profile with that much\n");
+}
