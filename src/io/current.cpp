@@ -52,6 +52,26 @@ std::size_t lci_start(std::string_view text) {
   return std::string_view::npos;
 }
 
+// The 1-based line of the -lci listing starting at 0-based `split` that names
+// it (its title, or nvidia-smi's message for none) when no line before it is
+// anything but blank or a comment: -lci output without the -lgi output it
+// must follow; else 0.
+int lci_alone(std::string_view text, std::size_t split) {
+  text_lines lines(text);
+  while (const auto l = lines.next()) {
+    const auto line = static_cast<std::size_t>(lines.number() - 1);
+    const std::string_view t = trim(*l);
+    if (line < split) {
+      if (!t.empty() && t.front() != '#') return 0;
+      continue;
+    }
+    if (t.find("Compute instances:") != std::string_view::npos ||
+        t.find("No compute instances found") != std::string_view::npos)
+      return lines.number();
+  }
+  return 0;
+}
+
 // The profile of `g` a listed instance names by ID, under the catalog's name
 // for that ID (or one of its former names), sized and started as listed; or
 // why the listing does not match `g` (the caller says where).
@@ -80,6 +100,12 @@ result<int, std::string> listed_profile(const gpu_model& g, int id, std::string_
 result<current_listing> read_smi(std::string_view text, std::string_view shown, const gpu_model& g,
                                  std::optional<int> index) {
   const std::size_t split = lci_start(text);
+  if (split != std::string_view::npos)
+    if (const int line = lci_alone(text, split); line > 0)
+      return error{located(shown, line,
+                           "this is nvidia-smi mig -lci output (Compute instances) without the "
+                           "-lgi output it follows: --current takes nvidia-smi mig -lgi output, "
+                           "optionally followed by -lci output")};
   const std::string lgi_text =
       split == std::string_view::npos ? std::string(text) : only_lines(text, 0, split);
   auto listing = smi::read_lgi(lgi_text);

@@ -144,12 +144,15 @@ result<const gpu_model*> resolve_gpu(model_list models, std::string_view text) {
   if (pci)
     if (const gpu_model* g = find_model_by_pci(models, id)) return g;
   std::vector<std::string> near = family;
-  // "H200 141GB HBM3e": a board's name with words nvidia-smi does not print. Its first
-  // word names the family ("H200": h200), where the nearest spellings of the whole
-  // would be other families' (gh200-144gb, h100-80gb).
-  if (const std::size_t space = name.find(' ');
-      near.empty() && space != std::string_view::npos && space >= min_contained_length)
-    near = partial_matches(models, name.substr(0, space));
+  // "H200 141GB HBM3e", "h100-sxm5-80gb": a board's name with words nvidia-smi does not
+  // print. Its first word names the family ("H200": h200), where the nearest spellings
+  // of the whole may be other families' (gh200-144gb; a100-80gb, whose nvidia-smi name
+  // A100-SXM4-80GB is two letters from h100-sxm5-80gb): only the family's are offered,
+  // and the family itself where none of its names is near.
+  std::vector<std::string> first_word_family;
+  if (const std::size_t end = name.find_first_of(" -");
+      near.empty() && end != std::string_view::npos && end >= min_contained_length)
+    first_word_family = partial_matches(models, name.substr(0, end));
   if (near.empty()) {
     // Near a slug or an nvidia-smi name; suggested by slug, each model once.
     std::vector<std::string> names, slugs;
@@ -161,12 +164,19 @@ result<const gpu_model*> resolve_gpu(model_list models, std::string_view text) {
         slugs.emplace_back(g->slug);
       }
     }
+    const auto in_family = [&](const std::string& slug) {
+      return first_word_family.empty() ||
+             std::find(first_word_family.begin(), first_word_family.end(), slug) !=
+                 first_word_family.end();
+    };
     for (const std::string& n : nearest(name, names, names.size())) {
       const auto at =
           static_cast<std::size_t>(std::find(names.begin(), names.end(), n) - names.begin());
-      if (near.size() < 3 && std::find(near.begin(), near.end(), slugs[at]) == near.end())
+      if (near.size() < 3 && in_family(slugs[at]) &&
+          std::find(near.begin(), near.end(), slugs[at]) == near.end())
         near.push_back(slugs[at]);
     }
+    if (near.empty()) near = first_word_family;
   }
   const std::string hint = near.empty() ? "" : " (did you mean " + join_or(near) + "?)";
   if (pci) {
@@ -323,6 +333,15 @@ result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string
   }
   if (const std::string how = profile_spelling_hint(models, name); !how.empty())
     return error{msg + ": " + how};
+  // "mem=20Gi": plan's and simulate's memory item, which pack and geometry files do not take.
+  if (detail::istarts_with(name, "mem=")) {
+    std::string_view size = name.substr(4);
+    size = size.substr(0, size.find(':'));
+    return error{fmt::format(
+        "{}: a memory size is not a profile (plan and simulate take mem=SIZE); 'migplan fit "
+        "--gpu {} --memory {}' names the smallest profile with that much",
+        msg, gpu.slug, size.empty() ? std::string("SIZE") : clip_token(size))};
+  }
   if (const std::string note = former_name_note(models, name); !note.empty())
     return error{msg + ": " + note};
   if (!hint.empty()) return error{msg + hint};

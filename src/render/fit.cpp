@@ -45,9 +45,11 @@ void fit_text(std::ostream& os, const gpu_model& gpu, const need& n, const sizin
         "{}: the {} of its profiles {} unknown, so it cannot be sized (coverage: {})\n", gpu.slug,
         n.sms ? "memory or SM counts" : "memory", n.sms ? "are" : "is", gpu.coverage_note);
   } else {
-    os << fmt::format("{}: no profile has at least {} MiB{}; the largest is {} ({})\n", gpu.slug,
-                      n.memory_mib, sms_text(n), prof(gpu, s.largest).name,
-                      gib_text(prof(gpu, s.largest).memory_gib_x100));
+    // Where some profiles' values are unknown (the note below names them), one of
+    // them may be big enough: "no profile" alone would say none is.
+    os << fmt::format("{}: no profile{} has at least {} MiB{}; the largest is {} ({})\n", gpu.slug,
+                      s.unknown.empty() ? "" : " considered", n.memory_mib, sms_text(n),
+                      prof(gpu, s.largest).name, gib_text(prof(gpu, s.largest).memory_gib_x100));
   }
   if (!s.unknown.empty()) {
     std::vector<std::string_view> names;

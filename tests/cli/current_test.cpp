@@ -573,3 +573,27 @@ TEST_CASE("pack --emit with a lone JSON answer targets its gpu_index and takes n
   CHECK(plain.code == 0);
   CHECK(plain.out.find("on GPU 0 (a100-40gb") != std::string::npos);
 }
+
+TEST_CASE("an -lci listing alone to --current says it needs the -lgi listing first",
+          "[current][errors]") {
+  // migplan-pack(1), --current: -lgi output, optionally followed by -lci output. The
+  // -lci listing alone was "FILE:1: end of input before any nvidia-smi mig -lgi output",
+  // at a line of comments.
+  const std::string file = capture("a100-40gb-lci.txt");
+  const std::string want = "migplan: " + file +
+                           ":5: this is nvidia-smi mig -lci output (Compute instances) without "
+                           "the -lgi output it follows: --current takes nvidia-smi mig -lgi "
+                           "output, optionally followed by -lci output\n";
+  const auto pack = run_migplan({"pack", "--gpu", "a100-40gb", "--current", file});
+  CHECK(pack.code == 2);
+  CHECK(pack.out.empty());
+  CHECK(pack.err == want);
+  const auto place = run_migplan({"place", "--gpu", "a100-40gb", "--current", file, "1g.5gb"});
+  CHECK(place.code == 2);
+  CHECK(place.err == want);
+  // nvidia-smi's message for no compute instances, alone, is -lci output too.
+  const auto none = run_migplan({"pack", "--gpu", "a100-40gb", "--current", "-"},
+                                "No compute instances found.\n");
+  CHECK(none.code == 2);
+  CHECK(none.err.find("migplan: <stdin>:1: this is nvidia-smi mig -lci output") == 0);
+}

@@ -788,3 +788,19 @@ TEST_CASE("models that all refuse a CI split alike answer once", "[cli][pack]") 
   CHECK(j["gpu"]["id"] == "h100-80gb");
   CHECK(j["same_answer_on"] == json({"h100-pcie", "a100-80gb"}));
 }
+
+TEST_CASE("fit says no profile considered where some profiles have unknown memory",
+          "[cli][fit]") {
+  // b200's 3g.90gb, 4g.90gb and 7g.180gb have no captured memory: they are not
+  // considered (migplan-fit(1)), and one of them may well hold 50 GiB, so "no profile
+  // has at least 51200 MiB" said what no one knows.
+  const auto r = run_migplan({"fit", "--gpu", "b200", "--memory", "50Gi"});
+  CHECK(r.code == 1);
+  CHECK(r.out ==
+        "b200: no profile considered has at least 51200 MiB; the largest is 2g.45gb (44.25 "
+        "GiB)\n"
+        "note: not considered, values unknown: 3g.90gb, 4g.90gb, 7g.180gb\n");
+  // Where every profile's memory is known, "no profile" stays.
+  const auto all = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "41Gi"});
+  CHECK(all.out.starts_with("a100-40gb: no profile has at least 41984 MiB"));
+}

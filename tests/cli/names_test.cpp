@@ -444,3 +444,41 @@ TEST_CASE("a board name with words nvidia-smi does not print suggests its family
         "migplan: unknown gpu 'NVIDIA H100 SXM5 80GB' (did you mean h100-80gb, h100-pcie or "
         "h100-nvl?); 'migplan gpus' lists them\n");
 }
+
+TEST_CASE("a hyphenated board name suggests its own family and not another near spelling",
+          "[names]") {
+  // "h100-sxm5-80gb" is two letters from the A100's nvidia-smi name A100-SXM4-80GB,
+  // and "h100-pcie-80gb" from A100-PCIE-40GB: the nearest spellings were A100s.
+  const auto sxm = run_migplan({"pack", "--gpu", "h100-sxm5-80gb", "1g.10gb"});
+  CHECK(sxm.code == 2);
+  CHECK(sxm.out.empty());
+  CHECK(sxm.err ==
+        "migplan: unknown gpu 'h100-sxm5-80gb' (did you mean h100-80gb, h100-pcie or "
+        "h100-nvl?); 'migplan gpus' lists them\n");
+  const auto pcie = run_migplan({"fit", "--gpu", "h100-pcie-80gb", "--memory", "10Gi"});
+  CHECK(pcie.code == 2);
+  CHECK(pcie.err ==
+        "migplan: unknown gpu 'h100-pcie-80gb' (did you mean h100-80gb, h100-pcie or "
+        "h100-nvl?); 'migplan gpus' lists them\n");
+  // "h200-141gb" was offered gh200-144gb.
+  const auto h200 = run_migplan({"pack", "--gpu", "h200-141gb", "1g.18gb"});
+  CHECK(h200.code == 2);
+  CHECK(h200.err ==
+        "migplan: unknown gpu 'h200-141gb' (did you mean h200?); 'migplan gpus' lists them\n");
+  // A typo inside the family still gets the nearest spelling alone.
+  const auto typo = run_migplan({"pack", "--gpu", "a100-40g", "1g.5gb"});
+  CHECK(typo.code == 2);
+  CHECK(typo.err ==
+        "migplan: unknown gpu 'a100-40g' (did you mean a100-40gb?); 'migplan gpus' lists them\n");
+}
+
+TEST_CASE("a memory item where a profile is wanted points at fit", "[names]") {
+  // plan and simulate take mem=SIZE; pack, like place, takes profiles.
+  const auto pack = run_migplan({"pack", "--gpu", "h100-80gb", "2xmem=20Gi"});
+  CHECK(pack.code == 2);
+  CHECK(pack.out.empty());
+  CHECK(pack.err ==
+        "migplan: unknown profile 'mem=20Gi' on h100-80gb: a memory size is not a profile (plan "
+        "and simulate take mem=SIZE); 'migplan fit --gpu h100-80gb --memory 20Gi' names the "
+        "smallest profile with that much\n");
+}
