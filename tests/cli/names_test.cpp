@@ -482,3 +482,18 @@ TEST_CASE("a memory item where a profile is wanted points at fit", "[names]") {
         "and simulate take mem=SIZE); 'migplan fit --gpu h100-80gb --memory 20Gi' names the "
         "smallest profile with that much\n");
 }
+
+TEST_CASE("a gpu is named by its gpu.product label as GPU Feature Discovery writes it", "[names]") {
+  // nvidia.com/gpu.product: the nvidia-smi name with '-' for each space.
+  const auto h100 = resolve_gpu(builtin_models(), "NVIDIA-H100-80GB-HBM3");
+  REQUIRE(h100);
+  CHECK((*h100)->slug == "h100-80gb");
+  const auto a100 = resolve_gpu(builtin_models(), "nvidia-a100-sxm4-40gb");
+  REQUIRE(a100);
+  CHECK((*a100)->slug == "a100-40gb");
+  const auto bare = resolve_gpu(builtin_models(), "H100-80GB-HBM3");
+  REQUIRE(bare);
+  CHECK((*bare)->slug == "h100-80gb");
+  // The single strategy's suffix names a node's setup, not a model.
+  CHECK_FALSE(resolve_gpu(builtin_models(), "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"));
+}
