@@ -789,8 +789,7 @@ TEST_CASE("models that all refuse a CI split alike answer once", "[cli][pack]") 
   CHECK(j["same_answer_on"] == json({"h100-pcie", "a100-80gb"}));
 }
 
-TEST_CASE("fit says no profile considered where some profiles have unknown memory",
-          "[cli][fit]") {
+TEST_CASE("fit says no profile considered where some profiles have unknown memory", "[cli][fit]") {
   // b200's 3g.90gb, 4g.90gb and 7g.180gb have no captured memory: they are not
   // considered (migplan-fit(1)), and one of them may well hold 50 GiB, so "no profile
   // has at least 51200 MiB" said what no one knows.
