@@ -124,16 +124,22 @@ struct plan_change {
   std::vector<current_instance> evicted;    ///< of those, the ones in use (only with allow_evict)
 };
 
-/// Why one model of the fleet does not serve an item named by its profile.
+/// Why one model of the fleet does not serve an item named by its profile,
+/// or may serve one sized by memory after all.
 struct model_refusal {
   enum class kind {
     no_profile,     ///< the model has no GPU-instance profile of that name
     ci_unknown,     ///< the GI profile's compute-instance profiles are unknown
     no_ci_profile,  ///< the GI profile offers no compute-instance profile of that name
+    /// An item sized by memory: profiles whose memory (or SM count, where
+    /// the item asks for SMs) is unknown were not considered, and may be
+    /// large enough (`unknown` names them).
+    values_unknown,
   };
   const gpu_model* gpu = nullptr;
   kind why = kind::no_profile;
   std::string gi_profile;  ///< the GPU-instance profile looked for ("3g.40gb" of "1c.3g.40gb")
+  std::vector<std::string> unknown;  ///< values_unknown: the profiles not considered
 };
 
 /// Demand that no plan on the fleet meets.
@@ -142,8 +148,9 @@ struct plan_unmet {
   long long missing = 0;  ///< instances short
   bool no_model = false;  ///< no model of the fleet serves the item: all of it is short
   /// With no_model and an item named by its profile: per model of the fleet
-  /// (plan_request::models), why it does not serve the item. Empty for an
-  /// item sized by memory (no profile of any model is that large).
+  /// (plan_request::models), why it does not serve the item. For an item
+  /// sized by memory (no profile whose values are known is that large): the
+  /// models with profiles of unknown values, which may be (values_unknown).
   std::vector<model_refusal> refusals{};
 };
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <migplan/lookup.hpp>
+#include <migplan/sizing.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -88,7 +89,24 @@ void problem::mark_no_model() {
     const std::vector<int>& on = serve[static_cast<std::size_t>(u.item)];
     u.no_model = std::none_of(on.begin(), on.end(), [](int p) { return p >= 0; });
     const demand_item& d = req.demand[static_cast<std::size_t>(u.item)];
-    if (!u.no_model || d.profile.empty()) continue;
+    if (!u.no_model) continue;
+    if (d.profile.empty()) {
+      // Sized by memory: a profile whose values are unknown was not
+      // considered, and may be large enough (as fit says).
+      if (!d.memory_mib || !d.resolved.empty()) continue;
+      for (const fleet_model& fm : req.models) {
+        model_refusal r;
+        r.gpu = fm.gpu;
+        r.why = model_refusal::kind::values_unknown;
+        for (const int p : size_for(*fm.gpu, need{*d.memory_mib, d.sms, 1}).unknown) {
+          const profile& q = fm.gpu->profiles[static_cast<std::size_t>(p)];
+          if (!d.compute_slices || q.compute_slices >= *d.compute_slices)
+            r.unknown.emplace_back(q.name);
+        }
+        if (!r.unknown.empty()) u.refusals.push_back(std::move(r));
+      }
+      continue;
+    }
     for (const fleet_model& fm : req.models) u.refusals.push_back(refusal_of(*fm.gpu, d.profile));
   }
 }

@@ -47,7 +47,11 @@ std::string no_model_text(const plan_request& req, const demand_item& d, const p
     std::string models = slugs.back();  // "a, b or c"
     for (std::size_t k = slugs.size() - 1; k-- > 0;)
       models = slugs[k] + (k + 2 == slugs.size() ? " or " : ", ") + models;
-    clauses.push_back(fmt::format("no profile of {} has {}", models, need));
+    const bool unknown = std::any_of(u.refusals.begin(), u.refusals.end(), [](const auto& r) {
+      return r.why == model_refusal::kind::values_unknown;
+    });
+    clauses.push_back(
+        fmt::format("no profile of {} {} {}", models, unknown ? "known to have" : "has", need));
   }
   for (const model_refusal& r : u.refusals) {
     switch (r.why) {
@@ -62,6 +66,10 @@ std::string no_model_text(const plan_request& req, const demand_item& d, const p
       case model_refusal::kind::no_ci_profile:
         clauses.push_back(
             fmt::format("{} on {} offers no {}", r.gi_profile, r.gpu->slug, d.profile));
+        break;
+      case model_refusal::kind::values_unknown:
+        clauses.push_back(fmt::format("{}'s {} may ({} unknown, not considered)", r.gpu->slug,
+                                      join_and(r.unknown), d.sms ? "memory or SMs" : "memory"));
         break;
     }
   }

@@ -974,3 +974,18 @@ TEST_CASE("plan refuses --available with --current", "[plan][cli]") {
                   "--available h100-80gb=0 does not apply to --current: a re-plan's fleet is "
                   "every GPU of the current nodes");
 }
+
+TEST_CASE("plan names the profiles of unknown memory that may serve a memory item", "[plan][cli]") {
+  // b200's 3g.90gb, 4g.90gb and 7g.180gb have no captured memory: "no
+  // profile has 50 GiB" would say none does, as fit no longer says.
+  const auto b200 = run_migplan({"plan", "--gpu", "b200", "mem=50Gi"});
+  CHECK(b200.code == 1);
+  CHECK(b200.out.find("  mem=50Gi: 1 of 1 instance missing: no model of the fleet serves it: no "
+                      "profile of b200 known to have 50 GiB; b200's 3g.90gb, 4g.90gb and "
+                      "7g.180gb may (memory unknown, not considered)\n") != std::string::npos);
+  // Every value known: the plain sentence.
+  const auto h100 = run_migplan({"plan", "--gpu", "h100-80gb", "mem=100Gi"});
+  CHECK(h100.code == 1);
+  CHECK(h100.out.find("no model of the fleet serves it: no profile of h100-80gb has 100 GiB\n") !=
+        std::string::npos);
+}
