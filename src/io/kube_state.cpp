@@ -55,31 +55,6 @@ std::string_view label_value(const kube_node& n, std::string_view key, bool& fou
   return v;
 }
 
-// GPU Feature Discovery's product label for each model: its nvidia-smi names
-// with spaces as '-' (internal/lm/resource.go, productLabel), with and
-// without the "NVIDIA-" that newer drivers' names start with.
-struct product_name {
-  std::string key;  // lower case
-  std::string shown;
-  const gpu_model* gpu;
-};
-
-// The names of every model of this run (--gpu-file models included).
-std::vector<product_name> product_names(model_list models) {
-  std::vector<product_name> names;
-  for (const gpu_model* g : models)
-    for (std::string_view n : g->smi_names) {
-      std::string dashed(n);
-      std::replace(dashed.begin(), dashed.end(), ' ', '-');
-      names.push_back({lower(dashed), dashed, g});
-      const std::string bare(detail::strip_vendor(n));
-      std::string bare_dashed = bare;
-      std::replace(bare_dashed.begin(), bare_dashed.end(), ' ', '-');
-      if (bare_dashed != dashed) names.push_back({lower(bare_dashed), bare_dashed, g});
-    }
-  return names;
-}
-
 // nvidia.com/gpu.product split as GFD builds it: MODEL, then "-MIG-PROFILE"
 // under the single MIG strategy ("-MIG-INVALID" when the node breaks its
 // rules), then "-SHARED" with time-slicing replicas (internal/lm/resource.go
@@ -98,13 +73,6 @@ product_parts split_product(std::string_view product) {
     out.mig = product.substr(m + 5);
   }
   return out;
-}
-
-const gpu_model* model_of_product(const std::vector<product_name>& names, std::string_view model) {
-  const std::string key = lower(model);
-  for (const product_name& p : names)
-    if (p.key == key) return p.gpu;
-  return nullptr;
 }
 
 // The mig-parted config a kubectl state refers to, read with `migplan

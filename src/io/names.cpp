@@ -129,35 +129,46 @@ bool parse_pci_id(std::string_view text, std::uint32_t& out) {
 
 namespace {
 
-// The model whose nvidia-smi name, spaces written '-', is `text`: the form of
-// GPU Feature Discovery's nvidia.com/gpu.product label ("NVIDIA-H100-80GB-HBM3"),
-// which Kubernetes users see first. Without its -MIG-/-SHARED suffixes: those
-// name a node's setup, not a model (kube_state.cpp reads them).
-const gpu_model* find_model_by_product_label(model_list models, std::string_view text) {
-  if (text.find(' ') != std::string_view::npos || text.find('-') == std::string_view::npos)
-    return nullptr;
-  const auto dashed = [](std::string_view s) {
-    std::string out(s);
-    std::replace(out.begin(), out.end(), ' ', '-');
-    return out;
-  };
-  const std::string wanted = dashed(text);
-  for (const gpu_model* g : models)
-    for (const std::string_view n : g->smi_names)
-      if (detail::iequals(dashed(n), wanted) ||
-          detail::iequals(dashed(detail::strip_vendor(n)), wanted))
-        return g;
-  return nullptr;
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = detail::ascii_lower(c);
+  return out;
 }
 
 }  // namespace
+
+std::vector<product_name> product_names(model_list models) {
+  const auto dashed = [](std::string_view n) {
+    std::string out(n);
+    std::replace(out.begin(), out.end(), ' ', '-');
+    return out;
+  };
+  std::vector<product_name> names;
+  for (const gpu_model* g : models)
+    for (const std::string_view n : g->smi_names) {
+      const std::string full = dashed(n);
+      names.push_back({lower_ascii(full), full, g});
+      const std::string bare = dashed(detail::strip_vendor(n));
+      if (bare != full) names.push_back({lower_ascii(bare), bare, g});
+    }
+  return names;
+}
+
+const gpu_model* model_of_product(const std::vector<product_name>& names, std::string_view label) {
+  const std::string key = lower_ascii(label);
+  for (const product_name& p : names)
+    if (p.key == key) return p.gpu;
+  return nullptr;
+}
 
 result<const gpu_model*> resolve_gpu(model_list models, std::string_view text) {
   const std::string_view t = trim(text);
   if (t.empty()) return error{"empty gpu name"};
   if (const gpu_model* g = find_model(models, t)) return g;
   if (const gpu_model* g = find_model_by_smi_name(models, t)) return g;
-  if (const gpu_model* g = find_model_by_product_label(models, t)) return g;
+  // "NVIDIA-H100-80GB-HBM3": the name Kubernetes users see first, on their nodes.
+  if (t.find('-') != std::string_view::npos)
+    if (const gpu_model* g = model_of_product(product_names(models), t)) return g;
   // A partial name before a PCI ID: "a100" is four hex digits, but people
   // typing it mean the A100s, not device 0xA10010DE.
   const std::string_view name = trim(detail::strip_vendor(t));

@@ -41,6 +41,22 @@ bool parse_pci_id(std::string_view text, std::uint32_t& out);
 /// so "a100" is not device 0xA10010DE. Blank text is "empty gpu name".
 result<const gpu_model*> resolve_gpu(model_list models, std::string_view text);
 
+/// GPU Feature Discovery's nvidia.com/gpu.product label of a model, without
+/// the -MIG-/-SHARED suffixes a node's setup adds: an nvidia-smi name with
+/// spaces as '-' (internal/lm/resource.go, productLabel), with and without
+/// the "NVIDIA-" that newer drivers' names start with.
+struct product_name {
+  std::string key;  ///< lower case
+  std::string shown;
+  const gpu_model* gpu;
+};
+
+/// The product labels of every model of `models`.
+std::vector<product_name> product_names(model_list models);
+
+/// The model whose product label is `label` (any case), or nullptr.
+const gpu_model* model_of_product(const std::vector<product_name>& names, std::string_view label);
+
 /// The profile name with a leading "MIG " removed and surrounding spaces trimmed.
 std::string_view strip_profile_name(std::string_view text);
 
