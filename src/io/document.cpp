@@ -179,8 +179,12 @@ struct stop_parsing {};
 // from the alias budget.
 class yaml_tree final : public YAML::EventHandler {
  public:
-  yaml_tree(std::string_view file, const budget& limits, std::size_t alias_values)
-      : sink_(file, limits), aliases_left_(alias_values) {}
+  yaml_tree(std::string_view text, std::string_view file, const budget& limits,
+            std::size_t alias_values)
+      : text_(text),
+        lines_(text, line_table::bom::skipped),
+        sink_(file, limits),
+        aliases_left_(alias_values) {}
 
   tree_sink& sink() { return sink_; }
   position start() const { return start_; }
@@ -194,7 +198,7 @@ class yaml_tree final : public YAML::EventHandler {
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
-    keep(anchor, checked(sink_.add(node::type::null, at(m))));
+    keep(anchor, checked(sink_.add(node::type::null, empty_value_at(m))));
   }
   void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
     node* n = checked(sink_.add(node::type::null, at(m)));
@@ -227,6 +231,52 @@ class yaml_tree final : public YAML::EventHandler {
     if (m.is_null()) return {};
     return {m.line + 1, m.column + 1, static_cast<std::size_t>(m.pos)};
   }
+  // Where a null is. A written one ("~", "null") is where yaml-cpp marks it;
+  // an empty one ("key:", a lone "-") it marks at the token after it, lines
+  // below or past the end of the file: it is at the ':' or '-' before, the
+  // last thing ahead of that token other than blanks and comments.
+  position empty_value_at(const YAML::Mark& m) const {
+    if (m.is_null() || m.pos < 0) return at(m);
+    // yaml-cpp counts bytes from after a byte-order mark (and, at the end of
+    // a file without a last line break, a column of 0).
+    const std::size_t bom = text_.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    const std::size_t next = std::min(static_cast<std::size_t>(m.pos) + bom, text_.size());
+    const std::string_view rest = text_.substr(next);
+    for (const std::string_view word : {"~", "null", "Null", "NULL"})
+      if (rest.starts_with(word)) {
+        const std::size_t after = rest.find_first_not_of(" \t", word.size());
+        if (after == std::string_view::npos || rest[after] != ':') return at(m);
+      }
+    std::size_t end = next;
+    while (true) {
+      const std::size_t begin = end == 0 ? 0 : text_.rfind('\n', end - 1) + 1;
+      std::string_view part = text_.substr(begin, end - begin);
+      part = part.substr(0, comment_start(part));
+      const std::size_t last = part.find_last_not_of(" \t\r");
+      if (last != std::string_view::npos) {
+        const text_position p = lines_.position(begin + last);
+        return {p.line, p.column, begin + last};
+      }
+      if (begin == 0) return at(m);
+      end = begin - 1;
+    }
+  }
+  // Where a comment starts in a line's text (its size when none): a '#' at
+  // the start or after a blank, outside quotes.
+  static std::size_t comment_start(std::string_view line) {
+    char quote = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+        return i;
+      }
+    }
+    return line.size();
+  }
   node* checked(node* n) {
     if (n == nullptr) throw stop_parsing{};
     return n;
@@ -252,6 +302,8 @@ class yaml_tree final : public YAML::EventHandler {
     keep(anchor, checked(sink_.close()));
   }
 
+  std::string_view text_;
+  line_table lines_;
   tree_sink sink_;
   std::size_t aliases_left_;
   std::map<YAML::anchor_t, node> anchors_;
@@ -375,7 +427,7 @@ std::optional<diagnostic> read_yaml_stream(
   if (auto big = too_large(text, file, limits)) return big;
   budget whole = limits;  // an anchor could name an entry left out: YAML keeps every one
   whole.keep = nullptr;
-  yaml_tree t(file, whole,
+  yaml_tree t(text, file, whole,
               limits.alias_values > 0 ? limits.alias_values : 4 * text.size() + 100'000);
   try {
     view_buf buf(text);

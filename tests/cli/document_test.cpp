@@ -451,3 +451,40 @@ TEST_CASE("read_yaml refuses a second document instead of dropping it", "[doc]")
   REQUIRE_FALSE(broken);
   CHECK(broken.error().message.starts_with("invalid yaml: "));
 }
+
+TEST_CASE("read_yaml places an empty value at its key or dash", "[doc]") {
+  // yaml-cpp marks an empty value at the token after it; the node is where
+  // the ':' or '-' that opens it stands.
+  const auto line_of = [](std::string_view text, std::string_view key, int item) {
+    const auto t = doc::read_yaml(text, "f");
+    REQUIRE(t);
+    const doc::node* v = doc::member(*t, key);
+    REQUIRE(v != nullptr);
+    if (item >= 0) {
+      REQUIRE(v->is_list());
+      REQUIRE(static_cast<std::size_t>(item) < v->kids.size());
+      v = &v->kids[static_cast<std::size_t>(item)];
+    }
+    CHECK(v->is_null());
+    return v->at.line;
+  };
+  CHECK(line_of("a:\nb: 1\n", "a", -1) == 1);
+  CHECK(line_of("b: 1\na:\n", "a", -1) == 2);
+  CHECK(line_of("b: 1\na:", "a", -1) == 2);
+  CHECK(line_of("a:   # none\n\n# more\nb: 1\n", "a", -1) == 1);
+  CHECK(line_of("a: ~\nb: 1\n", "a", -1) == 1);
+  CHECK(line_of("a:\nnull: 3\n", "a", -1) == 1);
+  CHECK(line_of("l:\n  - 1\n  -\n  - 2\n", "l", 1) == 3);
+  CHECK(line_of("l:\n  -   # nothing here\n\n  - 2\n", "l", 0) == 2);
+  CHECK(line_of("l:\n  - 1\n  -\n", "l", 1) == 3);
+  CHECK(line_of("\xEF\xBB\xBFl:\n  -\n  - 2\n", "l", 0) == 2);
+  CHECK(line_of("l:\n  - 'a # b'\n  -\n  - 2\n", "l", 1) == 3);
+  // A written null stays where it is written.
+  const auto t = doc::read_yaml("l:\n  - null\n", "f");
+  REQUIRE(t);
+  const doc::node* l = doc::member(*t, "l");
+  REQUIRE(l != nullptr);
+  REQUIRE(l->kids.size() == 1);
+  CHECK(l->kids[0].at.line == 2);
+  CHECK(l->kids[0].at.column == 5);
+}

@@ -1359,3 +1359,10 @@ TEST_CASE("Kubectl nodes whose items are not a list say so", "[plan][kube]") {
   CHECK(current("{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": []}").find("'items' is") ==
         std::string::npos);
 }
+
+TEST_CASE("an empty demand item is reported at its dash", "[plan][input]") {
+  CHECK(demand_error("version: 1\ndemand:\n  - {count: 1, profile: 1g.10gb}\n  -\n"
+                     "  - {count: 2, profile: 2g.20gb}\n") ==
+        "d.yaml:4: each demand item must be a mapping with a count and a profile or a memory "
+        "need, not empty");
+}
