@@ -339,6 +339,25 @@ std::string option_suggestion(const CLI::App& app, const CLI::App& cmd,
   return {};
 }
 
+// "migplan profiles h100-80gb": a GPU named as a word where the command
+// takes it as --gpu. `at` is the command's position in `args`.
+std::string gpu_word_hint(const CLI::App& cmd, const std::vector<std::string>& args, std::size_t at,
+                          model_list models) {
+  if (cmd.get_option_no_throw("--gpu") == nullptr) return {};
+  for (std::size_t i = at + 1; i < args.size() && args[i] != "--"; ++i)
+    if (args[i] == "--gpu" || args[i].starts_with("--gpu=")) return {};
+  for (std::size_t i = at + 1; i < args.size() && args[i] != "--"; ++i) {
+    const std::string& a = args[i];
+    if (a.empty() || a[0] == '-') continue;
+    // The value of the option before it is not a stray word.
+    if (const CLI::Option* prev = cmd.get_option_no_throw(args[i - 1]);
+        prev != nullptr && prev->get_items_expected_max() > 0)
+      continue;
+    if (resolve_gpu(models, a)) return " (did you mean --gpu " + clip_token(a, 60) + "?)";
+  }
+  return {};
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, context& ctx) {
@@ -501,6 +520,15 @@ int run(const std::vector<std::string>& args, context& ctx) {
       const CLI::App* cmd = &app;
       for (const CLI::App* s : app.get_subcommands()) cmd = s;
       msg += option_suggestion(app, *cmd, split, e.what());
+    }
+    // A GPU given as a word: "--gpu is required" or "not expected".
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr ||
+        (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+         std::string_view(e.what()).starts_with("--gpu"))) {
+      const CLI::App* cmd = &app;
+      for (const CLI::App* s : app.get_subcommands()) cmd = s;
+      if (cmd != &app && msg.find("did you mean") == std::string::npos)
+        msg += gpu_word_hint(*cmd, split, command_at(split), models.models());
     }
     report_bad_input(ctx, msg);
     return exit_bad_input;

@@ -105,6 +105,8 @@ std::vector<std::string> nearest(std::string_view input, std::span<const std::st
   std::vector<std::string> out;
   for (const auto& [d, c] : scored) {
     if (out.size() == n) break;
+    // Only the case differs ("Pack-First-Fit"): that one name, not its neighbours too.
+    if (d > 0 && scored.front().first == 0) break;
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;

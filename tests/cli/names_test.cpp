@@ -497,3 +497,36 @@ TEST_CASE("a gpu is named by its gpu.product label as GPU Feature Discovery writ
   // The single strategy's suffix names a node's setup, not a model.
   CHECK_FALSE(resolve_gpu(builtin_models(), "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"));
 }
+
+TEST_CASE("a gpu given as a word where --gpu is wanted is pointed at --gpu", "[names]") {
+  struct bad {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<bad> cases{
+      {{"profiles", "h100-80gb"},
+       "migplan: the following argument was not expected: h100-80gb (did you mean --gpu "
+       "h100-80gb?)\n"},
+      {{"enumerate", "--json", "a30"}, "migplan: --gpu is required (did you mean --gpu a30?)\n"},
+      {{"fit", "--memory", "20GiB", "H100-80GB"},
+       "migplan: --gpu is required (did you mean --gpu H100-80GB?)\n"},
+      // No gpu among the words, or --gpu given: as before.
+      {{"profiles", "h100-80"}, "migplan: the following argument was not expected: h100-80\n"},
+      {{"enumerate"}, "migplan: --gpu is required\n"},
+      {{"profiles", "--gpu", "a30", "a30"},
+       "migplan: the following argument was not expected: a30\n"},
+  };
+  for (const bad& b : cases) {
+    INFO("args: " << Catch::Detail::stringify(b.args));
+    const auto r = run_migplan(b.args);
+    CHECK(r.code == 2);
+    CHECK(r.err == b.err);
+  }
+}
+
+TEST_CASE("a name that differs only in case suggests that one name", "[names]") {
+  const std::vector<std::string> names{"pack-first-fit", "pack-best-fit", "spread-first-fit"};
+  CHECK(did_you_mean("Pack-First-Fit", names) == " (did you mean pack-first-fit?)");
+  CHECK(did_you_mean("pack-frist-fit", names) ==
+        " (did you mean pack-first-fit or pack-best-fit?)");
+}
