@@ -803,3 +803,14 @@ TEST_CASE("fit says no profile considered where some profiles have unknown memor
   const auto all = run_migplan({"fit", "--gpu", "a100-40gb", "--memory", "41Gi"});
   CHECK(all.out.starts_with("a100-40gb: no profile has at least 41984 MiB"));
 }
+
+TEST_CASE("pack with a gpu and no profiles points at that gpu's profiles", "[cli][errors]") {
+  // The a100-40gb example would be unknown profiles on an a30.
+  const auto r = run_migplan({"pack", "--gpu", "a30"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: no profiles given; 'migplan profiles --gpu a30' lists them\n");
+  const auto bad_gpu = run_migplan({"pack", "--gpu", "a31"});
+  CHECK(bad_gpu.code == 2);
+  CHECK(bad_gpu.err.starts_with("migplan: unknown gpu 'a31'"));
+}
