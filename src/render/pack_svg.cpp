@@ -33,13 +33,17 @@ void panel(std::string& out, const pack_answer& a, int y) {
   out += fmt::format(R"(<text class="title" x="{}" y="18" font-weight="bold">{} ({}): {}</text>)"
                      "\n",
                      margin, xml_text(name), xml_text(g.slug), xml_text(request_text(a)));
-  if (!a.sol.feasible() || a.sol.layouts.empty()) {
-    out +=
-        fmt::format(R"(<text class="verdict" x="{}" y="40">does not fit: {}</text>)"
-                    "\n</g>\n",
-                    margin,
-                    xml_text(a.blocked_by_current ? std::string("blocked by the existing instances")
-                                                  : describe(g, a.sol.why, a.items)));
+  if (a.compute.rejected || !a.sol.feasible() || a.sol.layouts.empty()) {
+    // The reason the report and --json give: a request whose compute
+    // instances cannot be shared out is refused before any search, so the
+    // search's reason would be "it fits".
+    const std::string why = a.compute.rejected ? a.compute.rejected->message
+                            : a.blocked_by_current
+                                ? std::string("blocked by the existing instances")
+                                : describe(g, a.sol.why, a.items);
+    out += fmt::format(R"(<text class="verdict" x="{}" y="40">does not fit: {}</text>)"
+                       "\n</g>\n",
+                       margin, xml_text(why));
     return;
   }
   const scored_layout& best = a.sol.layouts.front();

@@ -103,6 +103,20 @@ def main():
             r = migplan("pack", "--gpu", "a100-40gb", "--plot", "/no/such/dir/p.svg", "1g.5gb")
             check(r.returncode == 2 and "cannot write --plot" in r.stderr and not r.stdout,
                   f"unwritable --plot: exit {r.returncode} {r.stderr}")
+            # A request that does not fit says why, as --json's reason does: also when
+            # its compute instances cannot be had in their GPU instance (once "it fits").
+            for model, items in (("a100-40gb", ["3g.20gb[2c,2c]"]),
+                                 ("a100-40gb", ["3g.20gb[4c]", "1g.5gb"]),
+                                 ("h100-80gb", ["3g.40gb[2c,1c]", "1g.10gb"]),
+                                 ("a100-40gb", ["7g.40gb", "1g.5gb"]),
+                                 ("a100-40gb", ["8x1g.5gb"])):
+                answer = json.loads(migplan("pack", "--gpu", model, "--json", *items).stdout)
+                r = migplan("pack", "--gpu", model, "--plot", "-", *items)
+                verdicts = ["".join(t.itertext()) for t in ET.fromstring(r.stdout).iter(SVG + "text")
+                            if t.get("class") == "verdict"]
+                want = "does not fit: " + answer["reason"]["message"]
+                check(r.returncode == 1 and verdicts == [want],
+                      f"{model} {items}: verdict {verdicts}, want [{want!r}]")
     CHECKS.finish()
 
 
