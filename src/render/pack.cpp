@@ -363,6 +363,11 @@ void pack_json(std::ostream& os, const pack_answer& a, bool all) {
 }
 
 std::string pack_no_emit(const pack_answer& a) {
+  // Compute instances that cannot be had are refused before any search,
+  // whose reason would be none ("it fits").
+  if (a.compute.rejected)
+    return fmt::format("does not fit ({}): {}; nothing to emit",
+                       ci_reason_name(a.compute.rejected->code), a.compute.rejected->message);
   return fmt::format("does not fit ({}): {}{}; nothing to emit",
                      a.blocked_by_current ? "blocked_by_current" : reason_name(a.sol.why.code),
                      describe(*a.gpu, a.sol.why, a.items),

@@ -25,21 +25,30 @@ constexpr int margin = 16;
 constexpr int row_h = 44;
 constexpr int panel_h = 2 * row_h + 116;
 
-void panel(std::string& out, const pack_answer& a, int y) {
+// `several`: one panel of a --current listing of several GPUs, which names
+// its GPU as the report's "GPU N" heading does.
+void panel(std::string& out, const pack_answer& a, int y, bool several) {
   const gpu_model& g = *a.gpu;
   const std::string name(g.name().empty() ? g.description : g.name());
-  out += fmt::format("<g class=\"answer\" data-gpu=\"{}\" transform=\"translate(0,{})\">\n",
-                     xml_text(g.slug), y);
-  out += fmt::format(R"(<text class="title" x="{}" y="18" font-weight="bold">{} ({}): {}</text>)"
+  const int index = a.gpu_index.value_or(0);
+  out += fmt::format("<g class=\"answer\" data-gpu=\"{}\"{} transform=\"translate(0,{})\">\n",
+                     xml_text(g.slug),
+                     several ? fmt::format(" data-gpu-index=\"{}\"", index) : std::string(), y);
+  out += fmt::format(R"(<text class="title" x="{}" y="18" font-weight="bold">{}{} ({}): {}</text>)"
                      "\n",
-                     margin, xml_text(name), xml_text(g.slug), xml_text(request_text(a)));
-  if (!a.sol.feasible() || a.sol.layouts.empty()) {
-    out +=
-        fmt::format(R"(<text class="verdict" x="{}" y="40">does not fit: {}</text>)"
-                    "\n</g>\n",
-                    margin,
-                    xml_text(a.blocked_by_current ? std::string("blocked by the existing instances")
-                                                  : describe(g, a.sol.why, a.items)));
+                     margin, several ? fmt::format("GPU {}: ", index) : std::string(),
+                     xml_text(name), xml_text(g.slug), xml_text(request_text(a)));
+  if (a.compute.rejected || !a.sol.feasible() || a.sol.layouts.empty()) {
+    // The reason the report and --json give: a request whose compute
+    // instances cannot be shared out is refused before any search, so the
+    // search's reason would be "it fits".
+    const std::string why = a.compute.rejected ? a.compute.rejected->message
+                            : a.blocked_by_current
+                                ? std::string("blocked by the existing instances")
+                                : describe(g, a.sol.why, a.items);
+    out += fmt::format(R"(<text class="verdict" x="{}" y="40">does not fit: {}</text>)"
+                       "\n</g>\n",
+                       margin, xml_text(why));
     return;
   }
   const scored_layout& best = a.sol.layouts.front();
@@ -71,7 +80,7 @@ void pack_svg(std::ostream& os, std::span<const pack_answer> answers) {
   const int height = std::max<int>(1, static_cast<int>(answers.size())) * panel_h;
   std::string out = slice_svg_head(width, height, "migplan pack");
   for (std::size_t i = 0; i < answers.size(); ++i)
-    panel(out, answers[i], static_cast<int>(i) * panel_h);
+    panel(out, answers[i], static_cast<int>(i) * panel_h, answers.size() > 1);
   out += "</svg>\n";
   os << out;
 }

@@ -851,3 +851,21 @@ TEST_CASE("pack --emit mig-parted refuses CIs that mig-parted would group otherw
   CHECK(added.code == 2);
   CHECK(added.err.find("would make 3g.20gb as {2c, 1c} + {1c}") != std::string::npos);
 }
+
+TEST_CASE("pack --emit names the compute-instance reason a request does not fit for",
+          "[cli][emit]") {
+  // Refused before any search: once "does not fit (): it fits".
+  const auto cap =
+      run_migplan({"pack", "--gpu", "a100-40gb", "--emit", "nvidia-smi", "3g.20gb[2c,2c]"});
+  CHECK(cap.code == 1);
+  CHECK(cap.out.empty());
+  CHECK(cap.err ==
+        "migplan: does not fit (ci_cap): '3g.20gb[2c,2c]' asks 2 x 2c.3g.20gb of one 3g.20gb GPU "
+        "instance, but one holds at most 1; nothing to emit\n");
+  const auto unknown =
+      run_migplan({"pack", "--gpu", "h100-80gb", "--emit", "mig-parted", "3g.40gb[2c,1c]"});
+  CHECK(unknown.code == 1);
+  CHECK(unknown.err.rfind("migplan: does not fit (unknown_ci_profile): CI profiles unknown for "
+                          "3g.40gb on h100-80gb",
+                          0) == 0);
+}

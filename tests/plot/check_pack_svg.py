@@ -103,6 +103,43 @@ def main():
             r = migplan("pack", "--gpu", "a100-40gb", "--plot", "/no/such/dir/p.svg", "1g.5gb")
             check(r.returncode == 2 and "cannot write --plot" in r.stderr and not r.stdout,
                   f"unwritable --plot: exit {r.returncode} {r.stderr}")
+            # A request that does not fit says why, as --json's reason does: also when
+            # its compute instances cannot be had in their GPU instance (once "it fits").
+            for model, items in (("a100-40gb", ["3g.20gb[2c,2c]"]),
+                                 ("a100-40gb", ["3g.20gb[4c]", "1g.5gb"]),
+                                 ("h100-80gb", ["3g.40gb[2c,1c]", "1g.10gb"]),
+                                 ("a100-40gb", ["7g.40gb", "1g.5gb"]),
+                                 ("a100-40gb", ["8x1g.5gb"])):
+                answer = json.loads(migplan("pack", "--gpu", model, "--json", *items).stdout)
+                r = migplan("pack", "--gpu", model, "--plot", "-", *items)
+                verdicts = ["".join(t.itertext()) for t in ET.fromstring(r.stdout).iter(SVG + "text")
+                            if t.get("class") == "verdict"]
+                want = "does not fit: " + answer["reason"]["message"]
+                check(r.returncode == 1 and verdicts == [want],
+                      f"{model} {items}: verdict {verdicts}, want [{want!r}]")
+            # A listing of several GPUs: a panel per GPU, each naming its GPU as the
+            # report's "GPU N" heading and --json's gpu_index do (GPUs 0 and 3 here).
+            rule = "+" + "-" * 52 + "+"
+            listing = "\n".join([
+                rule, "| GPU instances:" + " " * 37 + "|",
+                "| GPU   Name          Profile  Instance   Placement  |",
+                "|                       ID       ID       Start:Size |", "|" + "=" * 52 + "|",
+                "|   0  MIG 3g.20gb       9        1          4:4     |", rule,
+                "|   3  MIG 1g.5gb       19        2          0:1     |", rule]) + "\n"
+            lpath = os.path.join(tmp, "lgi.txt")
+            with open(lpath, "w", encoding="utf-8") as f:
+                f.write(listing)
+            args = ["pack", "--gpu", "a100-40gb", "--current", lpath, "2g.10gb"]
+            answers = [json.loads(line) for line in migplan(*args, "--json").stdout.splitlines()]
+            r = migplan(*args, "--plot", "-")
+            panels = [g for g in ET.fromstring(r.stdout).iter(SVG + "g")
+                      if g.get("class") == "answer"]
+            check([a["gpu_index"] for a in answers] == [0, 3], f"listing: {answers}")
+            check([p.get("data-gpu-index") for p in panels] == ["0", "3"],
+                  f"listing: panels {[p.attrib for p in panels]}")
+            titles = ["".join(t.itertext()) for p in panels for t in p.iter(SVG + "text")
+                      if t.get("class") == "title"]
+            check([t.split(":")[0] for t in titles] == ["GPU 0", "GPU 3"], f"listing: {titles}")
     CHECKS.finish()
 
 
