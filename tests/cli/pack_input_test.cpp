@@ -263,3 +263,16 @@ TEST_CASE("pack --brief refuses --json and --all, which it would ignore", "[pack
   CHECK(run_migplan({"pack", "-g", "a100-40gb", "--batch", "-", "--brief"}, "1g.10gb\n").code == 0);
   CHECK(run_migplan({"pack", "-g", "a100-40gb", "--batch", "-", "--all"}, "1g.10gb\n").code == 0);
 }
+
+TEST_CASE("a profile ID with a minus sign is no ID, not -0 read as 0", "[cli][pack]") {
+  // "-0" read as profile ID 0 (7g.40gb) and fit; "-1" was refused.
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "-0"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: a100-40gb has no profile id -0 (ids: 19, 20, 15, 14, 9, 5, 0)\n");
+  const auto two = run_migplan({"pack", "--gpu", "a100-40gb", "2x-0"});
+  CHECK(two.code == 2);
+  CHECK(two.err == "migplan: a100-40gb has no profile id -0 (ids: 19, 20, 15, 14, 9, 5, 0)\n");
+  // The ID itself still names its profile.
+  CHECK(run_migplan({"pack", "--gpu", "a100-40gb", "0"}).code == 0);
+}
