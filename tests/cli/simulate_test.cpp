@@ -1819,3 +1819,15 @@ TEST_CASE("simulate refuses a re-plan period that makes millions of re-plans", "
       trace);
   CHECK(hourly.code == 0);
 }
+
+TEST_CASE("simulate refuses --trace and --static-plan both on standard input", "[simulate]") {
+  // The trace took standard input, and --static-plan then read it empty:
+  // "<stdin>:1: invalid json: ... unexpected end of input", as --fleet
+  // and --current already say.
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--static-plan", "-", "--gpu", "h100-80gb"},
+                  "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: --trace and --static-plan cannot both read standard input\n");
+}
