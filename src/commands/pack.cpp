@@ -52,7 +52,10 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   render::pack_batch_writer sink(ctx.out, o.brief, o.all);
   const pack::batch_result r =
       pack::run_batch(ctx.models->models(), file ? *file : ctx.in, gpu, o.brief, o.all, sink);
-  if (!r.stopped.empty()) report_bad_input(ctx, r.stopped);
+  if (!r.stopped.empty())
+    report_bad_input(ctx, r.read_failed && !r.any_input
+                              ? fmt::format("cannot read --batch '{}': {}", o.batch, r.stopped)
+                              : r.stopped);
   if (r.empty() && !r.output_lost)
     report_bad_input(ctx,
                      fmt::format("--batch {}: no input (the file or stream was empty)", o.batch));

@@ -340,7 +340,9 @@ int profile_index(const gpu_model& gpu, std::string_view text) {
   const std::string_view name = strip_profile_name(text);
   if (name.empty()) return -1;
   int id = 0;
-  return parse_int(name, id) ? find_profile_by_id(gpu, id) : find_profile(gpu, name);
+  // An ID is never negative, so "-0" is no ID 0.
+  if (parse_int(name, id)) return name.front() == '-' ? -1 : find_profile_by_id(gpu, id);
+  return find_profile(gpu, name);
 }
 
 result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string_view text) {
@@ -348,12 +350,13 @@ result<int> resolve_profile(model_list models, const gpu_model& gpu, std::string
   if (name.empty()) return error{"empty profile name"};
   int id = 0;
   if (parse_int(name, id)) {
-    const int p = find_profile_by_id(gpu, id);
+    // An ID is never negative, so "-0" is no ID 0: it is named as written.
+    const int p = name.front() == '-' ? -1 : find_profile_by_id(gpu, id);
     if (p >= 0) return p;
     std::string ids;
     for (const profile& pr : gpu.profiles)
       ids += fmt::format("{}{}", ids.empty() ? "" : ", ", pr.id);
-    return error{fmt::format("{} has no profile id {} (ids: {})", gpu.slug, id, ids)};
+    return error{fmt::format("{} has no profile id {} (ids: {})", gpu.slug, name, ids)};
   }
   const int p = find_profile(gpu, name);
   if (p >= 0) return p;

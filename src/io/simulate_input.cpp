@@ -291,6 +291,8 @@ std::optional<std::string> option_conflict(const simulate_options& o) {
     return "--gpu is required: the model of the fleet (or --current FILE: the fleet as it is)";
   if (o.fleet == "-" && o.trace == "-")
     return "--trace and --fleet cannot both read standard input";
+  if (o.static_plan == "-" && o.trace == "-")
+    return "--trace and --static-plan cannot both read standard input";
   return std::nullopt;
 }
 

@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <ios>
 #include <istream>
 #include <iterator>
 #include <limits>
 #include <migplan/detail/strings.hpp>
+#include <system_error>
 
 namespace migplan::cli {
 namespace {
@@ -117,6 +119,17 @@ error nul_at(std::string_view text, std::size_t at) {
                std::to_string(p.column) + ": migplan reads text (is the file binary, or UTF-16?)"};
 }
 
+// Why a read failed, from what a stream buffer threw: standard input's
+// buffer (libstdc++'s stdio_filebuf) throws on a failed read(2) where a
+// file's fd_buf keeps the errno, and the error says the same either way
+// ("Bad file descriptor" for a closed stdin, "Is a directory" for `< /`).
+error read_failure(const std::ios_base::failure& e) {
+  const std::error_code& c = e.code();
+  if (c.category() == std::system_category() || c.category() == std::generic_category())
+    return error{std::strerror(c.value())};
+  return error{e.what()};
+}
+
 }  // namespace
 
 result<std::string> read_bounded(std::streambuf& buf, std::size_t limit, bool& too_large,
@@ -141,7 +154,12 @@ result<std::string> read_bounded(std::streambuf& buf, std::size_t limit, bool& t
     const std::size_t old = text.size();
     const std::size_t want = std::min(chunk, text.capacity() - old);
     text.resize(old + want);
-    const std::streamsize got = buf.sgetn(text.data() + old, static_cast<std::streamsize>(want));
+    std::streamsize got = 0;
+    try {
+      got = buf.sgetn(text.data() + old, static_cast<std::streamsize>(want));
+    } catch (const std::ios_base::failure& e) {
+      return read_failure(e);
+    }
     text.resize(old + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
     if (const std::size_t nul = text.find('\0', old); nul != std::string::npos)
       return nul_at(text, nul);
@@ -221,18 +239,41 @@ line_reader::status line_reader::next(std::string& line) {
   line.clear();
   std::streambuf* buf = in_.rdbuf();
   using traits = std::streambuf::traits_type;
-  int c = buf->sbumpc();
-  if (traits::eq_int_type(c, traits::eof())) {
-    in_.setstate(std::ios::eofbit);
-    return status::end;
+  const long long before = number_;
+  // A failed read ends the input with its reason, never as its end: a
+  // closed standard input, a directory as standard input, an I/O error.
+  const auto failed = [&](error why) {
+    number_ = before;
+    failure_ = std::move(why.message);
+    in_.setstate(std::ios::badbit);
+    return status::failed;
+  };
+  // The errno of a file's failed read (0: none); standard input's buffer
+  // throws instead.
+  const auto read_error = [&]() {
+    const auto* fd = dynamic_cast<const fd_buf*>(buf);
+    return fd != nullptr ? fd->read_error() : 0;
+  };
+  try {
+    int c = buf->sbumpc();
+    if (traits::eq_int_type(c, traits::eof())) {
+      if (const int e = read_error(); e != 0) return failed(error{std::strerror(e)});
+      in_.setstate(std::ios::eofbit);
+      return status::end;
+    }
+    ++number_;
+    for (; !traits::eq_int_type(c, traits::eof()) && c != '\n'; c = buf->sbumpc()) {
+      ++bytes_;
+      if (line.size() == max_line_) return status::too_long;
+      line += traits::to_char_type(c);
+    }
+    if (c == '\n')
+      ++bytes_;
+    else if (const int e = read_error(); e != 0)
+      return failed(error{std::strerror(e)});
+  } catch (const std::ios_base::failure& e) {
+    return failed(read_failure(e));
   }
-  ++number_;
-  for (; !traits::eq_int_type(c, traits::eof()) && c != '\n'; c = buf->sbumpc()) {
-    ++bytes_;
-    if (line.size() == max_line_) return status::too_long;
-    line += traits::to_char_type(c);
-  }
-  if (c == '\n') ++bytes_;
   if (number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return status::line;

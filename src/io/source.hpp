@@ -60,6 +60,7 @@ class line_reader {
     line,      ///< a line, in `line`
     end,       ///< the end of the input
     too_long,  ///< a line longer than the limit (nothing more is read)
+    failed,    ///< a read failed (nothing more is read): failure() says why
   };
   /// Reads `in`, refusing lines longer than `max_line` bytes.
   line_reader(std::istream& in, std::size_t max_line) : in_(in), max_line_(max_line) {}
@@ -69,6 +70,9 @@ class line_reader {
   long long number() const noexcept { return number_; }
   /// Bytes read so far.
   long long bytes() const noexcept { return bytes_; }
+  /// Why the read failed, after next() said status::failed ("Bad file
+  /// descriptor"); number() is then the last whole line read.
+  const std::string& failure() const noexcept { return failure_; }
   /// True when the next line can be read without waiting for more input:
   /// a caller flushes its answers before it would block.
   bool ready() const;
@@ -78,6 +82,7 @@ class line_reader {
   std::size_t max_line_;
   long long number_ = 0;
   long long bytes_ = 0;
+  std::string failure_;
 };
 
 /// Where a byte of a text is: its 1-based line and 1-based byte column.

@@ -24,6 +24,9 @@ namespace migplan::cli {
 
 /// The most GPUs of a replayed fleet, and the most --size tries.
 inline constexpr long long max_simulate_gpus = 100'000;
+/// The most re-plans a replan:PERIOD policy may make over a trace (its span
+/// over the period): past it the run is refused before it starts.
+inline constexpr long long max_replans = 1'000'000;
 
 /// A model --gpu or --fleet names, with the most GPUs --size tries of it.
 struct simulate_model {

@@ -32,6 +32,21 @@ batch_result run_batch(model_list models, std::istream& in, const gpu_model* gpu
     }
     const line_reader::status st = lines.next(line);
     if (st == line_reader::status::end) break;
+    if (st == line_reader::status::failed) {
+      // A read that fails is no end of the input: before the first line,
+      // the input cannot be read at all (one error, as for a missing file);
+      // later, the answers so far stand and the rest is bad input.
+      r.read_failed = true;
+      r.bad_input = true;
+      if (lines.number() == 0) {
+        r.stopped = lines.failure();
+      } else {
+        r.stopped = fmt::format("cannot read past line {}: {}; nothing after it is read",
+                                lines.number(), lines.failure());
+        sink.failure(lines.number() + 1, r.stopped, nullptr);
+      }
+      break;
+    }
     if (st == line_reader::status::too_long || lines.bytes() > max_batch_bytes) {
       r.stopped =
           st == line_reader::status::too_long

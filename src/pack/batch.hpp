@@ -27,6 +27,7 @@ struct batch_result {
   bool no_fit = false;       ///< some request did not fit
   bool output_lost = false;  ///< flush() failed: the batch stopped
   std::string stopped;       ///< why the input was not read to its end (a line too long)
+  bool read_failed = false;  ///< a read failed: `stopped` says why
 
   /// Nothing was read (an empty file or stream): bad input of its own.
   bool empty() const { return !any_input && !bad_input; }

@@ -510,6 +510,30 @@ result<simulate_result> simulate_mixed(const simulate_request& r, replay_progres
   return res;
 }
 
+// A re-planned policy re-plans at every period from the trace's first time
+// to its last: replan:1s over a trace of years is billions of re-plans, a
+// run that never ends. Past max_replans it is refused before it starts.
+std::optional<error> too_many_replans(std::span<const simulate_choice> policies,
+                                      std::span<const replay_pod> pods) {
+  if (pods.empty()) return std::nullopt;
+  std::int64_t first = pods.front().start;
+  std::int64_t last = first;
+  for (const replay_pod& p : pods) {
+    first = std::min(first, p.start);
+    last = std::max({last, p.start, p.end});
+  }
+  for (const simulate_choice& p : policies) {
+    if (!p.replan || p.replan->period_s <= 0) continue;
+    const std::int64_t replans = last > first ? (last - first - 1) / p.replan->period_s : 0;
+    if (replans > max_replans)
+      return error{fmt::format(
+          "--policy {} re-plans {} times over the trace's {} s; at most {}: give a period of {}s "
+          "or more",
+          p.name, replans, last - first, max_replans, (last - first - 1) / (max_replans + 1) + 1)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 result<simulate_result> simulate(const simulate_request& r, replay_progress& progress) {
@@ -520,6 +544,7 @@ result<simulate_result> simulate(const simulate_request& r, replay_progress& pro
     return r.models.size() > 1 ? unserved_on_one_of_several(prepared.error()) : prepared.error();
   if (r.static_plan) prepared->set_static(*r.static_plan);
   const trace_replay& main = *prepared;
+  if (auto too_many = too_many_replans(r.policies, main.pods)) return *too_many;
   simulate_result res = result_of_request(r);
   for (const simulate_choice& p : r.policies) {
     simulate_policy out;

@@ -9,12 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run_binary.hpp"
@@ -262,4 +264,84 @@ TEST_CASE("pack --brief refuses --json and --all, which it would ignore", "[pack
   // Each alone still answers.
   CHECK(run_migplan({"pack", "-g", "a100-40gb", "--batch", "-", "--brief"}, "1g.10gb\n").code == 0);
   CHECK(run_migplan({"pack", "-g", "a100-40gb", "--batch", "-", "--all"}, "1g.10gb\n").code == 0);
+}
+
+namespace {
+
+// `migplan ARGS` run by sh with standard input redirected by `redirect`
+// ("<&-": closed; "< /": a directory), which run_migplan cannot set up.
+migplan::test::run_result run_with_stdin(const std::string& args, const std::string& redirect) {
+  const std::string out = "/tmp/migplan-stdin-out-" + std::to_string(getpid()) + ".txt";
+  const std::string err = "/tmp/migplan-stdin-err-" + std::to_string(getpid()) + ".txt";
+  const int status = std::system(
+      (std::string(MIGPLAN_BINARY) + " " + args + " > " + out + " 2> " + err + " " + redirect)
+          .c_str());
+  migplan::test::run_result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = migplan::test::read_file(out);
+  r.err = migplan::test::read_file(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a '-' that cannot be read says why, not an internal error", "[cli][errors]") {
+  // With standard input closed or a directory, every reader of '-' said
+  // "internal error: basic_filebuf::xsgetn error reading the file: ...".
+  const std::vector<std::string> commands{
+      "pack --gpu a100-40gb --batch -",
+      "pack --gpu a100-40gb --batch - --brief",
+      "pack --gpu a100-40gb --current - 1g.5gb",
+      "check -",
+      "emit-config --merge -",
+      "import --lgip - --lgipp /dev/null",
+      "plan --gpu h100-80gb --demand -",
+      "plan --current - 1g.10gb",
+      "simulate --trace - --gpu h100-80gb",
+      "place 3g.40gb --current -",
+  };
+  for (const auto& [redirect, why] : std::vector<std::pair<std::string, std::string>>{
+           {"<&-", "Bad file descriptor"}, {"< /", "Is a directory"}}) {
+    for (const std::string& c : commands) {
+      INFO(c << " " << redirect);
+      const auto r = run_with_stdin(c, redirect);
+      CHECK(r.code == 2);
+      CHECK(r.out.find("migplan") == std::string::npos);
+      CHECK(r.err.find("internal error") == std::string::npos);
+      CHECK(r.err.find("basic_filebuf") == std::string::npos);
+      if (c.starts_with("check")) {
+        CHECK(r.out.find("<stdin>: error: cannot read file: " + why + "\n") == 0);
+      } else {
+        CHECK(r.err.find(why) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+      }
+    }
+  }
+  const auto batch = run_with_stdin("pack --gpu a100-40gb --batch -", "<&-");
+  CHECK(batch.err == "migplan: cannot read --batch '-': Bad file descriptor\n");
+  CHECK(batch.out.empty());
+}
+
+TEST_CASE("pack --batch FILE whose read fails says so, not that it was empty", "[cli][batch]") {
+  // Reading /proc/self/mem at offset 0 fails with EIO; the failure read as
+  // the end of the input ("no input (the file or stream was empty)").
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "/proc/self/mem"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: cannot read --batch '/proc/self/mem': Input/output error\n");
+}
+
+TEST_CASE("a profile ID with a minus sign is no ID, not -0 read as 0", "[cli][pack]") {
+  // "-0" read as profile ID 0 (7g.40gb) and fit; "-1" was refused.
+  const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "-0"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: a100-40gb has no profile id -0 (ids: 19, 20, 15, 14, 9, 5, 0)\n");
+  const auto two = run_migplan({"pack", "--gpu", "a100-40gb", "2x-0"});
+  CHECK(two.code == 2);
+  CHECK(two.err == "migplan: a100-40gb has no profile id -0 (ids: 19, 20, 15, 14, 9, 5, 0)\n");
+  // The ID itself still names its profile.
+  CHECK(run_migplan({"pack", "--gpu", "a100-40gb", "0"}).code == 0);
 }

@@ -1792,3 +1792,42 @@ TEST_CASE("simulate says a mixed trace spans years only where it does", "[simula
         "migplan: warning: <stdin>: times mix whole seconds (line 2) and RFC 3339 dates (line 3); "
         "seconds count from 1970-01-01T00:00:00Z: write every time one way\n");
 }
+
+TEST_CASE("simulate refuses a re-plan period that makes millions of re-plans", "[simulate]") {
+  // replan:1s over a trace of 10^8 seconds re-planned 10^8 times: a run
+  // that did not end (killed after minutes); times may reach 10^12 s.
+  const std::string trace =
+      "name,start,end,count,item\na,0,10,1,1g.10gb\nb,100000000,100000010,1,1g.10gb\n";
+  const auto r = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--policy", "replan:1s"},
+      trace);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "migplan: --policy replan:1s re-plans 100000009 times over the trace's 100000010 s; at "
+        "most 1000000: give a period of 100s or more\n");
+  const auto oracle = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1",
+                                   "--policy", "replan-oracle:99s"},
+                                  trace);
+  CHECK(oracle.code == 2);
+  CHECK(oracle.err ==
+        "migplan: --policy replan-oracle:99s re-plans 1010101 times over the trace's 100000010 "
+        "s; at most 1000000: give a period of 100s or more\n");
+  // A period that keeps to the limit replays as before.
+  const auto hourly = run_migplan(
+      {"simulate", "--trace", "-", "--gpu", "h100-80gb", "--gpus", "1", "--policy", "replan:1h"},
+      trace);
+  CHECK(hourly.code == 0);
+}
+
+TEST_CASE("simulate refuses --trace and --static-plan both on standard input", "[simulate]") {
+  // The trace took standard input, and --static-plan then read it empty:
+  // "<stdin>:1: invalid json: ... unexpected end of input", as --fleet
+  // and --current already say.
+  const auto r =
+      run_migplan({"simulate", "--trace", "-", "--static-plan", "-", "--gpu", "h100-80gb"},
+                  "name,start,end,count,item\na,0,10,1,1g.10gb\n");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: --trace and --static-plan cannot both read standard input\n");
+}
