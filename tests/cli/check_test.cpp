@@ -1798,3 +1798,20 @@ TEST_CASE("check given an nvidia-smi listing says what it is and which command r
   }
   std::filesystem::remove_all(dir);
 }
+
+// Over the caps of two profiles, the reason said "... ; B allows at most 1
+// instance on G (the request has 2)": the count, the first profile's, read
+// as B's. Each profile now carries its own count.
+TEST_CASE("check gives each profile over its cap its own count", "[check]") {
+  const std::string text =
+      "version: 1\ngpus:\n  - model: a30\n    instances: [\"2x1g.6gb+me\", \"3x2g.12gb+me\"]\n";
+  const auto r = run_migplan({"check", "-"}, text);
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("1g.6gb+me allows at most 1 instance on a30 (the request has 2); 2g.12gb+me "
+                   "allows at most 1 instance on a30 (the request has 3)") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_migplan({"check", "--format", "json", "-"}, text).out);
+  CHECK(j["files"][0]["geometries"][0]["models"][0]["reason"]["message"] ==
+        "1g.6gb+me allows at most 1 instance on a30 (the request has 2); 2g.12gb+me allows at "
+        "most 1 instance on a30 (the request has 3)");
+}
