@@ -1815,3 +1815,27 @@ TEST_CASE("check gives each profile over its cap its own count", "[check]") {
         "1g.6gb+me allows at most 1 instance on a30 (the request has 2); 2g.12gb+me allows at "
         "most 1 instance on a30 (the request has 3)");
 }
+
+// A reader's finding about a whole mig-parted label, a HAMi entry or a
+// ResourceSlice carried its name as `config` with a null `entry`, which
+// check.schema.json refuses (a diagnostic names a geometry, config and
+// entry, or neither: doc/json.md).
+TEST_CASE("check's json names no config for a finding without an entry", "[check]") {
+  const std::vector<std::string> texts{
+      "version: v1\nmig-configs:\n  empty: []\n",
+      "nvidia:\n  knownMigGeometries:\n    - models: \"A30\"\n      allowedGeometries: []\n",
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+      "spec:\n  driver: d\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+      "  sharedCounters:\n  - name: c\n    counters:\n      x: {value: \"1.5\"}\n"};
+  for (const std::string& text : texts) {
+    INFO(text);
+    const auto r = run_migplan({"check", "--format", "json", "-"}, text);
+    CHECK(r.code == 2);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(!j["files"][0]["diagnostics"].empty());
+    for (const auto& d : j["files"][0]["diagnostics"]) {
+      INFO(d.dump());
+      CHECK(d["config"].is_null() == d["entry"].is_null());
+    }
+  }
+}
