@@ -92,14 +92,16 @@ std::string describe(const gpu_model& gpu, const reason& why) {
     case reason_code::none:
       return "it fits";
     case reason_code::instance_cap: {
+      // `needed` counts the first profile only: it goes with that one.
       std::string out;
       for (int p : why.profiles) {
         if (!out.empty()) out += "; ";
         out +=
             fmt::format("{} allows at most {} instance{} on {}", prof(gpu, p).name,
                         prof(gpu, p).max_instances, plural(prof(gpu, p).max_instances), gpu.slug);
+        if (p == why.profiles.front()) out += fmt::format(" (the request has {})", why.needed);
       }
-      return out + fmt::format(" (the request has {})", why.needed);
+      return out;
     }
     case reason_code::bad_start: {
       std::string out;
@@ -139,6 +141,20 @@ std::string describe(const gpu_model& gpu, const reason& why) {
 std::string describe(const gpu_model& gpu, const reason& why, std::span<const item> items) {
   std::string sum;
   switch (why.code) {
+    case reason_code::instance_cap: {
+      // Each profile over its cap with its own count.
+      if (why.profiles.empty()) break;
+      std::string out;
+      for (int p : why.profiles) {
+        long long n = 0;
+        for (const item& it : items) n += it.profile == p ? 1 : 0;
+        if (!out.empty()) out += "; ";
+        out += fmt::format("{} allows at most {} instance{} on {} (the request has {})",
+                           prof(gpu, p).name, prof(gpu, p).max_instances,
+                           plural(prof(gpu, p).max_instances), gpu.slug, n);
+      }
+      return out;
+    }
     case reason_code::memory_units:
       sum = sum_text(gpu, why.profiles, items, "unit", why.needed,
                      [](const profile& p) { return p.size; });

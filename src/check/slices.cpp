@@ -304,11 +304,12 @@ class slices_checker {
 
     std::vector<const slice_device*> mig;
     std::size_t others = 0;
+    const slice_device* first_other = nullptr;
     for (const pool_device* d : members) {
       if (attribute(*d->dev, "profile") != nullptr)
         mig.push_back(d->dev);
-      else
-        ++others;
+      else if (others++ == 0)
+        first_other = d->dev;
     }
     if (mig.empty()) return;  // no MIG device: not a GPU this check is for
     for (const slice_device* d : mig)
@@ -318,13 +319,33 @@ class slices_checker {
                                           label));
         return;
       }
+    // A counter whose value does not read (an error said so) draws or holds
+    // an unknown amount: comparing without it would blame the counters for
+    // what the reader dropped.
+    const auto unread = [](const std::vector<slice_counter>& cs) {
+      return std::any_of(cs.begin(), cs.end(), [](const slice_counter& c) { return !c.valid; });
+    };
+    bool values_read = std::none_of(own.begin(), own.end(),
+                                    [&](std::size_t s) { return unread(sets[s].set->counters); });
+    for (const slice_device* d : mig)
+      for (const slice_consumption& c : d->consumes)
+        if (unread(c.counters)) values_read = false;
+    if (!values_read) {
+      note(mig.front()->at, fmt::format("the MIG devices sharing {} consume counters whose "
+                                        "values do not read: their admission is not compared",
+                                        label));
+      return;
+    }
     const gpu_model* g = model_of(mig, label);
     if (g == nullptr) return;
     if (others > 0)
-      note(mig.front()->at,
-           fmt::format("{} devices sharing {} are not MIG devices (no profile attribute): the "
-                       "comparison leaves them out",
-                       others, label));
+      note(first_other->at,
+           others == 1 ? fmt::format("device {} sharing {} is not a MIG device (no profile "
+                                     "attribute): the comparison leaves it out",
+                                     quote_name(first_other->name), label)
+                       : fmt::format("{} devices sharing {} are not MIG devices (no profile "
+                                     "attribute; the first: {}): the comparison leaves them out",
+                                     others, label, quote_name(first_other->name)));
 
     // The counters: every counter of the GPU's sets, each scaled down by the
     // greatest common divisor of its capacity and its draws (so "40Gi" fits).

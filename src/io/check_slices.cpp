@@ -224,9 +224,11 @@ class slices_reader : public doc::walker {
       slice_counter sc;
       sc.name = c.key;
       sc.at = at(c.key_at);
+      sc.valid = false;  // until its value reads
       if (!c.value->is_map()) {
         must_be(value_at(c), fmt::format("counter {}", q(c.key)), "a mapping with 'value'",
                 *c.value);
+        out.push_back(std::move(sc));
         continue;
       }
       const auto ks = entries(*c.value, doc::merging::yaml, "counter");
@@ -234,6 +236,7 @@ class slices_reader : public doc::walker {
       const field* v = find(ks, "value");
       if (v == nullptr) {
         fail(sc.at, fmt::format("missing required key 'value' in counter {}", q(c.key)));
+        out.push_back(std::move(sc));
         continue;
       }
       const std::optional<long long> n =
@@ -243,9 +246,11 @@ class slices_reader : public doc::walker {
              fmt::format("the value of counter {} must be a whole quantity of 0 or more "
                          "(\"4\", \"40Gi\"), not {}",
                          q(c.key), shown(*v->value)));
+        out.push_back(std::move(sc));
         continue;
       }
       sc.value = *n;
+      sc.valid = true;
       out.push_back(std::move(sc));
     }
     return out;

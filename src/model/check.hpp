@@ -135,6 +135,10 @@ struct slice_counter {
   std::string name;
   long long value = 0;  ///< the Quantity in base units (whole, not negative)
   location at;
+  /// False where the value does not read (an error said so): the name still
+  /// resolves, so that the devices drawing it are not blamed too, and the
+  /// GPU's admission is not compared.
+  bool valid = true;
 };
 
 /// A counter set of `spec.sharedCounters`.

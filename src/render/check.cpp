@@ -326,8 +326,11 @@ void check_json_stream::file(const file_check& f) {
   w.key("diagnostics").begin_array();
   for (const diagnostic& d : f.diagnostics) {
     w.begin_object().key("severity").value(severity_name(d.level));
+    // config and entry name a geometry, or are both null (doc/json.md): a
+    // reader's finding about a whole label, a HAMi entry or a ResourceSlice
+    // has a config but no entry, and names none.
     w.key("config");
-    if (d.config.empty())
+    if (d.config.empty() || d.entry < 0)
       w.null();
     else
       w.value(d.config);

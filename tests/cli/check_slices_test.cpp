@@ -4,12 +4,14 @@
 // model, and each hand-made defect (tests/fixtures/check/dra/) is found,
 // named at its line.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <migplan/catalog.hpp>
 #include <migplan/counters.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -321,4 +323,56 @@ TEST_CASE("check notes MIG devices that consume no counter", "[check][slices]") 
   const auto whole = run_migplan({"check", dra_fixture("a30.yaml")});
   CHECK(whole.code == 0);
   CHECK(whole.out.find("consume no counter") == std::string::npos);
+}
+
+// A counter whose value does not read was dropped by the reader: every
+// device drawing it was then blamed for a counter the set "has no such" of,
+// and a device's unread draw made the counters admit overlapping instances.
+// The one error is the value's own; the GPU's admission is not compared.
+TEST_CASE("check blames an unreadable counter value once, and compares nothing",
+          "[check][slices]") {
+  const std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const std::string set_value = "      compute:\n        value: \"4\"\n";
+  const std::string draw_value = "        unit-0:\n          value: \"1\"\n";
+  REQUIRE(text.find(set_value) != std::string::npos);
+  REQUIRE(text.find(draw_value) != std::string::npos);
+  for (const auto& [what, good, bad] :
+       {std::tuple{"in the set", set_value, std::string("      compute:\n        value: \"x4\"\n")},
+        std::tuple{"in a draw", draw_value,
+                   std::string("        unit-0:\n          value: \"-1\"\n")}}) {
+    INFO(what);
+    std::string broken = text;
+    broken.replace(broken.find(good), good.size(), bad);
+    const auto r = run_migplan({"check", "-"}, broken);
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("must be a whole quantity of 0 or more") != std::string::npos);
+    CHECK(r.out.find("which has no such counter") == std::string::npos);
+    CHECK(r.out.find("admit") == std::string::npos);
+    CHECK(r.out.find("values do not read: their admission is not compared") != std::string::npos);
+    const json j = json::parse(run_migplan({"check", "--format", "json", "-"}, broken).out);
+    CHECK(j["summary"]["errors"] == 1);
+    CHECK(j["summary"]["slice_gpus"] == 0);
+  }
+}
+
+// The note about devices without a profile attribute was at the first MIG
+// device's line and said "1 devices ... are"; it is at the first such device.
+TEST_CASE("check notes a non-MIG device sharing the counters at its own line", "[check][slices]") {
+  std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  REQUIRE(text.find("\n  devices:\n  - name: ") != std::string::npos);
+  const std::string full_gpu =
+      "  - name: gpu-0\n    attributes:\n      type:\n        string: \"gpu\"\n"
+      "    consumesCounters:\n    - counterSet: gpu-0-counters\n      counters:\n"
+      "        compute:\n          value: \"4\"\n";
+  // Append the full-GPU device as the devices slice's last device.
+  text += full_gpu;
+  const std::size_t line = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 8;
+  const auto r = run_migplan({"check", "-"}, text);
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("<stdin>:" + std::to_string(line) +
+                   ":5: note: device 'gpu-0' sharing counter set 'gpu-0-counters' is not a "
+                   "MIG device (no profile attribute): the comparison leaves it out") !=
+        std::string::npos);
 }

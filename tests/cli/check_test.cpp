@@ -1798,3 +1798,44 @@ TEST_CASE("check given an nvidia-smi listing says what it is and which command r
   }
   std::filesystem::remove_all(dir);
 }
+
+// Over the caps of two profiles, the reason said "... ; B allows at most 1
+// instance on G (the request has 2)": the count, the first profile's, read
+// as B's. Each profile now carries its own count.
+TEST_CASE("check gives each profile over its cap its own count", "[check]") {
+  const std::string text =
+      "version: 1\ngpus:\n  - model: a30\n    instances: [\"2x1g.6gb+me\", \"3x2g.12gb+me\"]\n";
+  const auto r = run_migplan({"check", "-"}, text);
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("1g.6gb+me allows at most 1 instance on a30 (the request has 2); 2g.12gb+me "
+                   "allows at most 1 instance on a30 (the request has 3)") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_migplan({"check", "--format", "json", "-"}, text).out);
+  CHECK(j["files"][0]["geometries"][0]["models"][0]["reason"]["message"] ==
+        "1g.6gb+me allows at most 1 instance on a30 (the request has 2); 2g.12gb+me allows at "
+        "most 1 instance on a30 (the request has 3)");
+}
+
+// A reader's finding about a whole mig-parted label, a HAMi entry or a
+// ResourceSlice carried its name as `config` with a null `entry`, which
+// check.schema.json refuses (a diagnostic names a geometry, config and
+// entry, or neither: doc/json.md).
+TEST_CASE("check's json names no config for a finding without an entry", "[check]") {
+  const std::vector<std::string> texts{
+      "version: v1\nmig-configs:\n  empty: []\n",
+      "nvidia:\n  knownMigGeometries:\n    - models: \"A30\"\n      allowedGeometries: []\n",
+      "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+      "spec:\n  driver: d\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+      "  sharedCounters:\n  - name: c\n    counters:\n      x: {value: \"1.5\"}\n"};
+  for (const std::string& text : texts) {
+    INFO(text);
+    const auto r = run_migplan({"check", "--format", "json", "-"}, text);
+    CHECK(r.code == 2);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(!j["files"][0]["diagnostics"].empty());
+    for (const auto& d : j["files"][0]["diagnostics"]) {
+      INFO(d.dump());
+      CHECK(d["config"].is_null() == d["entry"].is_null());
+    }
+  }
+}
