@@ -254,6 +254,7 @@ line_reader::status line_reader::next(std::string& line) {
     const auto* fd = dynamic_cast<const fd_buf*>(buf);
     return fd != nullptr ? fd->read_error() : 0;
   };
+  bool cr_dropped = false;
   try {
     int c = buf->sbumpc();
     if (traits::eq_int_type(c, traits::eof())) {
@@ -262,9 +263,17 @@ line_reader::status line_reader::next(std::string& line) {
       return status::end;
     }
     ++number_;
+    // The limit is on the line as returned: a byte-order mark before the
+    // first line and the "\r" of a CRLF end are dropped, so they do not count.
+    const auto bom = [&] { return number_ == 1 && line.starts_with("\xEF\xBB\xBF") ? 3U : 0U; };
     for (; !traits::eq_int_type(c, traits::eof()) && c != '\n'; c = buf->sbumpc()) {
       ++bytes_;
-      if (line.size() == max_line_) return status::too_long;
+      if (line.size() >= max_line_ + bom()) {
+        const int after = buf->sgetc();
+        cr_dropped = c == '\r' && (traits::eq_int_type(after, traits::eof()) || after == '\n');
+        if (cr_dropped) continue;
+        return status::too_long;
+      }
       line += traits::to_char_type(c);
     }
     if (c == '\n')
@@ -275,7 +284,7 @@ line_reader::status line_reader::next(std::string& line) {
     return failed(read_failure(e));
   }
   if (number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (!cr_dropped && !line.empty() && line.back() == '\r') line.pop_back();
   return status::line;
 }
 

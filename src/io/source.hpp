@@ -62,7 +62,8 @@ class line_reader {
     too_long,  ///< a line longer than the limit (nothing more is read)
     failed,    ///< a read failed (nothing more is read): failure() says why
   };
-  /// Reads `in`, refusing lines longer than `max_line` bytes.
+  /// Reads `in`, refusing lines longer than `max_line` bytes (not counting the
+  /// byte-order mark and "\r" it drops).
   line_reader(std::istream& in, std::size_t max_line) : in_(in), max_line_(max_line) {}
   /// The next line, without its end.
   status next(std::string& line);

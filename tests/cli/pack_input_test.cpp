@@ -345,3 +345,30 @@ TEST_CASE("a profile ID with a minus sign is no ID, not -0 read as 0", "[cli][pa
   // The ID itself still names its profile.
   CHECK(run_migplan({"pack", "--gpu", "a100-40gb", "0"}).code == 0);
 }
+
+TEST_CASE("a line's CRLF end and byte-order mark do not count against the line limit",
+          "[cli][batch][limits]") {
+  // 9362 items of 1g.5gb with their spaces are 65,533 bytes; padded to the
+  // limit, the line is read (and refused as too many instances), whatever
+  // ends it. A CRLF end, or a byte-order mark before it, once made the same
+  // line "longer than 65536 bytes" and ended the batch.
+  std::string line;
+  for (int i = 0; i < 9362; ++i) line += i ? " 1g.5gb" : "1g.5gb";
+  line.resize(65536, ' ');
+  const std::string read_as_request =
+      "1\t-\terror\t0\tthe request holds 9362 instances; no gpu holds more than 16, and a "
+      "request may hold at most 1024\n";
+  for (const std::string& input :
+       {line + "\n", line + "\r\n", line + "\r", "\xEF\xBB\xBF" + line + "\r\n"}) {
+    const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "-", "--brief"}, input);
+    CHECK(r.code == 2);
+    CHECK(r.out == read_as_request);
+  }
+  // One byte more is past the limit, however the line ends; a "\r" inside
+  // the line is one of its bytes.
+  for (const std::string& input : {line + " \n", line + " \r\n", line + "\rx\n"}) {
+    const auto r = run_migplan({"pack", "--gpu", "a100-40gb", "--batch", "-", "--brief"}, input);
+    CHECK(r.code == 2);
+    CHECK(r.out == "1\t-\terror\t0\tline 1 is longer than 65536 bytes; nothing after it is read\n");
+  }
+}

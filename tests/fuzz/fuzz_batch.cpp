@@ -56,12 +56,13 @@ expectation expect(std::string_view input) {
     std::string_view line = input.substr(pos, end - pos);
     pos = end + 1;
     ++number;
+    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    // The limit is on the line without its byte-order mark and CR.
     if (line.size() > max_line) {
       e.too_long = number;
       break;
     }
-    if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
-    if (line.ends_with('\r')) line.remove_suffix(1);
     line = line.substr(0, line.find('#'));
     if (line.find_first_not_of(" \t,\r") != std::string_view::npos) e.requests.push_back(number);
   }
