@@ -147,10 +147,10 @@ int run_pack(const pack_options& o, context& ctx) {
   }
   // The example's profiles are an a100-40gb's: with another --gpu, where its own are listed.
   if (o.batch.empty() && o.current.empty() && o.items.empty())
-    return bad(gpu == nullptr
-                   ? std::string("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'")
-                   : fmt::format("no profiles given; 'migplan profiles --gpu {}' lists them",
-                                 gpu->slug));
+    return bad(
+        gpu == nullptr
+            ? std::string("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'")
+            : fmt::format("no profiles given; 'migplan profiles --gpu {}' lists them", gpu->slug));
   if (!o.batch.empty()) return run_batch(o, gpu, ctx);
   if (!o.current.empty()) return run_current(o, gpu, ctx, [&](const error& m) { return bad(m); });
   auto tokens = parse_items(o.items);
