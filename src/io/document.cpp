@@ -20,6 +20,7 @@
 #include "io/json_sax.hpp"
 #include "io/source.hpp"
 #include "io/text_view.hpp"
+#include "quote.hpp"
 
 namespace migplan::cli::doc {
 namespace {
@@ -414,6 +415,30 @@ std::optional<diagnostic> too_large(std::string_view text, std::string_view file
                              limits.bytes, limits.reader));
 }
 
+// YAML is Unicode text: a byte that is no part of a UTF-8 character is
+// refused where it stands, as go-yaml (mig-parted's and Kubernetes' parser)
+// refuses it, and is not carried into keys and names.
+std::optional<diagnostic> invalid_utf8(std::string_view text, std::string_view file) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    std::uint32_t cp = 0;
+    bool valid = false;
+    const std::size_t n = quote_detail::utf8_step(text, i, cp, valid);
+    if (!valid) {
+      const text_position p = line_table(text, line_table::bom::skipped).position(i);
+      return problem(file, {p.line, p.column, i}, "syntax",
+                     fmt::format("invalid UTF-8: byte 0x{:02X} is no part of a UTF-8 character "
+                                 "(YAML files are UTF-8 text)",
+                                 static_cast<unsigned char>(text[i])));
+    }
+    i += n;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 position json_error_at(std::string_view text, std::size_t byte) {
@@ -425,6 +450,7 @@ std::optional<diagnostic> read_yaml_stream(
     std::string_view text, std::string_view file, const budget& limits,
     const std::function<bool(node& root, position start)>& each, node* partial) {
   if (auto big = too_large(text, file, limits)) return big;
+  if (auto bad = invalid_utf8(text, file)) return bad;
   budget whole = limits;  // an anchor could name an entry left out: YAML keeps every one
   whole.keep = nullptr;
   yaml_tree t(text, file, whole,

@@ -279,8 +279,11 @@ TEST_CASE("yaml aliases are expanded within the reader's budget", "[bounds]") {
 }
 
 TEST_CASE("a message quoting a raw byte of the input stays one line of UTF-8", "[bounds]") {
-  // yaml-cpp quotes the byte after a backslash it does not know.
-  const temp_file bad("escape.yaml", "version: 1\ndemand:\n  - {count: 1, profile: \"\\\x8c\"}\n");
+  // yaml-cpp quotes the byte after a backslash it does not know: the first
+  // of the two of an "\xC3\xA9", not UTF-8 alone. (A byte that is not UTF-8
+  // in the file is refused before yaml-cpp reads it.)
+  const temp_file bad("escape.yaml",
+                      "version: 1\ndemand:\n  - {count: 1, profile: \"\\\xc3\xa9\"}\n");
   const auto r = run_migplan({"plan", "--gpu", "h100-80gb", "--demand", bad.path()});
   one_line_error(r);
   CHECK(r.err ==

@@ -1340,17 +1340,18 @@ TEST_CASE("check quotes at most 64 bytes of a hostile key", "[check]") {
 }
 
 TEST_CASE("check escapes control characters in the quoted source line and the message", "[check]") {
-  // An escape sequence, a right-to-left override, a tab and a byte that is
-  // not UTF-8, in a key mig-parted does not know.
+  // An escape sequence, a right-to-left override and a tab, in a key
+  // mig-parted does not know. (A byte that is not UTF-8 stops the file
+  // before any key is read: see the case on invalid UTF-8 below.)
   const std::string text =
       "version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n"
-      "      mig-devices: {}\n      \"\x1b[31m\xe2\x80\xae\x01\tx\xff\": 1\n";
+      "      mig-devices: {}\n      \"\x1b[31m\xe2\x80\xae\x01\tx\": 1\n";
   const auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 2);
   CHECK(r.out ==
-        "<stdin>:7:7: error: unknown field '\\x1b[31m\\u202e\\x01\\tx\xEF\xBF\xBD' (expected "
+        "<stdin>:7:7: error: unknown field '\\x1b[31m\\u202e\\x01\\tx' (expected "
         "device-filter, devices, mig-enabled, mig-devices); mig-parted rejects unknown fields\n"
-        "      \"\\x1b[31m\\u202e\\x01\tx\xEF\xBF\xBD\": 1\n"
+        "      \"\\x1b[31m\\u202e\\x01\tx\": 1\n"
         "      ^\n"
         "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
   // The caret counts the escapes: an error after them lines up under its column.
@@ -1838,4 +1839,23 @@ TEST_CASE("check's json names no config for a finding without an entry", "[check
       CHECK(d["config"].is_null() == d["entry"].is_null());
     }
   }
+}
+
+TEST_CASE("check refuses a mig-parted config that is not UTF-8 as go-yaml does", "[check]") {
+  // mig-parted's parser refuses the file; check called it valid.
+  const std::string text =
+      "version: v1\nmig-configs:\n  m\xffne:\n    - devices: all\n      mig-enabled: true\n"
+      "      mig-devices:\n        \"3g.20gb\": 2\n";
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 2);
+  // The byte is shown as U+FFFD in the quoted line, the caret under it.
+  CHECK(r.out ==
+        "<stdin>:3:4: error: invalid UTF-8: byte 0xFF is no part of a UTF-8 character (YAML "
+        "files are UTF-8 text)\n"
+        "  m\xEF\xBF\xBDne:\n"
+        "   ^\n"
+        "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
+  const auto merged = run_migplan({"emit-config", "--gpu", "a100-40gb", "--merge", "-"}, text);
+  CHECK(merged.code == 2);
+  CHECK(merged.out.empty());
 }

@@ -488,3 +488,30 @@ TEST_CASE("read_yaml places an empty value at its key or dash", "[doc]") {
   CHECK(l->kids[0].at.line == 2);
   CHECK(l->kids[0].at.column == 5);
 }
+
+TEST_CASE("read_yaml refuses a byte that is not UTF-8 at its line and column", "[doc]") {
+  const auto bad = doc::read_yaml("a: 1\nb: \"x\xff\"\n", "f");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == "syntax");
+  CHECK(bad.error().line == 2);
+  CHECK(bad.error().column == 6);
+  CHECK(bad.error().message ==
+        "invalid UTF-8: byte 0xFF is no part of a UTF-8 character (YAML files are UTF-8 text)");
+  // A cut sequence, an overlong form, a surrogate, past U+10FFFF, a stray
+  // continuation byte: each at its first byte.
+  for (const std::string_view text :
+       {"a: \xC3\n", "a: \xC0\xAF\n", "a: \xED\xA0\x80\n", "a: \xF4\x90\x80\x80\n", "a: \x80\n"}) {
+    INFO(text);
+    const auto r = doc::read_yaml(text, "f");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().line == 1);
+    CHECK(r.error().column == 4);
+  }
+  // UTF-8 of every length, after a byte-order mark, is read.
+  const auto ok = doc::read_yaml(
+      "\xEF\xBB\xBF"
+      "a: caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\n",
+      "f");
+  REQUIRE(ok);
+  CHECK(doc::member(*ok, "a")->text == "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+}
