@@ -808,7 +808,12 @@ def emit_profile(p: dict, model: Model, units: int) -> tuple[list[str], list[str
     out.append(f"{' ' * i2}.memory_gib_x100 = {opt(gib_x100(p.get('memory_gib_printed'), where))},")
     out.append(f"{' ' * i2}.sm_count = {opt(p.get('sm_count'))},")
     out.append(f"{' ' * i2}.engines = {{{engines}}},")
-    out.extend(string_field(i2, ".min_driver = ", min_driver_of(p.get("min_driver"))))
+    # A profile's own branch only where it is later than the model's: the
+    # same branch is the model's, written once (json.md: null in profiles).
+    own = min_driver_of(p.get("min_driver"))
+    if own and model.min_driver and int(own[1:]) <= int(model.min_driver[1:]):
+        own = ""
+    out.extend(string_field(i2, ".min_driver = ", own))
     out.append(f"{' ' * i2}.prov =")
     out.append(" " * i3 + "{")
     out.extend(string_field(i4, ".source = ", p.get("source") or ""))

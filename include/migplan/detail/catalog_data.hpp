@@ -3017,7 +3017,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {1, 1, 1, 0, 0},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -3046,7 +3046,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {1, 1, 1, 1, 1},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -3075,7 +3075,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {1, 1, 1, 0, 0},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -3104,7 +3104,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {1, 3, 3, 1, 1},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -3133,7 +3133,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {1, 0, 0, 0, 0},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -3162,7 +3162,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {4, 3, 3, 1, 1},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -3191,7 +3191,7 @@ inline constexpr profile rtx_pro_5000_profiles[] = {
         .memory_gib_x100 = std::nullopt,
         .sm_count = std::nullopt,
         .engines = {4, 3, 3, 1, 1},
-        .min_driver = "R575",
+        .min_driver = "",
         .prov =
             {
                 .source = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
