@@ -137,7 +137,12 @@ result<std::vector<ci_token>> parse_ci_brackets(std::string_view item, std::stri
     if (rest.size() >= 2 && (rest.back() == 'c' || rest.back() == 'C') &&
         all_digits(rest.substr(0, rest.size() - 1))) {
       const auto n = small_number(rest.substr(0, rest.size() - 1), 1000);
-      if (!n || *n < 1)
+      if (!n)
+        return error{
+            fmt::format("compute instance {} in {} has more compute slices than any "
+                        "GPU instance",
+                        quote_token(part), quote_token(item))};
+      if (*n < 1)
         return error{fmt::format("compute instance {} in {} has no compute slices",
                                  quote_token(part), quote_token(item))};
       c.slices = static_cast<int>(*n);
@@ -171,7 +176,10 @@ result<bool> split_ci_name(token& t, std::string_view name) {
         "{}[{}c]@{}",
         quote_token(t.text), clip_token(parts->second), clip_token(parts->first), *t.start)};
   const auto n = small_number(parts->first, 1000);
-  if (!n || *n < 1)
+  if (!n)
+    return error{fmt::format("compute instance {} has more compute slices than any GPU instance",
+                             quote_token(ci_name))};
+  if (*n < 1)
     return error{fmt::format("compute instance {} has no compute slices", quote_token(ci_name))};
   ci_token c;
   c.text = std::string(ci_name);

@@ -491,3 +491,20 @@ TEST_CASE("a CI asked on its own that cannot be had stays in the request it echo
   CHECK(line_of(pack_out("h100-80gb", {"1g.10gb", "2x1c.3g.40gb"}, 1), "request") ==
         "request  1g.10gb 2x1c.3g.40gb");
 }
+
+TEST_CASE("a compute instance of too many slices is not said to have none", "[cli][compute]") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"3g.20gb[99999999999999c]",
+       "compute instance '99999999999999c' in '3g.20gb[99999999999999c]' has more compute "
+       "slices than any GPU instance"},
+      {"4294967297c.3g.20gb",
+       "compute instance '4294967297c.3g.20gb' has more compute slices than any GPU instance"},
+      {"0c.3g.20gb", "compute instance '0c.3g.20gb' has no compute slices"},
+  };
+  for (const auto& [item, message] : cases) {
+    INFO(item);
+    const auto r = run_migplan({"pack", "--gpu", "a100-40gb", item});
+    CHECK(r.code == 2);
+    CHECK(r.err == "migplan: " + message + "\n");
+  }
+}
