@@ -243,11 +243,14 @@ class yaml_tree final : public YAML::EventHandler {
     const std::size_t bom = text_.starts_with("\xEF\xBB\xBF") ? 3 : 0;
     const std::size_t next = std::min(static_cast<std::size_t>(m.pos) + bom, text_.size());
     const std::string_view rest = text_.substr(next);
-    for (const std::string_view word : {"~", "null", "Null", "NULL"})
-      if (rest.starts_with(word)) {
-        const std::size_t after = rest.find_first_not_of(" \t", word.size());
-        if (after == std::string_view::npos || rest[after] != ':') return at(m);
-      }
+    // A written null is the whole word ("nullable:" is a key) and no key.
+    for (const std::string_view word : {"~", "null", "Null", "NULL"}) {
+      if (!rest.starts_with(word)) continue;
+      const std::size_t end = rest.find_first_of(" \t\r\n,]}#:", word.size());
+      if (end != std::string_view::npos && end != word.size()) continue;
+      const std::size_t after = rest.find_first_not_of(" \t", word.size());
+      if (after == std::string_view::npos || rest[after] != ':') return at(m);
+    }
     std::size_t end = next;
     while (true) {
       const std::size_t begin = end == 0 ? 0 : text_.rfind('\n', end - 1) + 1;

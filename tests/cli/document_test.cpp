@@ -474,6 +474,8 @@ TEST_CASE("read_yaml places an empty value at its key or dash", "[doc]") {
   CHECK(line_of("a:   # none\n\n# more\nb: 1\n", "a", -1) == 1);
   CHECK(line_of("a: ~\nb: 1\n", "a", -1) == 1);
   CHECK(line_of("a:\nnull: 3\n", "a", -1) == 1);
+  CHECK(line_of("a:\nnullable: 3\n", "a", -1) == 1);
+  CHECK(line_of("a:\n~x: 3\n", "a", -1) == 1);
   CHECK(line_of("l:\n  - 1\n  -\n  - 2\n", "l", 1) == 3);
   CHECK(line_of("l:\n  -   # nothing here\n\n  - 2\n", "l", 0) == 2);
   CHECK(line_of("l:\n  - 1\n  -\n", "l", 1) == 3);
