@@ -92,14 +92,14 @@ std::string describe(const gpu_model& gpu, const reason& why) {
     case reason_code::none:
       return "it fits";
     case reason_code::instance_cap: {
-      // `needed` counts the first profile only: it goes with that one.
+      // Each profile over its cap with its own count, where the reason has it.
       std::string out;
-      for (int p : why.profiles) {
+      for (std::size_t i = 0; i < why.profiles.size(); ++i) {
+        const profile& p = prof(gpu, why.profiles[i]);
         if (!out.empty()) out += "; ";
-        out +=
-            fmt::format("{} allows at most {} instance{} on {}", prof(gpu, p).name,
-                        prof(gpu, p).max_instances, plural(prof(gpu, p).max_instances), gpu.slug);
-        if (p == why.profiles.front()) out += fmt::format(" (the request has {})", why.needed);
+        out += fmt::format("{} allows at most {} instance{} on {}", p.name, p.max_instances,
+                           plural(p.max_instances), gpu.slug);
+        if (i < why.counts.size()) out += fmt::format(" (the request has {})", why.counts[i]);
       }
       return out;
     }
@@ -141,20 +141,6 @@ std::string describe(const gpu_model& gpu, const reason& why) {
 std::string describe(const gpu_model& gpu, const reason& why, std::span<const item> items) {
   std::string sum;
   switch (why.code) {
-    case reason_code::instance_cap: {
-      // Each profile over its cap with its own count.
-      if (why.profiles.empty()) break;
-      std::string out;
-      for (int p : why.profiles) {
-        long long n = 0;
-        for (const item& it : items) n += it.profile == p ? 1 : 0;
-        if (!out.empty()) out += "; ";
-        out += fmt::format("{} allows at most {} instance{} on {} (the request has {})",
-                           prof(gpu, p).name, prof(gpu, p).max_instances,
-                           plural(prof(gpu, p).max_instances), gpu.slug, n);
-      }
-      return out;
-    }
     case reason_code::memory_units:
       sum = sum_text(gpu, why.profiles, items, "unit", why.needed,
                      [](const profile& p) { return p.size; });

@@ -63,10 +63,11 @@ constexpr std::string_view reason_name(reason_code code) noexcept {
 struct reason {
   reason_code code = reason_code::none;  ///< what failed
   std::vector<int> profiles;             ///< profile indices involved
-  int needed = 0;                        ///< what the request needs of the failing resource
-  int available = 0;                     ///< what the GPU has of it
-  int engine = -1;                       ///< engine kind for reason_code::engines
-  std::vector<item> conflict;            ///< the offending items (bad_start, placement)
+  std::vector<int> counts;     ///< instance_cap: the request's instances of each of `profiles`
+  int needed = 0;              ///< what the request needs of the failing resource
+  int available = 0;           ///< what the GPU has of it
+  int engine = -1;             ///< engine kind for reason_code::engines
+  std::vector<item> conflict;  ///< the offending items (bad_start, placement)
 };
 
 namespace detail {
@@ -96,6 +97,7 @@ inline reason check_totals(const rules& r, std::span<const item> items) {
       out.available = gpu.profiles[p].max_instances;
     }
     out.profiles.push_back(pi);
+    out.counts.push_back(c[pi]);
   }
   if (out.code != reason_code::none) return out;
   for (const item& it : items) {

@@ -170,3 +170,27 @@ TEST_CASE("solve agrees with the oracle when two instances are pinned",
     }
   }
 }
+
+TEST_CASE("every profile over its cap is reported with the request's own count of it",
+          "[oracle][search]") {
+  // Two profiles over their caps by different amounts: each count goes with
+  // its profile, in profile order, and `needed` is still the first one's.
+  for (const gpu_model& gpu : migplan::catalog()) {
+    DYNAMIC_SECTION("model " << gpu.slug) {
+      const std::size_t np = gpu.profiles.size();
+      for (std::size_t p = 0; p < np; ++p)
+        for (std::size_t q = p + 1; q < np; ++q) {
+          oracle::counts n(np, 0);
+          n[p] = gpu.profiles[p].max_instances + 1;
+          n[q] = gpu.profiles[q].max_instances + 3;
+          INFO("request: " << oracle::describe(gpu, n));
+          const migplan::solution s = migplan::solve(gpu, to_items(n));
+          CHECK(oracle::solve(gpu, n).over_cap);
+          CHECK(s.why.code == reason_code::instance_cap);
+          CHECK(s.why.profiles == std::vector<int>{static_cast<int>(p), static_cast<int>(q)});
+          CHECK(s.why.counts == std::vector<int>{n[p], n[q]});
+          CHECK(s.why.needed == n[p]);
+        }
+    }
+  }
+}
