@@ -52,13 +52,7 @@ int run_batch(const pack_options& o, const gpu_model* gpu, context& ctx) {
   render::pack_batch_writer sink(ctx.out, o.brief, o.all);
   const pack::batch_result r =
       pack::run_batch(ctx.models->models(), file ? *file : ctx.in, gpu, o.brief, o.all, sink);
-  if (!r.stopped.empty())
-    report_bad_input(ctx, r.read_failed && !r.any_input
-                              ? fmt::format("cannot read --batch '{}': {}", o.batch, r.stopped)
-                              : r.stopped);
-  if (r.empty() && !r.output_lost)
-    report_bad_input(ctx,
-                     fmt::format("--batch {}: no input (the file or stream was empty)", o.batch));
+  if (const std::string why = r.problem(o.batch); !why.empty()) report_bad_input(ctx, why);
   return r.exit_code();
 }
 
@@ -145,12 +139,9 @@ int run_pack(const pack_options& o, context& ctx) {
     if (!g) return bad(g.error());
     gpu = *g;
   }
-  // The example's profiles are an a100-40gb's: with another --gpu, where its own are listed.
-  if (o.batch.empty() && o.current.empty() && o.items.empty())
-    return bad(
-        gpu == nullptr
-            ? std::string("no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'")
-            : fmt::format("no profiles given; 'migplan profiles --gpu {}' lists them", gpu->slug));
+  if (auto why =
+          nothing_to_pack(o, gpu ? std::optional<std::string_view>(gpu->slug) : std::nullopt))
+    return bad(*why);
   if (!o.batch.empty()) return run_batch(o, gpu, ctx);
   if (!o.current.empty()) return run_current(o, gpu, ctx, [&](const error& m) { return bad(m); });
   auto tokens = parse_items(o.items);

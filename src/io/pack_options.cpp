@@ -48,6 +48,13 @@ std::optional<std::string> option_conflict(const pack_options& o,
   return std::nullopt;
 }
 
+std::optional<std::string> nothing_to_pack(const pack_options& o,
+                                           std::optional<std::string_view> gpu_slug) {
+  if (!o.batch.empty() || !o.current.empty() || !o.items.empty()) return std::nullopt;
+  if (!gpu_slug) return "no profiles given; try 'migplan pack 4g.20gb 2g.10gb 1g.5gb'";
+  return fmt::format("no profiles given; 'migplan profiles --gpu {}' lists them", *gpu_slug);
+}
+
 std::optional<pack_options> plain_pack_options(std::span<const std::string> args) {
   pack_options o;
   const auto value = [](std::string_view v) { return !v.empty() && v[0] != '-'; };

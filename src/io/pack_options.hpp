@@ -32,6 +32,13 @@ struct pack_options {
 std::optional<std::string> option_conflict(const pack_options& o,
                                            std::span<const std::string> emit_kinds);
 
+/// That `o` asks for nothing (no ITEM, --batch or --current), with the
+/// nearest command that does: the README's example, or with --gpu
+/// (`gpu_slug`, as resolved) where that model's profiles are listed, since
+/// the example's are an a100-40gb's.
+std::optional<std::string> nothing_to_pack(const pack_options& o,
+                                           std::optional<std::string_view> gpu_slug);
+
 /// The options of a plain one-shot `pack` line, `args` being what follows
 /// "pack": ITEMs with --json, --all (-a) and --gpu (-g) NAME or --gpu=NAME,
 /// each at most once, read without building the command-line parser, which

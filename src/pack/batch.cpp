@@ -81,4 +81,13 @@ batch_result run_batch(model_list models, std::istream& in, const gpu_model* gpu
   return r;
 }
 
+std::string batch_result::problem(std::string_view name) const {
+  if (!stopped.empty())
+    return read_failed && !any_input ? fmt::format("cannot read --batch '{}': {}", name, stopped)
+                                     : stopped;
+  if (empty() && !output_lost)
+    return fmt::format("--batch {}: no input (the file or stream was empty)", name);
+  return {};
+}
+
 }  // namespace migplan::cli::pack

@@ -38,6 +38,9 @@ struct batch_result {
     if (output_lost || empty() || bad_input) return exit_bad_input;
     return no_fit ? exit_no_fit : exit_ok;
   }
+  /// What to report of the batch as a whole, `name` being --batch's value:
+  /// why the input stopped, or that there was none; empty when neither.
+  std::string problem(std::string_view name) const;
 };
 
 /// Answers every request of `in` on `gpu` (or on the models each request's
