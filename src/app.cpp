@@ -397,6 +397,28 @@ int run(const std::vector<std::string>& args, context& ctx) {
       return exit_bad_input;
     }
   }
+  // --version takes no argument after it (--gpu-file aside, as before it):
+  // "migplan --version extra" is refused, not answered as if it were alone.
+  if (at < args.size() && args[at] == "--version") {
+    std::vector<std::string> extra;
+    for (std::size_t i = at + 1; i < args.size(); ++i) {
+      if (args[i] == gpu_file_option && i + 1 < args.size()) {
+        ++i;
+        continue;
+      }
+      if (args[i].starts_with(std::string(gpu_file_option) + "=")) continue;
+      extra.push_back(args[i]);
+    }
+    if (!extra.empty()) {
+      report_bad_input(
+          ctx, clip_token(fmt::format("the following argument{} not expected: {}",
+                                      extra.size() == 1 ? " was" : "s were", fmt::join(extra, " ")),
+                          max_parse_message));
+      return exit_bad_input;
+    }
+    ctx.out << version << "\n";
+    return exit_ok;
+  }
   // The catalog's models, and the --gpu-file models once loaded: every name
   // a command resolves, it resolves among these.
   model_set models;

@@ -100,10 +100,14 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
         severity::note, fault::invalid, {},
         was_kubernetes
             ? "skipped: a Kubernetes manifest with no ConfigMap holding config.yaml (the "
-              "key the GPU Operator reads a mig-parted config from)"
-        : !other.empty() ? "skipped: " + other
-                         : "skipped: neither a migplan geometry file (version: 1, gpus: ...) nor a "
-                           "mig-parted config (version: v1, mig-configs: ...)"));
+              "key the GPU Operator reads a mig-parted config from) or a device-config.yaml "
+              "with MIG templates (HAMi's and Volcano's nvidia.knownMigGeometries)"
+        : !other.empty()
+            ? "skipped: " + other
+            : "skipped: not a migplan geometry file (version: 1, gpus: ...), a mig-parted "
+              "config (version: v1, mig-configs: ...), a HAMi or Volcano device config "
+              "(nvidia: knownMigGeometries: ...) or Kubernetes DRA ResourceSlices (kind: "
+              "ResourceSlice)"));
     return f;
   }
   return check_read(std::move(f), settings);

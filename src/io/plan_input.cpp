@@ -351,11 +351,13 @@ result<std::vector<demand_item>> demand_from_csv(model_list models, std::string_
 
 }  // namespace
 
-result<std::vector<std::string>> plan_io::csv_fields(std::string_view line) {
+result<std::vector<std::string>> plan_io::csv_fields(std::string_view line,
+                                                     std::vector<std::size_t>* starts) {
   std::vector<std::string> out;
   std::size_t i = 0;
   while (true) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (starts != nullptr) starts->push_back(i);
     std::string value;
     if (i < line.size() && line[i] == '"') {
       ++i;

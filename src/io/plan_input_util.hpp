@@ -85,7 +85,10 @@ class data_lines {
 
 /// One CSV line's fields: separated by commas, each trimmed of spaces; a field
 /// in double quotes may hold commas, and "" for a quote, but no line break.
-result<std::vector<std::string>> csv_fields(std::string_view line);
+/// With `starts`, also where each field starts in `line` (its opening quote
+/// for a quoted one), for an error at its column.
+result<std::vector<std::string>> csv_fields(std::string_view line,
+                                            std::vector<std::size_t>* starts = nullptr);
 
 /// The walker's first diagnostic, as the one-line error plan reports.
 error first_error(const doc::walker& r);

@@ -17,6 +17,7 @@
 #include "io/plan_input_util.hpp"
 #include "io/schema.hpp"
 #include "io/size.hpp"
+#include "io/source.hpp"
 #include "io/text_view.hpp"
 #include "text.hpp"
 
@@ -272,7 +273,8 @@ result<trace> trace_from_csv(model_list models, std::string_view text, std::stri
     const auto line = rows.next();
     if (!line) break;
     const int line_no = rows.number();
-    auto cells = plan_io::csv_fields(*line);
+    std::vector<std::size_t> starts;
+    auto cells = plan_io::csv_fields(*line, &starts);
     if (!cells) {
       r.fail(line_no, cells.error().message);
     } else if (header.empty()) {
@@ -289,8 +291,17 @@ result<trace> trace_from_csv(model_list models, std::string_view text, std::stri
       };
       trace_row row;
       row.name = std::string(cell(0));
-      if (out.alibaba ? alibaba_row(r, out, row, cell, line_no) : own_row(r, row, cell, line_no))
+      // A pod's name reaches the report and --json: no control character or
+      // byte that is not UTF-8, at the column where its field starts.
+      if (const std::string why = doc::name_problem(row.name); !why.empty()) {
+        const std::size_t at = static_cast<std::size_t>(line->data() - text.data()) +
+                               starts[static_cast<std::size_t>(col[0])];
+        const text_position p = line_table(text).position(at);
+        r.fail({p.line, p.column, at}, fmt::format("name {} holds {}", q(row.name), why));
+      } else if (out.alibaba ? alibaba_row(r, out, row, cell, line_no)
+                             : own_row(r, row, cell, line_no)) {
         r.add(out, std::move(row), line_no);
+      }
     }
   }
   if (r.w.ok() && header.empty())
@@ -323,7 +334,12 @@ bool pod_row(reader& r, trace& out, const doc::node& pod, int line) {
   if (!w.ok()) return false;
   trace_row row;
   std::optional<std::string> s;
-  if (name != nullptr && !name->value->is_null() && (s = w.text(*name, "name"))) row.name = *s;
+  if (name != nullptr && !name->value->is_null() && (s = w.text(*name, "name"))) {
+    // An escape ("\u0001") gets past the parser's check of UTF-8.
+    if (const std::string why = doc::name_problem(*s); !why.empty())
+      return r.fail(name->at(), fmt::format("name {} holds {}", q(*s), why));
+    row.name = *s;
+  }
   if (!w.ok() || !(s = w.text(*start, "start")) || !r.time(start->at(), "start", *s, row.start))
     return false;
   if (end != nullptr && !end->value->is_null() &&

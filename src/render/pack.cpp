@@ -171,10 +171,7 @@ void write_answer(json_writer& w, const pack_answer& a, bool all, int line) {
     // The new items alone fit: the existing instances are the reason, and
     // the rule they break with them stays visible as "rule".
     w.begin_object().key("code").value("blocked_by_current");
-    w.key("message").value(fmt::format(
-        "the new instances fit on an empty {}, but not around the existing ones; removing {} "
-        "would make room ({})",
-        g.slug, blocking_text(g, *a.current, a.blocking), describe(g, a.sol.why, a.items)));
+    w.key("message").value(pack_blocked_message(a));
     w.key("profiles").begin_array();
     for (int p : a.sol.why.profiles) w.value(prof(g, p).name);
     w.end_array();
@@ -360,6 +357,14 @@ void pack_json(std::ostream& os, const pack_answer& a, bool all) {
   write_answer(w, a, all, 0);
   out += '\n';
   os << out;
+}
+
+std::string pack_blocked_message(const pack_answer& a) {
+  const gpu_model& g = *a.gpu;
+  return fmt::format(
+      "the new instances fit on an empty {}, but not around the existing ones; removing {} "
+      "would make room ({})",
+      g.slug, blocking_text(g, *a.current, a.blocking), describe(g, a.sol.why, a.items));
 }
 
 std::string pack_no_emit(const pack_answer& a) {

@@ -31,6 +31,11 @@ void pack_json_line(std::string& out, const pack_answer& a, bool all, int line);
 void pack_answers(std::ostream& os, std::span<const pack_answer> answers, bool json, bool all,
                   bool color);
 
+/// Why a request the existing instances block does not fit, naming those
+/// whose removal would make room (the service's `blocking`): the message of
+/// the JSON reason and of the picture.
+std::string pack_blocked_message(const pack_answer& a);
+
 /// Why --emit writes nothing for an answer that does not fit: "does not fit
 /// (CODE): SENTENCE; nothing to emit".
 std::string pack_no_emit(const pack_answer& a);

@@ -9,6 +9,7 @@
 
 #include "messages.hpp"
 #include "render/compute.hpp"
+#include "render/pack.hpp"
 #include "render/slice_svg.hpp"
 #include "render/svg.hpp"
 #include "text.hpp"
@@ -42,10 +43,9 @@ void panel(std::string& out, const pack_answer& a, int y, bool several) {
     // The reason the report and --json give: a request whose compute
     // instances cannot be shared out is refused before any search, so the
     // search's reason would be "it fits".
-    const std::string why = a.compute.rejected ? a.compute.rejected->message
-                            : a.blocked_by_current
-                                ? std::string("blocked by the existing instances")
-                                : describe(g, a.sol.why, a.items);
+    const std::string why = a.compute.rejected     ? a.compute.rejected->message
+                            : a.blocked_by_current ? pack_blocked_message(a)
+                                                   : describe(g, a.sol.why, a.items);
     out += fmt::format(R"(<text class="verdict" x="{}" y="40">does not fit: {}</text>)"
                        "\n</g>\n",
                        margin, xml_text(why));

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <migplan/catalog.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -1095,12 +1096,16 @@ TEST_CASE("check skips hidden entries and files of neither format when it scans 
   CHECK(r.code == 0);
   CHECK(r.err.empty());
   // .github/workflows/ci.yml, .hidden.yaml and .hidden-dir/ are not read.
-  CHECK(r.out == with_path("{F}/compose.yaml: note: skipped: neither a migplan geometry file "
-                           "(version: 1, gpus: ...) nor a mig-parted config (version: v1, "
-                           "mig-configs: ...)\n"
-                           "{F}/package.json: note: skipped: neither a migplan geometry file "
-                           "(version: 1, gpus: ...) nor a mig-parted config (version: v1, "
-                           "mig-configs: ...)\n"
+  CHECK(r.out == with_path("{F}/compose.yaml: note: skipped: not a migplan geometry file "
+                           "(version: 1, gpus: ...), a mig-parted config (version: v1, "
+                           "mig-configs: ...), a HAMi or Volcano device config (nvidia: "
+                           "knownMigGeometries: ...) or Kubernetes DRA ResourceSlices (kind: "
+                           "ResourceSlice)\n"
+                           "{F}/package.json: note: skipped: not a migplan geometry file "
+                           "(version: 1, gpus: ...), a mig-parted config (version: v1, "
+                           "mig-configs: ...), a HAMi or Volcano device config (nvidia: "
+                           "knownMigGeometries: ...) or Kubernetes DRA ResourceSlices (kind: "
+                           "ResourceSlice)\n"
                            "checked 2 files: 2 geometries valid, 0 invalid; 2 files skipped\n",
                            dir));
   r = run_migplan({"check", "--format", "json", dir});
@@ -1517,7 +1522,9 @@ TEST_CASE("check skips or warns on a manifest without a GPU Operator ConfigMap",
   CHECK(r.code == 0);
   CHECK(r.out == (dir / "deploy.yaml").string() +
                      ": note: skipped: a Kubernetes manifest with no ConfigMap holding "
-                     "config.yaml (the key the GPU Operator reads a mig-parted config from)\n"
+                     "config.yaml (the key the GPU Operator reads a mig-parted config from) or "
+                     "a device-config.yaml with MIG templates (HAMi's and Volcano's "
+                     "nvidia.knownMigGeometries)\n"
                      "checked 0 files: 0 geometries valid, 0 invalid; 1 file skipped\n");
   std::filesystem::remove_all(dir);
 }
@@ -1858,4 +1865,34 @@ TEST_CASE("check refuses a mig-parted config that is not UTF-8 as go-yaml does",
   const auto merged = run_migplan({"emit-config", "--gpu", "a100-40gb", "--merge", "-"}, text);
   CHECK(merged.code == 2);
   CHECK(merged.out.empty());
+}
+
+TEST_CASE("check's skip note names every kind a directory scan reads", "[check]") {
+  // The note named geometry files and mig-parted configs only, though the
+  // scan reads HAMi and Volcano device configs and DRA ResourceSlices too.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("migplan-kinds-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(check_fixture("hami/device-config.yaml"), dir / "hami.yaml");
+  std::filesystem::copy_file(check_fixture("hami/volcano.yaml"), dir / "volcano.yaml");
+  std::filesystem::copy_file(check_fixture("dra/a30.yaml"), dir / "slices.yaml");
+  { std::ofstream(dir / "other.yaml") << "foo: 1\n"; }
+  const auto r = run_migplan({"check", "--format", "json", dir.string()});
+  const auto doc = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& f : doc["files"])
+    by_name[std::filesystem::path(f["file"].get<std::string>()).filename().string()] = f;
+  REQUIRE(by_name.size() == 4);
+  CHECK(by_name["hami.yaml"]["format"] == "hami");
+  CHECK(by_name["volcano.yaml"]["format"] == "hami");
+  CHECK(by_name["slices.yaml"]["format"] == "resource-slices");
+  CHECK(by_name["other.yaml"]["status"] == "skipped");
+  const std::string note = by_name["other.yaml"]["diagnostics"][0]["message"];
+  CHECK(note.find("migplan geometry file (version: 1, gpus: ...)") != std::string::npos);
+  CHECK(note.find("mig-parted config (version: v1, mig-configs: ...)") != std::string::npos);
+  CHECK(note.find("HAMi or Volcano device config (nvidia: knownMigGeometries: ...)") !=
+        std::string::npos);
+  CHECK(note.find("DRA ResourceSlices (kind: ResourceSlice)") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }

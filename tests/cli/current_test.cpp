@@ -597,3 +597,17 @@ TEST_CASE("an -lci listing alone to --current says it needs the -lgi listing fir
   CHECK(none.code == 2);
   CHECK(none.err.find("migplan: <stdin>:1: this is nvidia-smi mig -lci output") == 0);
 }
+
+TEST_CASE("pack --current --plot names the instances that block a request", "[cli][current]") {
+  // The picture said "blocked by the existing instances" without naming
+  // them; it now says what --json's reason says.
+  const std::string file = capture("h100-80gb-hbm3-lgi-7x1g.txt");
+  const auto svg =
+      run_migplan({"pack", "--gpu", "h100-80gb", "--current", file, "--plot", "-", "1g.10gb"});
+  CHECK(svg.code == 1);
+  const auto j =
+      run_migplan({"pack", "--gpu", "h100-80gb", "--current", file, "--json", "1g.10gb"});
+  const std::string message = json::parse(j.out)["reason"]["message"];
+  CHECK(message.find("removing 1g.10gb@0 (GI 7) would make room") != std::string::npos);
+  CHECK(svg.out.find(">does not fit: " + message + "</text>") != std::string::npos);
+}

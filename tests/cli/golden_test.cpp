@@ -814,3 +814,33 @@ TEST_CASE("pack with a gpu and no profiles points at that gpu's profiles", "[cli
   CHECK(bad_gpu.code == 2);
   CHECK(bad_gpu.err.starts_with("migplan: unknown gpu 'a31'"));
 }
+
+TEST_CASE("migplan --version refuses an argument after it", "[cli][errors]") {
+  // Anything after --version was answered as if it were alone, exit 0.
+  struct bad {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<bad> cases = {
+      {{"--version", "extra"}, "migplan: the following argument was not expected: extra\n"},
+      {{"--version", "pack", "1g.5gb"},
+       "migplan: the following arguments were not expected: pack 1g.5gb\n"},
+      {{"--version", "--bogus"}, "migplan: the following argument was not expected: --bogus\n"},
+      {{"--version", "--", "x"}, "migplan: the following arguments were not expected: -- x\n"},
+  };
+  for (const bad& b : cases) {
+    INFO("args: " << Catch::Detail::stringify(b.args));
+    const auto r = run_migplan(b.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == b.err);
+  }
+  // Asked for as JSON, the refusal is a JSON error document too.
+  const auto j = run_migplan({"--version", "--json"});
+  CHECK(j.code == 2);
+  CHECK(j.out.find("the following argument was not expected: --json") != std::string::npos);
+  // --gpu-file stays allowed on either side, as before.
+  const auto ok = run_migplan({"--version", "--gpu-file", "/nonexistent.json"});
+  CHECK(ok.code == 0);
+  CHECK(ok.out.starts_with("migplan "));
+}

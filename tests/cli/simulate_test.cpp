@@ -1831,3 +1831,17 @@ TEST_CASE("simulate refuses --trace and --static-plan both on standard input", "
   CHECK(r.out.empty());
   CHECK(r.err == "migplan: --trace and --static-plan cannot both read standard input\n");
 }
+
+TEST_CASE("simulate refuses a trace csv pod name with a control character", "[simulate]") {
+  // It was replayed, the byte carried into the output.
+  const std::string trace = "name,start,end,count,item\nok,0,10,1,1g.10gb\nx\x01,0,10,1,1g.10gb\n";
+  const auto r = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb"}, trace);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "migplan: <stdin>:3: name 'x\\x01' holds a control character\n");
+  const auto j = run_migplan({"simulate", "--trace", "-", "--gpu", "h100-80gb", "--json"}, trace);
+  CHECK(j.code == 2);
+  const json doc = json::parse(j.out);
+  CHECK(doc["error"]["line"] == 3);
+  CHECK(doc["error"]["col"] == 1);
+}

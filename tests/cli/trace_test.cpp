@@ -212,3 +212,35 @@ TEST_CASE("an empty yaml value is reported at its key and not at the token after
   CHECK(failure("version: 1\npods:\n  - start:\n    item: 1g.10gb\n", plan_file_format::yaml)
             .starts_with("t.csv:3: "));
 }
+
+TEST_CASE("a trace refuses a pod name with a control character or a byte not UTF-8", "[trace]") {
+  // The CSV form took any bytes as a pod's name, and an escape got one past
+  // the YAML and JSON parsers' check of UTF-8.
+  const std::string header = "name,start,end,count,item\n";
+  CHECK(failure(header + "a\x01z,0,10,1,1g.10gb\n") ==
+        "t.csv:2: name 'a\\x01z' holds a control character");
+  const std::string quoted = header + "ok,0,10,1,1g.10gb\n  \"a\x1bz\",0,10,1,1g.10gb\n";
+  CHECK(failure(quoted) == "t.csv:3: name 'a\\x1bz' holds a control character");
+  CHECK(failure(header + "a\tz,0,10,1,1g.10gb\n") ==
+        "t.csv:2: name 'a\\tz' holds a control character");
+  CHECK(failure(header + "a\xffz,0,10,1,1g.10gb\n") ==
+        "t.csv:2: name 'a\xEF\xBF\xBDz' holds a byte that is not UTF-8");
+  // The column is where the name's field starts, in the diagnostic.
+  auto t = parse_trace(migplan::cli::builtin_models(), quoted, "t.csv", plan_file_format::csv);
+  REQUIRE_FALSE(t);
+  REQUIRE(t.error().where);
+  CHECK(t.error().where->line == 3);
+  CHECK(t.error().where->column == 3);
+  const std::string alibaba =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n";
+  CHECK(failure(alibaba + "p\x7f,1,1,1,1000,,BE,Running,0,10,0\n") ==
+        "t.csv:2: name 'p\\x7f' holds a control character");
+  CHECK(failure("version: 1\npods:\n  - {name: \"a\\x01z\", start: 0, item: 1g.10gb}\n",
+                plan_file_format::yaml) == "t.csv:3: name 'a\\x01z' holds a control character");
+  CHECK(failure(R"({"version": 1, "pods": [{"name": "a\u0001z", "start": 0, "item": "1g.10gb"}]})",
+                plan_file_format::json) == "t.csv:1: name 'a\\x01z' holds a control character");
+  // A name of printable UTF-8 stays as it was.
+  CHECK(parsed(header + "caf\xc3\xa9 \"x\",0,10,1,1g.10gb\n").rows.front().name ==
+        "caf\xc3\xa9 \"x\"");
+}
