@@ -185,6 +185,19 @@ std::size_t command_at(const std::vector<std::string>& args) {
   return i;
 }
 
+// Whether --version comes before any command word (a word that is no
+// option and no --gpu-file value): then it is the whole request.
+bool version_alone(const std::vector<std::string>& args) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--version") return true;
+    if (args[i] == gpu_file_option)
+      ++i;
+    else if (args[i].empty() || args[i][0] != '-' || args[i] == "--")
+      return false;
+  }
+  return false;
+}
+
 // The commands, in the order `migplan --help` lists them.
 struct command_entry {
   std::string_view name;
@@ -397,11 +410,13 @@ int run(const std::vector<std::string>& args, context& ctx) {
       return exit_bad_input;
     }
   }
-  // --version takes no argument after it (--gpu-file aside, as before it):
-  // "migplan --version extra" is refused, not answered as if it were alone.
-  if (at < args.size() && args[at] == "--version") {
+  // --version stands alone (--gpu-file aside): "migplan --version extra"
+  // and "migplan --bogus --version" are refused, not answered as if it were.
+  // A --version after a command word is CLI11's to refuse.
+  if (version_alone(args)) {
     std::vector<std::string> extra;
-    for (std::size_t i = at + 1; i < args.size(); ++i) {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--version") continue;
       if (args[i] == gpu_file_option && i + 1 < args.size()) {
         ++i;
         continue;

@@ -844,3 +844,26 @@ TEST_CASE("migplan --version refuses an argument after it", "[cli][errors]") {
   CHECK(ok.code == 0);
   CHECK(ok.out.starts_with("migplan "));
 }
+
+TEST_CASE("migplan --version refuses an argument before it", "[cli][errors]") {
+  // An unknown option ahead of --version was passed over, exit 0.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus", "--version"}, "migplan: the following argument was not expected: --bogus\n"},
+      {{"-x", "--gpu-file", "f.json", "--version"},
+       "migplan: the following argument was not expected: -x\n"},
+  };
+  for (const auto& [args, err] : cases) {
+    INFO("args: " << Catch::Detail::stringify(args));
+    const auto r = run_migplan(args);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == err);
+  }
+  const auto ok = run_migplan({"--gpu-file=/nonexistent.json", "--version"});
+  CHECK(ok.code == 0);
+  CHECK(ok.out.starts_with("migplan "));
+  // After a command word, --version is that command's unknown option.
+  const auto sub = run_migplan({"pack", "--version"});
+  CHECK(sub.code == 2);
+  CHECK(sub.err == "migplan: the following argument was not expected: --version\n");
+}
