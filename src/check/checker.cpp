@@ -102,12 +102,8 @@ file_check check_source(const source& s, std::istream& in, const check_settings&
             ? "skipped: a Kubernetes manifest with no ConfigMap holding config.yaml (the "
               "key the GPU Operator reads a mig-parted config from) or a device-config.yaml "
               "with MIG templates (HAMi's and Volcano's nvidia.knownMigGeometries)"
-        : !other.empty()
-            ? "skipped: " + other
-            : "skipped: not a migplan geometry file (version: 1, gpus: ...), a mig-parted "
-              "config (version: v1, mig-configs: ...), a HAMi or Volcano device config "
-              "(nvidia: knownMigGeometries: ...) or Kubernetes DRA ResourceSlices (kind: "
-              "ResourceSlice)"));
+        : !other.empty() ? "skipped: " + other
+                         : "skipped: not " + std::string(formats_read)));
     return f;
   }
   return check_read(std::move(f), settings);

@@ -248,11 +248,8 @@ void read_root(model_list models, parsed_input& out, const doc::node& root, std:
       break;
     case input_format::resource_slices:  // read_resource_slices() took those
     case input_format::unknown:
-      out.diagnostics.push_back(
-          file_diagnostic(severity::error, fault::malformed, {1, 1},
-                          "not a migplan geometry file (version: 1, gpus: ...), a "
-                          "mig-parted config (version: v1, mig-configs: ...) or a HAMi device "
-                          "config (nvidia: knownMigGeometries: ...)"));
+      out.diagnostics.push_back(file_diagnostic(severity::error, fault::malformed, {1, 1},
+                                                "not " + std::string(formats_read)));
       break;
   }
 }

@@ -28,6 +28,14 @@ namespace migplan::cli::check {
 /// default config (tests/fixtures/mig-parted) is 12 KB.
 inline constexpr std::size_t max_check_bytes = std::size_t{16} << 20;
 
+/// Every format `check` reads, as its messages list them after "not" (a
+/// file of none of them named on the command line) or "skipped: not" (one
+/// met in a directory scan).
+inline constexpr std::string_view formats_read =
+    "a migplan geometry file (version: 1, gpus: ...), a mig-parted config (version: v1, "
+    "mig-configs: ...), a HAMi or Volcano device config (nvidia: knownMigGeometries: ...) or "
+    "Kubernetes DRA ResourceSlices (kind: ResourceSlice)";
+
 /// Reads one file for `check`, or all of `in` for "-", refusing more than
 /// `limit` bytes without reading further (a regular file's size is looked at
 /// first; a pipe or a device such as /dev/zero is read to limit + 1 bytes).

@@ -981,8 +981,9 @@ TEST_CASE("check explains files that are neither format", "[check]") {
   CHECK(r.code == 2);
   CHECK(r.out ==
         "<stdin>:1:1: error: not a migplan geometry file (version: 1, gpus: ...), a "
-        "mig-parted config (version: v1, mig-configs: ...) or a HAMi device config (nvidia: "
-        "knownMigGeometries: ...)\n"
+        "mig-parted config (version: v1, mig-configs: ...), a HAMi or Volcano device config "
+        "(nvidia: knownMigGeometries: ...) or Kubernetes DRA ResourceSlices (kind: "
+        "ResourceSlice)\n"
         "hello: world\n"
         "^\n"
         "checked 1 file: 0 geometries valid, 0 invalid; 1 file malformed\n");
@@ -1135,7 +1136,7 @@ version: "3.8"
 {F}/compose.yaml:2:1: error: unknown key 'services' (expected version, gpus, comment)
 services:
 ^
-{F}/.github/workflows/ci.yml:1:1: error: not a migplan geometry file (version: 1, gpus: ...), a mig-parted config (version: v1, mig-configs: ...) or a HAMi device config (nvidia: knownMigGeometries: ...)
+{F}/.github/workflows/ci.yml:1:1: error: not a migplan geometry file (version: 1, gpus: ...), a mig-parted config (version: v1, mig-configs: ...), a HAMi or Volcano device config (nvidia: knownMigGeometries: ...) or Kubernetes DRA ResourceSlices (kind: ResourceSlice)
 name: ci
 ^
 {F}/.hidden-dir/geometry.yaml:4:18: error: 'gpus[0]' does not fit on a100-40gb: 1g.5gb allows at most 7 instances on a100-40gb (the request has 8)
