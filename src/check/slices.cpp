@@ -127,30 +127,31 @@ class slices_checker {
       error(s.at, fmt::format("ResourceSlice {} has both devices and sharedCounters; the API "
                               "allows only one of them in a slice (since Kubernetes 1.35)",
                               slice));
-    at_most(s.at, fmt::format("ResourceSlice {}", slice), s.counter_sets.size(), "counter sets",
-            max_counter_sets, "ResourceSliceMaxCounterSets");
+    at_most(s.counter_sets_at, fmt::format("ResourceSlice {}", slice), s.counter_sets.size(),
+            "counter sets", max_counter_sets, "ResourceSliceMaxCounterSets");
     for (const slice_counter_set& cs : s.counter_sets) {
       name_is_label(cs.at, "counter set", cs.name);
-      at_most(cs.at, fmt::format("counter set {}", quote_name(cs.name)), cs.counters.size(),
-              "counters", max_counters_per_set, "ResourceSliceMaxCountersPerCounterSet");
+      at_most(cs.counters_at, fmt::format("counter set {}", quote_name(cs.name)),
+              cs.counters.size(), "counters", max_counters_per_set,
+              "ResourceSliceMaxCountersPerCounterSet");
       for (const slice_counter& c : cs.counters) name_is_label(c.at, "counter", c.name);
     }
     const bool advanced = std::any_of(s.devices.begin(), s.devices.end(), [](const auto& d) {
       return !d.consumes.empty() || d.taints;
     });
-    at_most(s.at, fmt::format("ResourceSlice {}", slice), s.devices.size(), "devices",
+    at_most(s.devices_at, fmt::format("ResourceSlice {}", slice), s.devices.size(), "devices",
             advanced ? max_devices_with_counters : max_devices,
             advanced ? "ResourceSliceMaxDevicesWithAdvancedFeatures, as devices consume "
                        "counters or have taints"
                      : "ResourceSliceMaxDevices");
     for (const slice_device& d : s.devices) {
       name_is_label(d.at, "device name", d.name);
-      at_most(d.at, fmt::format("device {}", quote_name(d.name)), d.consumes.size(),
+      at_most(d.consumes_at, fmt::format("device {}", quote_name(d.name)), d.consumes.size(),
               "consumesCounters entries", max_consumptions,
               "ResourceSliceMaxDeviceCounterConsumptionsPerDevice");
       for (std::size_t i = 0; i < d.consumes.size(); ++i) {
         const slice_consumption& c = d.consumes[i];
-        at_most(c.at,
+        at_most(c.counters_at,
                 fmt::format("the entry of device {} for counter set {}", quote_name(d.name),
                             quote_name(c.counter_set)),
                 c.counters.size(), "counters", max_counters_per_consumption,

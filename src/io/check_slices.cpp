@@ -306,6 +306,7 @@ class slices_reader : public doc::walker {
            "a ResourceSlice's spec needs 'pool', a mapping with 'name'");
     }
     if (const field* sc = find(sp, "sharedCounters"); sc != nullptr) {
+      s.counter_sets_at = at(sc->key_at);
       if (!sc->value->is_list()) {
         must_be(*sc, "a list of counter sets");
       } else {
@@ -313,6 +314,7 @@ class slices_reader : public doc::walker {
       }
     }
     if (const field* ds = find(sp, "devices"); ds != nullptr) {
+      s.devices_at = at(ds->key_at);
       if (!ds->value->is_list()) {
         must_be(*ds, "a list of devices");
       } else {
@@ -329,6 +331,7 @@ class slices_reader : public doc::walker {
     std::string name;
     std::vector<slice_counter> counters;
     location at;
+    location counters_at;
   };
   std::optional<named_counters> read_named(const doc::node& n, std::string_view what,
                                            std::string_view key,
@@ -347,16 +350,18 @@ class slices_reader : public doc::walker {
     } else {
       fail(out.at, fmt::format("missing required key '{}' in a {}", key, what));
     }
-    if (const field* c = find(es, "counters"); c != nullptr)
+    if (const field* c = find(es, "counters"); c != nullptr) {
+      out.counters_at = at(c->key_at);
       out.counters = counters(*c, fmt::format("{} {}", what, q(out.name)));
-    else
+    } else {
       fail(out.at, fmt::format("missing required key 'counters' in {} {}", what, q(out.name)));
+    }
     return out;
   }
 
   void counter_set(const doc::node& n, resource_slice& s) {
     if (auto r = read_named(n, "counter set", "name", counter_set_keys))
-      s.counter_sets.push_back({std::move(r->name), std::move(r->counters), r->at});
+      s.counter_sets.push_back({std::move(r->name), std::move(r->counters), r->at, r->counters_at});
   }
 
   void device(const doc::node& n, resource_slice& s) {
@@ -390,6 +395,7 @@ class slices_reader : public doc::walker {
       }
     }
     if (const field* cc = find(es, "consumesCounters"); cc != nullptr) {
+      d.consumes_at = at(cc->key_at);
       if (!cc->value->is_list()) {
         must_be(*cc, "a list");
       } else {
@@ -441,7 +447,7 @@ class slices_reader : public doc::walker {
            "'compatibilityGroups' is not modelled: check compares the counters as if every "
            "device could be allocated beside every other");
     if (auto r = read_named(n, "consumesCounters entry", "counterSet", consumption_keys))
-      d.consumes.push_back({std::move(r->name), std::move(r->counters), r->at});
+      d.consumes.push_back({std::move(r->name), std::move(r->counters), r->at, r->counters_at});
   }
 
   parsed_input& out_;

@@ -197,7 +197,7 @@ TEST_CASE(
     text.replace(at, 21, "resourceSliceCount: 2");
   const auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 1);
-  CHECK(r.out.find("<stdin>:1:1: error: ResourceSlice 's' has 65 devices; the API allows at most "
+  CHECK(r.out.find("<stdin>:7:3: error: ResourceSlice 's' has 65 devices; the API allows at most "
                    "64 (ResourceSliceMaxDevicesWithAdvancedFeatures, as devices consume counters "
                    "or have taints)") != std::string::npos);
   CHECK(r.out.find("error: device 'd64' has 3 consumesCounters entries; the API allows at most 2 "
@@ -375,4 +375,47 @@ TEST_CASE("check notes a non-MIG device sharing the counters at its own line", "
                    ":5: note: device 'gpu-0' sharing counter set 'gpu-0-counters' is not a "
                    "MIG device (no profile attribute): the comparison leaves it out") !=
         std::string::npos);
+}
+
+// The API's limits on a slice ("has 65 devices", "has 9 counter sets") were
+// placed at the slice's first line, its apiVersion, and those on a device or
+// a counter set at the list item that holds the list: each is now at the key
+// of the list that is too long.
+TEST_CASE("check places each API limit at the key of the list over it", "[check][slices]") {
+  const auto counters = [](const std::string& indent) {
+    std::string out;
+    for (int i = 0; i < 33; ++i) out += indent + "x" + std::to_string(i) + ": {value: \"1\"}\n";
+    return out;
+  };
+  std::string devices =
+      "  devices:\n  - name: e\n    consumesCounters:\n    - counterSet: a\n"
+      "      counters:\n" +
+      counters("        ") +
+      "    - {counterSet: b, counters: {x: {value: \"1\"}}}\n"
+      "    - {counterSet: c, counters: {x: {value: \"1\"}}}\n";
+  for (int i = 0; i < 64; ++i)
+    devices += "  - {name: d" + std::to_string(i) +
+               ", consumesCounters: [{counterSet: a, counters: {x: {value: \"1\"}}}]}\n";
+  const auto r = run_migplan({"check", "-"}, slice_with(devices));
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("<stdin>:7:3: error: ResourceSlice 's' has 65 devices; the API allows at most "
+                   "64 (ResourceSliceMaxDevicesWithAdvancedFeatures") != std::string::npos);
+  CHECK(r.out.find("<stdin>:9:5: error: device 'e' has 3 consumesCounters entries; the API "
+                   "allows at most 2") != std::string::npos);
+  CHECK(r.out.find("<stdin>:11:7: error: the entry of device 'e' for counter set 'a' has 33 "
+                   "counters; the API allows at most 32") != std::string::npos);
+  CHECK(r.out.find("<stdin>:1:1: error") == std::string::npos);
+
+  std::string sets = "  sharedCounters:\n  - name: c0\n    counters:\n" + counters("      ");
+  for (int i = 1; i < 9; ++i)
+    sets += "  - {name: c" + std::to_string(i) + ", counters: {x: {value: \"1\"}}}\n";
+  const auto s = run_migplan({"check", "-"}, slice_with(sets));
+  INFO(s.out);
+  CHECK(s.code == 1);
+  CHECK(s.out.find("<stdin>:7:3: error: ResourceSlice 's' has 9 counter sets; the API allows at "
+                   "most 8 (ResourceSliceMaxCounterSets)") != std::string::npos);
+  CHECK(s.out.find("<stdin>:9:5: error: counter set 'c0' has 33 counters; the API allows at "
+                   "most 32") != std::string::npos);
+  CHECK(s.out.find("<stdin>:1:1: error") == std::string::npos);
 }
