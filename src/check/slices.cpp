@@ -82,7 +82,10 @@ class slices_checker {
   slices_checker(file_check& f, const check_settings& settings) : f_(f), settings_(settings) {}
 
   void run() {
-    for (const resource_slice& s : f_.input.slices) limits(s);
+    for (const resource_slice& s : f_.input.slices) {
+      limits(s);
+      if (s.refused && s.pool.empty()) refused_elsewhere_ = true;
+    }
     // Pools: the slices of one driver and pool name, of the newest generation.
     std::map<std::pair<std::string, std::string>, std::vector<const resource_slice*>> pools;
     for (const resource_slice& s : f_.input.slices)
@@ -170,14 +173,25 @@ class slices_checker {
     for (const resource_slice* s : slices) newest = std::max(newest, s->generation);
     std::erase_if(slices, [&](const resource_slice* s) {
       if (s->generation == newest) return false;
+      if (s->refused) return true;  // its error said enough
       note(s->at, fmt::format("ResourceSlice {} is of generation {} of pool {}, and {} is "
                               "newer: the scheduler reads only the newest, and so does check",
                               quote_name(s->name), s->generation, quote_name(name), newest));
       return true;
     });
-    const long long count = slices.front()->slice_count;
-    if (count != static_cast<long long>(slices.size()))
-      warning(slices.front()->pool_at,
+    // A slice of a version check does not read (its error said so) counts
+    // toward resourceSliceCount, and may hold the counter sets the pool's
+    // devices consume from: a set not found is then no error of theirs.
+    // One whose pool is not known may be of any pool.
+    const auto read = std::find_if(slices.begin(), slices.end(),
+                                   [](const resource_slice* s) { return !s->refused; });
+    if (read == slices.end()) return;
+    const bool partial =
+        refused_elsewhere_ || std::any_of(slices.begin(), slices.end(),
+                                          [](const resource_slice* s) { return s->refused; });
+    const long long count = (*read)->slice_count;
+    if (!refused_elsewhere_ && count != static_cast<long long>(slices.size()))
+      warning((*read)->pool_at,
               fmt::format("pool {} says resourceSliceCount {}, and the file holds {} of its "
                           "slices: the scheduler does not allocate from an incomplete pool",
                           quote_name(name), count, slices.size()));
@@ -213,11 +227,12 @@ class slices_checker {
         for (const slice_consumption& c : d.consumes) {
           const auto it = set_of.find(c.counter_set);
           if (it == set_of.end()) {
+            resolved = false;
+            if (partial) continue;
             error(c.at, fmt::format("device {} consumes from counter set {}, which pool {} does "
                                     "not define{}",
                                     quote_name(d.name), quote_name(c.counter_set), quote_name(name),
                                     doc::suggest(c.counter_set, set_names)));
-            resolved = false;
             continue;
           }
           const slice_counter_set& cs = *sets[it->second].set;
@@ -468,6 +483,9 @@ class slices_checker {
   file_check& f_;
   const check_settings& settings_;
   std::vector<const slice_device*> unresolved_;
+  // A slice of a version check does not read whose pool is not known: any
+  // pool may lack what it holds.
+  bool refused_elsewhere_ = false;
 };
 
 }  // namespace

@@ -273,6 +273,7 @@ class slices_reader : public doc::walker {
            fmt::format("ResourceSlice {} is {}; check reads resource.k8s.io/v1 and v1beta2 "
                        "(v1beta1 nests device fields under 'basic')",
                        q(s.name), s.api_version.empty() ? "without apiVersion" : q(s.api_version)));
+      refused(top, s);
       return;
     }
     const field* spec = find(top, "spec");
@@ -322,6 +323,35 @@ class slices_reader : public doc::walker {
       }
     }
     reading("");
+    out_.slices.push_back(std::move(s));
+  }
+
+  // A slice of a version check does not read, after its one error: kept,
+  // without a word more, for its pool alone (driver, name, generation and
+  // count), so that the pool's other slices are not blamed for what it
+  // holds (a counter set they consume from, a slice resourceSliceCount
+  // counts).
+  void refused(const std::vector<field>& top, resource_slice& s) {
+    s.refused = true;
+    const field* spec = find(top, "spec");
+    if (spec == nullptr || !spec->value->is_map()) {
+      out_.slices.push_back(std::move(s));
+      return;
+    }
+    if (const doc::node* d = doc::member(*spec->value, "driver"); d != nullptr && d->is_scalar())
+      s.driver = d->text;
+    if (const doc::node* p = doc::member(*spec->value, "pool"); p != nullptr && p->is_map()) {
+      s.pool_at = at(*p);
+      if (const doc::node* name = doc::member(*p, "name"); name != nullptr && name->is_scalar())
+        s.pool = name->text;
+      long long v = 0;
+      if (const doc::node* g = doc::member(*p, "generation");
+          g != nullptr && reading::decimal_int(*g, v) && v >= 0)
+        s.generation = v;
+      if (const doc::node* c = doc::member(*p, "resourceSliceCount");
+          c != nullptr && reading::decimal_int(*c, v) && v >= 0)
+        s.slice_count = v;
+    }
     out_.slices.push_back(std::move(s));
   }
 

@@ -190,6 +190,9 @@ struct resource_slice {
   location pool_at;
   location counter_sets_at;  ///< the `sharedCounters` key
   location devices_at;       ///< the `devices` key
+  /// Of an API version check does not read (an error said so): only its
+  /// pool is read, so that its pool's other slices are not blamed for it.
+  bool refused = false;
 };
 
 /// A file read for `check`.

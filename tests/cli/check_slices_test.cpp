@@ -419,3 +419,43 @@ TEST_CASE("check places each API limit at the key of the list over it", "[check]
                    "most 32") != std::string::npos);
   CHECK(s.out.find("<stdin>:1:1: error") == std::string::npos);
 }
+
+// A pool whose counter sets are in a resource.k8s.io/v1beta1 slice: after
+// the refusal of that slice, each device of the pool's v1 slice got an error
+// ("consumes from counter set 'cs', which pool 'p' does not define") and the
+// pool a warning that the file holds fewer slices than resourceSliceCount.
+// The refusal is the one message; the same when the old slice's pool cannot
+// be told.
+TEST_CASE("check refuses a v1beta1 slice once, blaming no other slice of its pool",
+          "[check][slices]") {
+  const auto counters = [](const std::string& pool) {
+    return "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: old}\n"
+           "spec:\n  driver: d\n" +
+           pool + "  sharedCounters:\n  - {name: cs, counters: {x: {value: \"4\"}}}\n";
+  };
+  std::string devices =
+      "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: new}\n"
+      "spec:\n  driver: d\n  pool: {name: p, generation: 1, resourceSliceCount: 2}\n"
+      "  devices:\n";
+  for (int i = 0; i < 3; ++i)
+    devices += "  - {name: d" + std::to_string(i) +
+               ", consumesCounters: [{counterSet: cs, counters: {x: {value: \"1\"}}}]}\n";
+  for (const std::string& old :
+       {counters("  pool: {name: p, generation: 1, resourceSliceCount: 2}\n"), counters("")}) {
+    INFO(old);
+    const auto r = run_migplan({"check", "-"}, old + devices);
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("<stdin>:1:1: error: ResourceSlice 'old' is 'resource.k8s.io/v1beta1'; check "
+                     "reads resource.k8s.io/v1 and v1beta2") != std::string::npos);
+    CHECK(r.out.find("does not define") == std::string::npos);
+    CHECK(r.out.find("resourceSliceCount") == std::string::npos);
+    const json s = summary_of(run_migplan({"check", "--format", "json", "-"}, old + devices).out);
+    CHECK(s["errors"] == 1);
+    CHECK(s["warnings"] == 0);
+  }
+  // A set that no slice of the pool could hold is still an error.
+  const auto typo = run_migplan({"check", "-"}, devices.substr(4));
+  CHECK(typo.code == 1);
+  CHECK(typo.out.find("which pool 'p' does not define") != std::string::npos);
+}
