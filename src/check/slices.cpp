@@ -160,10 +160,19 @@ class slices_checker {
                 c.counters.size(), "counters", max_counters_per_consumption,
                 "ResourceSliceMaxCountersPerDeviceCounterConsumption");
         for (std::size_t j = 0; j < i; ++j)
-          if (d.consumes[j].counter_set == c.counter_set)
-            error(c.at, fmt::format("device {} consumes from counter set {} twice; the API "
-                                    "requires each entry to name another set",
-                                    quote_name(d.name), quote_name(c.counter_set)));
+          if (d.consumes[j].counter_set == c.counter_set) {
+            // The API refuses the slice (validateSet keyed by counterSet in
+            // validateDevice, k8s.io/kubernetes pkg/apis/resource/validation):
+            // what the two entries draw together is no question to compare.
+            error(c.at,
+                  fmt::format("device {} consumes from counter set {} twice; the API "
+                              "requires each entry to name another set",
+                              quote_name(d.name), quote_name(c.counter_set)),
+                  {"the API refuses the slice: the admission of the counter sets the device "
+                   "consumes from is not compared"});
+            twice_.push_back(&d);
+            break;
+          }
       }
     }
   }
@@ -327,7 +336,9 @@ class slices_checker {
       else if (others++ == 0)
         first_other = d->dev;
     }
-    if (mig.empty()) return;  // no MIG device: not a GPU this check is for
+    if (mig.empty()) return;              // no MIG device: not a GPU this check is for
+    for (const pool_device* d : members)  // the device's error says it is not compared
+      if (std::find(twice_.begin(), twice_.end(), d->dev) != twice_.end()) return;
     for (const slice_device* d : mig)
       if (std::find(unresolved_.begin(), unresolved_.end(), d) != unresolved_.end()) {
         note(mig.front()->at, fmt::format("the MIG devices sharing {} consume counters that do "
@@ -483,6 +494,8 @@ class slices_checker {
   file_check& f_;
   const check_settings& settings_;
   std::vector<const slice_device*> unresolved_;
+  // Devices with two consumesCounters entries of one set: the API refuses them.
+  std::vector<const slice_device*> twice_;
   // A slice of a version check does not read whose pool is not known: any
   // pool may lack what it holds.
   bool refused_elsewhere_ = false;

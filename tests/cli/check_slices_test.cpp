@@ -459,3 +459,44 @@ TEST_CASE("check refuses a v1beta1 slice once, blaming no other slice of its poo
   CHECK(typo.code == 1);
   CHECK(typo.out.find("which pool 'p' does not define") != std::string::npos);
 }
+
+// Two consumesCounters entries of one device naming one counter set: the
+// API refuses the slice (validateSet keyed by counterSet), and check said
+// so, then compared the counters as if the slice existed, adding an
+// admission error ("refuse 7 sets ...") that the duplicate made; split in
+// two halves, the GPU was even called exact. The API's error is the one.
+TEST_CASE("check blames a device naming one counter set twice once, and compares nothing",
+          "[check][slices]") {
+  const std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const std::size_t device = text.find("  - name: gpu-0-mig-1g-6gb-0\n");
+  const std::size_t next = text.find("  - name: gpu-0-mig-1g-6gb-1\n");
+  REQUIRE(device != std::string::npos);
+  REQUIRE(next != std::string::npos);
+  const std::string head = "    consumesCounters:\n";
+  const std::size_t entry = text.find(head, device) + head.size();
+  REQUIRE(entry < next);
+  // The same entry twice, and the entry split in two (unit-0, then the rest).
+  std::string twice = text;
+  twice.insert(next, text.substr(entry, next - entry));
+  std::string split = text;
+  const std::string first =
+      "    - counterSet: gpu-0-counters\n      counters:\n        unit-0:\n          value: "
+      "\"1\"\n";
+  REQUIRE(split.compare(entry, first.size(), first) == 0);
+  split.insert(entry + first.size(), "    - counterSet: gpu-0-counters\n      counters:\n");
+  for (const std::string& broken : {twice, split}) {
+    const auto r = run_migplan({"check", "-"}, broken);
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("error: device 'gpu-0-mig-1g-6gb-0' consumes from counter set "
+                     "'gpu-0-counters' twice; the API requires each entry to name another set\n") !=
+          std::string::npos);
+    CHECK(r.out.find("sets of devices the placement rules") == std::string::npos);
+    CHECK(r.out.find("exact") == std::string::npos);
+    const json s = summary_of(run_migplan({"check", "--format", "json", "-"}, broken).out);
+    CHECK(s["errors"] == 1);
+    CHECK(s["warnings"] == 0);
+    CHECK(s["notes"] == 0);
+    CHECK(s["slice_gpus"] == 0);
+  }
+}
