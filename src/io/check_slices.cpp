@@ -85,10 +85,12 @@ bool holds_slices(const doc::node& root) {
 // k8s.io/apimachinery's resource.ParseQuantity reads one: digits with an
 // optional fraction, then a binary suffix (Ki..Ei), a decimal one (n, u, m,
 // k, M, G, T, P, E) or a decimal exponent (e3, E-2); nullopt for a
-// negative, fractional or too large value.
+// negative, fractional or too large value. The grammar's sign may be "-":
+// "-0" (or "-0Ki", "-0.0") is zero, and reads as 0.
 std::optional<long long> quantity(std::string_view s) {
   std::size_t i = 0;
-  if (i < s.size() && s[i] == '+') ++i;
+  const bool minus = i < s.size() && s[i] == '-';
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
   long long mantissa = 0;
   int fraction = 0, digits = 0;
   bool dot = false;
@@ -138,6 +140,7 @@ std::optional<long long> quantity(std::string_view s) {
   exponent -= fraction;
   long long value = 0;
   if (mantissa == 0) return 0;
+  if (minus) return std::nullopt;
   if (__builtin_mul_overflow(mantissa, times, &value)) return std::nullopt;
   for (; exponent > 0; --exponent)
     if (__builtin_mul_overflow(value, 10LL, &value)) return std::nullopt;

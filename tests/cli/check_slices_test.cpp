@@ -500,3 +500,54 @@ TEST_CASE("check blames a device naming one counter set twice once, and compares
     CHECK(s["slice_gpus"] == 0);
   }
 }
+
+// resource.Quantity's grammar allows a sign before any number
+// (<signedNumber> ::= <number> | <sign><number>), so "-0" is a Quantity,
+// zero, and k8s.io/apimachinery parses it so; check refused it as
+// negative. It now reads as 0, and a zero counter is judged as "0" is:
+// a capacity of none refuses every device drawing it, a draw of none
+// draws nothing. Any other negative value is still refused.
+TEST_CASE("check reads a counter value of -0 as zero", "[check][slices]") {
+  const std::string zeros = slice_with(
+      "  sharedCounters:\n  - name: c\n    counters:\n      w: {value: \"-0\"}\n"
+      "      x: {value: \"-0Ki\"}\n      y: {value: \"-0.0\"}\n      z: {value: \"-0e3\"}\n");
+  const auto ok = run_migplan({"check", "--format", "json", "-"}, zeros);
+  CHECK(ok.code == 0);
+  CHECK(json::parse(ok.out)["files"][0]["diagnostics"].empty());
+  for (const char* negative : {"-1", "-0.5", "-1m", "-", "--0"}) {
+    INFO(negative);
+    const auto r = run_migplan(
+        {"check", "-"},
+        slice_with(
+            std::string("  sharedCounters:\n  - name: c\n    counters:\n      x: {value: \"") +
+            negative + "\"}\n"));
+    CHECK(r.code == 2);
+    CHECK(r.out.find("<stdin>:10:") != std::string::npos);
+    CHECK(r.out.find("must be a whole quantity of 0 or more") != std::string::npos);
+  }
+  // The a30's JPEG engine: a capacity of 0 refuses every +me device, and
+  // draws of 0 draw none of it; "-0" is judged as "0", line for line.
+  const std::string a30 = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const auto with = [&](const std::string& from, const std::string& zero) {
+    std::string text = a30;
+    const std::string to = from.substr(0, from.find('"')) + "\"" + zero + "\"\n";
+    int n = 0;
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at), ++n)
+      text.replace(at, from.size(), to);
+    REQUIRE(n > 0);
+    return text;
+  };
+  for (const std::string& from : {std::string("      engine-jpg:\n        value: \"1\"\n"),
+                                  std::string("        engine-jpg:\n          value: \"1\"\n")}) {
+    INFO(from);
+    const auto zero = run_migplan({"check", "-"}, with(from, "0"));
+    const auto minus_zero = run_migplan({"check", "-"}, with(from, "-0"));
+    if (from.starts_with("      engine-jpg")) {  // the capacity
+      CHECK(zero.code == 1);
+      CHECK(zero.out.find("refuse 7 sets of devices the placement rules allow") !=
+            std::string::npos);
+    }
+    CHECK(minus_zero.code == zero.code);
+    CHECK(minus_zero.out == zero.out);
+  }
+}
