@@ -82,7 +82,10 @@ class slices_checker {
   slices_checker(file_check& f, const check_settings& settings) : f_(f), settings_(settings) {}
 
   void run() {
-    for (const resource_slice& s : f_.input.slices) limits(s);
+    for (const resource_slice& s : f_.input.slices) {
+      limits(s);
+      if (s.refused && s.pool.empty()) refused_elsewhere_ = true;
+    }
     // Pools: the slices of one driver and pool name, of the newest generation.
     std::map<std::pair<std::string, std::string>, std::vector<const resource_slice*>> pools;
     for (const resource_slice& s : f_.input.slices)
@@ -127,39 +130,49 @@ class slices_checker {
       error(s.at, fmt::format("ResourceSlice {} has both devices and sharedCounters; the API "
                               "allows only one of them in a slice (since Kubernetes 1.35)",
                               slice));
-    at_most(s.at, fmt::format("ResourceSlice {}", slice), s.counter_sets.size(), "counter sets",
-            max_counter_sets, "ResourceSliceMaxCounterSets");
+    at_most(s.counter_sets_at, fmt::format("ResourceSlice {}", slice), s.counter_sets.size(),
+            "counter sets", max_counter_sets, "ResourceSliceMaxCounterSets");
     for (const slice_counter_set& cs : s.counter_sets) {
       name_is_label(cs.at, "counter set", cs.name);
-      at_most(cs.at, fmt::format("counter set {}", quote_name(cs.name)), cs.counters.size(),
-              "counters", max_counters_per_set, "ResourceSliceMaxCountersPerCounterSet");
+      at_most(cs.counters_at, fmt::format("counter set {}", quote_name(cs.name)),
+              cs.counters.size(), "counters", max_counters_per_set,
+              "ResourceSliceMaxCountersPerCounterSet");
       for (const slice_counter& c : cs.counters) name_is_label(c.at, "counter", c.name);
     }
     const bool advanced = std::any_of(s.devices.begin(), s.devices.end(), [](const auto& d) {
       return !d.consumes.empty() || d.taints;
     });
-    at_most(s.at, fmt::format("ResourceSlice {}", slice), s.devices.size(), "devices",
+    at_most(s.devices_at, fmt::format("ResourceSlice {}", slice), s.devices.size(), "devices",
             advanced ? max_devices_with_counters : max_devices,
             advanced ? "ResourceSliceMaxDevicesWithAdvancedFeatures, as devices consume "
                        "counters or have taints"
                      : "ResourceSliceMaxDevices");
     for (const slice_device& d : s.devices) {
       name_is_label(d.at, "device name", d.name);
-      at_most(d.at, fmt::format("device {}", quote_name(d.name)), d.consumes.size(),
+      at_most(d.consumes_at, fmt::format("device {}", quote_name(d.name)), d.consumes.size(),
               "consumesCounters entries", max_consumptions,
               "ResourceSliceMaxDeviceCounterConsumptionsPerDevice");
       for (std::size_t i = 0; i < d.consumes.size(); ++i) {
         const slice_consumption& c = d.consumes[i];
-        at_most(c.at,
+        at_most(c.counters_at,
                 fmt::format("the entry of device {} for counter set {}", quote_name(d.name),
                             quote_name(c.counter_set)),
                 c.counters.size(), "counters", max_counters_per_consumption,
                 "ResourceSliceMaxCountersPerDeviceCounterConsumption");
         for (std::size_t j = 0; j < i; ++j)
-          if (d.consumes[j].counter_set == c.counter_set)
-            error(c.at, fmt::format("device {} consumes from counter set {} twice; the API "
-                                    "requires each entry to name another set",
-                                    quote_name(d.name), quote_name(c.counter_set)));
+          if (d.consumes[j].counter_set == c.counter_set) {
+            // The API refuses the slice (validateSet keyed by counterSet in
+            // validateDevice, k8s.io/kubernetes pkg/apis/resource/validation):
+            // what the two entries draw together is no question to compare.
+            error(c.at,
+                  fmt::format("device {} consumes from counter set {} twice; the API "
+                              "requires each entry to name another set",
+                              quote_name(d.name), quote_name(c.counter_set)),
+                  {"the API refuses the slice: the admission of the counter sets the device "
+                   "consumes from is not compared"});
+            twice_.push_back(&d);
+            break;
+          }
       }
     }
   }
@@ -169,14 +182,25 @@ class slices_checker {
     for (const resource_slice* s : slices) newest = std::max(newest, s->generation);
     std::erase_if(slices, [&](const resource_slice* s) {
       if (s->generation == newest) return false;
+      if (s->refused) return true;  // its error said enough
       note(s->at, fmt::format("ResourceSlice {} is of generation {} of pool {}, and {} is "
                               "newer: the scheduler reads only the newest, and so does check",
                               quote_name(s->name), s->generation, quote_name(name), newest));
       return true;
     });
-    const long long count = slices.front()->slice_count;
-    if (count != static_cast<long long>(slices.size()))
-      warning(slices.front()->pool_at,
+    // A slice of a version check does not read (its error said so) counts
+    // toward resourceSliceCount, and may hold the counter sets the pool's
+    // devices consume from: a set not found is then no error of theirs.
+    // One whose pool is not known may be of any pool.
+    const auto read = std::find_if(slices.begin(), slices.end(),
+                                   [](const resource_slice* s) { return !s->refused; });
+    if (read == slices.end()) return;
+    const bool partial =
+        refused_elsewhere_ || std::any_of(slices.begin(), slices.end(),
+                                          [](const resource_slice* s) { return s->refused; });
+    const long long count = (*read)->slice_count;
+    if (!refused_elsewhere_ && count != static_cast<long long>(slices.size()))
+      warning((*read)->pool_at,
               fmt::format("pool {} says resourceSliceCount {}, and the file holds {} of its "
                           "slices: the scheduler does not allocate from an incomplete pool",
                           quote_name(name), count, slices.size()));
@@ -212,11 +236,12 @@ class slices_checker {
         for (const slice_consumption& c : d.consumes) {
           const auto it = set_of.find(c.counter_set);
           if (it == set_of.end()) {
+            resolved = false;
+            if (partial) continue;
             error(c.at, fmt::format("device {} consumes from counter set {}, which pool {} does "
                                     "not define{}",
                                     quote_name(d.name), quote_name(c.counter_set), quote_name(name),
                                     doc::suggest(c.counter_set, set_names)));
-            resolved = false;
             continue;
           }
           const slice_counter_set& cs = *sets[it->second].set;
@@ -311,7 +336,9 @@ class slices_checker {
       else if (others++ == 0)
         first_other = d->dev;
     }
-    if (mig.empty()) return;  // no MIG device: not a GPU this check is for
+    if (mig.empty()) return;              // no MIG device: not a GPU this check is for
+    for (const pool_device* d : members)  // the device's error says it is not compared
+      if (std::find(twice_.begin(), twice_.end(), d->dev) != twice_.end()) return;
     for (const slice_device* d : mig)
       if (std::find(unresolved_.begin(), unresolved_.end(), d) != unresolved_.end()) {
         note(mig.front()->at, fmt::format("the MIG devices sharing {} consume counters that do "
@@ -467,6 +494,11 @@ class slices_checker {
   file_check& f_;
   const check_settings& settings_;
   std::vector<const slice_device*> unresolved_;
+  // Devices with two consumesCounters entries of one set: the API refuses them.
+  std::vector<const slice_device*> twice_;
+  // A slice of a version check does not read whose pool is not known: any
+  // pool may lack what it holds.
+  bool refused_elsewhere_ = false;
 };
 
 }  // namespace

@@ -85,10 +85,12 @@ bool holds_slices(const doc::node& root) {
 // k8s.io/apimachinery's resource.ParseQuantity reads one: digits with an
 // optional fraction, then a binary suffix (Ki..Ei), a decimal one (n, u, m,
 // k, M, G, T, P, E) or a decimal exponent (e3, E-2); nullopt for a
-// negative, fractional or too large value.
+// negative, fractional or too large value. The grammar's sign may be "-":
+// "-0" (or "-0Ki", "-0.0") is zero, and reads as 0.
 std::optional<long long> quantity(std::string_view s) {
   std::size_t i = 0;
-  if (i < s.size() && s[i] == '+') ++i;
+  const bool minus = i < s.size() && s[i] == '-';
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
   long long mantissa = 0;
   int fraction = 0, digits = 0;
   bool dot = false;
@@ -138,6 +140,7 @@ std::optional<long long> quantity(std::string_view s) {
   exponent -= fraction;
   long long value = 0;
   if (mantissa == 0) return 0;
+  if (minus) return std::nullopt;
   if (__builtin_mul_overflow(mantissa, times, &value)) return std::nullopt;
   for (; exponent > 0; --exponent)
     if (__builtin_mul_overflow(value, 10LL, &value)) return std::nullopt;
@@ -273,6 +276,7 @@ class slices_reader : public doc::walker {
            fmt::format("ResourceSlice {} is {}; check reads resource.k8s.io/v1 and v1beta2 "
                        "(v1beta1 nests device fields under 'basic')",
                        q(s.name), s.api_version.empty() ? "without apiVersion" : q(s.api_version)));
+      refused(top, s);
       return;
     }
     const field* spec = find(top, "spec");
@@ -306,6 +310,7 @@ class slices_reader : public doc::walker {
            "a ResourceSlice's spec needs 'pool', a mapping with 'name'");
     }
     if (const field* sc = find(sp, "sharedCounters"); sc != nullptr) {
+      s.counter_sets_at = at(sc->key_at);
       if (!sc->value->is_list()) {
         must_be(*sc, "a list of counter sets");
       } else {
@@ -313,6 +318,7 @@ class slices_reader : public doc::walker {
       }
     }
     if (const field* ds = find(sp, "devices"); ds != nullptr) {
+      s.devices_at = at(ds->key_at);
       if (!ds->value->is_list()) {
         must_be(*ds, "a list of devices");
       } else {
@@ -323,12 +329,42 @@ class slices_reader : public doc::walker {
     out_.slices.push_back(std::move(s));
   }
 
+  // A slice of a version check does not read, after its one error: kept,
+  // without a word more, for its pool alone (driver, name, generation and
+  // count), so that the pool's other slices are not blamed for what it
+  // holds (a counter set they consume from, a slice resourceSliceCount
+  // counts).
+  void refused(const std::vector<field>& top, resource_slice& s) {
+    s.refused = true;
+    const field* spec = find(top, "spec");
+    if (spec == nullptr || !spec->value->is_map()) {
+      out_.slices.push_back(std::move(s));
+      return;
+    }
+    if (const doc::node* d = doc::member(*spec->value, "driver"); d != nullptr && d->is_scalar())
+      s.driver = d->text;
+    if (const doc::node* p = doc::member(*spec->value, "pool"); p != nullptr && p->is_map()) {
+      s.pool_at = at(*p);
+      if (const doc::node* name = doc::member(*p, "name"); name != nullptr && name->is_scalar())
+        s.pool = name->text;
+      long long v = 0;
+      if (const doc::node* g = doc::member(*p, "generation");
+          g != nullptr && reading::decimal_int(*g, v) && v >= 0)
+        s.generation = v;
+      if (const doc::node* c = doc::member(*p, "resourceSliceCount");
+          c != nullptr && reading::decimal_int(*c, v) && v >= 0)
+        s.slice_count = v;
+    }
+    out_.slices.push_back(std::move(s));
+  }
+
   // A counter set ({name, counters}) or a consumesCounters entry
   // ({counterSet, counters}): one shape, `key` naming what the counters are of.
   struct named_counters {
     std::string name;
     std::vector<slice_counter> counters;
     location at;
+    location counters_at;
   };
   std::optional<named_counters> read_named(const doc::node& n, std::string_view what,
                                            std::string_view key,
@@ -347,16 +383,18 @@ class slices_reader : public doc::walker {
     } else {
       fail(out.at, fmt::format("missing required key '{}' in a {}", key, what));
     }
-    if (const field* c = find(es, "counters"); c != nullptr)
+    if (const field* c = find(es, "counters"); c != nullptr) {
+      out.counters_at = at(c->key_at);
       out.counters = counters(*c, fmt::format("{} {}", what, q(out.name)));
-    else
+    } else {
       fail(out.at, fmt::format("missing required key 'counters' in {} {}", what, q(out.name)));
+    }
     return out;
   }
 
   void counter_set(const doc::node& n, resource_slice& s) {
     if (auto r = read_named(n, "counter set", "name", counter_set_keys))
-      s.counter_sets.push_back({std::move(r->name), std::move(r->counters), r->at});
+      s.counter_sets.push_back({std::move(r->name), std::move(r->counters), r->at, r->counters_at});
   }
 
   void device(const doc::node& n, resource_slice& s) {
@@ -390,6 +428,7 @@ class slices_reader : public doc::walker {
       }
     }
     if (const field* cc = find(es, "consumesCounters"); cc != nullptr) {
+      d.consumes_at = at(cc->key_at);
       if (!cc->value->is_list()) {
         must_be(*cc, "a list");
       } else {
@@ -441,7 +480,7 @@ class slices_reader : public doc::walker {
            "'compatibilityGroups' is not modelled: check compares the counters as if every "
            "device could be allocated beside every other");
     if (auto r = read_named(n, "consumesCounters entry", "counterSet", consumption_keys))
-      d.consumes.push_back({std::move(r->name), std::move(r->counters), r->at});
+      d.consumes.push_back({std::move(r->name), std::move(r->counters), r->at, r->counters_at});
   }
 
   parsed_input& out_;

@@ -146,6 +146,7 @@ struct slice_counter_set {
   std::string name;
   std::vector<slice_counter> counters;
   location at;
+  location counters_at;  ///< its `counters` key
 };
 
 /// One entry of a device's `consumesCounters`.
@@ -153,6 +154,7 @@ struct slice_consumption {
   std::string counter_set;
   std::vector<slice_counter> counters;
   location at;
+  location counters_at;  ///< its `counters` key
 };
 
 /// One attribute of a device: a string, an int, a bool or a version.
@@ -171,6 +173,7 @@ struct slice_device {
   std::vector<slice_consumption> consumes;
   bool taints = false;  ///< has `taints` (the 64-device limit applies)
   location at;
+  location consumes_at;  ///< its `consumesCounters` key
 };
 
 /// One ResourceSlice.
@@ -185,6 +188,11 @@ struct resource_slice {
   std::vector<slice_device> devices;
   location at;
   location pool_at;
+  location counter_sets_at;  ///< the `sharedCounters` key
+  location devices_at;       ///< the `devices` key
+  /// Of an API version check does not read (an error said so): only its
+  /// pool is read, so that its pool's other slices are not blamed for it.
+  bool refused = false;
 };
 
 /// A file read for `check`.

@@ -197,7 +197,7 @@ TEST_CASE(
     text.replace(at, 21, "resourceSliceCount: 2");
   const auto r = run_migplan({"check", "-"}, text);
   CHECK(r.code == 1);
-  CHECK(r.out.find("<stdin>:1:1: error: ResourceSlice 's' has 65 devices; the API allows at most "
+  CHECK(r.out.find("<stdin>:7:3: error: ResourceSlice 's' has 65 devices; the API allows at most "
                    "64 (ResourceSliceMaxDevicesWithAdvancedFeatures, as devices consume counters "
                    "or have taints)") != std::string::npos);
   CHECK(r.out.find("error: device 'd64' has 3 consumesCounters entries; the API allows at most 2 "
@@ -375,4 +375,179 @@ TEST_CASE("check notes a non-MIG device sharing the counters at its own line", "
                    ":5: note: device 'gpu-0' sharing counter set 'gpu-0-counters' is not a "
                    "MIG device (no profile attribute): the comparison leaves it out") !=
         std::string::npos);
+}
+
+// The API's limits on a slice ("has 65 devices", "has 9 counter sets") were
+// placed at the slice's first line, its apiVersion, and those on a device or
+// a counter set at the list item that holds the list: each is now at the key
+// of the list that is too long.
+TEST_CASE("check places each API limit at the key of the list over it", "[check][slices]") {
+  const auto counters = [](const std::string& indent) {
+    std::string out;
+    for (int i = 0; i < 33; ++i) out += indent + "x" + std::to_string(i) + ": {value: \"1\"}\n";
+    return out;
+  };
+  std::string devices =
+      "  devices:\n  - name: e\n    consumesCounters:\n    - counterSet: a\n"
+      "      counters:\n" +
+      counters("        ") +
+      "    - {counterSet: b, counters: {x: {value: \"1\"}}}\n"
+      "    - {counterSet: c, counters: {x: {value: \"1\"}}}\n";
+  for (int i = 0; i < 64; ++i)
+    devices += "  - {name: d" + std::to_string(i) +
+               ", consumesCounters: [{counterSet: a, counters: {x: {value: \"1\"}}}]}\n";
+  const auto r = run_migplan({"check", "-"}, slice_with(devices));
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("<stdin>:7:3: error: ResourceSlice 's' has 65 devices; the API allows at most "
+                   "64 (ResourceSliceMaxDevicesWithAdvancedFeatures") != std::string::npos);
+  CHECK(r.out.find("<stdin>:9:5: error: device 'e' has 3 consumesCounters entries; the API "
+                   "allows at most 2") != std::string::npos);
+  CHECK(r.out.find("<stdin>:11:7: error: the entry of device 'e' for counter set 'a' has 33 "
+                   "counters; the API allows at most 32") != std::string::npos);
+  CHECK(r.out.find("<stdin>:1:1: error") == std::string::npos);
+
+  std::string sets = "  sharedCounters:\n  - name: c0\n    counters:\n" + counters("      ");
+  for (int i = 1; i < 9; ++i)
+    sets += "  - {name: c" + std::to_string(i) + ", counters: {x: {value: \"1\"}}}\n";
+  const auto s = run_migplan({"check", "-"}, slice_with(sets));
+  INFO(s.out);
+  CHECK(s.code == 1);
+  CHECK(s.out.find("<stdin>:7:3: error: ResourceSlice 's' has 9 counter sets; the API allows at "
+                   "most 8 (ResourceSliceMaxCounterSets)") != std::string::npos);
+  CHECK(s.out.find("<stdin>:9:5: error: counter set 'c0' has 33 counters; the API allows at "
+                   "most 32") != std::string::npos);
+  CHECK(s.out.find("<stdin>:1:1: error") == std::string::npos);
+}
+
+// A pool whose counter sets are in a resource.k8s.io/v1beta1 slice: after
+// the refusal of that slice, each device of the pool's v1 slice got an error
+// ("consumes from counter set 'cs', which pool 'p' does not define") and the
+// pool a warning that the file holds fewer slices than resourceSliceCount.
+// The refusal is the one message; the same when the old slice's pool cannot
+// be told.
+TEST_CASE("check refuses a v1beta1 slice once, blaming no other slice of its pool",
+          "[check][slices]") {
+  const auto counters = [](const std::string& pool) {
+    return "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: old}\n"
+           "spec:\n  driver: d\n" +
+           pool + "  sharedCounters:\n  - {name: cs, counters: {x: {value: \"4\"}}}\n";
+  };
+  std::string devices =
+      "---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: new}\n"
+      "spec:\n  driver: d\n  pool: {name: p, generation: 1, resourceSliceCount: 2}\n"
+      "  devices:\n";
+  for (int i = 0; i < 3; ++i)
+    devices += "  - {name: d" + std::to_string(i) +
+               ", consumesCounters: [{counterSet: cs, counters: {x: {value: \"1\"}}}]}\n";
+  for (const std::string& old :
+       {counters("  pool: {name: p, generation: 1, resourceSliceCount: 2}\n"), counters("")}) {
+    INFO(old);
+    const auto r = run_migplan({"check", "-"}, old + devices);
+    INFO(r.out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("<stdin>:1:1: error: ResourceSlice 'old' is 'resource.k8s.io/v1beta1'; check "
+                     "reads resource.k8s.io/v1 and v1beta2") != std::string::npos);
+    CHECK(r.out.find("does not define") == std::string::npos);
+    CHECK(r.out.find("resourceSliceCount") == std::string::npos);
+    const json s = summary_of(run_migplan({"check", "--format", "json", "-"}, old + devices).out);
+    CHECK(s["errors"] == 1);
+    CHECK(s["warnings"] == 0);
+  }
+  // A set that no slice of the pool could hold is still an error.
+  const auto typo = run_migplan({"check", "-"}, devices.substr(4));
+  CHECK(typo.code == 1);
+  CHECK(typo.out.find("which pool 'p' does not define") != std::string::npos);
+}
+
+// Two consumesCounters entries of one device naming one counter set: the
+// API refuses the slice (validateSet keyed by counterSet), and check said
+// so, then compared the counters as if the slice existed, adding an
+// admission error ("refuse 7 sets ...") that the duplicate made; split in
+// two halves, the GPU was even called exact. The API's error is the one.
+TEST_CASE("check blames a device naming one counter set twice once, and compares nothing",
+          "[check][slices]") {
+  const std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const std::size_t device = text.find("  - name: gpu-0-mig-1g-6gb-0\n");
+  const std::size_t next = text.find("  - name: gpu-0-mig-1g-6gb-1\n");
+  REQUIRE(device != std::string::npos);
+  REQUIRE(next != std::string::npos);
+  const std::string head = "    consumesCounters:\n";
+  const std::size_t entry = text.find(head, device) + head.size();
+  REQUIRE(entry < next);
+  // The same entry twice, and the entry split in two (unit-0, then the rest).
+  std::string twice = text;
+  twice.insert(next, text.substr(entry, next - entry));
+  std::string split = text;
+  const std::string first =
+      "    - counterSet: gpu-0-counters\n      counters:\n        unit-0:\n          value: "
+      "\"1\"\n";
+  REQUIRE(split.compare(entry, first.size(), first) == 0);
+  split.insert(entry + first.size(), "    - counterSet: gpu-0-counters\n      counters:\n");
+  for (const std::string& broken : {twice, split}) {
+    const auto r = run_migplan({"check", "-"}, broken);
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("error: device 'gpu-0-mig-1g-6gb-0' consumes from counter set "
+                     "'gpu-0-counters' twice; the API requires each entry to name another set\n") !=
+          std::string::npos);
+    CHECK(r.out.find("sets of devices the placement rules") == std::string::npos);
+    CHECK(r.out.find("exact") == std::string::npos);
+    const json s = summary_of(run_migplan({"check", "--format", "json", "-"}, broken).out);
+    CHECK(s["errors"] == 1);
+    CHECK(s["warnings"] == 0);
+    CHECK(s["notes"] == 0);
+    CHECK(s["slice_gpus"] == 0);
+  }
+}
+
+// resource.Quantity's grammar allows a sign before any number
+// (<signedNumber> ::= <number> | <sign><number>), so "-0" is a Quantity,
+// zero, and k8s.io/apimachinery parses it so; check refused it as
+// negative. It now reads as 0, and a zero counter is judged as "0" is:
+// a capacity of none refuses every device drawing it, a draw of none
+// draws nothing. Any other negative value is still refused.
+TEST_CASE("check reads a counter value of -0 as zero", "[check][slices]") {
+  const std::string zeros = slice_with(
+      "  sharedCounters:\n  - name: c\n    counters:\n      w: {value: \"-0\"}\n"
+      "      x: {value: \"-0Ki\"}\n      y: {value: \"-0.0\"}\n      z: {value: \"-0e3\"}\n");
+  const auto ok = run_migplan({"check", "--format", "json", "-"}, zeros);
+  CHECK(ok.code == 0);
+  CHECK(json::parse(ok.out)["files"][0]["diagnostics"].empty());
+  for (const char* negative : {"-1", "-0.5", "-1m", "-", "--0"}) {
+    INFO(negative);
+    const auto r = run_migplan(
+        {"check", "-"},
+        slice_with(
+            std::string("  sharedCounters:\n  - name: c\n    counters:\n      x: {value: \"") +
+            negative + "\"}\n"));
+    CHECK(r.code == 2);
+    CHECK(r.out.find("<stdin>:10:") != std::string::npos);
+    CHECK(r.out.find("must be a whole quantity of 0 or more") != std::string::npos);
+  }
+  // The a30's JPEG engine: a capacity of 0 refuses every +me device, and
+  // draws of 0 draw none of it; "-0" is judged as "0", line for line.
+  const std::string a30 = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const auto with = [&](const std::string& from, const std::string& zero) {
+    std::string text = a30;
+    const std::string to = from.substr(0, from.find('"')) + "\"" + zero + "\"\n";
+    int n = 0;
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at), ++n)
+      text.replace(at, from.size(), to);
+    REQUIRE(n > 0);
+    return text;
+  };
+  for (const std::string& from : {std::string("      engine-jpg:\n        value: \"1\"\n"),
+                                  std::string("        engine-jpg:\n          value: \"1\"\n")}) {
+    INFO(from);
+    const auto zero = run_migplan({"check", "-"}, with(from, "0"));
+    const auto minus_zero = run_migplan({"check", "-"}, with(from, "-0"));
+    if (from.starts_with("      engine-jpg")) {  // the capacity
+      CHECK(zero.code == 1);
+      CHECK(zero.out.find("refuse 7 sets of devices the placement rules allow") !=
+            std::string::npos);
+    }
+    CHECK(minus_zero.code == zero.code);
+    CHECK(minus_zero.out == zero.out);
+  }
 }
