@@ -25,6 +25,7 @@
 #include "io/check_input.hpp"
 #include "io/schema.hpp"
 #include "k8s_names.hpp"
+#include "text.hpp"
 
 namespace migplan::cli::check {
 namespace {
@@ -468,10 +469,11 @@ class slices_checker {
       for (const auto& set : r.admitted_illegal_examples)
         notes.push_back("admitted, illegal: " + named(set));
       error(mig.front()->at,
-            fmt::format("the counters of {} ({}) admit {}{} sets of devices the placement rules "
+            fmt::format("the counters of {} ({}) admit {}{} set{} of devices the placement rules "
                         "forbid: the scheduler can allocate them together, the GPU cannot "
                         "create them",
-                        label, g->slug, r.complete ? "" : "at least ", r.admitted_illegal),
+                        label, g->slug, r.complete ? "" : "at least ", r.admitted_illegal,
+                        plural(r.admitted_illegal)),
             std::move(notes));
     }
     if (r.legal_refused > 0) {
@@ -479,9 +481,10 @@ class slices_checker {
       for (const auto& set : r.legal_refused_examples)
         notes.push_back("legal, refused: " + named(set));
       error(mig.front()->at,
-            fmt::format("the counters of {} ({}) refuse {}{} sets of devices the placement rules "
+            fmt::format("the counters of {} ({}) refuse {}{} set{} of devices the placement rules "
                         "allow: the scheduler never allocates them together",
-                        label, g->slug, r.complete ? "" : "at least ", r.legal_refused),
+                        label, g->slug, r.complete ? "" : "at least ", r.legal_refused,
+                        plural(r.legal_refused)),
             std::move(notes));
     }
     if (!r.complete)

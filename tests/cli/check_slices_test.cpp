@@ -551,3 +551,21 @@ TEST_CASE("check reads a counter value of -0 as zero", "[check][slices]") {
     CHECK(minus_zero.out == zero.out);
   }
 }
+
+TEST_CASE("check counts one set of devices in the singular", "[check][slices]") {
+  // A counter of capacity 0 that one device draws 1 of refuses that
+  // device alone: "refuse 1 set", not "refuse 1 sets".
+  std::string text = migplan::test::read_file(dra_fixture("a30.yaml"));
+  const std::string capacity = "      engine-jpg:\n        value: \"1\"\n";
+  const std::string draw = "        unit-0:\n          value: \"1\"\n";
+  const std::size_t c = text.find(capacity);
+  REQUIRE(c != std::string::npos);
+  text.insert(c + capacity.size(), "      z:\n        value: \"0\"\n");
+  const std::size_t d = text.find(draw);
+  REQUIRE(d != std::string::npos);
+  text.insert(d + draw.size(), "        z:\n          value: \"1\"\n");
+  const auto r = run_migplan({"check", "-"}, text);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("refuse 1 set of devices the placement rules allow") != std::string::npos);
+  CHECK(r.out.find("1 sets") == std::string::npos);
+}
