@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "messages.hpp"
 #include "render/compute.hpp"
@@ -25,10 +27,49 @@ constexpr int label_w = 96;
 constexpr int margin = 16;
 constexpr int row_h = 44;
 constexpr int panel_h = 2 * row_h + 116;
+constexpr int verdict_y = 40;
+constexpr int line_h = 17;
+
+// Why an answer is drawn without a layout: the reason the report and
+// --json give (a request whose compute instances cannot be shared out is
+// refused before any search, whose reason would be "it fits"); empty when
+// it has one to draw.
+std::string refusal(const pack_answer& a) {
+  if (!a.compute.rejected && a.sol.feasible() && !a.sol.layouts.empty()) return {};
+  return "does not fit: " + (a.compute.rejected     ? a.compute.rejected->message
+                             : a.blocked_by_current ? pack_blocked_message(a)
+                                                    : describe(*a.gpu, a.sol.why, a.items));
+}
+
+// `text` in lines about as wide as the picture (13-pixel sans-serif glyphs
+// average about 7.5 pixels), broken after spaces: each line but the last
+// ends with its space, so the lines joined are the text. A word wider than
+// a line stands alone on one.
+std::vector<std::string> wrap(std::string_view text, int width) {
+  const auto most = static_cast<std::size_t>(std::max(20, (width - 2 * margin) * 2 / 15));
+  std::vector<std::string> lines;
+  while (text.size() > most) {
+    std::size_t cut = text.rfind(' ', most);
+    if (cut == std::string_view::npos) cut = text.find(' ', most);
+    if (cut == std::string_view::npos) break;
+    lines.emplace_back(text.substr(0, cut + 1));
+    text.remove_prefix(cut + 1);
+  }
+  lines.emplace_back(text);
+  return lines;
+}
+
+// A panel's height: a long refusal takes a line each of its lines.
+int panel_height(const pack_answer& a, int width) {
+  const std::string why = refusal(a);
+  if (why.empty()) return panel_h;
+  const int lines = static_cast<int>(wrap(why, width).size());
+  return std::max(panel_h, verdict_y + (lines - 1) * line_h + 2 * margin);
+}
 
 // `several`: one panel of a --current listing of several GPUs, which names
 // its GPU as the report's "GPU N" heading does.
-void panel(std::string& out, const pack_answer& a, int y, bool several) {
+void panel(std::string& out, const pack_answer& a, int y, int width, bool several) {
   const gpu_model& g = *a.gpu;
   const std::string name(g.name().empty() ? g.description : g.name());
   const int index = a.gpu_index.value_or(0);
@@ -39,25 +80,22 @@ void panel(std::string& out, const pack_answer& a, int y, bool several) {
                      "\n",
                      margin, several ? fmt::format("GPU {}: ", index) : std::string(),
                      xml_text(name), xml_text(g.slug), xml_text(request_text(a)));
-  if (a.compute.rejected || !a.sol.feasible() || a.sol.layouts.empty()) {
-    // The reason the report and --json give: a request whose compute
-    // instances cannot be shared out is refused before any search, so the
-    // search's reason would be "it fits".
-    const std::string why = a.compute.rejected     ? a.compute.rejected->message
-                            : a.blocked_by_current ? pack_blocked_message(a)
-                                                   : describe(g, a.sol.why, a.items);
-    out += fmt::format(R"(<text class="verdict" x="{}" y="40">does not fit: {}</text>)"
-                       "\n</g>\n",
-                       margin, xml_text(why));
+  if (const std::string why = refusal(a); !why.empty()) {
+    const std::vector<std::string> lines = wrap(why, width);
+    out += fmt::format(R"(<text class="verdict" x="{}" y="{}">{})", margin, verdict_y,
+                       xml_text(lines.front()));
+    for (std::size_t i = 1; i < lines.size(); ++i)
+      out += fmt::format(R"(<tspan x="{}" dy="{}">{}</tspan>)", margin, line_h, xml_text(lines[i]));
+    out += "</text>\n</g>\n";
     return;
   }
   const scored_layout& best = a.sol.layouts.front();
   const layout& l = best.where;
   const room& left = best.left;
   out += fmt::format(
-      R"(<text class="verdict" x="{}" y="40">fits: {} layout{}; the preferred one</text>)"
+      R"(<text class="verdict" x="{}" y="{}">fits: {} layout{}; the preferred one</text>)"
       "\n",
-      margin, a.sol.layout_count, plural(a.sol.layout_count));
+      margin, verdict_y, a.sol.layout_count, plural(a.sol.layout_count));
   const int top = 64;
   slice_svg(out, g, l, left, {margin + label_w, top, unit_w, row_h, margin, true});
   const int ctop = top + row_h + 12;
@@ -77,10 +115,14 @@ void pack_svg(std::ostream& os, std::span<const pack_answer> answers) {
   int units = 1;
   for (const pack_answer& a : answers) units = std::max(units, a.gpu->units);
   const int width = std::max(2 * margin + label_w + units * unit_w, 640);
-  const int height = std::max<int>(1, static_cast<int>(answers.size())) * panel_h;
+  int height = answers.empty() ? panel_h : 0;
+  for (const pack_answer& a : answers) height += panel_height(a, width);
   std::string out = slice_svg_head(width, height, "migplan pack");
-  for (std::size_t i = 0; i < answers.size(); ++i)
-    panel(out, answers[i], static_cast<int>(i) * panel_h, answers.size() > 1);
+  int y = 0;
+  for (const pack_answer& a : answers) {
+    panel(out, a, y, width, answers.size() > 1);
+    y += panel_height(a, width);
+  }
   out += "</svg>\n";
   os << out;
 }

@@ -609,5 +609,24 @@ TEST_CASE("pack --current --plot names the instances that block a request", "[cl
       run_migplan({"pack", "--gpu", "h100-80gb", "--current", file, "--json", "1g.10gb"});
   const std::string message = json::parse(j.out)["reason"]["message"];
   CHECK(message.find("removing 1g.10gb@0 (GI 7) would make room") != std::string::npos);
-  CHECK(svg.out.find(">does not fit: " + message + "</text>") != std::string::npos);
+  // The verdict is wrapped in lines (a <tspan> each after the first) that
+  // joined are the message, each narrow enough for the picture.
+  const std::size_t begin = svg.out.find("<text class=\"verdict\"");
+  REQUIRE(begin != std::string::npos);
+  const std::size_t end = svg.out.find("</text>", begin);
+  REQUIRE(end != std::string::npos);
+  std::string joined;
+  std::vector<std::size_t> widths{0};
+  for (std::size_t i = svg.out.find('>', begin) + 1; i < end; ++i) {
+    if (svg.out[i] != '<') {
+      joined += svg.out[i];
+      ++widths.back();
+      continue;
+    }
+    if (svg.out.compare(i, 6, "<tspan") == 0) widths.push_back(0);
+    i = svg.out.find('>', i);
+  }
+  CHECK(joined == "does not fit: " + message);
+  CHECK(widths.size() > 1);
+  for (const std::size_t w : widths) CHECK(w <= 90);
 }
